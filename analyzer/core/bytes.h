@@ -1,0 +1,91 @@
+/* bytes.h: bounds-checked big-endian reads and writes of packet bytes (internal).
+ *
+ * Every read of frame bytes in the core goes through these accessors. span_has() answers whether
+ * n bytes at off were captured (size arithmetic only, no pointer past the end); the rd_* readers
+ * check again and yield 0 rather than read outside the span. No casts onto packet bytes, no
+ * bitfields, no packed structs: fields are named byte offsets. */
+#ifndef ROCE_BYTES_H
+#define ROCE_BYTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct span {
+	const uint8_t *p;
+	uint32_t len;
+};
+
+static inline bool span_has(const struct span *s, uint32_t off, uint32_t n)
+{
+	return off <= s->len && s->len - off >= n;
+}
+
+static inline uint8_t rd_u8(const struct span *s, uint32_t off)
+{
+	return span_has(s, off, 1) ? s->p[off] : 0;
+}
+static inline uint16_t rd_be16(const struct span *s, uint32_t off)
+{
+	if (!span_has(s, off, 2))
+		return 0;
+	return (uint16_t)(s->p[off] << 8 | s->p[off + 1]);
+}
+static inline uint32_t rd_be24(const struct span *s, uint32_t off)
+{
+	if (!span_has(s, off, 3))
+		return 0;
+	return (uint32_t)s->p[off] << 16 | (uint32_t)s->p[off + 1] << 8 | s->p[off + 2];
+}
+static inline uint32_t rd_be32(const struct span *s, uint32_t off)
+{
+	if (!span_has(s, off, 4))
+		return 0;
+	return (uint32_t)s->p[off] << 24 | (uint32_t)s->p[off + 1] << 16 |
+	       (uint32_t)s->p[off + 2] << 8 | s->p[off + 3];
+}
+static inline uint32_t rd_le32(const struct span *s, uint32_t off)
+{
+	if (!span_has(s, off, 4))
+		return 0;
+	return (uint32_t)s->p[off + 3] << 24 | (uint32_t)s->p[off + 2] << 16 |
+	       (uint32_t)s->p[off + 1] << 8 | s->p[off];
+}
+static inline uint64_t rd_be64(const struct span *s, uint32_t off)
+{
+	if (!span_has(s, off, 8))
+		return 0;
+	return (uint64_t)rd_be32(s, off) << 32 | rd_be32(s, off + 4);
+}
+
+/* Writers for the builder: the caller has checked the room. */
+static inline void wr_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+static inline void wr_be24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+static inline void wr_be32(uint8_t *p, uint32_t v)
+{
+	wr_be16(p, (uint16_t)(v >> 16));
+	wr_be16(p + 2, (uint16_t)v);
+}
+static inline void wr_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+static inline void wr_be64(uint8_t *p, uint64_t v)
+{
+	wr_be32(p, (uint32_t)(v >> 32));
+	wr_be32(p + 4, (uint32_t)v);
+}
+
+#endif

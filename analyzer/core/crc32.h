@@ -1,0 +1,40 @@
+/* crc32.h: the CRC-32 (IEEE 802.3, reflected; zlib's crc32) the ICRC is built on (internal).
+ * roce_crc32(crc, p, n) continues crc over n bytes, with zlib's convention: start from 0, and the
+ * result of one call is the starting value of the next. The library is chosen at build time
+ * (meson option crc_library; README "CRC-32 library" says why the default won). */
+#ifndef ROCE_CRC32_H
+#define ROCE_CRC32_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(ROCE_CRC_ISAL)
+#include <isa-l/crc.h>
+static inline uint32_t roce_crc32(uint32_t crc, const uint8_t *p, size_t n)
+{
+	return crc32_gzip_refl(crc, p, n);
+}
+#elif defined(ROCE_CRC_LIBDEFLATE)
+#include <libdeflate.h>
+static inline uint32_t roce_crc32(uint32_t crc, const uint8_t *p, size_t n)
+{
+	return libdeflate_crc32(crc, p, n);
+}
+#elif defined(ROCE_CRC_ZLIB)
+#include <zlib.h>
+static inline uint32_t roce_crc32(uint32_t crc, const uint8_t *p, size_t n)
+{
+	uint32_t c = crc;
+	while (n > 0) { /* zlib takes uInt lengths */
+		uInt chunk = n > 0x40000000u ? 0x40000000u : (uInt)n;
+		c = (uint32_t)crc32(c, p, chunk);
+		p += chunk;
+		n -= chunk;
+	}
+	return c;
+}
+#else
+#error "define one of ROCE_CRC_ISAL, ROCE_CRC_LIBDEFLATE, ROCE_CRC_ZLIB"
+#endif
+
+#endif

@@ -1,0 +1,33 @@
+/* input.h: open a capture file (pcap or pcapng, or "-" for stdin) with libpcap, apply a BPF
+ * filter, and hand out frames with the link type mapped to the core's ROCE_LINK_* numbers. */
+#ifndef ROCEDUMP_INPUT_H
+#define ROCEDUMP_INPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pcap/pcap.h>
+
+struct input {
+	pcap_t *pcap;
+	FILE *fp;
+	char *iobuf;
+	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
+	const char *name;
+};
+
+struct frame {
+	const uint8_t *data;
+	uint32_t caplen, wirelen;
+	int64_t ts_sec;
+	uint32_t ts_nsec;
+};
+
+/* Open path ("-" is stdin) and compile filter (NULL or "" for none). Returns 0, or -1 with
+ * a message in errbuf. */
+int input_open_file(struct input *in, const char *path, const char *filter, char *errbuf, size_t errlen);
+/* 1: a frame; 0: end of file; -1: read error (message in errbuf). */
+int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
+void input_close(struct input *in);
+
+#endif

@@ -1,0 +1,241 @@
+/* main.c: rocedump, a tcpdump-style RoCE analyzer over the core library.
+ *
+ *   rocedump -r FILE [-c N] [-n] [-v[v]] [-e] [-q] [-T text|json] [--strict] [--roce-port N] [EXPR]
+ *
+ * Exit status: 0 ok; 1 an error-severity event occurred and --strict was given; 2 usage or
+ * input error (message on stderr, prefixed "rocedump: "). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input.h"
+#include "print.h"
+#include "roce/roce.h"
+#include "summary.h"
+
+#define EXIT_EVENTS 1
+#define EXIT_USAGE 2
+
+enum out_format { OUT_TEXT, OUT_JSON };
+
+struct options {
+	const char *read_file;
+	long long count;           /* -c; 0 = all */
+	struct print_opts print;
+	bool quiet;
+	bool strict;
+	enum out_format format;
+	struct roce_decoder_config decoder;
+	char *filter;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rocedump -r FILE [options] [filter expression]\n"
+		"  -r FILE            read a pcap or pcapng file (\"-\" for standard input)\n"
+		"  -c N               stop after N frames (counted after the filter)\n"
+		"  -n                 no name resolution (always the case)\n"
+		"  -v, -vv            more fields per frame\n"
+		"  -e                 print the link layer (MAC addresses, VLAN tags)\n"
+		"  -q                 no per-frame output; print a summary at the end\n"
+		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
+		"      --strict       exit 1 if any error-severity event occurred\n"
+		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
+		"      --list-events  print the event table and exit\n"
+		"  -h, --help         this help\n"
+		"      --version      print the version\n"
+		"The filter is a libpcap (BPF) expression, as tcpdump takes it.\n");
+}
+
+static int fail_usage(const char *msg, const char *arg)
+{
+	fprintf(stderr, "rocedump: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	fprintf(stderr, "Try 'rocedump --help' for more information.\n");
+	return EXIT_USAGE;
+}
+
+static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void list_events(void)
+{
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
+		printf("%-26s %-5s %s\n", roce_event_name((enum roce_event)e),
+		       roce_severity_name(roce_event_severity((enum roce_event)e)),
+		       roce_event_description((enum roce_event)e));
+}
+
+/* Join the trailing words into one filter string, as tcpdump does. */
+static char *join_words(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+enum { OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS };
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"strict", no_argument, NULL, OPT_STRICT},
+		{"roce-port", required_argument, NULL, OPT_ROCE_PORT},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{"list-events", no_argument, NULL, OPT_LIST_EVENTS},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	unsigned long long v;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+r:c:nveqT:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			o->read_file = optarg;
+			break;
+		case 'c':
+			if (!parse_uint(optarg, LLONG_MAX, &v) || v == 0)
+				return fail_usage("invalid packet count", optarg);
+			o->count = (long long)v;
+			break;
+		case 'n':
+			break;
+		case 'v':
+			o->print.verbose++;
+			break;
+		case 'e':
+			o->print.link = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'T':
+			if (strcmp(optarg, "text") == 0)
+				o->format = OUT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = OUT_JSON;
+			else
+				return fail_usage("unknown output format (text or json)", optarg);
+			break;
+		case OPT_STRICT:
+			o->strict = true;
+			break;
+		case OPT_ROCE_PORT:
+			if (!parse_uint(optarg, 65535, &v) || v == 0)
+				return fail_usage("invalid UDP port", optarg);
+			if (o->decoder.n_extra_ports == ROCE_MAX_EXTRA_PORTS)
+				return fail_usage("too many --roce-port options", NULL);
+			o->decoder.extra_ports[o->decoder.n_extra_ports++] = (uint16_t)v;
+			break;
+		case OPT_VERSION:
+			printf("rocedump %s\n%s\n", ROCEDUMP_VERSION, pcap_lib_version());
+			return -1;
+		case OPT_LIST_EVENTS:
+			list_events();
+			return -1;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':
+		case '?':
+		default:
+			if (optopt && optopt < 256 && strchr("rcT", optopt))
+				return fail_usage("option requires an argument", argv[optind - 1]);
+			return fail_usage("unknown option", argv[optind - 1]);
+		}
+	}
+	if (!o->read_file)
+		return fail_usage("no input: give -r FILE (live capture comes with -i in a later release)", NULL);
+	if (optind < argc) {
+		o->filter = join_words(argc - optind, argv + optind);
+		if (!o->filter) {
+			fprintf(stderr, "rocedump: out of memory\n");
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {0};
+	struct input in;
+	char err[PCAP_ERRBUF_SIZE + 512];
+	int rc = parse_options(argc, argv, &o);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (input_open_file(&in, o.read_file, o.filter, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rocedump: %s\n", err);
+		free(o.filter);
+		return EXIT_USAGE;
+	}
+	static char outbuf[1 << 16];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+
+	static struct summary sum;
+	static struct sb line;
+	struct roce_pkt pkt;
+	struct frame f;
+	int status = 0;
+	uint64_t n = 0;
+
+	sb_reset(&line);
+	while ((rc = input_next(&in, &f, err, sizeof(err))) == 1) {
+		n++;
+		roce_decode(&o.decoder, f.data, f.caplen, f.wirelen, in.linktype, &pkt);
+		summary_add(&sum, &pkt);
+		if (!o.quiet) {
+			if (o.format == OUT_JSON)
+				print_json(&line, &o.print, n, &f, &pkt);
+			else
+				print_text(&line, &o.print, n, &f, &pkt);
+			sb_flush(&line, stdout);
+		}
+		if (o.count && (long long)n >= o.count)
+			break;
+	}
+	if (rc < 0) {
+		fflush(stdout);
+		fprintf(stderr, "rocedump: %s\n", err);
+		status = EXIT_USAGE;
+	}
+	if (o.quiet) {
+		if (o.format == OUT_JSON)
+			summary_print_json(&sum, stdout);
+		else
+			summary_print_text(&sum, stdout);
+	}
+	input_close(&in);
+	free(o.filter);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "rocedump: writing output: %s\n", strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (status == 0 && o.strict && sum.worst[ROCE_SEV_ERROR])
+		status = EXIT_EVENTS;
+	return status;
+}

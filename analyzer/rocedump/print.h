@@ -1,0 +1,23 @@
+/* print.h: per-frame output of rocedump: one text line (tcpdump style) or one JSON object
+ * (JSON Lines; schema in README.md "JSON output"). */
+#ifndef ROCEDUMP_PRINT_H
+#define ROCEDUMP_PRINT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "input.h"
+#include "roce/decode.h"
+#include "sb.h"
+
+struct print_opts {
+	int verbose;     /* -v count */
+	bool link;       /* -e */
+};
+
+void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
+		const struct roce_pkt *p);
+void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
+		const struct roce_pkt *p);
+
+#endif

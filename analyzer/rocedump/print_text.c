@@ -1,0 +1,259 @@
+/* print_text.c: one line per frame, tcpdump style:
+ *   TIME [LINK] [WRAPPER:] IP SRC.PORT > DST.PORT: RoCEv2 [(ip facts)] RC SEND_ONLY qp 0x000011
+ *        psn 1234 [flags] [extended headers] len N icrc good [events]
+ * -v adds the IP/UDP facts and the remaining BTH fields, -vv the ICRC values of good packets,
+ * -e the link layer. A header cut by the capture shows as [|layer], as tcpdump does. */
+#include <inttypes.h>
+
+#include "fmt.h"
+#include "print.h"
+
+static const char *ecn_name(unsigned ecn)
+{
+	static const char *const n[] = {"Not-ECT", "ECT(1)", "ECT(0)", "CE"};
+	return n[ecn & 3];
+}
+
+static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt *p)
+{
+	if (p->eth_off >= 0 && (uint32_t)p->eth_off + 14 <= f->caplen) {
+		char src[18], dst[18];
+		fmt_mac(dst, f->data + p->eth_off);
+		fmt_mac(src, f->data + p->eth_off + 6);
+		sb_printf(s, "%s > %s, ", src, dst);
+	} else if (p->linktype == ROCE_LINK_SLL || p->linktype == ROCE_LINK_SLL2) {
+		sb_printf(s, "sll%s pkttype %u, ", p->linktype == ROCE_LINK_SLL2 ? "2" : "", p->sll_pkttype);
+	}
+	for (unsigned i = 0; i < p->n_vlan; i++)
+		sb_printf(s, "%s vlan %u p %u%s, ", p->vlan[i].tpid == 0x8100 ? "802.1Q" : "802.1ad",
+			  p->vlan[i].vid, p->vlan[i].pcp, p->vlan[i].dei ? " dei" : "");
+	sb_printf(s, "length %" PRIu32 ": ", f->wirelen);
+}
+
+static void put_wrap(struct sb *s, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p)
+{
+	const struct roce_wrap *w = &p->wrap;
+
+	sb_puts(s, roce_wrap_name(w->kind));
+	if (o->verbose && w->ip_off) {
+		char a[FMT_ADDR_MAX], b[FMT_ADDR_MAX];
+		unsigned alen = w->ip_version == 6 ? 16 : 4, aoff = w->ip_version == 6 ? 8 : 12;
+		if (w->ip_off + aoff + 2 * alen <= f->caplen) {
+			fmt_ip(a, f->data + w->ip_off + aoff, alen);
+			fmt_ip(b, f->data + w->ip_off + aoff + alen, alen);
+			sb_printf(s, " %s > %s", a, b);
+		}
+	}
+	switch (w->kind) {
+	case ROCE_WRAP_VXLAN:
+		sb_printf(s, " vni %" PRIu32, w->vni);
+		break;
+	case ROCE_WRAP_ERSPAN2:
+	case ROCE_WRAP_ERSPAN3:
+		sb_printf(s, " session %u", w->session_id);
+		if (w->kind == ROCE_WRAP_ERSPAN3)
+			sb_printf(s, " %s hwid %u", w->direction ? "egress" : "ingress", w->hwid);
+		if (w->vlan)
+			sb_printf(s, " vlan %u", w->vlan);
+		if (w->truncated)
+			sb_puts(s, " truncated");
+		/* fall through */
+	default:
+		if (w->has_key)
+			sb_printf(s, " key %" PRIu32, w->gre_key);
+		if (w->has_seq)
+			sb_printf(s, " seq %" PRIu32, w->gre_seq);
+		break;
+	}
+	sb_puts(s, ": ");
+}
+
+static void put_ext(struct sb *s, const struct roce_pkt *p)
+{
+	const struct roce_hdrs *h = &p->h;
+
+	if (h->hdrs & ROCE_HDR_RDETH)
+		sb_printf(s, " rdeth eecnxt %" PRIu32, h->rdeth.eecnxt);
+	if (h->hdrs & ROCE_HDR_DETH)
+		sb_printf(s, " deth qkey 0x%08" PRIx32 " srcqp 0x%06" PRIx32, h->deth.qkey, h->deth.srcqp);
+	if (h->hdrs & ROCE_HDR_XRCETH)
+		sb_printf(s, " xrceth xrcsrq 0x%06" PRIx32, h->xrceth.xrcsrq);
+	if (h->hdrs & ROCE_HDR_FETH)
+		sb_printf(s, " feth sel %u plt %u", h->feth.sel, h->feth.plt);
+	if (h->hdrs & ROCE_HDR_RETH)
+		sb_printf(s, " reth va 0x%" PRIx64 " rkey 0x%08" PRIx32 " dmalen %" PRIu32, h->reth.va,
+			  h->reth.rkey, h->reth.dmalen);
+	if (h->hdrs & ROCE_HDR_ATOMICETH)
+		sb_printf(s, " atomiceth va 0x%" PRIx64 " rkey 0x%08" PRIx32 " swap 0x%" PRIx64 " cmp 0x%" PRIx64,
+			  h->atomiceth.va, h->atomiceth.rkey, h->atomiceth.swap, h->atomiceth.cmp);
+	if (h->hdrs & ROCE_HDR_AETH) {
+		uint8_t syn = h->aeth.syndrome;
+		unsigned v = roce_aeth_value(syn);
+		switch (roce_aeth_kind(syn)) {
+		case ROCE_AETH_ACK:
+			sb_printf(s, " aeth ACK credit %u", v);
+			break;
+		case ROCE_AETH_RNR_NAK:
+			sb_printf(s, " aeth RNR_NAK timer %u (%" PRIu32 "us)", v, roce_rnr_timer_usec(v));
+			break;
+		case ROCE_AETH_NAK: {
+			const char *code = roce_nak_code_name(v);
+			if (code)
+				sb_printf(s, " aeth NAK %s", code);
+			else
+				sb_printf(s, " aeth NAK code %u", v);
+			break;
+		}
+		default:
+			sb_printf(s, " aeth syndrome 0x%02x", syn);
+			break;
+		}
+		sb_printf(s, " msn %" PRIu32, h->aeth.msn);
+	}
+	if (h->hdrs & ROCE_HDR_ATOMICACKETH)
+		sb_printf(s, " orig 0x%" PRIx64, h->atomicacketh.orig);
+	if (h->hdrs & ROCE_HDR_IMMDT)
+		sb_printf(s, " imm 0x%08" PRIx32, h->immdt);
+	if (h->hdrs & ROCE_HDR_IETH)
+		sb_printf(s, " inv-rkey 0x%08" PRIx32, h->ieth);
+}
+
+static void put_roce(struct sb *s, const struct print_opts *o, const struct roce_pkt *p)
+{
+	const struct roce_bth *b = &p->h.bth;
+	const struct roce_net *n = &p->net;
+
+	sb_printf(s, "RoCEv%u", p->version);
+	if (o->verbose && n->kind != ROCE_NET_NONE) {
+		sb_printf(s, " (tos 0x%02x %s, ttl %u", n->tclass, ecn_name(roce_ecn(n)), n->ttl);
+		if (n->kind == ROCE_NET_IPV4)
+			sb_printf(s, ", id %u, length %" PRIu32 ", ipsum %s", n->ip_id, n->total_len,
+				  roce_csum_name(n->ip_csum));
+		else
+			sb_printf(s, ", flow 0x%05" PRIx32 ", length %" PRIu32, n->flow_label, n->total_len);
+		if (p->version == 2)
+			sb_printf(s, ", udp len %u, udpsum %s", p->udp.len, roce_csum_name(p->udp.csum_status));
+		sb_puts(s, ")");
+	}
+	if (!p->op) {  /* the BTH itself was not captured or the packet is too short for one */
+		sb_printf(s, " [|%s]", roce_layer_name(p->trunc_layer ? p->trunc_layer : ROCE_LAYER_BTH));
+		return;
+	}
+	if (p->op->op == ROCE_OP_CNP)
+		sb_puts(s, " CNP");
+	else if (p->op->name && !(p->op->flags & ROCE_OPF_VENDOR))
+		sb_printf(s, " %s %s", roce_transport_name(p->op->transport), p->op->name);
+	else if (p->op->flags & ROCE_OPF_VENDOR)
+		sb_printf(s, " VENDOR opcode 0x%02x", b->opcode);
+	else
+		sb_printf(s, " opcode 0x%02x (reserved)", b->opcode);
+	sb_printf(s, " qp 0x%06" PRIx32 " psn %" PRIu32, b->dqpn, b->psn);
+	if (b->ackreq)
+		sb_puts(s, " ackreq");
+	if (b->se)
+		sb_puts(s, " se");
+	if (b->fecn)
+		sb_puts(s, " fecn");
+	if (b->becn)
+		sb_puts(s, " becn");
+	if (o->verbose)
+		sb_printf(s, " pkey 0x%04x pad %u tver %u m %u", b->pkey, b->padcnt, b->tver, b->m);
+	if (p->trunc_layer == ROCE_LAYER_EXT) {
+		sb_puts(s, " [|eth]");
+		return;
+	}
+	put_ext(s, p);
+	if (p->icrc_off == 0)  /* too short for its headers: nothing more was decoded */
+		return;
+	sb_printf(s, " len %" PRIu32, p->payload_len);
+	switch (p->icrc_status) {
+	case ROCE_ICRC_BAD:
+		sb_printf(s, " icrc BAD (wire 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")", p->icrc_wire, p->icrc_computed);
+		break;
+	case ROCE_ICRC_GOOD:
+		if (o->verbose > 1)
+			sb_printf(s, " icrc good 0x%08" PRIx32, p->icrc_wire);
+		else
+			sb_puts(s, " icrc good");
+		break;
+	default:
+		sb_printf(s, " icrc %s", roce_icrc_status_name(p->icrc_status));
+		break;
+	}
+}
+
+/* A frame that is neither RoCE nor IP. */
+static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt *p)
+{
+	switch (p->net.kind) {
+	case ROCE_NET_ARP:
+		sb_puts(s, "ARP");
+		break;
+	case ROCE_NET_OTHER:
+		sb_printf(s, "ethertype 0x%04x, length %" PRIu32, p->net.ethertype, f->wirelen);
+		break;
+	default:
+		sb_printf(s, "length %" PRIu32, f->wirelen);
+		break;
+	}
+}
+
+static void put_events(struct sb *s, const struct roce_pkt *p)
+{
+	const char *sep = " [";
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
+		if (roce_evset_has(&p->events, (enum roce_event)e)) {
+			sb_printf(s, "%s%s", sep, roce_event_name((enum roce_event)e));
+			sep = ",";
+		}
+	}
+	if (*sep == ',')
+		sb_puts(s, "]");
+}
+
+void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
+		const struct roce_pkt *p)
+{
+	char ts[32], src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
+	const struct roce_net *n = &p->net;
+	(void)frame_no;
+
+	fmt_time(ts, f->ts_sec, f->ts_nsec);
+	sb_printf(s, "%s ", ts);
+	if (o->link)
+		put_link(s, f, p);
+	if (p->wrap.kind)
+		put_wrap(s, o, f, p);
+	fmt_net_addrs(p, f->data, src, dst);
+	if (!src[0] && (n->kind == ROCE_NET_IPV4 || n->kind == ROCE_NET_IPV6 || n->kind == ROCE_NET_GRH)) {
+		/* the network header itself was cut or invalid */
+		sb_printf(s, "%s [|%s]", n->kind == ROCE_NET_IPV4 ? "IP" : n->kind == ROCE_NET_IPV6 ? "IP6" : "GRH",
+			  roce_layer_name(p->trunc_layer ? p->trunc_layer : p->invalid_layer));
+	} else if (n->kind == ROCE_NET_IPV4 || n->kind == ROCE_NET_IPV6) {
+		bool ports = p->version == 2 || p->udp.off || (n->proto == 6 && (p->l4_sport || p->l4_dport));
+		sb_printf(s, "%s %s", n->kind == ROCE_NET_IPV4 ? "IP" : "IP6", src);
+		if (ports)
+			sb_printf(s, ".%u > %s.%u: ", p->l4_sport, dst, p->l4_dport);
+		else
+			sb_printf(s, " > %s: ", dst);
+		if (p->version)
+			put_roce(s, o, p);
+		else if (n->proto == 17 && p->udp.off)
+			sb_printf(s, "UDP, length %u", p->udp.len >= 8 ? p->udp.len - 8 : 0);
+		else if (n->proto == 17 || (n->proto == 6 && !ports))
+			sb_printf(s, "%s [|%s]", n->proto == 17 ? "UDP" : "TCP", roce_layer_name(p->trunc_layer));
+		else if (n->proto == 6)
+			sb_puts(s, "TCP");
+		else
+			sb_printf(s, "ip-proto %u", n->proto);
+	} else if (n->kind == ROCE_NET_GRH) {
+		sb_printf(s, "GRH %s > %s: ", src, dst);
+		put_roce(s, o, p);
+	} else if (p->trunc_layer) {
+		sb_printf(s, "[|%s]", roce_layer_name(p->trunc_layer));
+	} else {
+		put_other(s, f, p);
+	}
+	put_events(s, p);
+	sb_puts(s, "\n");
+}

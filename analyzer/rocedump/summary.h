@@ -1,0 +1,47 @@
+/* summary.h: whole-capture counters for -q (frames, RoCE per version and opcode, ICRC outcomes,
+ * events by name) and their text and JSON reports. */
+#ifndef ROCEDUMP_SUMMARY_H
+#define ROCEDUMP_SUMMARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "roce/decode.h"
+
+struct summary {
+	uint64_t frames, bytes, roce[3];    /* roce[0]: not RoCE */
+	uint64_t opcode[256];
+	uint64_t icrc[4];                   /* by enum roce_icrc_status */
+	uint64_t events[ROCE_EV_COUNT];
+	uint64_t worst[3];                  /* frames whose worst event is info/warn/error */
+};
+
+static inline void summary_add(struct summary *s, const struct roce_pkt *p)
+{
+	s->frames++;
+	s->bytes += p->wirelen;
+	s->roce[p->version]++;
+	if (p->op)
+		s->opcode[p->h.bth.opcode]++;
+	if (p->version)
+		s->icrc[p->icrc_status]++;
+	if (!roce_evset_empty(&p->events)) {
+		int worst = -1;
+		for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
+			uint64_t bits = p->events.w[w];
+			while (bits) {
+				unsigned e = w * 64 + (unsigned)__builtin_ctzll(bits);
+				bits &= bits - 1;
+				s->events[e]++;
+				int sev = (int)roce_event_severity((enum roce_event)e);
+				worst = sev > worst ? sev : worst;
+			}
+		}
+		s->worst[worst]++;
+	}
+}
+
+void summary_print_text(const struct summary *s, FILE *out);
+void summary_print_json(const struct summary *s, FILE *out);
+
+#endif

@@ -1,0 +1,141 @@
+/* decode.h: the stateless, zero-copy frame decoder.
+ *
+ * roce_decode() walks one captured frame: link layer (Ethernet, 802.1Q/QinQ, Linux SLL/SLL2,
+ * raw IP) → mirror/overlay wrappers (GRE, ERSPAN I/II/III, VXLAN) → RoCEv1 GRH or IPv4/IPv6 + UDP
+ * → BTH → extended headers → payload and pad → ICRC, and fills a struct roce_pkt: offsets into the
+ * caller's bytes and the decoded field values. It never allocates, never reads past caplen, and
+ * never depends on other frames. */
+#ifndef ROCE_DECODE_H
+#define ROCE_DECODE_H
+
+#include "roce/common.h"
+#include "roce/events.h"
+#include "roce/headers.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROCE_UDP_PORT 4791
+#define ROCE_MAX_EXTRA_PORTS 8
+#define ROCE_MAX_VLAN 3
+#define ROCE_MAX_WRAP 4
+
+/* Decoder settings; zero-initialised means defaults (UDP 4791 only, all checks on). */
+struct roce_decoder_config {
+	uint16_t extra_ports[ROCE_MAX_EXTRA_PORTS]; /* more RoCEv2 UDP destination ports */
+	unsigned n_extra_ports;
+	unsigned flags;                             /* ROCE_DECODE_* */
+};
+#define ROCE_DECODE_NO_ICRC 0x1u   /* skip the ICRC computation (status stays "unchecked") */
+#define ROCE_DECODE_NO_CSUM 0x2u   /* skip IPv4 and UDP checksum verification */
+
+/* Where a decode stopped for lack of bytes or on an invalid field. */
+enum roce_layer {
+	ROCE_LAYER_NONE = 0, ROCE_LAYER_LINK, ROCE_LAYER_VLAN, ROCE_LAYER_GRE, ROCE_LAYER_ERSPAN,
+	ROCE_LAYER_VXLAN, ROCE_LAYER_IPV4, ROCE_LAYER_IPV6, ROCE_LAYER_GRH, ROCE_LAYER_UDP,
+	ROCE_LAYER_BTH, ROCE_LAYER_EXT, ROCE_LAYER_PAYLOAD, ROCE_LAYER_ICRC,
+};
+/* "link", "vlan", "gre", "erspan", "vxlan", "ip", "ip6", "grh", "udp", "bth", "eth", "payload", "icrc" */
+ROCE_API const char *roce_layer_name(enum roce_layer l);
+
+struct roce_vlan { uint16_t tpid; uint8_t pcp, dei; uint16_t vid; };
+
+enum roce_wrap_kind {
+	ROCE_WRAP_NONE = 0, ROCE_WRAP_GRE, /* plain GRE: Ethernet (0x6558) or IP inside */
+	ROCE_WRAP_ERSPAN1, ROCE_WRAP_ERSPAN2, ROCE_WRAP_ERSPAN3, ROCE_WRAP_VXLAN,
+};
+ROCE_API const char *roce_wrap_name(enum roce_wrap_kind k); /* "gre", "erspan1", ... "vxlan" */
+
+/* The outermost mirror/overlay wrapper around the RoCE packet. */
+struct roce_wrap {
+	uint8_t kind;             /* enum roce_wrap_kind */
+	uint8_t depth;            /* wrappers walked in all */
+	uint8_t ip_version;       /* outer IP: 4 or 6 */
+	uint16_t ip_off;          /* outer IP header offset (addresses read from the frame) */
+	uint16_t gre_flags, gre_proto;
+	bool has_key, has_seq;
+	uint32_t gre_key, gre_seq;
+	/* ERSPAN (II and III share the first word's layout) */
+	uint8_t erspan_ver;       /* 0 type I, 1 type II, 2 type III */
+	uint16_t session_id, vlan;
+	uint8_t cos, en_bso, truncated;  /* En (II) or BSO (III), T bit */
+	uint32_t index;           /* II: port index */
+	uint32_t timestamp;       /* III */
+	uint16_t sgt;             /* III */
+	uint8_t pdu_frame, ft, hwid, direction, gra, has_platform; /* III: P, FT, HwID, D, Gra, O */
+	uint32_t vni;             /* VXLAN */
+	uint16_t udp_sport;       /* VXLAN */
+};
+
+enum roce_net_kind { ROCE_NET_NONE = 0, ROCE_NET_IPV4, ROCE_NET_IPV6, ROCE_NET_GRH, ROCE_NET_ARP, ROCE_NET_OTHER };
+
+/* The network header carrying the RoCE packet (or the innermost IP of a non-RoCE frame). */
+struct roce_net {
+	uint8_t kind;             /* enum roce_net_kind */
+	uint16_t off;             /* offset of the IP/GRH header in the frame */
+	uint16_t hdr_len;         /* IPv4 IHL*4; IPv6 40 + extension headers; GRH 40 */
+	uint16_t addr_off;        /* offset of the source address; destination follows it */
+	uint8_t addr_len;         /* 4 or 16 */
+	uint8_t tclass;           /* IPv4 TOS / IPv6 traffic class / GRH TClass (DSCP<<2 | ECN) */
+	uint8_t ttl;              /* TTL / hop limit */
+	uint8_t proto;            /* IPv4 protocol / last IPv6 next header / GRH NxtHdr */
+	uint32_t flow_label;
+	uint16_t ip_id, frag;     /* IPv4: identification, flags+fragment offset */
+	uint32_t total_len;       /* whole IP packet per its header (IPv6/GRH: 40 + payload length) */
+	uint8_t ip_csum;          /* enum roce_csum (IPv4) */
+	uint16_t ethertype;       /* of the frame carrying it (ROCE_NET_OTHER) */
+};
+static inline unsigned roce_ecn(const struct roce_net *n) { return n->tclass & 3; }
+static inline unsigned roce_dscp(const struct roce_net *n) { return n->tclass >> 2; }
+
+struct roce_udp {
+	uint16_t off, sport, dport, len, csum;
+	uint8_t csum_status;      /* enum roce_csum */
+};
+
+enum roce_icrc_status { ROCE_ICRC_UNCHECKED = 0, ROCE_ICRC_GOOD, ROCE_ICRC_BAD, ROCE_ICRC_UNVERIFIABLE };
+ROCE_API const char *roce_icrc_status_name(enum roce_icrc_status s); /* "unchecked", "good", "bad", "unverifiable" */
+
+/* One decoded frame. Offsets index the caller's frame bytes. */
+struct roce_pkt {
+	uint32_t caplen, wirelen;
+	uint16_t linktype;
+	uint8_t version;          /* 0: not RoCE; 1: RoCEv1; 2: RoCEv2 */
+	uint8_t trunc_layer;      /* enum roce_layer where the captured bytes ran out, or 0 */
+	uint8_t invalid_layer;    /* enum roce_layer of the first invalid field, or 0 */
+	uint8_t n_vlan;
+	int16_t eth_off;          /* innermost Ethernet header, -1 if none */
+	uint16_t ethertype;       /* innermost, after VLAN tags */
+	uint16_t sll_pkttype;     /* SLL/SLL2 packet type */
+	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */
+	struct roce_wrap wrap;
+	struct roce_net net;
+	struct roce_udp udp;      /* RoCEv2, or any UDP */
+	uint16_t l4_sport, l4_dport; /* TCP/UDP ports of a non-RoCE frame */
+	/* RoCE */
+	uint16_t bth_off;
+	const struct roce_opcode_info *op;
+	struct roce_hdrs h;
+	uint32_t roce_len;        /* BTH .. ICRC inclusive, per the IP/UDP/GRH lengths */
+	uint32_t payload_off;     /* offset of the payload in the frame */
+	uint32_t payload_len;     /* payload bytes net of pad */
+	uint32_t icrc_off;        /* offset of the ICRC in the frame (may lie past caplen) */
+	uint8_t icrc_status;      /* enum roce_icrc_status */
+	uint32_t icrc_wire;       /* the ICRC as the CRC-32 value (wire bytes read least significant first) */
+	uint32_t icrc_computed;
+	struct roce_evset events;
+};
+
+/* Decode one frame. Returns 1 when it is a RoCE packet (version 1 or 2, even if truncated or
+ * invalid), 0 otherwise; never fails. cfg may be NULL for defaults. */
+ROCE_API int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame,
+			 uint32_t caplen, uint32_t wirelen, unsigned linktype, struct roce_pkt *out);
+
+/* Worst severity among the packet's events, or -1 when it has none. */
+ROCE_API int roce_pkt_worst_severity(const struct roce_pkt *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,48 @@
+/* events.h: the closed table of anomaly events shared by the decoder, the analyzers, the CLI,
+ * the Wireshark plugin and the tests. The table itself is events.def (an X-macro list). */
+#ifndef ROCE_EVENTS_H
+#define ROCE_EVENTS_H
+
+#include "roce/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum roce_severity { ROCE_SEV_INFO = 0, ROCE_SEV_WARN = 1, ROCE_SEV_ERROR = 2 };
+
+enum roce_event {
+#define ROCE_EVENT(id, name, sev, desc) ROCE_EV_##id,
+#include "roce/events.def"
+#undef ROCE_EVENT
+	ROCE_EV_COUNT
+};
+
+/* A set of events, one bit per event. */
+#define ROCE_EVSET_WORDS 2
+struct roce_evset { uint64_t w[ROCE_EVSET_WORDS]; };
+
+static inline void roce_evset_add(struct roce_evset *s, enum roce_event e)
+{
+	s->w[(unsigned)e >> 6] |= UINT64_C(1) << ((unsigned)e & 63);
+}
+static inline bool roce_evset_has(const struct roce_evset *s, enum roce_event e)
+{
+	return (s->w[(unsigned)e >> 6] >> ((unsigned)e & 63)) & 1;
+}
+static inline bool roce_evset_empty(const struct roce_evset *s)
+{
+	return (s->w[0] | s->w[1]) == 0;
+}
+
+ROCE_API const char *roce_event_name(enum roce_event e);        /* "icrc.bad" */
+ROCE_API const char *roce_event_description(enum roce_event e); /* one line */
+ROCE_API enum roce_severity roce_event_severity(enum roce_event e);
+ROCE_API const char *roce_severity_name(enum roce_severity s);  /* "info", "warn", "error" */
+/* The event with this name, or -1. */
+ROCE_API int roce_event_by_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,627 @@
+/* gencaps.c: the scenario generator for the project's synthetic test captures (captures/gen/)
+ * and for the benchmark's large captures. Every frame is made by the core's builder
+ * (include/roce/build.h); output is deterministic (fixed timestamps, addresses and payloads).
+ *
+ *   gencaps DIR                      write every scenario capture into DIR
+ *   gencaps --bench-small FILE N Q   N small packets (SEND_ONLY/ACK pairs) over Q queue pairs
+ *   gencaps --bench-mtu FILE BYTES Q 4096-byte WRITE FIRST/MIDDLE/LAST packets, ~BYTES in all */
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roce/roce.h"
+
+#define TS_BASE 1767225600LL  /* 2026-01-01 00:00:00 UTC */
+
+struct writer {
+	pcap_t *dead;
+	pcap_dumper_t *d;
+	uint64_t n;
+	uint32_t snaplen;      /* cut frames to this many captured bytes (0: none) */
+};
+
+static void die(const char *what, const char *detail)
+{
+	fprintf(stderr, "gencaps: %s: %s\n", what, detail);
+	exit(2);
+}
+
+static void w_open(struct writer *w, const char *dir, const char *name, int linktype)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(w, 0, sizeof(*w));
+	w->dead = pcap_open_dead_with_tstamp_precision(linktype, 262144, PCAP_TSTAMP_PRECISION_NANO);
+	if (!w->dead)
+		die("pcap_open_dead", name);
+	w->d = pcap_dump_open(w->dead, path);
+	if (!w->d)
+		die(path, pcap_geterr(w->dead));
+}
+
+static void w_put(struct writer *w, const uint8_t *frame, int len)
+{
+	struct pcap_pkthdr h;
+	if (len < 0)
+		die("builder", roce_strerror(len));
+	w->n++;
+	h.ts.tv_sec = (time_t)(TS_BASE + (int64_t)(w->n / 1000));
+	h.ts.tv_usec = (suseconds_t)((w->n % 1000) * 1000000 + 500);  /* nanoseconds */
+	h.len = (uint32_t)len;
+	h.caplen = w->snaplen && (uint32_t)len > w->snaplen ? w->snaplen : (uint32_t)len;
+	pcap_dump((u_char *)w->d, &h, frame);
+}
+
+static void w_close(struct writer *w)
+{
+	pcap_dump_close(w->d);
+	pcap_close(w->dead);
+}
+
+/* ---- a default flow: 10.0.0.1 -> 10.0.0.2, RC, QP 0x000123 ---- */
+
+static const uint8_t MAC_A[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+static const uint8_t MAC_B[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+static uint8_t payload_bytes[9000];
+
+static void base_flow(struct roce_build *b)
+{
+	memset(b, 0, sizeof(*b));
+	memcpy(b->eth_src, MAC_A, 6);
+	memcpy(b->eth_dst, MAC_B, 6);
+	b->src[0] = 10, b->src[3] = 1;
+	b->dst[0] = 10, b->dst[3] = 2;
+	b->tclass = 0x02;  /* ECT(0), as DCQCN-enabled NICs send */
+	b->dont_fragment = true;
+	b->udp_sport = 49152 + 0x123;
+	b->h.bth.pkey = 0xffff;
+	b->h.bth.dqpn = 0x000123;
+}
+
+static void set_v6(struct roce_build *b, uint8_t host_a, uint8_t host_b)
+{
+	static const uint8_t pfx[8] = {0xfd, 0x00, 0, 0, 0, 0, 0, 0};
+	memset(b->src, 0, 16);
+	memset(b->dst, 0, 16);
+	memcpy(b->src, pfx, 8);
+	memcpy(b->dst, pfx, 8);
+	b->src[15] = host_a;
+	b->dst[15] = host_b;
+}
+
+/* RoCEv1 GIDs: IPv4-mapped, as rdma_cm assigns them */
+static void set_gids(struct roce_build *b)
+{
+	memset(b->src, 0, 16);
+	memset(b->dst, 0, 16);
+	b->src[10] = b->src[11] = b->dst[10] = b->dst[11] = 0xff;
+	b->src[12] = 10, b->src[15] = 1;
+	b->dst[12] = 10, b->dst[15] = 2;
+}
+
+static void put(struct writer *w, const struct roce_build *b)
+{
+	static uint8_t frame[16384];
+	w_put(w, frame, roce_build_frame(b, frame, sizeof(frame)));
+}
+
+/* One packet of each opcode of a transport base, with plausible extended-header values. */
+static void fill_ext(struct roce_build *b, uint8_t opcode, uint32_t psn)
+{
+	const struct roce_opcode_info *op = roce_opcode_info(opcode);
+	struct roce_hdrs *h = &b->h;
+
+	h->bth.opcode = opcode;
+	h->bth.psn = psn;
+	h->bth.ackreq = (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY) && !(op->flags & ROCE_OPF_RESPONSE);
+	h->bth.se = op->op == ROCE_OP_SEND && (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY);
+	h->rdeth.eecnxt = 0x000042;
+	h->deth.qkey = 0x11111111;
+	h->deth.srcqp = 0x000777;
+	h->xrceth.xrcsrq = 0x000055;
+	h->feth.sel = 1;
+	h->feth.plt = 1;
+	h->reth.va = 0x00007f0000001000ull;
+	h->reth.rkey = 0x00001234;
+	h->reth.dmalen = op->op == ROCE_OP_ATOMIC_WRITE ? 8 : op->seg == ROCE_SEG_ONLY ? 100 : 3000;
+	h->atomiceth.va = 0x00007f0000002000ull;
+	h->atomiceth.rkey = 0x00005678;
+	h->atomiceth.swap = 5;
+	h->atomiceth.cmp = 7;
+	h->aeth.syndrome = 0x1f;
+	h->aeth.msn = psn & 0xffffff;
+	h->atomicacketh.orig = 0x0102030405060708ull;
+	h->immdt = 0xdeadbeef;
+	h->ieth = 0x00abcdef;
+	b->payload = payload_bytes;
+	if (!(op->flags & ROCE_OPF_PAYLOAD))
+		b->payload_len = 0;
+	else if (op->op == ROCE_OP_ATOMIC_WRITE)
+		b->payload_len = 8;
+	else if (op->seg == ROCE_SEG_FIRST || op->seg == ROCE_SEG_MIDDLE)
+		b->payload_len = 1024;
+	else
+		b->payload_len = 30 + (opcode % 4);  /* exercise every pad count */
+}
+
+static void all_opcodes(struct writer *w, struct roce_build *b, unsigned base)
+{
+	for (unsigned lo = 0; lo < 0x20; lo++) {
+		const struct roce_opcode_info *op = roce_opcode_info((uint8_t)(base + lo));
+		if (!(op->flags & ROCE_OPF_VALID))
+			continue;
+		fill_ext(b, (uint8_t)(base + lo), 100 + lo);
+		put(w, b);
+	}
+}
+
+static void aeth_variants(struct writer *w, struct roce_build *b)
+{
+	static const uint8_t syndromes[] = {0x00, 0x1f, 0x05, 0x20, 0x2e, 0x3f, 0x60, 0x61, 0x62, 0x63, 0x64};
+	for (unsigned i = 0; i < sizeof(syndromes); i++) {
+		fill_ext(b, 0x11, 200 + i);
+		b->h.aeth.syndrome = syndromes[i];
+		b->h.aeth.msn = 10 + i;
+		put(w, b);
+	}
+}
+
+static void scenario_opcodes(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+
+	w_open(&w, dir, "rc_opcodes.pcap", DLT_EN10MB);
+	base_flow(&b);
+	all_opcodes(&w, &b, 0x00);
+	aeth_variants(&w, &b);
+	w_close(&w);
+
+	w_open(&w, dir, "uc_rd_ud_xrc_opcodes.pcap", DLT_EN10MB);
+	base_flow(&b);
+	all_opcodes(&w, &b, 0x20);
+	all_opcodes(&w, &b, 0x40);
+	all_opcodes(&w, &b, 0x60);
+	all_opcodes(&w, &b, 0xa0);
+	w_close(&w);
+}
+
+static void scenario_congestion(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+
+	w_open(&w, dir, "cnp_ecn.pcap", DLT_EN10MB);
+	base_flow(&b);
+	fill_ext(&b, 0x04, 300);
+	b.tclass = 0x03;  /* CE */
+	put(&w, &b);
+	fill_ext(&b, 0x04, 301);
+	b.tclass = 0x03;
+	b.h.bth.fecn = 1;
+	put(&w, &b);
+	/* the CNP back to the sender's QP, as a ConnectX sends it: BECN, PSN 0, UDP source port 0 */
+	base_flow(&b);
+	memcpy(b.eth_src, MAC_B, 6);
+	memcpy(b.eth_dst, MAC_A, 6);
+	b.src[3] = 2, b.dst[3] = 1;
+	b.tclass = 0xc2;
+	b.udp_sport = 0;
+	b.h.bth.opcode = 0x81;
+	b.h.bth.becn = 1;
+	b.h.bth.dqpn = 0x000456;
+	put(&w, &b);
+	b.h.bth.opcode = 0x80;  /* native IB CNP opcode on Ethernet */
+	put(&w, &b);
+	b.h.bth.opcode = 0x81;
+	b.h.bth.becn = 0;
+	put(&w, &b);
+	w_close(&w);
+}
+
+static void scenario_rocev1(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+
+	w_open(&w, dir, "rocev1.pcap", DLT_EN10MB);
+	base_flow(&b);
+	b.version = 1;
+	set_gids(&b);
+	b.ttl = 1;
+	static const uint8_t ops[] = {0x04, 0x0a, 0x06, 0x07, 0x08, 0x0c, 0x10, 0x11, 0x13, 0x12, 0x64};
+	for (unsigned i = 0; i < sizeof(ops); i++) {
+		fill_ext(&b, ops[i], 400 + i);
+		put(&w, &b);
+	}
+	b.n_vlan = 1;
+	b.vlan[0].vid = 100;
+	b.vlan[0].pcp = 3;
+	fill_ext(&b, 0x04, 420);
+	put(&w, &b);
+	w_close(&w);
+}
+
+static void scenario_ipv6(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+	/* hop-by-hop (PadN) then destination options (PadN), ending in UDP */
+	static const uint8_t ext[] = {60, 0, 1, 4, 0, 0, 0, 0, 17, 0, 1, 4, 0, 0, 0, 0};
+
+	w_open(&w, dir, "rocev2_ipv6.pcap", DLT_EN10MB);
+	base_flow(&b);
+	b.ip_version = 6;
+	set_v6(&b, 1, 2);
+	b.flow_label = 0x1face;
+	b.tclass = 0xe2;
+	static const uint8_t ops[] = {0x04, 0x0a, 0x0c, 0x10, 0x11, 0x64};
+	for (unsigned i = 0; i < sizeof(ops); i++) {
+		fill_ext(&b, ops[i], 500 + i);
+		put(&w, &b);
+	}
+	fill_ext(&b, 0x04, 510);
+	b.ip_options = ext;
+	b.ip_options_len = sizeof(ext);
+	b.ip6_first_ext = 0;
+	put(&w, &b);
+	b.ip_options = NULL;
+	b.ip_options_len = 0;
+	b.udp_checksum = true;  /* a non-zero UDP checksum, verified */
+	put(&w, &b);
+	w_close(&w);
+}
+
+static void scenario_vlan(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+
+	w_open(&w, dir, "vlan_qinq.pcap", DLT_EN10MB);
+	base_flow(&b);
+	fill_ext(&b, 0x04, 600);
+	b.n_vlan = 1;
+	b.vlan[0] = (struct roce_vlan){0x8100, 3, 0, 77};
+	put(&w, &b);
+	b.n_vlan = 2;
+	b.vlan[0] = (struct roce_vlan){0x88a8, 5, 1, 1000};
+	b.vlan[1] = (struct roce_vlan){0x8100, 3, 0, 77};
+	put(&w, &b);
+	b.vlan[0].tpid = 0x9100;
+	put(&w, &b);
+	b.n_vlan = 3;
+	b.vlan[0] = (struct roce_vlan){0x8100, 0, 0, 4092};  /* RSPAN VLAN around QinQ */
+	b.vlan[1] = (struct roce_vlan){0x88a8, 5, 0, 1000};
+	b.vlan[2] = (struct roce_vlan){0x8100, 3, 0, 77};
+	put(&w, &b);
+	b.n_vlan = 1;
+	b.vlan[0] = (struct roce_vlan){0x8100, 3, 0, 77};
+	b.flags = ROCE_BUILD_ETH_MIN_FRAME;  /* a 58-byte SEND padded to 60 bytes on the wire */
+	fill_ext(&b, 0x04, 601);
+	b.payload_len = 0;
+	b.n_vlan = 0;
+	put(&w, &b);
+	w_close(&w);
+}
+
+static void put_wrapped(struct writer *w, const struct roce_build *b, struct roce_build_wrap *wr)
+{
+	static uint8_t inner[16384], outer[16500];
+	int n = roce_build_frame(b, inner, sizeof(inner));
+	if (n < 0)
+		die("builder", roce_strerror(n));
+	w_put(w, outer, roce_build_wrap(wr, inner, (uint32_t)n, outer, sizeof(outer)));
+}
+
+static void scenario_wrappers(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+	struct roce_build_wrap wr;
+
+	w_open(&w, dir, "mirror_wrappers.pcap", DLT_EN10MB);
+	base_flow(&b);
+	fill_ext(&b, 0x0a, 700);
+	memset(&wr, 0, sizeof(wr));
+	memcpy(wr.eth_src, MAC_A, 6);
+	memcpy(wr.eth_dst, (uint8_t[6]){0x02, 0x77, 0, 0, 0, 0xc8}, 6);
+	wr.src[0] = 192, wr.src[1] = 0, wr.src[2] = 2, wr.src[3] = 1;
+	wr.dst[0] = 192, wr.dst[1] = 0, wr.dst[2] = 2, wr.dst[3] = 200;
+
+	wr.kind = ROCE_WRAP_ERSPAN1;
+	put_wrapped(&w, &b, &wr);
+	wr.kind = ROCE_WRAP_ERSPAN2;
+	wr.w.gre_seq = 17;
+	wr.w.session_id = 101;
+	wr.w.en_bso = 3;
+	wr.w.index = 5;
+	put_wrapped(&w, &b, &wr);
+	wr.kind = ROCE_WRAP_ERSPAN3;
+	wr.w.en_bso = 0;
+	wr.w.gre_seq = 18;
+	wr.w.session_id = 102;
+	wr.w.timestamp = 123456789;
+	wr.w.hwid = 5;
+	wr.w.direction = 1;
+	wr.w.gra = 1;
+	put_wrapped(&w, &b, &wr);
+	wr.w.has_platform = 1;  /* optional 8-byte platform subheader */
+	wr.w.gre_seq = 19;
+	put_wrapped(&w, &b, &wr);
+	wr.w.has_platform = 0;
+	wr.kind = ROCE_WRAP_GRE;  /* gretap: Ethernet over GRE with key and sequence */
+	wr.w.has_key = true;
+	wr.w.gre_key = 104;
+	wr.w.has_seq = true;
+	wr.w.gre_seq = 20;
+	put_wrapped(&w, &b, &wr);
+	wr.kind = ROCE_WRAP_VXLAN;
+	wr.w.vni = 5000;
+	wr.w.udp_sport = 55555;
+	put_wrapped(&w, &b, &wr);
+	/* ERSPAN II over IPv6 */
+	memset(&wr.w, 0, sizeof(wr.w));
+	wr.kind = ROCE_WRAP_ERSPAN2;
+	wr.ip_version = 6;
+	memset(wr.src, 0, 16);
+	memset(wr.dst, 0, 16);
+	wr.src[0] = wr.dst[0] = 0xfd;
+	wr.src[1] = wr.dst[1] = 0x77;
+	wr.src[15] = 1;
+	wr.dst[15] = 0xc8;
+	wr.w.session_id = 103;
+	wr.w.gre_seq = 21;
+	put_wrapped(&w, &b, &wr);
+	/* a mirror that truncates to 128 bytes: T bit set, ICRC unverifiable */
+	wr.ip_version = 4;
+	memset(wr.src, 0, 16);
+	memset(wr.dst, 0, 16);
+	wr.src[0] = 192, wr.src[2] = 2, wr.src[3] = 1;
+	wr.dst[0] = 192, wr.dst[2] = 2, wr.dst[3] = 200;
+	wr.w.gre_seq = 22;
+	wr.truncate_to = 128;
+	fill_ext(&b, 0x06, 701);
+	put_wrapped(&w, &b, &wr);
+	w_close(&w);
+}
+
+static void scenario_linktypes(const char *dir)
+{
+	static const struct { const char *name; int dlt; unsigned link; } types[] = {
+		{"linux_sll.pcap", DLT_LINUX_SLL, ROCE_LINK_SLL},
+		{"linux_sll2.pcap", DLT_LINUX_SLL2, ROCE_LINK_SLL2},
+		{"raw_ip.pcap", DLT_RAW, ROCE_LINK_RAW},
+	};
+	for (unsigned t = 0; t < 3; t++) {
+		struct writer w;
+		struct roce_build b;
+		w_open(&w, dir, types[t].name, types[t].dlt);
+		base_flow(&b);
+		b.linktype = types[t].link;
+		fill_ext(&b, 0x04, 800);
+		b.sll_pkttype = 4;
+		put(&w, &b);
+		fill_ext(&b, 0x11, 800);
+		b.sll_pkttype = 0;
+		put(&w, &b);
+		b.ip_version = 6;
+		set_v6(&b, 1, 2);
+		fill_ext(&b, 0x0c, 801);
+		put(&w, &b);
+		w_close(&w);
+	}
+}
+
+static void scenario_bad(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+	static const uint8_t ip_opts[8] = {0x94, 0x04, 0x00, 0x00, 0x01, 0x01, 0x01, 0x00}; /* RA + NOPs + EOL */
+
+	w_open(&w, dir, "anomalies.pcap", DLT_EN10MB);
+	base_flow(&b);
+	fill_ext(&b, 0x04, 900);
+	b.icrc = ROCE_BUILD_ICRC_BAD;
+	put(&w, &b);                                  /* icrc.bad */
+	b.icrc = ROCE_BUILD_ICRC_GOOD;
+	b.flags = ROCE_BUILD_BAD_IP_CSUM;
+	put(&w, &b);                                  /* ip.checksum_bad */
+	b.flags = ROCE_BUILD_BAD_UDP_CSUM;
+	put(&w, &b);                                  /* udp.checksum_bad */
+	b.flags = 0;
+	b.ip_options = ip_opts;
+	b.ip_options_len = sizeof(ip_opts);
+	put(&w, &b);                                  /* IPv4 options: fine */
+	b.ip_options = NULL;
+	b.ip_options_len = 0;
+	b.h.bth.tver = 1;
+	put(&w, &b);                                  /* bth.tver_nonzero */
+	b.h.bth.tver = 0;
+	b.h.bth.resv6 = 0x3f;
+	b.h.bth.resv7 = 0x01;
+	put(&w, &b);                                  /* bth.reserved_nonzero (resv6 is not in the ICRC) */
+	b.h.bth.resv6 = b.h.bth.resv7 = 0;
+	b.h.bth.pkey = 0x8000;
+	put(&w, &b);                                  /* bth.pkey_invalid */
+	b.h.bth.pkey = 0xffff;
+	fill_ext(&b, 0x1e, 901);                      /* reserved RC opcode */
+	b.payload_len = 8;
+	put(&w, &b);
+	fill_ext(&b, 0xc5, 902);                      /* vendor opcode */
+	b.payload_len = 12;
+	put(&w, &b);
+	fill_ext(&b, 0x11, 903);
+	b.h.bth.padcnt = 2;
+	b.flags = ROCE_BUILD_PADCNT_AS_GIVEN;
+	put(&w, &b);                                  /* pad.invalid on an ACK */
+	fill_ext(&b, 0x04, 904);
+	b.payload_len = 1;                            /* fine: 1 byte and PadCnt 3 */
+	b.flags = 0;
+	put(&w, &b);
+	fill_ext(&b, 0x04, 905);
+	b.payload_len = 0;
+	b.h.bth.padcnt = 3;
+	b.flags = ROCE_BUILD_PADCNT_AS_GIVEN | ROCE_BUILD_NO_PAD_BYTES;
+	put(&w, &b);                                  /* pad.invalid: PadCnt 3, no bytes after the BTH */
+	b.flags = ROCE_BUILD_HDRS_AS_GIVEN;
+	fill_ext(&b, 0x11, 906);
+	b.h.hdrs = 0;                                 /* ACK without its AETH: too short */
+	put(&w, &b);
+	b.flags = 0;
+	fill_ext(&b, 0x11, 907);
+	b.payload = payload_bytes;
+	b.payload_len = 0;
+	b.flags = ROCE_BUILD_HDRS_AS_GIVEN;
+	b.h.hdrs = ROCE_HDR_AETH | ROCE_HDR_IMMDT;    /* 4 stray bytes after the AETH */
+	put(&w, &b);                                  /* payload.unexpected */
+	b.flags = 0;
+	fill_ext(&b, 0x11, 908);
+	b.h.aeth.syndrome = 0x40;
+	put(&w, &b);                                  /* aeth.syndrome_reserved */
+	fill_ext(&b, 0x11, 909);
+	b.h.aeth.syndrome = 0x65;
+	put(&w, &b);                                  /* aeth.syndrome_reserved (NAK code 5) */
+	fill_ext(&b, 0x1d, 910);
+	b.payload_len = 16;
+	put(&w, &b);                                  /* atomic.length_invalid */
+	base_flow(&b);
+	b.version = 1;
+	set_gids(&b);
+	fill_ext(&b, 0x04, 911);
+	put(&w, &b);
+	w_close(&w);
+}
+
+/* Frames cut by a snap length: each header in turn ends the capture. */
+static void scenario_snaplen(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+	static const uint32_t cuts[] = {10, 20, 40, 45, 50, 60, 80, 96, 200};
+
+	w_open(&w, dir, "snaplen.pcap", DLT_EN10MB);
+	base_flow(&b);
+	fill_ext(&b, 0x0a, 1000);
+	b.payload_len = 1024;
+	for (unsigned i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		w.snaplen = cuts[i];
+		put(&w, &b);
+	}
+	w.snaplen = 0;
+	put(&w, &b);
+	w_close(&w);
+}
+
+static void scenario_ports(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+
+	w_open(&w, dir, "udp_ports.pcap", DLT_EN10MB);
+	base_flow(&b);
+	fill_ext(&b, 0x04, 1100);
+	b.udp_sport = 69;  /* source port is entropy: anything, even TFTP's */
+	put(&w, &b);
+	b.udp_dport = 4792;  /* RoCEv2 on another port: only with --roce-port 4792 */
+	put(&w, &b);
+	b.udp_sport = 4791;  /* source port 4791 to a non-RoCE port: not RoCE */
+	b.udp_dport = 53;
+	put(&w, &b);
+	w_close(&w);
+}
+
+/* ---- benchmark captures ---- */
+
+static void bench_small(const char *file, unsigned long long n, unsigned qps)
+{
+	struct writer w;
+	struct roce_build req, ack;
+	uint32_t *psn = calloc(qps, sizeof(*psn));
+	if (!psn)
+		die("calloc", strerror(errno));
+	memset(&w, 0, sizeof(w));
+	w.dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 262144, PCAP_TSTAMP_PRECISION_NANO);
+	w.d = pcap_dump_open(w.dead, file);
+	if (!w.d)
+		die(file, pcap_geterr(w.dead));
+	base_flow(&req);
+	base_flow(&ack);
+	memcpy(ack.eth_src, MAC_B, 6);
+	memcpy(ack.eth_dst, MAC_A, 6);
+	ack.src[3] = 2, ack.dst[3] = 1;
+	for (unsigned long long i = 0; i < n; i += 2) {
+		unsigned q = (unsigned)(i / 2 % qps);
+		fill_ext(&req, 0x04, psn[q]);
+		req.h.bth.dqpn = 0x100 + q;
+		req.udp_sport = (uint16_t)(49152 + q);
+		req.payload_len = 64;
+		put(&w, &req);
+		fill_ext(&ack, 0x11, psn[q]);
+		ack.h.bth.dqpn = 0x10000 + q;
+		ack.udp_sport = (uint16_t)(49152 + q);
+		put(&w, &ack);
+		psn[q] = (psn[q] + 1) & 0xffffff;
+	}
+	w_close(&w);
+	free(psn);
+}
+
+static void bench_mtu(const char *file, unsigned long long bytes, unsigned qps)
+{
+	struct writer w;
+	struct roce_build b;
+	uint32_t *psn = calloc(qps, sizeof(*psn));
+	if (!psn)
+		die("calloc", strerror(errno));
+	memset(&w, 0, sizeof(w));
+	w.dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 262144, PCAP_TSTAMP_PRECISION_NANO);
+	w.d = pcap_dump_open(w.dead, file);
+	if (!w.d)
+		die(file, pcap_geterr(w.dead));
+	base_flow(&b);
+	unsigned long long written = 0;
+	for (unsigned long long i = 0; written < bytes; i++) {
+		unsigned q = (unsigned)(i / 4 % qps);
+		static const uint8_t seq[4] = {0x06, 0x07, 0x07, 0x08};  /* WRITE FIRST, MIDDLE x2, LAST */
+		fill_ext(&b, seq[i % 4], psn[q]);
+		b.h.reth.dmalen = 4 * 4096;
+		b.h.bth.dqpn = 0x100 + q;
+		b.payload_len = 4096;
+		put(&w, &b);
+		written += 4096 + 78;
+		psn[q] = (psn[q] + 1) & 0xffffff;
+	}
+	w_close(&w);
+	free(psn);
+}
+
+int main(int argc, char **argv)
+{
+	for (unsigned i = 0; i < sizeof(payload_bytes); i++)
+		payload_bytes[i] = (uint8_t)(i * 7 + 3);
+	if (argc == 5 && strcmp(argv[1], "--bench-small") == 0) {
+		bench_small(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
+		return 0;
+	}
+	if (argc == 5 && strcmp(argv[1], "--bench-mtu") == 0) {
+		bench_mtu(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
+		return 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: gencaps DIR | --bench-small FILE N QPS | --bench-mtu FILE BYTES QPS\n");
+		return 2;
+	}
+	scenario_opcodes(argv[1]);
+	scenario_congestion(argv[1]);
+	scenario_rocev1(argv[1]);
+	scenario_ipv6(argv[1]);
+	scenario_vlan(argv[1]);
+	scenario_wrappers(argv[1]);
+	scenario_linktypes(argv[1]);
+	scenario_bad(argv[1]);
+	scenario_snaplen(argv[1]);
+	scenario_ports(argv[1]);
+	return 0;
+}
