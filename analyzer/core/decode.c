@@ -132,7 +132,7 @@ static void decode_roce(struct ctx *c, uint32_t bth_off, uint32_t end, uint32_t 
 
 	p->version = (uint8_t)version;
 	p->bth_off = (uint16_t)bth_off;
-	p->roce_len = end - bth_off;
+	p->roce_len = end > bth_off ? end - bth_off : 0;
 	if (p->roce_len < ROCE_BTH_LEN + ROCE_ICRC_LEN) {
 		invalid(c, ROCE_LAYER_BTH, ROCE_EV_PACKET_TOO_SHORT);
 		if (!span_has(&s, bth_off, ROCE_BTH_LEN))
@@ -321,6 +321,10 @@ static void decode_udp(struct ctx *c, uint32_t off, uint32_t ip_end, uint32_t li
 	u->csum = rd_be16(&s, off + UDP_CSUM);
 	p->l4_sport = u->sport;
 	p->l4_dport = u->dport;
+	if (ip_end - off < UDP_HLEN) {  /* the IP length leaves no room for the UDP header */
+		invalid(c, ROCE_LAYER_UDP, ROCE_EV_UDP_LENGTH_MISMATCH);
+		return;
+	}
 
 	bool custom;
 	bool roce = is_roce_port(c, u->dport, &custom);

@@ -1,0 +1,34 @@
+/* fuzz_decode.c: the decoder's fuzz target. Input: one byte choosing the link type, then the
+ * frame. Built for libFuzzer with -Dfuzzing_engine=libfuzzer (clang); otherwise replay.c drives
+ * it over the project's captures as an ordinary test. Decoding must never crash, read out of
+ * bounds, or produce a view that points outside the frame. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "roce/roce.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const unsigned linktypes[] = {ROCE_LINK_ETHERNET, ROCE_LINK_RAW, ROCE_LINK_SLL,
+				     ROCE_LINK_SLL2, ROCE_LINK_IPV4, ROCE_LINK_IPV6};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct roce_decoder_config cfg = {.extra_ports = {4792}, .n_extra_ports = 1};
+	struct roce_pkt p;
+
+	if (size < 1 || size > 70000)
+		return 0;
+	unsigned link = linktypes[data[0] % (sizeof(linktypes) / sizeof(linktypes[0]))];
+	uint32_t len = (uint32_t)(size - 1);
+	roce_decode(&cfg, data + 1, len, len + (data[0] >> 4), link, &p);
+	/* the view must stay inside the frame where it claims captured bytes */
+	if (p.version && p.op && p.icrc_status != ROCE_ICRC_UNVERIFIABLE && p.icrc_off &&
+	    p.icrc_status != ROCE_ICRC_UNCHECKED && p.icrc_off + 4 > len)
+		abort();
+	if (p.net.addr_len && p.net.addr_off + 2u * p.net.addr_len > len)
+		abort();
+	if (p.icrc_status == ROCE_ICRC_GOOD && p.icrc_wire != p.icrc_computed)
+		abort();
+	return 0;
+}

@@ -1,0 +1,42 @@
+#!/bin/bash
+# run-all.sh: every test of the project, in a normal build (build/) and an AddressSanitizer +
+# UndefinedBehaviorSanitizer build (build-asan/), both with -Dwerror=true. Ends with the line
+# "N passed, N failed" and exits non-zero if any test failed.
+set -u
+cd "$(dirname "$0")/.."
+status=0
+
+run_suite() {  # DIR MESON-OPTIONS...
+	local dir=$1; shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" -Dwerror=true "$@" || return 1
+	fi
+	ninja -C "$dir" || return 1
+	meson test -C "$dir" --print-errorlogs --num-processes 2 || return 1
+}
+
+run_suite build || status=1
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false || status=1
+
+/usr/bin/python3 - build build-asan <<'PY' || status=1
+import json, os, sys
+passed = failed = skipped = 0
+for d in sys.argv[1:]:
+    log = os.path.join(d, "meson-logs", "testlog.json")
+    if not os.path.exists(log):
+        print(f"{d}: no test log (the build failed)")
+        failed += 1
+        continue
+    for line in open(log):
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed else 0)
+PY
+exit $status
