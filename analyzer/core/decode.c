@@ -139,6 +139,7 @@ static void decode_roce(struct ctx *c, uint32_t bth_off, uint32_t end, uint32_t 
 			return;
 	} else if (!span_has(&s, bth_off, ROCE_BTH_LEN)) {
 		truncated(c, ROCE_LAYER_BTH);
+		p->icrc_status = ROCE_ICRC_UNVERIFIABLE;
 		return;
 	}
 	bth_read(&s, bth_off, &p->h.bth);
@@ -222,9 +223,11 @@ static void decode_grh(struct ctx *c, uint32_t off, uint32_t lim)
 	struct span s = span_to(c, lim);
 	struct roce_net *n = &c->p->net;
 
+	memset(n, 0, sizeof(*n));  /* no values left from an outer (wrapper) IP header */
 	n->kind = ROCE_NET_GRH;
 	if (!span_has(&s, off, ROCE_GRH_LEN)) {
 		c->p->version = 1;
+		c->p->icrc_status = ROCE_ICRC_UNVERIFIABLE;
 		truncated(c, ROCE_LAYER_GRH);
 		return;
 	}
@@ -500,6 +503,7 @@ static void decode_ipv4(struct ctx *c, uint32_t off, uint32_t lim)
 	struct span s = span_to(c, lim);
 	struct roce_net *n = &c->p->net;
 
+	memset(n, 0, sizeof(*n));
 	n->kind = ROCE_NET_IPV4;
 	n->off = (uint16_t)off;
 	if (!span_has(&s, off, IP4_HLEN)) {
@@ -555,6 +559,7 @@ static void decode_ipv6(struct ctx *c, uint32_t off, uint32_t lim)
 	struct span s = span_to(c, lim);
 	struct roce_net *n = &c->p->net;
 
+	memset(n, 0, sizeof(*n));
 	n->kind = ROCE_NET_IPV6;
 	n->off = (uint16_t)off;
 	if (!span_has(&s, off, IP6_HLEN)) {
@@ -580,6 +585,10 @@ static void decode_ipv6(struct ctx *c, uint32_t off, uint32_t lim)
 		uint32_t elen = nh == IPPROTO_FRAGMENT_ ? 8u : (rd_u8(&s, hoff + 1) + 1u) * 8u;
 		if (hoff + elen > end) {
 			invalid(c, ROCE_LAYER_IPV6, ROCE_EV_IPV6_EXT_INVALID);
+			return;
+		}
+		if (!span_has(&s, hoff, elen)) {
+			truncated(c, ROCE_LAYER_IPV6);
 			return;
 		}
 		if (nh == IPPROTO_FRAGMENT_ && (rd_be16(&s, hoff + 2) & 0xfff9) != 0) {

@@ -32,6 +32,8 @@ static inline void summary_add(struct summary *s, const struct roce_pkt *p)
 			while (bits) {
 				unsigned e = w * 64 + (unsigned)__builtin_ctzll(bits);
 				bits &= bits - 1;
+				if (e >= ROCE_EV_COUNT)
+					break;
 				s->events[e]++;
 				int sev = (int)roce_event_severity((enum roce_event)e);
 				worst = sev > worst ? sev : worst;
