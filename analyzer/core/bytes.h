@@ -1,9 +1,12 @@
 /* bytes.h: bounds-checked big-endian reads and writes of packet bytes (internal).
  *
- * Every read of frame bytes in the core goes through these accessors. span_has() answers whether
- * n bytes at off were captured (size arithmetic only, no pointer past the end); the rd_* readers
- * check again and yield 0 rather than read outside the span. No casts onto packet bytes, no
- * bitfields, no packed structs: fields are named byte offsets. */
+ * Every read of frame bytes in the core goes through these accessors. Two forms:
+ * - span_at(s, off, n) is the one check before a header is read: it returns a pointer valid for
+ *   n bytes, or NULL when they were not all captured (size arithmetic only, no pointer formed past
+ *   the end). The ld_* loads then read fields at constant offsets below n from that pointer.
+ * - rd_*(s, off) check each read themselves and yield 0 rather than read outside the span, for
+ *   the cold paths.
+ * No casts onto packet bytes, no bitfields, no packed structs: fields are named byte offsets. */
 #ifndef ROCE_BYTES_H
 #define ROCE_BYTES_H
 
@@ -19,6 +22,33 @@ struct span {
 static inline bool span_has(const struct span *s, uint32_t off, uint32_t n)
 {
 	return off <= s->len && s->len - off >= n;
+}
+
+static inline const uint8_t *span_at(const struct span *s, uint32_t off, uint32_t n)
+{
+	return span_has(s, off, n) ? s->p + off : NULL;
+}
+
+/* Loads from a pointer returned by span_at(), at offsets inside the n bytes it vouched for. */
+static inline uint16_t ld_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+static inline uint32_t ld_be24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+static inline uint32_t ld_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static inline uint32_t ld_le32(const uint8_t *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+static inline uint64_t ld_be64(const uint8_t *p)
+{
+	return (uint64_t)ld_be32(p) << 32 | ld_be32(p + 4);
 }
 
 static inline uint8_t rd_u8(const struct span *s, uint32_t off)

@@ -13,25 +13,25 @@
 
 #include "wire.h"
 
-void bth_read(const struct span *s, uint32_t off, struct roce_bth *b)
+void bth_read(const uint8_t *p, struct roce_bth *b)
 {
-	uint8_t flags = rd_u8(s, off + BTH_FLAGS);
-	uint8_t fb = rd_u8(s, off + BTH_FB);
-	uint8_t ack = rd_u8(s, off + BTH_ACK);
+	uint8_t flags = p[BTH_FLAGS];
+	uint8_t fb = p[BTH_FB];
+	uint8_t ack = p[BTH_ACK];
 
-	b->opcode = rd_u8(s, off + BTH_OPCODE);
+	b->opcode = p[BTH_OPCODE];
 	b->se = flags >> 7;
 	b->m = (flags >> 6) & 1;
 	b->padcnt = (flags >> 4) & 3;
 	b->tver = flags & 0x0f;
-	b->pkey = rd_be16(s, off + BTH_PKEY);
+	b->pkey = ld_be16(p + BTH_PKEY);
 	b->fecn = fb >> 7;
 	b->becn = (fb >> 6) & 1;
 	b->resv6 = fb & 0x3f;
-	b->dqpn = rd_be24(s, off + BTH_DQPN);
+	b->dqpn = ld_be24(p + BTH_DQPN);
 	b->ackreq = ack >> 7;
 	b->resv7 = ack & 0x7f;
-	b->psn = rd_be24(s, off + BTH_PSN);
+	b->psn = ld_be24(p + BTH_PSN);
 }
 
 static uint32_t bth_write(uint8_t *o, const struct roce_bth *b)
@@ -46,61 +46,62 @@ static uint32_t bth_write(uint8_t *o, const struct roce_bth *b)
 	return ROCE_BTH_LEN;
 }
 
-void ext_read(const struct span *s, uint32_t off, struct roce_hdrs *h)
+void ext_read(const uint8_t *p, struct roce_hdrs *h)
 {
 	uint16_t m = h->hdrs;
+	uint32_t off = 0;
 
 	if (m & ROCE_HDR_RDETH) {
-		h->rdeth.resv = rd_u8(s, off);
-		h->rdeth.eecnxt = rd_be24(s, off + RDETH_EECNXT);
+		h->rdeth.resv = p[off];
+		h->rdeth.eecnxt = ld_be24(p + off + RDETH_EECNXT);
 		off += ROCE_RDETH_LEN;
 	}
 	if (m & ROCE_HDR_DETH) {
-		h->deth.qkey = rd_be32(s, off + DETH_QKEY);
-		h->deth.resv = rd_u8(s, off + DETH_RESV);
-		h->deth.srcqp = rd_be24(s, off + DETH_SRCQP);
+		h->deth.qkey = ld_be32(p + off + DETH_QKEY);
+		h->deth.resv = p[off + DETH_RESV];
+		h->deth.srcqp = ld_be24(p + off + DETH_SRCQP);
 		off += ROCE_DETH_LEN;
 	}
 	if (m & ROCE_HDR_XRCETH) {
-		h->xrceth.resv = rd_u8(s, off);
-		h->xrceth.xrcsrq = rd_be24(s, off + XRCETH_XRCSRQ);
+		h->xrceth.resv = p[off];
+		h->xrceth.xrcsrq = ld_be24(p + off + XRCETH_XRCSRQ);
 		off += ROCE_XRCETH_LEN;
 	}
 	if (m & ROCE_HDR_FETH) {
-		uint32_t w = rd_be32(s, off + FETH_WORD);
+		uint32_t w = ld_be32(p + off + FETH_WORD);
 		h->feth.plt = w & 0x0f;
 		h->feth.sel = (w >> 4) & 3;
 		h->feth.resv = w >> 6;
 		off += ROCE_FETH_LEN;
 	}
 	if (m & ROCE_HDR_RETH) {
-		h->reth.va = rd_be64(s, off + RETH_VA);
-		h->reth.rkey = rd_be32(s, off + RETH_RKEY);
-		h->reth.dmalen = rd_be32(s, off + RETH_DMALEN);
+		h->reth.va = ld_be64(p + off + RETH_VA);
+		h->reth.rkey = ld_be32(p + off + RETH_RKEY);
+		h->reth.dmalen = ld_be32(p + off + RETH_DMALEN);
 		off += ROCE_RETH_LEN;
 	}
 	if (m & ROCE_HDR_ATOMICETH) {
-		h->atomiceth.va = rd_be64(s, off + ATOMICETH_VA);
-		h->atomiceth.rkey = rd_be32(s, off + ATOMICETH_RKEY);
-		h->atomiceth.swap = rd_be64(s, off + ATOMICETH_SWAP);
-		h->atomiceth.cmp = rd_be64(s, off + ATOMICETH_CMP);
+		h->atomiceth.va = ld_be64(p + off + ATOMICETH_VA);
+		h->atomiceth.rkey = ld_be32(p + off + ATOMICETH_RKEY);
+		h->atomiceth.swap = ld_be64(p + off + ATOMICETH_SWAP);
+		h->atomiceth.cmp = ld_be64(p + off + ATOMICETH_CMP);
 		off += ROCE_ATOMICETH_LEN;
 	}
 	if (m & ROCE_HDR_AETH) {
-		h->aeth.syndrome = rd_u8(s, off + AETH_SYNDROME);
-		h->aeth.msn = rd_be24(s, off + AETH_MSN);
+		h->aeth.syndrome = p[off + AETH_SYNDROME];
+		h->aeth.msn = ld_be24(p + off + AETH_MSN);
 		off += ROCE_AETH_LEN;
 	}
 	if (m & ROCE_HDR_ATOMICACKETH) {
-		h->atomicacketh.orig = rd_be64(s, off + ATOMICACKETH_ORIG);
+		h->atomicacketh.orig = ld_be64(p + off + ATOMICACKETH_ORIG);
 		off += ROCE_ATOMICACKETH_LEN;
 	}
 	if (m & ROCE_HDR_IMMDT) {
-		h->immdt = rd_be32(s, off);
+		h->immdt = ld_be32(p + off);
 		off += ROCE_IMMDT_LEN;
 	}
 	if (m & ROCE_HDR_IETH)
-		h->ieth = rd_be32(s, off);
+		h->ieth = ld_be32(p + off);
 }
 
 uint32_t transport_write(uint8_t *o, const struct roce_hdrs *h)

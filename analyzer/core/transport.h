@@ -6,10 +6,10 @@
 #include "bytes.h"
 #include "roce/headers.h"
 
-/* Read the BTH at off (the caller checked 12 bytes are there). */
-void bth_read(const struct span *s, uint32_t off, struct roce_bth *b);
-/* Read the extended headers named by h->hdrs starting at off (the caller checked their length). */
-void ext_read(const struct span *s, uint32_t off, struct roce_hdrs *h);
+/* Read the BTH from p, which span_at() vouched for ROCE_BTH_LEN bytes. */
+void bth_read(const uint8_t *p, struct roce_bth *b);
+/* Read the extended headers named by h->hdrs from p, which span_at() vouched for their length. */
+void ext_read(const uint8_t *p, struct roce_hdrs *h);
 /* Write the BTH and then the extended headers named by h->hdrs; returns the bytes written. */
 uint32_t transport_write(uint8_t *out, const struct roce_hdrs *h);
 

@@ -2,6 +2,7 @@
 #include "fmt.h"
 
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -30,12 +31,25 @@ void fmt_net_addrs(const struct roce_pkt *p, const uint8_t *frame, char src[FMT_
 
 void fmt_time(char out[32], int64_t sec, uint32_t nsec)
 {
-	time_t t = (time_t)sec;
-	struct tm tm;
+	/* "HH:MM:SS" changes once a second: keep the last one (single-threaded CLI) */
+	static int64_t cached_sec = INT64_MIN;
+	static char hms[16];
+	unsigned us = nsec / 1000;
 
-	if (!gmtime_r(&t, &tm)) {
-		snprintf(out, 32, "%lld.%06u", (long long)sec, nsec / 1000);
-		return;
+	if (sec != cached_sec) {
+		time_t t = (time_t)sec;
+		struct tm tm;
+		if (!gmtime_r(&t, &tm)) {
+			snprintf(out, 32, "%lld.%06u", (long long)sec, us);
+			return;
+		}
+		snprintf(hms, sizeof(hms), "%02d:%02d:%02d.", tm.tm_hour, tm.tm_min, tm.tm_sec);
+		cached_sec = sec;
 	}
-	snprintf(out, 32, "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec, nsec / 1000);
+	memcpy(out, hms, 9);
+	for (int i = 14; i >= 9; i--) {
+		out[i] = (char)('0' + us % 10);
+		us /= 10;
+	}
+	out[15] = '\0';
 }

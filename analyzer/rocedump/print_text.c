@@ -123,7 +123,7 @@ static void put_roce(struct sb *s, const struct print_opts *o, const struct roce
 	const struct roce_bth *b = &p->h.bth;
 	const struct roce_net *n = &p->net;
 
-	sb_printf(s, "RoCEv%u", p->version);
+	sb_puts(s, p->version == 1 ? "RoCEv1" : "RoCEv2");
 	if (o->verbose && n->kind != ROCE_NET_NONE) {
 		sb_printf(s, " (tos 0x%02x %s, ttl %u", n->tclass, ecn_name(roce_ecn(n)), n->ttl);
 		if (n->kind == ROCE_NET_IPV4)
@@ -141,13 +141,20 @@ static void put_roce(struct sb *s, const struct print_opts *o, const struct roce
 	}
 	if (p->op->op == ROCE_OP_CNP)
 		sb_puts(s, " CNP");
-	else if (p->op->name && !(p->op->flags & ROCE_OPF_VENDOR))
-		sb_printf(s, " %s %s", roce_transport_name(p->op->transport), p->op->name);
+	else if (p->op->name && !(p->op->flags & ROCE_OPF_VENDOR)) {
+		sb_puts(s, " ");
+		sb_puts(s, roce_transport_name(p->op->transport));
+		sb_puts(s, " ");
+		sb_puts(s, p->op->name);
+	}
 	else if (p->op->flags & ROCE_OPF_VENDOR)
 		sb_printf(s, " VENDOR opcode 0x%02x", b->opcode);
 	else
 		sb_printf(s, " opcode 0x%02x (reserved)", b->opcode);
-	sb_printf(s, " qp 0x%06" PRIx32 " psn %" PRIu32, b->dqpn, b->psn);
+	sb_puts(s, " qp 0x");
+	sb_puthex(s, b->dqpn, 6);
+	sb_puts(s, " psn ");
+	sb_putu(s, b->psn);
 	if (b->ackreq)
 		sb_puts(s, " ackreq");
 	if (b->se)
@@ -165,7 +172,8 @@ static void put_roce(struct sb *s, const struct print_opts *o, const struct roce
 	put_ext(s, p);
 	if (p->icrc_off == 0)  /* too short for its headers: nothing more was decoded */
 		return;
-	sb_printf(s, " len %" PRIu32, p->payload_len);
+	sb_puts(s, " len ");
+	sb_putu(s, p->payload_len);
 	switch (p->icrc_status) {
 	case ROCE_ICRC_BAD:
 		sb_printf(s, " icrc BAD (wire 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")", p->icrc_wire, p->icrc_computed);
@@ -219,7 +227,8 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	(void)frame_no;
 
 	fmt_time(ts, f->ts_sec, f->ts_nsec);
-	sb_printf(s, "%s ", ts);
+	sb_puts(s, ts);
+	sb_puts(s, " ");
 	if (o->link)
 		put_link(s, f, p);
 	if (p->wrap.kind)
@@ -231,11 +240,19 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 			  roce_layer_name(p->trunc_layer ? p->trunc_layer : p->invalid_layer));
 	} else if (n->kind == ROCE_NET_IPV4 || n->kind == ROCE_NET_IPV6) {
 		bool ports = p->version == 2 || p->udp.off || (n->proto == 6 && (p->l4_sport || p->l4_dport));
-		sb_printf(s, "%s %s", n->kind == ROCE_NET_IPV4 ? "IP" : "IP6", src);
-		if (ports)
-			sb_printf(s, ".%u > %s.%u: ", p->l4_sport, dst, p->l4_dport);
-		else
-			sb_printf(s, " > %s: ", dst);
+		sb_puts(s, n->kind == ROCE_NET_IPV4 ? "IP " : "IP6 ");
+		sb_puts(s, src);
+		if (ports) {
+			sb_puts(s, ".");
+			sb_putu(s, p->l4_sport);
+		}
+		sb_puts(s, " > ");
+		sb_puts(s, dst);
+		if (ports) {
+			sb_puts(s, ".");
+			sb_putu(s, p->l4_dport);
+		}
+		sb_puts(s, ": ");
 		if (p->version)
 			put_roce(s, o, p);
 		else if (n->proto == 17 && p->udp.off)

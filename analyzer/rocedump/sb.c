@@ -38,3 +38,38 @@ void sb_flush(struct sb *s, FILE *f)
 	fwrite(s->buf, 1, s->len, f);
 	sb_reset(s);
 }
+
+void sb_putu(struct sb *s, uint64_t v)
+{
+	char tmp[20];
+	unsigned n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (s->len + n >= sizeof(s->buf)) {
+		s->full = true;
+		return;
+	}
+	while (n)
+		s->buf[s->len++] = tmp[--n];
+	s->buf[s->len] = '\0';
+}
+
+void sb_puthex(struct sb *s, uint64_t v, unsigned width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	unsigned n = 0;
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v || n < width);
+	if (s->len + n >= sizeof(s->buf)) {
+		s->full = true;
+		return;
+	}
+	while (n)
+		s->buf[s->len++] = tmp[--n];
+	s->buf[s->len] = '\0';
+}

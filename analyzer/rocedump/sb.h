@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct sb {
@@ -22,6 +23,9 @@ static inline void sb_reset(struct sb *s)
 }
 
 __attribute__((format(printf, 2, 3))) void sb_printf(struct sb *s, const char *fmt, ...);
+/* Fast paths for the per-frame hot fields (printf costs ~70 % of text output otherwise). */
+void sb_putu(struct sb *s, uint64_t v);                  /* decimal */
+void sb_puthex(struct sb *s, uint64_t v, unsigned width); /* lower-case hex, at least width digits */
 void sb_puts(struct sb *s, const char *str);
 /* Write the record to f. */
 void sb_flush(struct sb *s, FILE *f);

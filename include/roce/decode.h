@@ -97,7 +97,9 @@ struct roce_udp {
 enum roce_icrc_status { ROCE_ICRC_UNCHECKED = 0, ROCE_ICRC_GOOD, ROCE_ICRC_BAD, ROCE_ICRC_UNVERIFIABLE };
 ROCE_API const char *roce_icrc_status_name(enum roce_icrc_status s); /* "unchecked", "good", "bad", "unverifiable" */
 
-/* One decoded frame. Offsets index the caller's frame bytes. */
+/* One decoded frame. Offsets index the caller's frame bytes. The fields up to `vlan` are always
+ * set; vlan[] holds n_vlan tags, wrap is valid when wrap.kind is not NONE, and h.bth when op is
+ * not NULL (and each extended header when its ROCE_HDR_* bit is in h.hdrs). */
 struct roce_pkt {
 	uint32_t caplen, wirelen;
 	uint16_t linktype;
@@ -108,23 +110,24 @@ struct roce_pkt {
 	int16_t eth_off;          /* innermost Ethernet header, -1 if none */
 	uint16_t ethertype;       /* innermost, after VLAN tags */
 	uint16_t sll_pkttype;     /* SLL/SLL2 packet type */
-	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */
-	struct roce_wrap wrap;
+	struct roce_evset events;
 	struct roce_net net;
 	struct roce_udp udp;      /* RoCEv2, or any UDP */
 	uint16_t l4_sport, l4_dport; /* TCP/UDP ports of a non-RoCE frame */
 	/* RoCE */
 	uint16_t bth_off;
+	uint8_t icrc_status;      /* enum roce_icrc_status */
 	const struct roce_opcode_info *op;
-	struct roce_hdrs h;
 	uint32_t roce_len;        /* BTH .. ICRC inclusive, per the IP/UDP/GRH lengths */
 	uint32_t payload_off;     /* offset of the payload in the frame */
 	uint32_t payload_len;     /* payload bytes net of pad */
-	uint32_t icrc_off;        /* offset of the ICRC in the frame (may lie past caplen) */
-	uint8_t icrc_status;      /* enum roce_icrc_status */
+	uint32_t icrc_off;        /* offset of the ICRC in the frame (may lie past caplen); 0 if none */
 	uint32_t icrc_wire;       /* the ICRC as the CRC-32 value (wire bytes read least significant first) */
 	uint32_t icrc_computed;
-	struct roce_evset events;
+	/* set only when present (see above) */
+	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */
+	struct roce_wrap wrap;
+	struct roce_hdrs h;
 };
 
 /* Decode one frame. Returns 1 when it is a RoCE packet (version 1 or 2, even if truncated or

@@ -53,6 +53,7 @@ enum roce_op {
 struct roce_opcode_info {
 	const char *name;      /* "SEND_ONLY"; NULL for reserved opcodes */
 	uint16_t hdrs;         /* ROCE_HDR_* mask */
+	uint8_t hdrs_len;      /* bytes of those headers */
 	uint8_t transport;     /* enum roce_transport */
 	uint8_t op;            /* enum roce_op */
 	uint8_t seg;           /* enum roce_seg */
