@@ -339,8 +339,8 @@ void u_sweep_truncation(const uint8_t *f, uint32_t len, unsigned linktype, const
 			cr_assert_eq(p.icrc_off, full.icrc_off, "caplen %u: icrc_off", k);
 			cr_assert_eq(p.payload_len, full.payload_len, "caplen %u: payload_len", k);
 		} else if (p.version) {
+			/* h.bth is defined only when op is set (decode.h); ASan guards the missing bytes */
 			cr_assert_lt(k, (uint32_t)full.bth_off + ROCE_BTH_LEN, "caplen %u: BTH captured but not decoded", k);
-			cr_assert_eq(p.h.bth.opcode, 0, "caplen %u: opcode from missing bytes", k);
 		}
 		if (p.op && k >= full.payload_off)
 			u_assert_hdrs_eq(&full.h, &p.h, "truncated ext");
