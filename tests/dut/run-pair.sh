@@ -1,0 +1,48 @@
+#!/bin/bash
+# rocedump DUT harness: run RoCEv2 scenarios between two Soft-RoCE (rdma_rxe) guests under qemu TCG.
+# Two guests (srv 10.77.0.1 MAC 52:54:00:77:00:01, cli 10.77.0.2 MAC 52:54:00:77:00:02) are bridged
+# inside a private host network namespace (default "rocedump-dut"; env RXE_NS) with bridge rxebr0
+# (10.77.0.100/24) and taps rxetap0 (srv) / rxetap1 (cli); nothing outside the namespace is touched.
+# usage: run-pair.sh OUTDIR [scenario ...]      (scenario names and default list: scenario-pair.sh)
+# OUTDIR gets cli/*.pcap (client-side tcpdump per scenario; mirror captures in srv/), srv|cli/status.txt
+# (one "ROLE SCENARIO rc=N" line per scenario), */console.log, host-bridge.pcap, and with PCAPNG=1
+# host-taps.pcapng (dumpcap on rxetap0 + rxetap1, filter PCAPNG_FILTER). Needs root and cache/ from
+# build-guest.sh.  Takes ~25 s of boot plus ~3-5 s per scenario (~90 s more if a transfer wedges).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd); OUT=${1:?usage: run-pair.sh OUTDIR [scenario ...]}; shift || true
+[ -s "$HERE/cache/vmlinuz" ] && [ -s "$HERE/cache/initrd.cpio.gz" ] || { echo "run-pair: no guest image: run build-guest.sh" >&2; exit 125; }
+mkdir -p "$OUT/srv" "$OUT/cli"; OUT=$(cd "$OUT" && pwd)
+# the scenario list reaches both guests through their output share (/mnt/out/scenarios.txt)
+rm -f "$OUT/scenarios.txt" "$OUT/srv/scenarios.txt" "$OUT/cli/scenarios.txt" "$OUT/srv/status.txt" "$OUT/cli/status.txt"
+if [ $# -gt 0 ]; then echo "$*" > "$OUT/scenarios.txt"; cp "$OUT/scenarios.txt" "$OUT/srv/"; cp "$OUT/scenarios.txt" "$OUT/cli/"; fi
+NS=${RXE_NS:-rocedump-dut}
+if ip netns list 2>/dev/null | grep -qw "^$NS"; then echo "run-pair: namespace $NS already exists (another run?)" >&2; exit 125; fi
+ip netns add $NS
+SRV=; CLI=; HCAP=
+cleanup() { set +e; for p in $SRV $CLI; do kill $p 2>/dev/null; done; [ -n "$HCAP" ] && kill -INT $HCAP 2>/dev/null; sleep 1; ip netns del $NS 2>/dev/null; }
+trap cleanup EXIT
+N="ip netns exec $NS"
+$N ip link set lo up
+$N ip link add rxebr0 type bridge; $N ip link set rxebr0 up
+$N ip addr add 10.77.0.100/24 dev rxebr0
+for t in rxetap0 rxetap1; do $N ip tuntap add $t mode tap; $N ip link set $t master rxebr0; $N ip link set $t up; done
+# frames to the fake ERSPAN/gretap collector MAC used by scenario-pair.sh are delivered to the bridge itself
+# (and dropped there: no forwarding, no such address) instead of being flooded to the other guest
+$N bridge fdb add 02:77:00:00:00:c8 dev rxebr0 self local 2>/dev/null || echo "note: bridge fdb add failed (mirror frames will be flooded)"
+$N tcpdump -i rxebr0 -U -s 0 -w "$OUT/host-bridge.pcap" >"$OUT/host-tcpdump.log" 2>&1 & HCAP=$!
+# PCAPNG=1: also a two-interface pcapng (IDB 0 = rxetap0 / srv, IDB 1 = rxetap1 / cli) written by dumpcap
+# (dumpcap's -f applies to the -i before it: give it to each interface)
+if [ "${PCAPNG:-0}" = 1 ]; then
+  F=${PCAPNG_FILTER:-udp port 4791 or vlan}
+  $N dumpcap -q -i rxetap0 -f "$F" -i rxetap1 -f "$F" -w "$OUT/host-taps.pcapng" >"$OUT/host-dumpcap.log" 2>&1 & HCAP="$HCAP $!"
+fi
+T0=$(date +%s)
+MAC=52:54:00:77:00:01 $N "$HERE/run-guest.sh" srv "$OUT/srv" 10.77.0.1/24 10.77.0.2 tap,ifname=rxetap0,script=no,downscript=no >"$OUT/srv/console.log" 2>&1 </dev/null & SRV=$!
+MAC=52:54:00:77:00:02 $N "$HERE/run-guest.sh" cli "$OUT/cli" 10.77.0.2/24 10.77.0.1 tap,ifname=rxetap1,script=no,downscript=no >"$OUT/cli/console.log" 2>&1 </dev/null & CLI=$!
+echo "srv qemu pid $SRV, cli qemu pid $CLI"
+wait $CLI; echo "cli guest finished after $(( $(date +%s)-T0 ))s"
+for i in $(seq 1 60); do kill -0 $SRV 2>/dev/null || break; sleep 1; done
+kill $SRV 2>/dev/null || true; wait $SRV 2>/dev/null || true
+echo "both guests finished after $(( $(date +%s)-T0 ))s"
+kill -INT $HCAP; for c in $HCAP; do wait $c || true; done; HCAP=
+cat "$OUT/srv/status.txt" "$OUT/cli/status.txt" 2>/dev/null || true
