@@ -774,6 +774,71 @@ static void pkt_reset(struct roce_pkt *out, uint32_t caplen, uint32_t wirelen, u
 	out->h.hdrs = 0;
 }
 
+/* The common shape of RoCE traffic, decoded straight through to decode_roce(): Ethernet with at
+ * most two VLAN tags, IPv4 without options or fragments and with a good checksum, UDP to port
+ * 4791 with no checksum and a length that matches, every byte captured. It fills exactly the
+ * fields the general walk fills for such a frame (the fuzz replay compares the two on every
+ * input); anything else returns false before writing a field, and the general walk, which
+ * reports every anomaly, takes over. The general walk costs ~20 ns a frame more. */
+static bool decode_fast(struct ctx *c, uint32_t caplen)
+{
+	const uint8_t *f = c->frame;
+	struct roce_pkt *p = c->p;
+	struct roce_vlan tags[2];
+	unsigned n_tags = 0;
+	uint32_t off = ETH_HLEN;
+
+	if (caplen < ETH_HLEN + IP4_HLEN + UDP_HLEN)
+		return false;
+	uint16_t type = ld_be16(f + ETH_TYPE);
+	while (is_vlan_tpid(type)) {
+		if (n_tags == 2 || caplen < off + VLAN_HLEN + IP4_HLEN + UDP_HLEN)
+			return false;
+		uint16_t tci = ld_be16(f + off + VLAN_TCI);
+		tags[n_tags++] = (struct roce_vlan){type, (uint8_t)(tci >> 13), (tci >> 12) & 1, tci & 0xfff};
+		type = ld_be16(f + off + VLAN_TYPE);
+		off += VLAN_HLEN;
+	}
+	const uint8_t *ip = f + off;
+	if (type != ETHERTYPE_IPV4 || ip[IP4_VER_IHL] != 0x45 || ip[IP4_PROTO] != IPPROTO_UDP_ ||
+	    (ld_be16(ip + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)))
+		return false;
+	uint32_t total = ld_be16(ip + IP4_TOTLEN);
+	const uint8_t *u = ip + IP4_HLEN;
+	if (total < IP4_HLEN + UDP_HLEN || off + total > caplen || ld_be16(u + UDP_DPORT) != ROCE_UDP_PORT ||
+	    ld_be16(u + UDP_LEN) != total - IP4_HLEN || ld_be16(u + UDP_CSUM) != 0 ||
+	    (c->cfg && (c->cfg->flags & (ROCE_DECODE_NO_CSUM | ROCE_DECODE_NO_FAST_PATH))) ||
+	    !ipv4_csum_ok(ip, IP4_HLEN))
+		return false;
+
+	p->eth_off = 0;
+	p->ethertype = ETHERTYPE_IPV4;
+	p->n_vlan = (uint8_t)n_tags;
+	for (unsigned i = 0; i < n_tags; i++)
+		p->vlan[i] = tags[i];
+	struct roce_net *n = &p->net;
+	n->kind = ROCE_NET_IPV4;
+	n->off = (uint16_t)off;
+	n->hdr_len = IP4_HLEN;
+	n->addr_off = (uint16_t)(off + IP4_SRC);
+	n->addr_len = 4;
+	n->tclass = ip[IP4_TOS];
+	n->ttl = ip[IP4_TTL];
+	n->proto = IPPROTO_UDP_;
+	n->ip_id = ld_be16(ip + IP4_ID);
+	n->frag = ld_be16(ip + IP4_FRAG);
+	n->total_len = total;
+	n->ip_csum = ROCE_CSUM_GOOD;
+	struct roce_udp *ud = &p->udp;
+	ud->off = (uint16_t)(off + IP4_HLEN);
+	ud->sport = p->l4_sport = ld_be16(u + UDP_SPORT);
+	ud->dport = p->l4_dport = ROCE_UDP_PORT;
+	ud->len = (uint16_t)(total - IP4_HLEN);
+	ud->csum_status = ROCE_CSUM_ABSENT;
+	decode_roce(c, off + IP4_HLEN + UDP_HLEN, off + total, caplen, 2);
+	return true;
+}
+
 int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uint32_t caplen,
 		uint32_t wirelen, unsigned linktype, struct roce_pkt *out)
 {
@@ -783,6 +848,11 @@ int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uin
 	if (caplen > 0xffff)  /* offsets are 16-bit; no RoCE frame is that large */
 		caplen = 0xffff;
 
+	if (linktype == ROCE_LINK_ETHERNET && decode_fast(&c, caplen)) {
+		if (roce_ecn(&out->net) == 3)
+			ev(&c, ROCE_EV_ECN_CE);
+		return 1;
+	}
 	switch (linktype) {
 	case ROCE_LINK_ETHERNET:
 		decode_ether(&c, 0, caplen);

@@ -29,6 +29,7 @@ struct roce_decoder_config {
 };
 #define ROCE_DECODE_NO_ICRC 0x1u   /* skip the ICRC computation (status stays "unchecked") */
 #define ROCE_DECODE_NO_CSUM 0x2u   /* skip IPv4 and UDP checksum verification */
+#define ROCE_DECODE_NO_FAST_PATH 0x4u /* always take the general walk (tests compare the two) */
 
 /* Where a decode stopped for lack of bytes or on an invalid field. */
 enum roce_layer {
