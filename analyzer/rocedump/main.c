@@ -13,6 +13,7 @@
 #include "input.h"
 #include "print.h"
 #include "roce/roce.h"
+#include "streams.h"
 #include "summary.h"
 
 #define EXIT_EVENTS 1
@@ -26,6 +27,9 @@ struct options {
 	struct print_opts print;
 	bool quiet;
 	bool strict;
+	bool streams;              /* --summary */
+	uint32_t max_streams;      /* --max-streams */
+	uint32_t pmtu;             /* --pmtu */
 	enum out_format format;
 	struct roce_decoder_config decoder;
 	char *filter;
@@ -43,6 +47,9 @@ static void usage(FILE *f)
 		"  -q                 no per-frame output; print a summary at the end\n"
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
 		"      --strict       exit 1 if any error-severity event occurred\n"
+		"      --summary      print one row per stream (source > destination QP) at the end\n"
+		"      --max-streams N  streams the transport analysis tracks at once (default 1048576)\n"
+		"      --pmtu N       the path MTU (256, 512, 1024, 2048, 4096); default: learned per stream\n"
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
 		"      --list-events  print the event table and exit\n"
 		"  -h, --help         this help\n"
@@ -95,7 +102,7 @@ static char *join_words(int argc, char **argv)
 	return s;
 }
 
-enum { OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS };
+enum { OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU };
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -104,6 +111,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"roce-port", required_argument, NULL, OPT_ROCE_PORT},
 		{"version", no_argument, NULL, OPT_VERSION},
 		{"list-events", no_argument, NULL, OPT_LIST_EVENTS},
+		{"summary", no_argument, NULL, OPT_SUMMARY},
+		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+		{"pmtu", required_argument, NULL, OPT_PMTU},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -150,6 +160,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return fail_usage("too many --roce-port options", NULL);
 			o->decoder.extra_ports[o->decoder.n_extra_ports++] = (uint16_t)v;
 			break;
+		case OPT_SUMMARY:
+			o->streams = true;
+			break;
+		case OPT_MAX_STREAMS:
+			if (!parse_uint(optarg, UINT32_MAX, &v) || v == 0)
+				return fail_usage("invalid stream count", optarg);
+			o->max_streams = (uint32_t)v;
+			break;
+		case OPT_PMTU:
+			if (!parse_uint(optarg, 4096, &v) || v < 256 || (v & (v - 1)))
+				return fail_usage("invalid path MTU (256, 512, 1024, 2048 or 4096)", optarg);
+			o->pmtu = (uint32_t)v;
+			break;
 		case OPT_VERSION:
 			printf("rocedump %s\n%s\n", ROCEDUMP_VERSION, pcap_lib_version());
 			return -1;
@@ -193,12 +216,22 @@ int main(int argc, char **argv)
 		free(o.filter);
 		return EXIT_USAGE;
 	}
+	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu};
+	char aerr[ROCE_ERRBUF_SIZE];
+	struct roce_analyzer *an = roce_analyzer_new(&acfg, aerr);
+	if (!an) {
+		fprintf(stderr, "rocedump: %s\n", aerr);
+		input_close(&in);
+		free(o.filter);
+		return EXIT_USAGE;
+	}
 	static char outbuf[1 << 16];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
 	static struct summary sum;
 	static struct sb line;
 	struct roce_pkt pkt;
+	struct roce_findings findings;
 	struct frame f;
 	int status = 0;
 	uint64_t n = 0;
@@ -207,12 +240,13 @@ int main(int argc, char **argv)
 	while ((rc = input_next(&in, &f, err, sizeof(err))) == 1) {
 		n++;
 		roce_decode(&o.decoder, f.data, f.caplen, f.wirelen, in.linktype, &pkt);
+		roce_analyze(an, &pkt, f.data, f.ts_sec * 1000000000 + f.ts_nsec, o.quiet ? NULL : &findings);
 		summary_add(&sum, &pkt);
 		if (!o.quiet) {
 			if (o.format == OUT_JSON)
-				print_json(&line, &o.print, n, &f, &pkt);
+				print_json(&line, &o.print, n, &f, &pkt, &findings);
 			else
-				print_text(&line, &o.print, n, &f, &pkt);
+				print_text(&line, &o.print, n, &f, &pkt, &findings);
 			sb_flush(&line, stdout);
 		}
 		if (o.count && (long long)n >= o.count)
@@ -229,6 +263,13 @@ int main(int argc, char **argv)
 		else
 			summary_print_text(&sum, stdout);
 	}
+	if (o.streams) {
+		if (o.format == OUT_JSON)
+			streams_print_json(an, stdout);
+		else
+			streams_print_text(an, stdout);
+	}
+	roce_analyzer_free(an);
 	input_close(&in);
 	free(o.filter);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "input.h"
+#include "roce/analyze.h"
 #include "roce/decode.h"
 #include "sb.h"
 
@@ -15,9 +16,10 @@ struct print_opts {
 	bool link;       /* -e */
 };
 
+/* fi: the transport analyzer's findings on the frame (details of its transport events), or NULL */
 void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
-		const struct roce_pkt *p);
+		const struct roce_pkt *p, const struct roce_findings *fi);
 void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
-		const struct roce_pkt *p);
+		const struct roce_pkt *p, const struct roce_findings *fi);
 
 #endif

@@ -172,7 +172,7 @@ static void put_roce(struct sb *s, const struct roce_pkt *p)
 }
 
 void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
-		const struct roce_pkt *p)
+		const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	(void)o;
 	sb_printf(s, "{\"frame\":%" PRIu64 ",\"ts\":%lld.%09u,\"caplen\":%" PRIu32 ",\"len\":%" PRIu32, frame_no,
@@ -191,5 +191,20 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 			sep = ",";
 		}
 	}
-	sb_puts(s, "]}\n");
+	sb_puts(s, "]");
+	if (fi && fi->n) {
+		sb_puts(s, ",\"findings\":[");
+		for (unsigned i = 0; i < fi->n; i++) {
+			const struct roce_finding *x = &fi->f[i];
+			sb_printf(s, "%s{\"event\":\"%s\",\"qpn\":%" PRIu32, i ? "," : "",
+				  roce_event_name((enum roce_event)x->event), x->qpn);
+			if (x->has_psn)
+				sb_printf(s, ",\"expected_psn\":%" PRIu32 ",\"seen_psn\":%" PRIu32, x->expected_psn, x->seen_psn);
+			if (x->delta_ns >= 0)
+				sb_printf(s, ",\"delta_ns\":%lld", (long long)x->delta_ns);
+			sb_puts(s, "}");
+		}
+		sb_puts(s, "]");
+	}
+	sb_puts(s, "}\n");
 }

@@ -206,13 +206,24 @@ static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt
 	}
 }
 
-static void put_events(struct sb *s, const struct roce_pkt *p)
+/* The frame's events; a transport finding adds its PSNs: psn.gap(expected 100 seen 103). */
+static void put_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	const char *sep = " [";
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
-		if (roce_evset_has(&p->events, (enum roce_event)e)) {
-			sb_printf(s, "%s%s", sep, roce_event_name((enum roce_event)e));
-			sep = ",";
+		if (!roce_evset_has(&p->events, (enum roce_event)e))
+			continue;
+		sb_printf(s, "%s%s", sep, roce_event_name((enum roce_event)e));
+		sep = ",";
+		for (unsigned i = 0; fi && i < fi->n; i++) {
+			const struct roce_finding *x = &fi->f[i];
+			if (x->event != e || !x->has_psn)
+				continue;
+			if (x->expected_psn != x->seen_psn)
+				sb_printf(s, "(expected %" PRIu32 " seen %" PRIu32 ")", x->expected_psn, x->seen_psn);
+			else
+				sb_printf(s, "(psn %" PRIu32 ")", x->seen_psn);
+			break;
 		}
 	}
 	if (*sep == ',')
@@ -220,7 +231,7 @@ static void put_events(struct sb *s, const struct roce_pkt *p)
 }
 
 void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
-		const struct roce_pkt *p)
+		const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	char ts[32], src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
 	const struct roce_net *n = &p->net;
@@ -271,6 +282,6 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	} else {
 		put_other(s, f, p);
 	}
-	put_events(s, p);
+	put_events(s, p, fi);
 	sb_puts(s, "\n");
 }

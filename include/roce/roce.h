@@ -8,5 +8,6 @@
 #include "roce/headers.h"
 #include "roce/decode.h"
 #include "roce/build.h"
+#include "roce/analyze.h"
 
 #endif

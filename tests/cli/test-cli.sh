@@ -82,7 +82,7 @@ fi
 
 # --strict: 1 on an error-severity event, 0 on a clean capture
 expect "--strict on anomalies exits 1" 1 '' -- -q --strict -r "$G/anomalies.pcap"
-expect "--strict on a clean capture exits 0" 0 '' -- -q --strict -r "$G/rc_opcodes.pcap"
+expect "--strict on a clean capture exits 0" 0 '' -- -q --strict -r "$CAPS/rxe/rc_pingpong.pcap"
 expect "without --strict anomalies exit 0" 0 '' -- -q -r "$G/anomalies.pcap"
 
 # -c N stops after N frames

@@ -1,8 +1,9 @@
 /* fuzz_decode.c: the decoder's fuzz target. Input: one byte choosing the link type, then the
  * frame. Built for libFuzzer with -Dfuzzing_engine=libfuzzer (clang); otherwise replay.c drives
  * it over the project's captures as an ordinary test. Decoding must never crash, read out of
- * bounds, or produce a view that points outside the frame; and the fast path must decode every
- * input exactly as the general walk does. */
+ * bounds, or produce a view that points outside the frame; the fast path must decode every
+ * input exactly as the general walk does; and the transport analyzer must take any sequence of
+ * them (it keeps at most 64 streams here, so eviction runs too). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,6 +44,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned link = linktypes[data[0] % (sizeof(linktypes) / sizeof(linktypes[0]))];
 	uint32_t len = (uint32_t)(size - 1);
 	roce_decode(&cfg, data + 1, len, len + (data[0] >> 4), link, &p);
+	/* one analyzer for the whole run, small enough that evictions happen */
+	static struct roce_analyzer *an;
+	static int64_t ts;
+	if (!an) {
+		char err[ROCE_ERRBUF_SIZE];
+		struct roce_analyzer_config acfg = {.max_streams = 64};
+		an = roce_analyzer_new(&acfg, err);
+		if (!an)
+			abort();
+	}
+	struct roce_findings fi;
+	roce_analyze(an, &p, data + 1, ts += 1000, &fi);
+	if (fi.n > ROCE_MAX_FINDINGS)
+		abort();
 	check_fast_equals_general(data + 1, len, len + (data[0] >> 4), link);
 	/* the view must stay inside the frame where it claims captured bytes */
 	if (p.version && p.op && p.icrc_status != ROCE_ICRC_UNVERIFIABLE && p.icrc_off &&

@@ -1,0 +1,108 @@
+/* u64map.c: open-addressing u64 → u32 map (see u64map.h). */
+#include "u64map.h"
+
+#include <stdlib.h>
+
+static uint32_t slot_of(const struct u64map *m, uint64_t key)
+{
+	key ^= key >> 33;  /* murmur3 finaliser */
+	key *= UINT64_C(0xff51afd7ed558ccd);
+	key ^= key >> 33;
+	key *= UINT64_C(0xc4ceb9fe1a85ec53);
+	key ^= key >> 33;
+	return (uint32_t)key & m->mask;
+}
+
+int u64map_init(struct u64map *m, uint32_t capacity_hint)
+{
+	uint32_t cap = 16;
+	while (cap < capacity_hint && cap < (1u << 30))
+		cap <<= 1;
+	m->keys = malloc((size_t)cap * sizeof(*m->keys));
+	m->vals = calloc(cap, sizeof(*m->vals));
+	if (!m->keys || !m->vals) {
+		free(m->keys);
+		free(m->vals);
+		m->keys = NULL;
+		m->vals = NULL;
+		return -1;
+	}
+	m->mask = cap - 1;
+	m->count = 0;
+	return 0;
+}
+
+void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+}
+
+bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *val)
+{
+	for (uint32_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
+		if (!m->vals[i])
+			return false;
+		if (m->keys[i] == key) {
+			*val = m->vals[i] - 1;
+			return true;
+		}
+	}
+}
+
+static int grow(struct u64map *m)
+{
+	struct u64map n;
+	if (m->mask >= (1u << 30) - 1 || u64map_init(&n, (m->mask + 1) * 2) < 0)
+		return -1;
+	for (uint32_t i = 0; i <= m->mask; i++)
+		if (m->vals[i])
+			u64map_put(&n, m->keys[i], m->vals[i] - 1);
+	u64map_free(m);
+	*m = n;
+	return 0;
+}
+
+int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
+{
+	if ((uint64_t)(m->count + 1) * 10 > (uint64_t)(m->mask + 1) * 7 && grow(m) < 0)
+		return -1;
+	for (uint32_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
+		if (!m->vals[i]) {
+			m->keys[i] = key;
+			m->vals[i] = val + 1;
+			m->count++;
+			return 0;
+		}
+		if (m->keys[i] == key) {
+			m->vals[i] = val + 1;
+			return 0;
+		}
+	}
+}
+
+void u64map_del(struct u64map *m, uint64_t key)
+{
+	uint32_t i = slot_of(m, key);
+	for (;; i = (i + 1) & m->mask) {
+		if (!m->vals[i])
+			return;
+		if (m->keys[i] == key)
+			break;
+	}
+	/* backward-shift: pull later members of the probe run into the hole */
+	for (uint32_t j = (i + 1) & m->mask; m->vals[j]; j = (j + 1) & m->mask) {
+		uint32_t home = slot_of(m, m->keys[j]);
+		/* j may move to i if its home is not in (i, j] cyclically */
+		bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+		if (!stays) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->vals[i] = 0;
+	m->count--;
+}

@@ -1,0 +1,26 @@
+/* u64map.h: an open-addressing hash map from 64-bit keys to 32-bit values (internal): linear
+ * probing, backward-shift deletion (no tombstones), O(1) expected per operation, grows by
+ * doubling at 70 % load. Used for the analyzer's address, stream and address-pair tables. */
+#ifndef ROCE_U64MAP_H
+#define ROCE_U64MAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;    /* value + 1; 0 marks an empty slot */
+	uint32_t mask;     /* capacity - 1 (capacity is a power of two) */
+	uint32_t count;
+};
+
+/* Returns 0, or -1 when out of memory. */
+int u64map_init(struct u64map *m, uint32_t capacity_hint);
+void u64map_free(struct u64map *m);
+/* The value for key, or false. */
+bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *val);
+/* Insert or replace. Returns 0, or -1 when out of memory (the map is unchanged then). */
+int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
+void u64map_del(struct u64map *m, uint64_t key);
+
+#endif

@@ -1,0 +1,75 @@
+/* analyze.h: stateful transport analysis of RoCE traffic (IBTA Vol 1 §9.4-9.7: PSN sequencing,
+ * ACK/NAK and retransmission, message segmentation), fed decoded frames in capture order.
+ *
+ * A stream is one direction of one queue pair: (source address, destination address,
+ * destination QPN). It carries the requests of its source (one PSN space) and its source's
+ * responses to the destination's requests (the destination's PSN space). State per stream is
+ * bounded; the table holds at most max_streams and evicts the least recently used. Findings are
+ * events of the one event table (events.def), added to the frame's event set, with details. */
+#ifndef ROCE_ANALYZE_H
+#define ROCE_ANALYZE_H
+
+#include "roce/decode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct roce_analyzer;
+
+struct roce_analyzer_config {
+	uint32_t max_streams;  /* table capacity; 0 means 1 << 20 */
+	uint32_t pmtu;         /* path MTU in bytes if known; 0: learn it from FIRST/MIDDLE payloads */
+};
+
+/* One finding on a frame. */
+struct roce_finding {
+	uint16_t event;        /* enum roce_event */
+	bool has_psn;          /* expected_psn / seen_psn are meaningful */
+	uint32_t qpn;          /* the frame's destination QP */
+	uint32_t expected_psn, seen_psn;
+	int64_t delta_ns;      /* e.g. NAK to retransmission, age of a timed-out PSN; -1 if none */
+};
+
+#define ROCE_MAX_FINDINGS 4
+struct roce_findings {
+	unsigned n;
+	struct roce_finding f[ROCE_MAX_FINDINGS];
+};
+
+/* Create an analyzer; NULL with the reason in errbuf on failure. */
+ROCE_API struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg,
+						 char errbuf[ROCE_ERRBUF_SIZE]);
+ROCE_API void roce_analyzer_free(struct roce_analyzer *a);
+
+/* Analyze one decoded frame (any frame: non-RoCE ones are ignored). ts_ns is its capture time.
+ * Adds the transport events to p->events and, when out is not NULL, their details to out. */
+ROCE_API void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame,
+			   int64_t ts_ns, struct roce_findings *out);
+
+/* Per-stream totals, for summaries. */
+struct roce_stream_stats {
+	uint8_t addr_len;          /* 4 or 16 */
+	uint8_t src[16], dst[16];
+	uint32_t dqpn;
+	uint8_t transport;         /* enum roce_transport of its requests */
+	uint32_t pmtu;             /* learned or configured, 0 if unknown */
+	uint64_t packets, bytes;   /* all RoCE frames on the stream */
+	uint64_t requests, responses;
+	uint32_t first_psn, last_psn; /* of its requests */
+	bool has_psn;
+	uint64_t gaps, missing_psns, retransmits, out_of_order, timeouts;
+	uint64_t naks[5], rnr_naks;   /* NAKs sent on this stream, by code; RNR NAKs */
+	uint64_t messages;         /* completed request messages (LAST/ONLY) */
+};
+
+/* Call fn for every stream in the table (order unspecified). */
+ROCE_API void roce_analyzer_foreach(const struct roce_analyzer *a,
+				    void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
+ROCE_API uint64_t roce_analyzer_streams(const struct roce_analyzer *a);   /* in the table now */
+ROCE_API uint64_t roce_analyzer_evictions(const struct roce_analyzer *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
