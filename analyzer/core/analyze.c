@@ -34,6 +34,7 @@
 #define F_RESEND 0x0040u       /* between a go-back-N restart and catching up with next_psn */
 #define F_NAK_SEEN 0x0100u     /* nak_psn / nak_code valid */
 #define F_READ_UNKNOWN 0x0200u /* last READ's PSN span unknown (no PMTU yet) */
+#define F_RTT_PENDING 0x0400u  /* rtt_psn / rtt_ts wait for their response */
 
 /* PSNs tracked below the next one: go-back-N resends reach this deep in the DUT captures (71
  * PSNs for WRITEs, 130 for READs) */
@@ -64,10 +65,16 @@ struct stream {
 	uint8_t transport, msg_op, pmtu_log, nak_code;
 	int64_t progress_ts, nak_ts;
 	uint32_t packets, requests, messages, gaps, missing, retransmits, ooo, timeouts;
+	/* round trip: the latest request that asks for a response, until its response arrives */
+	uint32_t rtt_psn;
+	int64_t rtt_ts;
+	uint32_t rtt_min_us, rtt_max_us, rtt_count;
+	uint64_t rtt_sum_us;
 	uint64_t bytes;
 	uint16_t naks[5], rnr;
 };
-_Static_assert(sizeof(struct stream) <= 192, "keep per-stream state small");
+/* 224 bytes on x86-64 (the 128-bit PSN maps align it to 16): 1 M streams take 224 MiB. */
+_Static_assert(sizeof(struct stream) <= 224, "keep per-stream state small");
 
 struct roce_analyzer {
 	uint32_t max_streams, pmtu_cfg;
@@ -421,10 +428,18 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		check_pmtu(a, s, f);
 		check_message(s, f);
 		advance(s, f, psn, span, (uint32_t)d);
+		if (s->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
+		    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
+		     p->op->op == ROCE_OP_FETCH_ADD)) {
+			s->flags |= F_RTT_PENDING;  /* time one request at a time: resends do not count */
+			s->rtt_psn = psn;
+			s->rtt_ts = f->ts;
+		}
 		return;
 	}
 
-	/* behind next_psn: a late packet, or a resend */
+	/* behind next_psn: a late packet, or a resend (a pending round trip is no longer clean) */
+	s->flags &= (uint16_t)~F_RTT_PENDING;
 	uint32_t k = (uint32_t)(-d) - 1;  /* bit of this PSN in holes */
 	bool hole = k < HOLE_BITS && ((s->holes >> k) & 1);
 	if (hole)
@@ -483,6 +498,22 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 	return q;
 }
 
+/* A response at psn answers q's timed request if it covers its PSN (coalesced ACKs included). */
+static void rtt_sample(struct stream *q, uint32_t psn, int64_t ts)
+{
+	if (!q || !(q->flags & F_RTT_PENDING) || psn_diff(psn, q->rtt_psn) < 0 || ts < q->rtt_ts)
+		return;
+	uint64_t us = (uint64_t)(ts - q->rtt_ts) / 1000;
+	uint32_t v = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+	if (!q->rtt_count || v < q->rtt_min_us)
+		q->rtt_min_us = v;
+	if (v > q->rtt_max_us)
+		q->rtt_max_us = v;
+	q->rtt_sum_us += v;
+	q->rtt_count++;
+	q->flags &= (uint16_t)~F_RTT_PENDING;
+}
+
 static void arm_restart(struct stream *q, uint32_t psn, int64_t ts)
 {
 	if (!q)
@@ -520,6 +551,8 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		check_pmtu(a, r, f);
 		if (q && !q->pmtu_log)
 			q->pmtu_log = r->pmtu_log;  /* the READs' PSN spans need the path MTU */
+		if (p->op->seg == ROCE_SEG_FIRST || p->op->seg == ROCE_SEG_ONLY)
+			rtt_sample(q, psn, f->ts);
 	}
 	if (!(p->h.hdrs & ROCE_HDR_AETH))
 		return;
@@ -534,6 +567,7 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		else
 			r->acked_psn = psn;
 		r->flags |= F_ACK_SEEN;
+		rtt_sample(q, psn, f->ts);
 		if (q && psn_diff(psn, q->next_psn) >= 0)
 			find(f, ROCE_EV_ACK_UNSOLICITED, true, (q->next_psn - 1) & PSN_MASK, psn, -1);
 		break;
@@ -630,6 +664,10 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 			st.naks[c] = e->naks[c];
 		st.rnr_naks = e->rnr;
 		st.messages = e->messages;
+		st.rtt_count = e->rtt_count;
+		st.rtt_min_us = e->rtt_min_us;
+		st.rtt_max_us = e->rtt_max_us;
+		st.rtt_mean_us = e->rtt_count ? (uint32_t)(e->rtt_sum_us / e->rtt_count) : 0;
 		fn(&st, user);
 	}
 }

@@ -9,28 +9,31 @@
 static void text_row(const struct roce_stream_stats *s, void *user)
 {
 	FILE *out = user;
-	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], psns[40] = "-";
+	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], psns[40] = "-", rtt[48] = "-";
 
+	if (s->rtt_count)
+		snprintf(rtt, sizeof(rtt), "%" PRIu32 "/%" PRIu32 "/%" PRIu32 " (%" PRIu64 ")", s->rtt_min_us,
+			 s->rtt_mean_us, s->rtt_max_us, s->rtt_count);
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
 	if (s->has_psn)
 		snprintf(psns, sizeof(psns), "%" PRIu32 "-%" PRIu32, s->first_psn, s->last_psn);
 	fprintf(out, "%-15s > %-15s 0x%06" PRIx32 " %-3s %5" PRIu32 " %8" PRIu64 " %10" PRIu64 " %7" PRIu64
 		     " %7" PRIu64 " %7" PRIu64 " %-17s %5" PRIu64 "/%-6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %5" PRIu64
-		     " %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 " %4" PRIu64 "\n",
+		     " %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 " %4" PRIu64 " %s\n",
 		src, dst, s->dqpn, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "-",
 		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages, psns, s->gaps,
 		s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->naks[0], s->naks[1], s->naks[2],
-		s->naks[3], s->naks[4], s->rnr_naks);
+		s->naks[3], s->naks[4], s->rnr_naks, rtt);
 }
 
 void streams_print_text(const struct roce_analyzer *a, FILE *out)
 {
 	fprintf(out, "streams: %" PRIu64 " (evicted %" PRIu64 ")\n", roce_analyzer_streams(a),
 		roce_analyzer_evictions(a));
-	fprintf(out, "%-15s   %-15s %-8s %-3s %5s %8s %10s %7s %7s %7s %-17s %12s %6s %4s %5s %9s %4s\n", "source",
+	fprintf(out, "%-15s   %-15s %-8s %-3s %5s %8s %10s %7s %7s %7s %-17s %12s %6s %4s %5s %9s %4s %s\n", "source",
 		"destination", "qp", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs", "psn range",
-		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr");
+		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/mean/max (n)");
 	roce_analyzer_foreach(a, text_row, out);
 }
 
@@ -56,9 +59,13 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 	fprintf(j->out, ",\"gaps\":%" PRIu64 ",\"missing_psns\":%" PRIu64 ",\"retransmits\":%" PRIu64
 			",\"out_of_order\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",\"naks\":{\"psn_seq_err\":%" PRIu64
 			",\"invalid_request\":%" PRIu64 ",\"remote_access\":%" PRIu64 ",\"remote_op\":%" PRIu64
-			",\"invalid_rd\":%" PRIu64 "},\"rnr_naks\":%" PRIu64 "}",
+			",\"invalid_rd\":%" PRIu64 "},\"rnr_naks\":%" PRIu64,
 		s->gaps, s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->naks[0], s->naks[1],
 		s->naks[2], s->naks[3], s->naks[4], s->rnr_naks);
+	if (s->rtt_count)
+		fprintf(j->out, ",\"rtt_us\":{\"count\":%" PRIu64 ",\"min\":%" PRIu32 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
+			s->rtt_count, s->rtt_min_us, s->rtt_mean_us, s->rtt_max_us);
+	fputs("}", j->out);
 	j->sep = ",";
 }
 

@@ -61,6 +61,10 @@ struct roce_stream_stats {
 	uint64_t gaps, missing_psns, retransmits, out_of_order, timeouts;
 	uint64_t naks[5], rnr_naks;   /* NAKs sent on this stream, by code; RNR NAKs */
 	uint64_t messages;         /* completed request messages (LAST/ONLY) */
+	/* round trip of its requests: a request asking for a response (AckReq, READ, atomic) to
+	 * the first response covering it, one at a time, resends excluded; microseconds */
+	uint64_t rtt_count;
+	uint32_t rtt_min_us, rtt_mean_us, rtt_max_us;
 };
 
 /* Call fn for every stream in the table (order unspecified). */
