@@ -85,6 +85,7 @@ struct roce_analyzer {
 	uint32_t n_alloc, n_used;
 	uint32_t lru_head, lru_tail;  /* most / least recently used */
 	uint8_t (*addrs)[17];     /* address bytes + length */
+	uint32_t recent[2];       /* ids of the last two addresses looked up (most frames repeat them) */
 	uint32_t n_addrs, addrs_alloc;
 	uint64_t evictions;
 };
@@ -109,16 +110,34 @@ static uint64_t addr_hash(const uint8_t *a, unsigned len)
 	return h;
 }
 
+/* Constant-size compares, inlined by the compiler (a libc memcmp call costs more than the work). */
+static bool same_addr(const uint8_t *stored, const uint8_t *addr, unsigned len)
+{
+	return stored[16] == len && (len == 4 ? memcmp(stored, addr, 4) == 0 : memcmp(stored, addr, 16) == 0);
+}
+
+static uint32_t remember(struct roce_analyzer *a, uint32_t id)
+{
+	a->recent[1] = a->recent[0];
+	a->recent[0] = id;
+	return id;
+}
+
 static uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
 {
+	for (unsigned r = 0; r < 2; r++) {
+		uint32_t c = a->recent[r];
+		if (c < a->n_addrs && same_addr(a->addrs[c], addr, len))
+			return c;
+	}
 	uint64_t key = addr_hash(addr, len);
 	uint32_t id;
 
 	for (;; key++) {  /* a 64-bit hash collision moves on to the next key */
 		if (!u64map_get(&a->addr_index, key, &id))
-			break;
-		if (a->addrs[id][16] == len && memcmp(a->addrs[id], addr, len) == 0)
-			return id;
+			break;  /* a new address; key is free */
+		if (same_addr(a->addrs[id], addr, len))
+			return remember(a, id);
 	}
 	if (a->n_addrs == MAX_ADDRS)
 		return NO_IDX;
@@ -137,7 +156,7 @@ static uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned l
 	memcpy(a->addrs[id], addr, len);
 	a->addrs[id][16] = (uint8_t)len;
 	a->n_addrs++;
-	return id;
+	return remember(a, id);
 }
 
 /* ---- the stream table: map + LRU list ---- */
@@ -240,6 +259,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 20;
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
 	a->lru_head = a->lru_tail = NO_IDX;
+	a->recent[0] = a->recent[1] = NO_IDX;
 	if (u64map_init(&a->streams, 1024) < 0 || u64map_init(&a->pairs, 256) < 0 ||
 	    u64map_init(&a->addr_index, 256) < 0) {
 		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
