@@ -3,21 +3,16 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "csum.h"
 #include "icrc.h"
 #include "roce/build.h"
 #include "transport.h"
 #include "wire.h"
 
+/* The checksum to write over n bytes whose checksum field is zero, given a partial sum. */
 static uint16_t csum16(uint32_t sum, const uint8_t *b, uint32_t n)
 {
-	uint32_t i = 0;
-	for (; i + 1 < n; i += 2)
-		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (i < n)
-		sum += (uint32_t)b[i] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	return (uint16_t)~csum_fold(csum_add(sum, b, n));
 }
 
 static uint32_t link_len(const struct roce_build *b)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "csum.h"
 #include "icrc.h"
 #include "roce/decode.h"
 #include "transport.h"
@@ -58,23 +59,6 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-/* Ones'-complement sum of n bytes (RFC 1071), not folded. */
-static uint32_t csum_add(uint32_t sum, const uint8_t *b, uint32_t n)
-{
-	uint32_t i = 0;
-	for (; i + 1 < n; i += 2)
-		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (i < n)
-		sum += (uint32_t)b[i] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
 
 /* The IPv4 header checksum verifies when the ones'-complement sum of the header is 0xffff. The
  * sum is taken over 32-bit words in host order: a ones'-complement sum is the same in either byte
