@@ -9,5 +9,6 @@
 #include "roce/decode.h"
 #include "roce/build.h"
 #include "roce/analyze.h"
+#include "roce/mad.h"
 
 #endif
