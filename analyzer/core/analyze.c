@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roce/mad.h"
 #include "u64map.h"
 
 #define PSN_MASK 0xffffffu
@@ -35,6 +36,8 @@
 #define F_NAK_SEEN 0x0100u     /* nak_psn / nak_code valid */
 #define F_READ_UNKNOWN 0x0200u /* last READ's PSN span unknown (no PMTU yet) */
 #define F_RTT_PENDING 0x0400u  /* rtt_psn / rtt_ts wait for their response */
+#define F_PAIRED_PSN 0x0800u   /* peer_qpn learned by PSN matching */
+#define F_PAIRED_CM 0x1000u    /* peer_qpn learned from an RDMA-CM REQ/REP exchange */
 
 /* PSNs tracked below the next one: go-back-N resends reach this deep in the DUT captures (71
  * PSNs for WRITEs, 130 for READs) */
@@ -86,6 +89,12 @@ struct roce_analyzer {
 	uint32_t lru_head, lru_tail;  /* most / least recently used */
 	uint8_t (*addrs)[17];     /* address bytes + length */
 	uint32_t recent[2];       /* ids of the last two addresses looked up (most frames repeat them) */
+	struct pending_req {      /* CM REQs waiting for their REP (a small ring) */
+		uint32_t comm_id, active, passive, qpn;
+		uint8_t path_mtu;
+		bool used;
+	} reqs[16];
+	unsigned next_req;
 	uint32_t n_addrs, addrs_alloc;
 	uint64_t evictions;
 };
@@ -390,8 +399,8 @@ static uint32_t psn_span(struct roce_analyzer *a, struct stream *s, const struct
 
 static void advance(struct stream *s, struct frame_ctx *f, uint32_t psn, uint32_t span, uint32_t missing)
 {
-	if (psn + span > PSN_MASK)
-		find(f, ROCE_EV_PSN_WRAP, true, psn, psn, -1);
+	if (((psn + span) & PSN_MASK) < s->next_psn)  /* crossed 0xFFFFFF -> 0, gaps included */
+		find(f, ROCE_EV_PSN_WRAP, true, s->next_psn, psn, -1);
 	s->holes = holes_shift(s->holes, missing + span) | holes_shift(low_bits(missing), span);
 	s->next_psn = (psn + span) & PSN_MASK;
 	s->progress_ts = f->ts;
@@ -419,13 +428,16 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 			s->pkey = p->h.bth.pkey;
 		}
 	}
-	if (p->op->transport == ROCE_TR_UD)
-		return;  /* UD: counters only, no PSN rules */
+	if (p->op->transport == ROCE_TR_UD) {
+		s->messages++;  /* UD: every SEND is a message; counters only, no PSN rules */
+		return;
+	}
 
 	int32_t d = psn_diff(psn, s->next_psn);
 	/* the previous READ reserved an unknown number of PSNs (no PMTU yet): up to one per 256
-	 * bytes, the smallest path MTU; a jump within that is no gap */
-	bool read_span = (s->flags & F_READ_UNKNOWN) && d > 0 && (uint32_t)d <= s->msg_dmalen / 256 + 1;
+	 * bytes, the smallest path MTU, so its successor may come up to ceil(N/256) - 1 PSNs later */
+	bool read_span = (s->flags & F_READ_UNKNOWN) && d > 0 &&
+			 (uint64_t)d <= ((uint64_t)s->msg_dmalen + 255) / 256 - 1;
 	s->flags &= (uint16_t)~F_READ_UNKNOWN;
 	uint32_t span = psn_span(a, s, p);
 	/* a jump back from the previous request restarts the send queue (forward jumps are packets
@@ -434,6 +446,8 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	s->prev_end = (psn + span) & PSN_MASK;
 
 	if (d >= 0) {
+		if ((s->flags & F_RESTART) && psn == s->restart_psn)
+			s->flags &= (uint16_t)~F_RESTART;  /* the NAK named the next PSN: nothing to resend */
 		if (read_span) {
 			s->holes = holes_shift(s->holes, (uint32_t)d);  /* sent: the READ consumed them */
 			s->next_psn = psn;
@@ -515,6 +529,8 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 		return NULL;
 	r->peer_qpn = key_qpn(q->key);
 	q->peer_qpn = key_qpn(r->key);
+	r->flags |= F_PAIRED_PSN;
+	q->flags |= F_PAIRED_PSN;
 	return q;
 }
 
@@ -582,14 +598,16 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 	case ROCE_AETH_ACK:
 		if (p->op->op == ROCE_OP_READ_RESP)
 			break;  /* READ responses' PSNs are checked above; their AETH MSN is not an ACK's */
+		if (q && psn_diff(psn, q->next_psn) >= 0) {  /* acknowledges what was never sent */
+			find(f, ROCE_EV_ACK_UNSOLICITED, true, (q->next_psn - 1) & PSN_MASK, psn, -1);
+			break;
+		}
 		if ((r->flags & F_ACK_SEEN) && psn_diff(psn, r->acked_psn) < 0)
 			find(f, ROCE_EV_ACK_PSN_BACKWARDS, true, r->acked_psn, psn, -1);
 		else
 			r->acked_psn = psn;
 		r->flags |= F_ACK_SEEN;
 		rtt_sample(q, psn, f->ts);
-		if (q && psn_diff(psn, q->next_psn) >= 0)
-			find(f, ROCE_EV_ACK_UNSOLICITED, true, (q->next_psn - 1) & PSN_MASK, psn, -1);
 		break;
 	case ROCE_AETH_RNR_NAK:
 		find(f, ROCE_EV_NAK_RNR, true, psn, psn, -1);
@@ -620,6 +638,42 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 	}
 }
 
+/* ---- RDMA-CM: pair the two directions of a connection from its REQ and REP ---- */
+
+static void cm_pair(struct roce_analyzer *a, const struct roce_mad *m, uint32_t src, uint32_t dst)
+{
+	if (m->cm_kind == ROCE_CM_REQ) {  /* src is the active side */
+		struct pending_req *r = &a->reqs[a->next_req++ % 16];
+		*r = (struct pending_req){m->local_comm_id, src, dst, m->cm.req.local_qpn, m->cm.req.path_mtu, true};
+		return;
+	}
+	if (m->cm_kind != ROCE_CM_REP)
+		return;
+	for (unsigned i = 0; i < 16; i++) {
+		struct pending_req *r = &a->reqs[i];
+		if (!r->used || r->comm_id != m->remote_comm_id || r->active != dst || r->passive != src)
+			continue;
+		/* active -> passive goes to REP.local_qpn; passive -> active to REQ.local_qpn */
+		uint32_t i1, i2;
+		struct stream *fwd = stream_get(a, stream_key(r->active, r->passive, m->cm.rep.local_qpn), &i1);
+		struct stream *rev = fwd ? stream_get(a, stream_key(r->passive, r->active, r->qpn), &i2) : NULL;
+		if (!rev)
+			return;
+		fwd = &a->s[i1];  /* the second lookup may have moved entries */
+		fwd->peer_qpn = r->qpn;
+		rev->peer_qpn = m->cm.rep.local_qpn;
+		fwd->flags = (uint16_t)((fwd->flags | F_PAIRED_CM) & ~F_PAIRED_PSN);
+		rev->flags = (uint16_t)((rev->flags | F_PAIRED_CM) & ~F_PAIRED_PSN);
+		unsigned mtu = roce_cm_mtu_bytes(r->path_mtu);
+		if (mtu && !fwd->pmtu_log)
+			fwd->pmtu_log = (uint8_t)__builtin_ctz(mtu);
+		if (mtu && !rev->pmtu_log)
+			rev->pmtu_log = (uint8_t)__builtin_ctz(mtu);
+		r->used = false;
+		return;
+	}
+}
+
 /* ---- entry point ---- */
 
 void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame, int64_t ts_ns,
@@ -642,6 +696,12 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns};
 	s->packets++;
 	s->bytes += p->wirelen;
+	if (p->h.bth.dqpn == 1 && p->op->transport == ROCE_TR_UD) {
+		struct roce_mad m;
+		if (roce_mad_decode_pkt(p, frame, &m) == 1)
+			cm_pair(a, &m, src, dst);
+		s = &a->s[idx];  /* pairing may have added streams */
+	}
 	if (p->op->flags & ROCE_OPF_RESPONSE) {
 		on_response(a, s, &f, src, dst);
 		return;
@@ -684,6 +744,8 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 			st.naks[c] = e->naks[c];
 		st.rnr_naks = e->rnr;
 		st.messages = e->messages;
+		st.paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
+		st.peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
 		st.rtt_count = e->rtt_count;
 		st.rtt_min_us = e->rtt_min_us;
 		st.rtt_max_us = e->rtt_max_us;

@@ -19,7 +19,8 @@ int u64map_init(struct u64map *m, uint32_t capacity_hint);
 void u64map_free(struct u64map *m);
 /* The value for key, or false. */
 bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *val);
-/* Insert or replace. Returns 0, or -1 when out of memory (the map is unchanged then). */
+/* Insert or replace; val must be below UINT32_MAX. Returns 0, or -1 when out of memory (the map
+ * is unchanged then). */
 int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
 void u64map_del(struct u64map *m, uint64_t key);
 

@@ -6,6 +6,11 @@
 
 #include "fmt.h"
 
+static const char *paired_name(unsigned p)
+{
+	return p == ROCE_PAIRED_CM ? "cm" : p == ROCE_PAIRED_PSN ? "psn" : "-";
+}
+
 static void text_row(const struct roce_stream_stats *s, void *user)
 {
 	FILE *out = user;
@@ -18,10 +23,13 @@ static void text_row(const struct roce_stream_stats *s, void *user)
 	fmt_ip(dst, s->dst, s->addr_len);
 	if (s->has_psn)
 		snprintf(psns, sizeof(psns), "%" PRIu32 "-%" PRIu32, s->first_psn, s->last_psn);
-	fprintf(out, "%-15s > %-15s 0x%06" PRIx32 " %-3s %5" PRIu32 " %8" PRIu64 " %10" PRIu64 " %7" PRIu64
+	char peer[16] = "-";
+	if (s->paired)
+		snprintf(peer, sizeof(peer), "0x%06" PRIx32 "/%s", s->peer_qpn, paired_name(s->paired));
+	fprintf(out, "%-15s > %-15s 0x%06" PRIx32 " %-12s %-3s %5" PRIu32 " %8" PRIu64 " %10" PRIu64 " %7" PRIu64
 		     " %7" PRIu64 " %7" PRIu64 " %-17s %5" PRIu64 "/%-6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %5" PRIu64
 		     " %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 " %4" PRIu64 " %s\n",
-		src, dst, s->dqpn, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "-",
+		src, dst, s->dqpn, peer, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "-",
 		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages, psns, s->gaps,
 		s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->naks[0], s->naks[1], s->naks[2],
 		s->naks[3], s->naks[4], s->rnr_naks, rtt);
@@ -31,8 +39,8 @@ void streams_print_text(const struct roce_analyzer *a, FILE *out)
 {
 	fprintf(out, "streams: %" PRIu64 " (evicted %" PRIu64 ")\n", roce_analyzer_streams(a),
 		roce_analyzer_evictions(a));
-	fprintf(out, "%-15s   %-15s %-8s %-3s %5s %8s %10s %7s %7s %7s %-17s %12s %6s %4s %5s %9s %4s %s\n", "source",
-		"destination", "qp", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs", "psn range",
+	fprintf(out, "%-15s   %-15s %-8s %-12s %-3s %5s %8s %10s %7s %7s %7s %-17s %12s %6s %4s %5s %9s %4s %s\n", "source",
+		"destination", "qp", "peer/paired", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs", "psn range",
 		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/mean/max (n)");
 	roce_analyzer_foreach(a, text_row, out);
 }
@@ -49,10 +57,11 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
-	fprintf(j->out, "%s{\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32 ",\"transport\":\"%s\",\"pmtu\":%" PRIu32
+	fprintf(j->out, "%s{\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32 ",\"paired\":\"%s\",\"peer_qpn\":%" PRIu32
+		",\"transport\":\"%s\",\"pmtu\":%" PRIu32
 		     ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64
 		     ",\"messages\":%" PRIu64,
-		j->sep, src, dst, s->dqpn, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "",
+		j->sep, src, dst, s->dqpn, s->paired ? paired_name(s->paired) : "none", s->peer_qpn, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "",
 		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages);
 	if (s->has_psn)
 		fprintf(j->out, ",\"first_psn\":%" PRIu32 ",\"last_psn\":%" PRIu32, s->first_psn, s->last_psn);

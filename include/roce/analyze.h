@@ -47,11 +47,16 @@ ROCE_API void roce_analyzer_free(struct roce_analyzer *a);
 ROCE_API void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame,
 			   int64_t ts_ns, struct roce_findings *out);
 
+/* How a stream was paired with the reverse direction of its connection. */
+enum roce_paired { ROCE_PAIRED_NONE = 0, ROCE_PAIRED_PSN, ROCE_PAIRED_CM };
+
 /* Per-stream totals, for summaries. */
 struct roce_stream_stats {
 	uint8_t addr_len;          /* 4 or 16 */
 	uint8_t src[16], dst[16];
 	uint32_t dqpn;
+	uint8_t paired;            /* enum roce_paired */
+	uint32_t peer_qpn;         /* the reverse direction's destination QP when paired */
 	uint8_t transport;         /* enum roce_transport of its requests */
 	uint32_t pmtu;             /* learned or configured, 0 if unknown */
 	uint64_t packets, bytes;   /* all RoCE frames on the stream */
