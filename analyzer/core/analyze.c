@@ -7,9 +7,9 @@
  * psn.out_of_order, or the resend of a packet lost before the capture point) or repeats a PSN
  * already seen (psn.retransmit). A backward jump from the previous request is a restart: after a
  * NAK or RNR NAK on the reverse stream it must be at the NAK's PSN (else nak.restart_wrong);
- * without one it is a timeout resend (retransmit.timeout). Streams are paired by PSN: a response
- * is matched to the most recent request stream between the same two addresses whose sent PSNs
- * cover it. */
+ * without one it is a timeout resend (retransmit.timeout). Streams are paired from RDMA-CM
+ * REQ/REP when the capture has them, else by PSN: a response is matched to the newest request
+ * stream between the same two addresses (up to 16 back) whose sent PSNs cover it. */
 #include "roce/analyze.h"
 
 #include <stdio.h>
@@ -61,6 +61,7 @@ struct stream {
 	uint32_t prev_end;        /* the PSN after the previous request */
 	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
 	uint32_t restart_psn, peer_qpn;
+	uint32_t pair_next;       /* the request stream between the same hosts created before this one */
 	uint32_t resp_next, acked_psn, nak_psn;
 	holes_t resp_holes;       /* as holes, for READ response PSNs below resp_next */
 	uint32_t msg_bytes, msg_dmalen;
@@ -519,13 +520,21 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 		if (q && (q->flags & F_REQ_SEEN))
 			return q;
 	}
+	/* the request streams from dst to src, newest first, until one has sent this PSN */
 	uint32_t i;
-	if (!u64map_get(&a->pairs, pair_key(dst, src), &i) || i >= a->n_used)
+	struct stream *q = NULL;
+	if (!u64map_get(&a->pairs, pair_key(dst, src), &i))
 		return NULL;
-	struct stream *q = &a->s[i];
-	if (key_src(q->key) != dst || key_dst(q->key) != src || !(q->flags & F_REQ_SEEN))
-		return NULL;  /* the entry was evicted and reused */
-	if (!in_range(psn, q->first_psn, (q->next_psn + 1) & PSN_MASK))
+	for (unsigned hops = 0; hops < 16 && i < a->n_used; hops++, i = a->s[i].pair_next) {
+		struct stream *c = &a->s[i];
+		if (key_src(c->key) != dst || key_dst(c->key) != src || !(c->flags & F_REQ_SEEN))
+			return NULL;  /* evicted and reused: the chain ends here */
+		if (in_range(psn, c->first_psn, (c->next_psn + 1) & PSN_MASK)) {
+			q = c;
+			break;
+		}
+	}
+	if (!q)
 		return NULL;
 	r->peer_qpn = key_qpn(q->key);
 	q->peer_qpn = key_qpn(r->key);
@@ -706,10 +715,13 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 		on_response(a, s, &f, src, dst);
 		return;
 	}
+	bool first = !(s->flags & F_REQ_SEEN);
 	on_request(a, s, &f);
-	uint32_t cur;
-	if (!u64map_get(&a->pairs, pair_key(src, dst), &cur) || cur != idx)
+	if (first) {  /* a new request stream heads its host pair's chain */
+		uint32_t head;
+		s->pair_next = u64map_get(&a->pairs, pair_key(src, dst), &head) ? head : NO_IDX;
 		u64map_put(&a->pairs, pair_key(src, dst), idx);
+	}
 }
 
 /* ---- reports ---- */

@@ -1056,14 +1056,13 @@ Test(analyze, findings_out_null)
 }
 
 
-/* ==== known defects (disabled: each states what the analyzer should do; see the report) ==== */
+/* ==== once defects, now regression tests ==== */
 
-/* Two QPs between the same hosts, interleaved, with disjoint PSN ranges. analyze.h: a response
- * is matched to "the most recent request stream between the same two addresses whose sent PSNs
- * cover it"; analyze.c looks only at the single most recent request stream (pairs map), so the
- * NAK for QP 0x21 (most recent: QP 0x22, PSNs 5000..) is matched to nothing and QP 0x21's
- * correct go-back-N restart is reported as retransmit.timeout. */
-Test(analyze, bug_pairing_older_qp_between_same_hosts, .disabled = true)
+/* Two QPs between the same hosts, interleaved, with disjoint PSN ranges: the NAK for QP 0x21
+ * must pair with 0x21 although 0x22 is the newer request stream (the analyzer walks the host
+ * pair's streams, newest first, to the one whose PSNs cover the response), so 0x21's go-back-N
+ * restart is a plain retransmission, not a timeout. */
+Test(analyze, pairing_older_qp_between_same_hosts)
 {
 	mk(0, 0);
 	for (uint32_t i = 0; i < 4; i++) {
@@ -1076,9 +1075,8 @@ Test(analyze, bug_pairing_older_qp_between_same_hosts, .disabled = true)
 }
 
 /* A PSN sequence NAK whose PSN is the stream's next PSN (the capture dropped the requests that
- * provoked it): the resend at that PSN is new to the capture, so the restart is never recognised
- * and F_RESTART stays armed; a timeout resend much later is then judged against the stale NAK
- * (nak.restart_wrong, expected 103) instead of being a retransmit.timeout. */
+ * provoked it): the next request at that PSN satisfies the restart, so a timeout resend much
+ * later is a retransmit.timeout, not a nak.restart_wrong against the stale NAK. */
 Test(analyze, restart_after_nak_at_next_psn)
 {
 	mk(0, 0);
@@ -1088,8 +1086,7 @@ Test(analyze, restart_after_nak_at_next_psn)
 	EXPECT_EVENTS(send_only(108), "retransmit.timeout", "psn.retransmit");
 }
 
-/* A gap that straddles 0xFFFFFF → 0 is a wrap too, but psn.wrap is only raised by a request whose
- * own PSN span reaches past 0xFFFFFF. */
+/* A gap that straddles 0xFFFFFF → 0 is a wrap too: psn.wrap and psn.gap on the same request. */
 Test(analyze, wrap_inside_gap)
 {
 	mk(0, 0);
