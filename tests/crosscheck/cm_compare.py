@@ -36,6 +36,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xcommon import collect, tshark_fields  # noqa: E402
+
 MAD_FIELDS = [
     "infiniband.mad.baseversion", "infiniband.mad.mgmtclass", "infiniband.mad.classversion",
     "infiniband.mad.method", "infiniband.mad.status", "infiniband.mad.classspecific",
@@ -103,32 +106,13 @@ ALL_TSHARK = ["frame.number"] + MAD_FIELDS + sorted(
     {f for _, req, opt in CM_FIELDS.values() for f in req + opt})
 
 
-def tshark_prefix(tshark):
-    """tshark as an unprivileged user when we are root (STYLE.md), else as is."""
-    if os.geteuid() == 0 and shutil.which("setpriv"):
-        return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                "env", "-i", "PATH=/usr/bin:/bin", "HOME=/tmp", tshark]
-    return [tshark]
-
-
 def run_tshark(tshark, path):
-    cmd = tshark_prefix(tshark) + ["-r", "-", "-n", "-Y", "infiniband.mad", "-T", "fields",
-                                   "-E", "separator=/t", "-E", "occurrence=a",
-                                   "-E", "aggregator=,"]
-    for f in ALL_TSHARK:
-        cmd += ["-e", f]
-    with open(path, "rb") as fp:   # on stdin: the unprivileged user may not reach the file
-        res = subprocess.run(cmd, stdin=fp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if res.returncode != 0:
-        raise RuntimeError("tshark failed (%d): %s" % (res.returncode,
-                                                      res.stderr.decode(errors="replace")))
+    """frame number -> {field: value} for the frames with a MAD (RoCE payload dissectors stay:
+    tshark decodes CM itself)."""
     rows = {}
-    for line in res.stdout.decode(errors="replace").split("\n"):
-        if not line:
-            continue
-        cols = line.split("\t")
-        cols += [""] * (len(ALL_TSHARK) - len(cols))
-        row = {n: v for n, v in zip(ALL_TSHARK, cols) if v != ""}
+    for r in tshark_fields(tshark, path, ALL_TSHARK, display_filter="infiniband.mad",
+                           disable_payload=False):
+        row = {n: ",".join(v) for n, v in r.items() if v}
         rows[int(row.pop("frame.number"))] = row
     return rows
 
@@ -217,20 +201,6 @@ def compare(ours, ts, res):
             res.fields += 1
             if tn != on:
                 res.mismatches.append((n, f, tv, ov))
-
-
-def collect(paths):
-    files = []
-    for p in paths:
-        if os.path.isdir(p):
-            for root, _, names in sorted(os.walk(p)):
-                files += [os.path.join(root, x) for x in sorted(names)
-                          if x.endswith((".pcap", ".pcapng"))]
-        elif os.path.exists(p):
-            files.append(p)
-        else:
-            raise RuntimeError("%s: no such file or directory" % p)
-    return files
 
 
 def corruptions(ours, ts):

@@ -31,12 +31,13 @@ corruption to be reported.
 
 import argparse
 import copy
-import json
 import logging
 import os
 import struct
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xcommon import collect, port_args, rocedump_json  # noqa: E402
 
 logging.getLogger("scapy").setLevel(logging.ERROR)
 try:
@@ -50,19 +51,7 @@ except ImportError as e:  # pragma: no cover
 
 
 def run_rocedump(rocedump, path, ports):
-    cmd = [rocedump, "-r", path, "-T", "json"]
-    for p in ports:
-        cmd += ["--roce-port", str(p)]
-    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if res.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), res.returncode,
-                                                   res.stderr.decode(errors="replace")))
-    frames = {}
-    for line in res.stdout.decode().splitlines():
-        if line.strip():
-            obj = json.loads(line)
-            frames[obj["frame"]] = obj
-    return frames
+    return rocedump_json(rocedump, path, port_args(ports))
 
 
 def read_frames(path):
@@ -161,23 +150,6 @@ def judge(fr, res):
                    (ic.get("status"), "good" if res["good"] else "bad", res["wire"],
                     struct.pack("<I", res["computed"]).hex()))
     return out
-
-
-def collect(paths):
-    out = []
-    for p in paths:
-        if os.path.isdir(p):
-            for root, _dirs, files in os.walk(p):
-                for f in sorted(files):
-                    if f.endswith((".pcap", ".pcapng", ".cap")):
-                        out.append(os.path.join(root, f))
-        elif os.path.exists(p):
-            out.append(p)
-        elif p.endswith("/") or not os.path.splitext(p)[1]:
-            print("note: no directory %s, nothing to read there" % p)
-        else:
-            raise RuntimeError("no such capture: %s" % p)
-    return sorted(out)
 
 
 def main():

@@ -57,17 +57,15 @@ Exits 1 if anything goes unnoticed. Does not need the analyzer to exist.
 import argparse
 import copy
 import ipaddress
-import json
 import os
 import shutil
 import subprocess
 import sys
 
-DEFAULT_ROCE_PORT = 4791
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xcommon import DEFAULT_ROCE_PORT, collect, port_args, rocedump_json, tshark_fields  # noqa: E402
 
-DISABLE_PROTOCOLS = ["smc", "smb_direct", "rpcordma", "nvme-rdma", "lnet", "iser",
-                     "infiniband.eoib", "infiniband_sdp", "fcoib", "drbd"]
-DISABLE_HEURISTICS = ["eth_over_ib", "mellanox_eoib"]
+
 
 TSHARK_FIELDS = [
     "frame.number", "frame.protocols", "frame.len", "frame.cap_len",
@@ -157,54 +155,8 @@ def excluded_opcode(op):
 # ---------------------------------------------------------------------------------
 # tshark
 
-def tshark_prefix(tshark):
-    """tshark as an unprivileged user when we are root, else as is."""
-    if os.geteuid() == 0 and shutil.which("setpriv"):
-        return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                "env", "-i", "PATH=/usr/bin:/bin", "HOME=/tmp", tshark]
-    return [tshark]
-
-
 def run_tshark_once(tshark, path, ports, disable_extra=()):
-    opts = []
-    for p in ports:
-        if p != DEFAULT_ROCE_PORT:
-            opts += ["-d", "udp.port==%d,infiniband" % p]
-    protos = list(DISABLE_PROTOCOLS) + list(disable_extra)
-    heurs = list(DISABLE_HEURISTICS)
-    fields = []
-    for f in TSHARK_FIELDS:
-        fields += ["-e", f]
-    err = ""
-    for _ in range(len(protos) + len(heurs) + 1):
-        cmd = tshark_prefix(tshark) + ["-r", "-", "-n"] + opts
-        for p in protos:
-            cmd += ["--disable-protocol", p]
-        for h in heurs:
-            cmd += ["--disable-heuristic", h]
-        cmd += ["-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
-                "-E", "aggregator=,"] + fields
-        with open(path, "rb") as f:
-            res = subprocess.run(cmd, stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        err = res.stderr.decode(errors="replace")
-        if res.returncode == 0:
-            break
-        bad = [x for x in protos + heurs if "No such protocol %s," % x in err]
-        if not bad:
-            raise RuntimeError("tshark failed (%d): %s" % (res.returncode, err))
-        protos = [x for x in protos if x not in bad]
-        heurs = [x for x in heurs if x not in bad]
-    else:
-        raise RuntimeError("tshark failed: %s" % err)
-    rows = []
-    for line in res.stdout.decode(errors="replace").split("\n"):
-        if not line:
-            continue
-        cols = line.split("\t")
-        cols += [""] * (len(TSHARK_FIELDS) - len(cols))
-        rows.append({name: (val.split(",") if val != "" else [])
-                     for name, val in zip(TSHARK_FIELDS, cols)})
-    return rows
+    return tshark_fields(tshark, path, TSHARK_FIELDS, ports, disable_extra)
 
 
 def protocols(row):
@@ -508,21 +460,8 @@ def print_truth(path, t, pkts, verbose):
 # rocedump and the comparison
 
 def run_rocedump(rocedump, path, ports):
-    cmd = [rocedump, "-r", path, "-T", "json"]
-    for p in ports:
-        if p != DEFAULT_ROCE_PORT:
-            cmd += ["--roce-port", str(p)]
-    cmd += ["--pmtu", str(PMTU)]  # the same path MTU for both sides' READ PSN spans
-    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if res.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), res.returncode,
-                                                   res.stderr.decode(errors="replace")))
-    frames = {}
-    for line in res.stdout.decode().splitlines():
-        if line.strip():
-            obj = json.loads(line)
-            frames[obj["frame"]] = obj
-    return frames
+    # the same path MTU for both sides' READ PSN spans
+    return rocedump_json(rocedump, path, port_args(ports) + ["--pmtu", str(PMTU)])
 
 
 def rocedump_knows_events(rocedump):
@@ -773,21 +712,6 @@ def selftest_capture(pkts, truth, ours):
 
 
 # ---------------------------------------------------------------------------------
-
-def collect(paths):
-    out = []
-    for p in paths:
-        if os.path.isdir(p):
-            for root, _dirs, files in os.walk(p):
-                for f in sorted(files):
-                    if f.endswith((".pcap", ".pcapng", ".cap")):
-                        out.append(os.path.join(root, f))
-        elif os.path.exists(p):
-            out.append(p)
-        else:
-            raise RuntimeError("no such capture: %s" % p)
-    return sorted(out)
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -43,19 +43,16 @@ mismatch; exits 1 if any corruption goes unnoticed.
 import argparse
 import copy
 import ipaddress
-import json
 import os
 import shutil
-import subprocess
 import sys
 
-DEFAULT_ROCE_PORT = 4791
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xcommon import DEFAULT_ROCE_PORT, collect, port_args, rocedump_json, tshark_fields as tshark_rows  # noqa: E402
+
 
 # Payload heuristics registered on "infiniband.payload" in 4.0.17
 # (`tshark -G heuristic-decodes`): disabled so the payload stays `data`.
-DISABLE_PROTOCOLS = ["smc", "smb_direct", "rpcordma", "nvme-rdma", "lnet", "iser",
-                     "infiniband.eoib", "infiniband_sdp", "fcoib", "drbd"]
-DISABLE_HEURISTICS = ["eth_over_ib", "mellanox_eoib"]
 
 TSHARK_FIELDS = [
     "frame.number", "frame.protocols",
@@ -113,71 +110,13 @@ def opcode_class(op):
 # running the tools
 
 def run_rocedump(rocedump, path, ports):
-    cmd = [rocedump, "-r", path, "-T", "json"]
-    for p in ports:
-        cmd += ["--roce-port", str(p)]
-    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if res.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), res.returncode,
-                                                   res.stderr.decode(errors="replace")))
-    frames = {}
-    for line in res.stdout.decode().splitlines():
-        if line.strip():
-            obj = json.loads(line)
-            frames[obj["frame"]] = obj
-    return frames
-
-
-def tshark_prefix(tshark):
-    """tshark as an unprivileged user when we are root (STYLE.md), else as is."""
-    if os.geteuid() == 0 and shutil.which("setpriv"):
-        return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                "env", "-i", "PATH=/usr/bin:/bin", "HOME=/tmp", tshark]
-    return [tshark]
+    return rocedump_json(rocedump, path, port_args(ports))
 
 
 def run_tshark(tshark, path, ports, disable_extra=()):
-    opts = []
-    for p in ports:
-        if p != DEFAULT_ROCE_PORT:
-            opts += ["-d", "udp.port==%d,infiniband" % p]
-    protos = list(DISABLE_PROTOCOLS) + list(disable_extra)
-    heurs = list(DISABLE_HEURISTICS)
-    fields = []
-    for f in TSHARK_FIELDS:
-        fields += ["-e", f]
-    for _ in range(len(protos) + len(heurs) + 1):
-        cmd = tshark_prefix(tshark) + ["-r", "-", "-n"] + opts
-        for p in protos:
-            cmd += ["--disable-protocol", p]
-        for h in heurs:
-            cmd += ["--disable-heuristic", h]
-        cmd += ["-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
-                "-E", "aggregator=,"] + fields
-        with open(path, "rb") as f:
-            res = subprocess.run(cmd, stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        err = res.stderr.decode(errors="replace")
-        if res.returncode == 0:
-            break
-        # another tshark version may lack one of the protocols/heuristics: drop it
-        bad = [x for x in protos + heurs if "No such protocol %s," % x in err]
-        if not bad:
-            raise RuntimeError("tshark failed (%d): %s" % (res.returncode, err))
-        protos = [x for x in protos if x not in bad]
-        heurs = [x for x in heurs if x not in bad]
-    else:
-        raise RuntimeError("tshark failed: %s" % err)
-    rows = {}
-    for line in res.stdout.decode(errors="replace").split("\n"):
-        if not line:
-            continue
-        cols = line.split("\t")
-        cols += [""] * (len(TSHARK_FIELDS) - len(cols))
-        row = {}
-        for name, val in zip(TSHARK_FIELDS, cols):
-            row[name] = val.split(",") if val != "" else []
-        rows[int(row["frame.number"][0])] = row
-    return rows
+    """frame number -> tshark row (field -> list of values)."""
+    return {int(r["frame.number"][0]): r
+            for r in tshark_rows(tshark, path, TSHARK_FIELDS, ports, disable_extra)}
 
 
 # ---------------------------------------------------------------------------------
@@ -542,23 +481,6 @@ def selftest(ours, ts, ports, base):
 
 
 # ---------------------------------------------------------------------------------
-
-def collect(paths):
-    out = []
-    for p in paths:
-        if os.path.isdir(p):
-            for root, _dirs, files in os.walk(p):
-                for f in sorted(files):
-                    if f.endswith((".pcap", ".pcapng", ".cap")):
-                        out.append(os.path.join(root, f))
-        elif os.path.exists(p):
-            out.append(p)
-        elif p.endswith("/") or not os.path.splitext(p)[1]:
-            print("note: no directory %s, nothing to read there" % p)
-        else:
-            raise RuntimeError("no such capture: %s" % p)
-    return sorted(out)
-
 
 FRAME_LIST_LIMIT = [12]
 

@@ -1,0 +1,108 @@
+"""xcommon.py: what the cross-check scripts share: running tshark (as an unprivileged user when
+root, STYLE.md), reading its -T fields output, running rocedump -T json, listing captures."""
+import json
+import os
+import shutil
+import subprocess
+
+DEFAULT_ROCE_PORT = 4791
+# RoCE payload dissectors that would take frames away from infiniband's own fields
+DISABLE_PROTOCOLS = ["smc", "smb_direct", "rpcordma", "nvme-rdma", "lnet", "iser",
+                     "infiniband.eoib", "infiniband_sdp", "fcoib", "drbd"]
+DISABLE_HEURISTICS = ["eth_over_ib", "mellanox_eoib"]
+
+
+def tshark_prefix(tshark):
+    """tshark as an unprivileged user when we are root (STYLE.md), else as is."""
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "env", "-i", "PATH=/usr/bin:/bin", "HOME=/tmp", tshark]
+    return [tshark]
+
+
+def tshark_fields(tshark, path, fields, ports=(), disable_extra=(), display_filter=None,
+                  disable_payload=True):
+    """Rows of `tshark -T fields` (one dict per frame: field -> list of values), the capture read
+    on stdin (the unprivileged user may not reach the file). RoCEv2 on extra UDP ports is decoded
+    with -d; RoCE payload dissectors are disabled unless disable_payload is False."""
+    opts = []
+    for p in ports:
+        if p != DEFAULT_ROCE_PORT:
+            opts += ["-d", "udp.port==%d,infiniband" % p]
+    if display_filter:
+        opts += ["-Y", display_filter]
+    protos = (list(DISABLE_PROTOCOLS) if disable_payload else []) + list(disable_extra)
+    heurs = list(DISABLE_HEURISTICS) if disable_payload else []
+    err = ""
+    for _ in range(len(protos) + len(heurs) + 1):
+        cmd = tshark_prefix(tshark) + ["-r", "-", "-n"] + opts
+        for p in protos:
+            cmd += ["--disable-protocol", p]
+        for h in heurs:
+            cmd += ["--disable-heuristic", h]
+        cmd += ["-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"]
+        for f in fields:
+            cmd += ["-e", f]
+        with open(path, "rb") as fp:
+            res = subprocess.run(cmd, stdin=fp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = res.stderr.decode(errors="replace")
+        if res.returncode == 0:
+            break
+        # another tshark version may lack one of the protocols/heuristics: drop it
+        bad = [x for x in protos + heurs if "No such protocol %s," % x in err]
+        if not bad:
+            raise RuntimeError("tshark failed (%d): %s" % (res.returncode, err))
+        protos = [x for x in protos if x not in bad]
+        heurs = [x for x in heurs if x not in bad]
+    else:
+        raise RuntimeError("tshark failed: %s" % err)
+    rows = []
+    for line in res.stdout.decode(errors="replace").split("\n"):
+        if not line:
+            continue
+        cols = line.split("\t")
+        cols += [""] * (len(fields) - len(cols))
+        rows.append({name: (val.split(",") if val != "" else []) for name, val in zip(fields, cols)})
+    return rows
+
+
+def rocedump_json(rocedump, path, args=()):
+    """frame number -> the JSON object rocedump -T json prints for it."""
+    cmd = [rocedump, "-r", path, "-T", "json"] + list(args)
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if res.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), res.returncode,
+                                                   res.stderr.decode(errors="replace")))
+    frames = {}
+    for line in res.stdout.decode().splitlines():
+        if line.strip():
+            obj = json.loads(line)
+            frames[obj["frame"]] = obj
+    return frames
+
+
+def port_args(ports):
+    """rocedump options for the extra RoCEv2 ports."""
+    out = []
+    for p in ports:
+        if p != DEFAULT_ROCE_PORT:
+            out += ["--roce-port", str(p)]
+    return out
+
+
+def collect(paths):
+    """The capture files named, or found below the directories named (sorted)."""
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _dirs, files in os.walk(p):
+                for f in sorted(files):
+                    if f.endswith((".pcap", ".pcapng", ".cap")):
+                        out.append(os.path.join(root, f))
+        elif os.path.exists(p):
+            out.append(p)
+        elif p.endswith("/") or not os.path.splitext(p)[1]:
+            print("note: no directory %s, nothing to read there" % p)
+        else:
+            raise RuntimeError("no such capture: %s" % p)
+    return sorted(out)
