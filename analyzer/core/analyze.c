@@ -67,7 +67,11 @@ struct stream {
 	uint32_t msg_bytes, msg_dmalen;
 	uint16_t pkey, flags;
 	uint8_t transport, msg_op, pmtu_log, nak_code;
-	int64_t progress_ts, nak_ts;
+	int64_t progress_ts, nak_ts, last_ts;
+	uint32_t rnr_wait_us;     /* the timer of the RNR NAK that armed the restart, 0 for a NAK */
+	uint32_t max_idle_us;     /* the longest silence between two of the stream's frames */
+	uint32_t recover_count, recover_max_us;  /* NAK or RNR NAK to the restart that answers it */
+	uint64_t recover_sum_us;
 	uint32_t packets, requests, messages, gaps, missing, retransmits, ooo, timeouts;
 	/* round trip: the latest request that asks for a response, until its response arrives */
 	uint32_t rtt_psn;
@@ -77,8 +81,8 @@ struct stream {
 	uint64_t bytes;
 	uint16_t naks[5], rnr;
 };
-/* 224 bytes on x86-64 (the 128-bit PSN maps align it to 16): 1 M streams take 224 MiB. */
-_Static_assert(sizeof(struct stream) <= 224, "keep per-stream state small");
+/* 256 bytes on x86-64 (the 128-bit PSN maps align it to 16): 1 M streams take 256 MiB. */
+_Static_assert(sizeof(struct stream) <= 256, "keep per-stream state small");
 
 struct roce_analyzer {
 	uint32_t max_streams, pmtu_cfg;
@@ -408,6 +412,24 @@ static void advance(struct stream *s, struct frame_ctx *f, uint32_t psn, uint32_
 	s->flags &= (uint16_t)~F_RESEND;
 }
 
+static uint32_t us_since(int64_t then, int64_t now)
+{
+	uint64_t us = now > then ? (uint64_t)(now - then) / 1000 : 0;
+	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+/* The requester answered a NAK or RNR NAK: time its recovery; an RNR retry must wait the timer. */
+static void restarted(struct stream *s, struct frame_ctx *f)
+{
+	uint32_t us = us_since(s->nak_ts, f->ts);
+	if (s->rnr_wait_us && us < s->rnr_wait_us)
+		find(f, ROCE_EV_RNR_RETRY_EARLY, true, s->restart_psn, f->p->h.bth.psn, f->ts - s->nak_ts);
+	if (us > s->recover_max_us)
+		s->recover_max_us = us;
+	s->recover_sum_us += us;
+	s->recover_count++;
+}
+
 static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
 {
 	const struct roce_pkt *p = f->p;
@@ -447,8 +469,10 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	s->prev_end = (psn + span) & PSN_MASK;
 
 	if (d >= 0) {
-		if ((s->flags & F_RESTART) && psn == s->restart_psn)
-			s->flags &= (uint16_t)~F_RESTART;  /* the NAK named the next PSN: nothing to resend */
+		if ((s->flags & F_RESTART) && psn == s->restart_psn) {
+			restarted(s, f);  /* the NAK named the next PSN: nothing to resend */
+			s->flags &= (uint16_t)~F_RESTART;
+		}
 		if (read_span) {
 			s->holes = holes_shift(s->holes, (uint32_t)d);  /* sent: the READ consumed them */
 			s->next_psn = psn;
@@ -482,6 +506,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	if (psn_diff(psn, s->first_psn) < 0)
 		s->first_psn = psn;
 	if (restart_point && (s->flags & F_RESTART) && (!hole || psn == s->restart_psn)) {
+		restarted(s, f);
 		/* restarting past the NAK's PSN skips requests; restarting before it is only needed
 		 * for a READ whose responses did not all arrive (the NAK acknowledges the rest) */
 		int32_t off = psn_diff(psn, s->restart_psn);
@@ -559,10 +584,11 @@ static void rtt_sample(struct stream *q, uint32_t psn, int64_t ts)
 	q->flags &= (uint16_t)~F_RTT_PENDING;
 }
 
-static void arm_restart(struct stream *q, uint32_t psn, int64_t ts)
+static void arm_restart(struct stream *q, uint32_t psn, int64_t ts, uint32_t rnr_wait_us)
 {
 	if (!q)
 		return;
+	q->rnr_wait_us = rnr_wait_us;
 	q->flags = (uint16_t)((q->flags | F_RESTART) & ~F_RESEND);
 	q->restart_psn = psn;
 	q->nak_ts = ts;
@@ -621,7 +647,7 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 	case ROCE_AETH_RNR_NAK:
 		find(f, ROCE_EV_NAK_RNR, true, psn, psn, -1);
 		r->rnr++;
-		arm_restart(q, psn, f->ts);
+		arm_restart(q, psn, f->ts, roce_rnr_timer_usec(code));
 		break;
 	case ROCE_AETH_NAK: {
 		static const enum roce_event by_code[5] = {
@@ -639,7 +665,7 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		r->nak_psn = psn;
 		r->nak_code = (uint8_t)code;
 		if (code == ROCE_NAK_PSN_SEQ_ERR)
-			arm_restart(q, psn, f->ts);
+			arm_restart(q, psn, f->ts, 0);
 		break;
 	}
 	default:
@@ -703,6 +729,12 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	if (!s)
 		return;
 	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns};
+	if (s->packets) {
+		uint32_t idle = us_since(s->last_ts, ts_ns);
+		if (idle > s->max_idle_us)
+			s->max_idle_us = idle;
+	}
+	s->last_ts = ts_ns;
 	s->packets++;
 	s->bytes += p->wirelen;
 	if (p->h.bth.dqpn == 1 && p->op->transport == ROCE_TR_UD) {
@@ -762,6 +794,10 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 		st.rtt_min_us = e->rtt_min_us;
 		st.rtt_max_us = e->rtt_max_us;
 		st.rtt_mean_us = e->rtt_count ? (uint32_t)(e->rtt_sum_us / e->rtt_count) : 0;
+		st.recover_count = e->recover_count;
+		st.recover_max_us = e->recover_max_us;
+		st.recover_mean_us = e->recover_count ? (uint32_t)(e->recover_sum_us / e->recover_count) : 0;
+		st.max_idle_us = e->max_idle_us;
 		fn(&st, user);
 	}
 }

@@ -74,6 +74,10 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 	if (s->rtt_count)
 		fprintf(j->out, ",\"rtt_us\":{\"count\":%" PRIu64 ",\"min\":%" PRIu32 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
 			s->rtt_count, s->rtt_min_us, s->rtt_mean_us, s->rtt_max_us);
+	if (s->recover_count)
+		fprintf(j->out, ",\"nak_recovery_us\":{\"count\":%" PRIu64 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
+			s->recover_count, s->recover_mean_us, s->recover_max_us);
+	fprintf(j->out, ",\"max_idle_us\":%" PRIu32, s->max_idle_us);
 	fputs("}", j->out);
 	j->sep = ",";
 }

@@ -70,6 +70,10 @@ struct roce_stream_stats {
 	 * the first response covering it, one at a time, resends excluded; microseconds */
 	uint64_t rtt_count;
 	uint32_t rtt_min_us, rtt_mean_us, rtt_max_us;
+	/* NAK or RNR NAK from the responder to the requester's restart (go-back-N latency) */
+	uint64_t recover_count;
+	uint32_t recover_mean_us, recover_max_us;
+	uint32_t max_idle_us;      /* the longest silence between two frames of the stream */
 };
 
 /* Call fn for every stream in the table (order unspecified). */

@@ -665,9 +665,10 @@ Test(analyze, rnr_nak_and_right_restart)
 {
 	mk(0, 0);
 	sends_ok(100, 103);
-	EXPECT_EVENTS(RSP(.op = ACK, .psn = 102, .syn = SYN_RNR), "nak.rnr");
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 102, .syn = SYN_RNR, .ts = 3000000), "nak.rnr");
 	expect_psns("nak.rnr", 102, 102);
-	EXPECT_EVENTS(send_only(102), "psn.retransmit");  /* the restart after RNR: at its PSN */
+	/* the restart after the RNR timer (code 14: 1280 us), at the NAK's PSN */
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 102, .len = 64, .ts = 3000000 + 1300000), "psn.retransmit");
 	EXPECT_EVENTS(send_only(103), "psn.retransmit");
 	EXPECT_NO_EVENTS(send_only(104));
 	struct roce_stream_stats st;
@@ -682,9 +683,23 @@ Test(analyze, rnr_nak_wrong_restart)
 	mk(0, 0);
 	sends_ok(100, 105);
 	EXPECT_EVENTS(RSP(.op = ACK, .psn = 101, .syn = SYN_RNR, .ts = 5000000), "nak.rnr");
-	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 103, .len = 64, .ts = 5000700), "nak.restart_wrong", "psn.retransmit");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 103, .len = 64, .ts = 7000700), "nak.restart_wrong", "psn.retransmit");
 	expect_psns("nak.restart_wrong", 101, 103);
-	cr_assert_eq(finding("nak.restart_wrong")->delta_ns, 700);
+	cr_assert_eq(finding("nak.restart_wrong")->delta_ns, 2000700);
+}
+
+/* An RNR NAK with timer code 14 asks for 1280 us: a retry 700 us later is early; the recovery
+ * time (NAK to restart) goes into the stream's statistics. */
+Test(analyze, rnr_retry_before_timer)
+{
+	mk(0, 0);
+	sends_ok(100, 103);
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 102, .syn = SYN_RNR, .ts = 4000000), "nak.rnr");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 102, .len = 64, .ts = 4700000), "psn.retransmit", "rnr.retry_early");
+	expect_psns("rnr.retry_early", 102, 102);
+	cr_assert_eq(finding("rnr.retry_early")->delta_ns, 700000);
+	cr_assert_eq(req_stats().recover_count, 1);
+	cr_assert_eq(req_stats().recover_max_us, 700);
 }
 
 Test(analyze, nak_duplicate_before_restart_only)
