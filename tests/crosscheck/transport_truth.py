@@ -63,7 +63,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import DEFAULT_ROCE_PORT, collect, port_args, rocedump_json, tshark_fields  # noqa: E402
+from xcommon import (DEFAULT_ROCE_PORT, collect, port_args, rocedump_json,  # noqa: E402
+                     tshark_fields, tshark_wrong_opcode)
 
 
 
@@ -85,9 +86,6 @@ def set_pmtu(pmtu):
     global PMTU
     PMTU = pmtu
 
-# tshark 4.0.17 decodes these opcodes correctly: RC without 0x15 and without FLUSH/ATOMIC
-# WRITE, UC, UD (as tshark_compare.py).
-TSHARK_GOOD_OPCODES = set(range(0x00, 0x15)) | {0x16, 0x17} | set(range(0x20, 0x2C)) | {0x64, 0x65}
 
 NAK_EVENTS = {0x60: "nak.psn_seq_err", 0x61: "nak.invalid_request", 0x62: "nak.remote_access",
               0x63: "nak.remote_op", 0x64: "nak.invalid_rd"}
@@ -133,23 +131,6 @@ def is_ack(op):
 
 def is_request(op):
     return not (is_read_response(op) or is_ack(op))
-
-
-def excluded_opcode(op):
-    """None if tshark decodes the opcode correctly, else why it is left out."""
-    if op in TSHARK_GOOD_OPCODES:
-        return None
-    if op in (0x80, 0x81):
-        return "CNP 0x%02X (tshark 4.0 decodes only 0x80 as CNP; no PSN semantics)" % op
-    if 0x40 <= op <= 0x5F:
-        return "RD opcode (tshark misparses RD as DCT)"
-    if 0xA0 <= op <= 0xBF:
-        return "XRC opcode (tshark does not decode XRCETH)"
-    if op in (0x1C, 0x1D):
-        return "FLUSH/ATOMIC WRITE (unknown to tshark 4.0)"
-    if op >= 0xC0:
-        return "vendor opcode"
-    return "reserved opcode"
 
 
 # ---------------------------------------------------------------------------------
@@ -280,7 +261,7 @@ def parse_rows(rows, ports):
         dma = row.get("infiniband.reth.dmalen") or []
         if dma:
             p.dmalen = to_int(dma[0])
-        why = excluded_opcode(p.op)
+        why = tshark_wrong_opcode(p.op)
         if why:
             p.excluded = why
             continue
@@ -619,7 +600,7 @@ def selftest_engine():
     checks = [("duplicate ACKs", t.dup_acks, {8}), ("READ response replays", t.read_resp_retx, {13}),
               ("capture duplicates", t.capture_dups, {35}), ("ACK PSN reuse", t.ack_psn_reuse, {25}),
               ("late first-time requests", t.late_new, {5}),
-              ("excluded", set(t.excluded.get(excluded_opcode(0x81), [])), {26, 27})]
+              ("excluded", set(t.excluded.get(tshark_wrong_opcode(0x81), [])), {26, 27})]
     for name, got, exp in checks:
         if got != exp:
             fails.append("engine: %s %s, expected %s" % (name, sorted(got), sorted(exp)))

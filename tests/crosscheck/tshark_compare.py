@@ -48,7 +48,9 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import DEFAULT_ROCE_PORT, collect, port_args, rocedump_json, tshark_fields as tshark_rows  # noqa: E402
+from xcommon import (DEFAULT_ROCE_PORT, collect, port_args, rocedump_json,  # noqa: E402
+                     tshark_wrong_opcode)
+from xcommon import tshark_fields as tshark_rows  # noqa: E402
 
 
 # Payload heuristics registered on "infiniband.payload" in 4.0.17
@@ -77,9 +79,6 @@ TSHARK_FIELDS = [
     "infiniband.grh.dgid",
 ]
 
-# Opcodes whose header layout tshark 4.0.17 decodes correctly (§1.2): RC without 0x15
-# and without the IBA 1.5 FLUSH / ATOMIC WRITE, UC, UD.
-TSHARK_GOOD_OPCODES = set(range(0x00, 0x15)) | {0x16, 0x17} | set(range(0x20, 0x2C)) | {0x64, 0x65}
 
 BTH_LABELS = ["bth.opcode", "bth.se", "bth.m", "bth.padcnt", "bth.tver", "bth.pkey",
               "bth.fecn", "bth.becn", "bth.resv6", "bth.dqpn", "bth.ackreq",
@@ -87,23 +86,6 @@ BTH_LABELS = ["bth.opcode", "bth.se", "bth.m", "bth.padcnt", "bth.tver", "bth.pk
 ETH_PREFIXES = ("reth.", "aeth.", "deth.", "rdeth.", "atomiceth.", "atomicacketh.",
                 "immdt", "ieth")
 AETH_KIND = {"ACK": 0, "RNR_NAK": 1, "RESERVED": 2, "NAK": 3}
-
-
-def opcode_class(op):
-    """None if tshark decodes the opcode correctly, else the reason it does not."""
-    if op in TSHARK_GOOD_OPCODES:
-        return None
-    if op in (0x80, 0x81):
-        return "CNP 0x%02X: tshark knows only 0x80 as CNP and dumps the rest as vendor data" % op
-    if 0x40 <= op <= 0x5F:
-        return "RD opcode 0x%02X: tshark misparses RD as DCT (20-byte BTH)" % op
-    if 0xA0 <= op <= 0xBF:
-        return "XRC opcode 0x%02X: tshark does not decode XRCETH" % op
-    if op in (0x1C, 0x1D):
-        return "opcode 0x%02X (FLUSH/ATOMIC WRITE): unknown to tshark 4.0" % op
-    if op >= 0xC0:
-        return "vendor opcode 0x%02X: not decoded by tshark" % op
-    return "reserved opcode 0x%02X: no layout in tshark" % op
 
 
 # ---------------------------------------------------------------------------------
@@ -397,7 +379,7 @@ def compare(ours, ts, ports):
         def skip_if(pred, reason):
             skip[reason] = pred
 
-        cls = opcode_class(fr["roce"]["opcode"])
+        cls = tshark_wrong_opcode(fr["roce"]["opcode"])
         if cls:
             skip_if(lambda l: is_eth(l) or l in ("icrc", "payload.len_with_pad"),
                     cls + " (BTH, IP/UDP/VLAN/GRH compared)")

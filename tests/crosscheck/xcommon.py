@@ -12,6 +12,28 @@ DISABLE_PROTOCOLS = ["smc", "smb_direct", "rpcordma", "nvme-rdma", "lnet", "iser
 DISABLE_HEURISTICS = ["eth_over_ib", "mellanox_eoib"]
 
 
+# tshark 4.0.17 decodes these opcodes correctly: RC without 0x15 and without FLUSH/ATOMIC WRITE,
+# UC, UD (reference/wireshark-and-peers.md §1.2).
+TSHARK_GOOD_OPCODES = set(range(0x00, 0x15)) | {0x16, 0x17} | set(range(0x20, 0x2C)) | {0x64, 0x65}
+
+
+def tshark_wrong_opcode(op):
+    """None if tshark 4.0 decodes the opcode correctly, else the reason it does not."""
+    if op in TSHARK_GOOD_OPCODES:
+        return None
+    if op in (0x80, 0x81):
+        return "CNP 0x%02X: tshark knows only 0x80 as CNP and dumps the rest as vendor data" % op
+    if 0x40 <= op <= 0x5F:
+        return "RD opcode 0x%02X: tshark misparses RD as DCT (20-byte BTH)" % op
+    if 0xA0 <= op <= 0xBF:
+        return "XRC opcode 0x%02X: tshark does not decode XRCETH" % op
+    if op in (0x1C, 0x1D):
+        return "opcode 0x%02X (FLUSH/ATOMIC WRITE): unknown to tshark 4.0" % op
+    if op >= 0xC0:
+        return "vendor opcode 0x%02X: not decoded by tshark" % op
+    return "reserved opcode 0x%02X: not decoded by tshark" % op
+
+
 def tshark_prefix(tshark):
     """tshark as an unprivileged user when we are root (STYLE.md), else as is."""
     if os.geteuid() == 0 and shutil.which("setpriv"):
