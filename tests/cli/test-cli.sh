@@ -35,6 +35,11 @@ expect "--roce-port 0 rejected" 2 'invalid UDP port' -- --roce-port 0 -r "$G/rc_
 expect "--roce-port 70000 rejected" 2 'invalid UDP port' -- --roce-port 70000 -r "$G/rc_opcodes.pcap"
 expect "nine --roce-port rejected" 2 'too many' -- --roce-port 1 --roce-port 2 --roce-port 3 --roce-port 4 \
 	--roce-port 5 --roce-port 6 --roce-port 7 --roce-port 8 --roce-port 9 -r "$G/rc_opcodes.pcap"
+expect "--pmtu 1000 rejected" 2 'invalid path MTU' -- --pmtu 1000 -r "$G/rc_opcodes.pcap"
+expect "--max-streams 0 rejected" 2 'invalid stream count' -- --max-streams 0 -r "$G/rc_opcodes.pcap"
+expect "--summary with --pmtu and --max-streams" 0 '' -- -q --summary --pmtu 1024 --max-streams 1 -r "$CAPS/rxe/rc_pingpong.pcap"
+grep -Eq '^streams: 1 \(evicted [1-9][0-9]*\)' "$T/out" && ok "--max-streams 1 keeps one stream and counts evictions" ||
+	not_ok "--max-streams 1 keeps one stream and counts evictions" "$(grep streams: "$T/out")"
 expect "missing file" 2 "^rocedump: $T/nope.pcap: No such file" -- -r "$T/nope.pcap"
 expect "bad filter" 2 '^rocedump: filter "udp porrt 1"' -- -r "$G/rc_opcodes.pcap" udp porrt 1
 expect "--help exits 0" 0 '' -- --help
