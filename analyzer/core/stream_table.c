@@ -1,0 +1,235 @@
+/* stream_table.c: the transport analyzer's tables (see stream_table.h): interned addresses, the
+ * stream map with its LRU list and eviction, the analyzer's life cycle, and the per-stream
+ * reports (roce_analyzer_foreach). */
+#include "stream_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- addresses ---- */
+
+static uint64_t addr_hash(const uint8_t *a, unsigned len)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ len;
+	for (unsigned i = 0; i < len; i++)
+		h = (h ^ a[i]) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+/* Constant-size compares, inlined by the compiler (a libc memcmp call costs more than the work). */
+static bool same_addr(const uint8_t *stored, const uint8_t *addr, unsigned len)
+{
+	return stored[16] == len && (len == 4 ? memcmp(stored, addr, 4) == 0 : memcmp(stored, addr, 16) == 0);
+}
+
+static uint32_t remember(struct roce_analyzer *a, uint32_t id)
+{
+	a->recent[1] = a->recent[0];
+	a->recent[0] = id;
+	return id;
+}
+
+uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
+{
+	for (unsigned r = 0; r < 2; r++) {
+		uint32_t c = a->recent[r];
+		if (c < a->n_addrs && same_addr(a->addrs[c], addr, len))
+			return c;
+	}
+	uint64_t key = addr_hash(addr, len);
+	uint32_t id;
+
+	for (;; key++) {  /* a 64-bit hash collision moves on to the next key */
+		if (!u64map_get(&a->addr_index, key, &id))
+			break;  /* a new address; key is free */
+		if (same_addr(a->addrs[id], addr, len))
+			return remember(a, id);
+	}
+	if (a->n_addrs == MAX_ADDRS)
+		return NO_IDX;
+	if (a->n_addrs == a->addrs_alloc) {
+		uint32_t n = a->addrs_alloc ? a->addrs_alloc * 2 : 64;
+		void *p = realloc(a->addrs, (size_t)n * sizeof(*a->addrs));
+		if (!p)
+			return NO_IDX;
+		a->addrs = p;
+		a->addrs_alloc = n;
+	}
+	id = a->n_addrs;
+	if (u64map_put(&a->addr_index, key, id) < 0)
+		return NO_IDX;
+	memset(a->addrs[id], 0, sizeof(a->addrs[id]));
+	memcpy(a->addrs[id], addr, len);
+	a->addrs[id][16] = (uint8_t)len;
+	a->n_addrs++;
+	return remember(a, id);
+}
+
+/* ---- the stream table: map + LRU list ---- */
+
+static void lru_unlink(struct roce_analyzer *a, uint32_t i)
+{
+	struct stream *e = &a->s[i];
+	if (e->lru_prev != NO_IDX)
+		a->s[e->lru_prev].lru_next = e->lru_next;
+	else
+		a->lru_head = e->lru_next;
+	if (e->lru_next != NO_IDX)
+		a->s[e->lru_next].lru_prev = e->lru_prev;
+	else
+		a->lru_tail = e->lru_prev;
+}
+
+static void lru_push_head(struct roce_analyzer *a, uint32_t i)
+{
+	struct stream *e = &a->s[i];
+	e->lru_prev = NO_IDX;
+	e->lru_next = a->lru_head;
+	if (a->lru_head != NO_IDX)
+		a->s[a->lru_head].lru_prev = i;
+	a->lru_head = i;
+	if (a->lru_tail == NO_IDX)
+		a->lru_tail = i;
+}
+
+/* A free entry: a new one while under the cap, else the least recently used one, evicted. */
+static uint32_t entry_take(struct roce_analyzer *a)
+{
+	if (a->n_used < a->max_streams) {
+		if (a->n_used == a->n_alloc) {
+			uint32_t n = a->n_alloc ? a->n_alloc * 2 : 256;
+			if (n > a->max_streams)
+				n = a->max_streams;
+			void *p = realloc(a->s, (size_t)n * sizeof(*a->s));
+			if (!p)
+				return NO_IDX;
+			a->s = p;
+			a->n_alloc = n;
+		}
+		return a->n_used++;
+	}
+	uint32_t victim = a->lru_tail;
+	lru_unlink(a, victim);
+	u64map_del(&a->streams, a->s[victim].key);
+	a->evictions++;
+	return victim;
+}
+
+struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
+{
+	uint32_t i;
+	if (u64map_get(&a->streams, key, &i)) {
+		if (a->lru_head != i) {
+			lru_unlink(a, i);
+			lru_push_head(a, i);
+		}
+		*idx = i;
+		return &a->s[i];
+	}
+	i = entry_take(a);
+	if (i == NO_IDX || u64map_put(&a->streams, key, i) < 0)
+		return NULL;
+	struct stream *e = &a->s[i];
+	memset(e, 0, sizeof(*e));
+	e->key = key;
+	e->peer_qpn = NO_QPN;
+	e->pmtu_log = 0;
+	lru_push_head(a, i);
+	*idx = i;
+	return e;
+}
+
+struct stream *stream_find(struct roce_analyzer *a, uint64_t key)
+{
+	uint32_t i;
+	return u64map_get(&a->streams, key, &i) ? &a->s[i] : NULL;
+}
+
+struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, char errbuf[ROCE_ERRBUF_SIZE])
+{
+	struct roce_analyzer *a = calloc(1, sizeof(*a));
+	if (!a) {
+		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
+		return NULL;
+	}
+	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 20;
+	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
+	a->lru_head = a->lru_tail = NO_IDX;
+	a->recent[0] = a->recent[1] = NO_IDX;
+	if (u64map_init(&a->streams, 1024) < 0 || u64map_init(&a->pairs, 256) < 0 ||
+	    u64map_init(&a->addr_index, 256) < 0) {
+		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
+		roce_analyzer_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void roce_analyzer_free(struct roce_analyzer *a)
+{
+	if (!a)
+		return;
+	u64map_free(&a->streams);
+	u64map_free(&a->pairs);
+	u64map_free(&a->addr_index);
+	free(a->s);
+	free(a->addrs);
+	free(a);
+}
+
+/* ---- reports ---- */
+
+void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
+			   void *user)
+{
+	for (uint32_t i = a->lru_tail; i != NO_IDX; i = a->s[i].lru_prev) {
+		const struct stream *e = &a->s[i];
+		struct roce_stream_stats st;
+		memset(&st, 0, sizeof(st));
+		uint32_t sid = key_src(e->key), did = key_dst(e->key);
+		st.addr_len = a->addrs[sid][16];
+		memcpy(st.src, a->addrs[sid], 16);
+		memcpy(st.dst, a->addrs[did], 16);
+		st.dqpn = key_qpn(e->key);
+		st.transport = e->transport;
+		st.pmtu = pmtu_of(a, e);
+		st.packets = e->packets;
+		st.bytes = e->bytes;
+		st.requests = e->requests;
+		st.responses = e->packets - e->requests;
+		st.has_psn = (e->flags & F_REQ_SEEN) && e->transport != ROCE_TR_UD;
+		st.first_psn = e->first_psn;
+		st.last_psn = (e->next_psn - 1) & PSN_MASK;
+		st.gaps = e->gaps;
+		st.missing_psns = e->missing;
+		st.retransmits = e->retransmits;
+		st.out_of_order = e->ooo;
+		st.timeouts = e->timeouts;
+		for (unsigned c = 0; c < 5; c++)
+			st.naks[c] = e->naks[c];
+		st.rnr_naks = e->rnr;
+		st.messages = e->messages;
+		st.paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
+		st.peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
+		st.rtt_count = e->rtt_count;
+		st.rtt_min_us = e->rtt_min_us;
+		st.rtt_max_us = e->rtt_max_us;
+		st.rtt_mean_us = e->rtt_count ? (uint32_t)(e->rtt_sum_us / e->rtt_count) : 0;
+		st.recover_count = e->recover_count;
+		st.recover_max_us = e->recover_max_us;
+		st.recover_mean_us = e->recover_count ? (uint32_t)(e->recover_sum_us / e->recover_count) : 0;
+		st.max_idle_us = e->max_idle_us;
+		fn(&st, user);
+	}
+}
+
+uint64_t roce_analyzer_streams(const struct roce_analyzer *a)
+{
+	return a->n_used;
+}
+
+uint64_t roce_analyzer_evictions(const struct roce_analyzer *a)
+{
+	return a->evictions;
+}

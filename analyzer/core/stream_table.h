@@ -1,0 +1,132 @@
+/* stream_table.h: the transport analyzer's state (internal): per-stream records, the bounded
+ * stream table (an open-addressing map plus an LRU list) and interned addresses. The rules that
+ * update a stream live in analyze.c; the table and its reports in stream_table.c. */
+#ifndef ROCE_STREAM_TABLE_H
+#define ROCE_STREAM_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce/analyze.h"
+#include "u64map.h"
+
+#define PSN_MASK 0xffffffu
+#define NO_IDX UINT32_MAX
+#define NO_QPN UINT32_MAX
+#define ADDR_BITS 20
+#define MAX_ADDRS (1u << ADDR_BITS)
+
+/* stream flags */
+#define F_REQ_SEEN 0x0001u
+#define F_RESP_SEEN 0x0002u    /* a READ response was seen (resp_max valid) */
+#define F_ACK_SEEN 0x0004u     /* acked_psn valid */
+#define F_IN_MSG 0x0008u       /* a SEND/WRITE message is open */
+#define F_MSG_UNKNOWN 0x0010u  /* message state lost (gap): no sequence checks until FIRST/ONLY */
+#define F_RESTART 0x0020u      /* a NAK asked this stream to restart at restart_psn */
+#define F_RESEND 0x0040u       /* between a go-back-N restart and catching up with next_psn */
+#define F_NAK_SEEN 0x0100u     /* nak_psn / nak_code valid */
+#define F_READ_UNKNOWN 0x0200u /* last READ's PSN span unknown (no PMTU yet) */
+#define F_RTT_PENDING 0x0400u  /* rtt_psn / rtt_ts wait for their response */
+#define F_PAIRED_PSN 0x0800u   /* peer_qpn learned by PSN matching */
+#define F_PAIRED_CM 0x1000u    /* peer_qpn learned from an RDMA-CM REQ/REP exchange */
+
+/* PSNs tracked below the next one: go-back-N resends reach this deep in the DUT captures (71
+ * PSNs for WRITEs, 130 for READs) */
+typedef unsigned __int128 holes_t;
+#define HOLE_BITS 128u
+#define ALL_HOLES (~(holes_t)0)
+
+static inline holes_t holes_shift(holes_t h, uint32_t n)
+{
+	return n >= HOLE_BITS ? 0 : h << n;
+}
+static inline holes_t low_bits(uint32_t n)  /* n ones */
+{
+	return n >= HOLE_BITS ? ALL_HOLES : ((holes_t)1 << n) - 1;
+}
+
+struct stream {
+	uint64_t key;             /* src id : 20 | dst id : 20 | dqpn : 24 */
+	uint32_t lru_prev, lru_next;
+	uint32_t next_psn, first_psn;
+	uint32_t prev_end;        /* the PSN after the previous request */
+	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
+	uint32_t restart_psn, peer_qpn;
+	uint32_t pair_next;       /* the request stream between the same hosts created before this one */
+	uint32_t resp_next, acked_psn, nak_psn;
+	holes_t resp_holes;       /* as holes, for READ response PSNs below resp_next */
+	uint32_t msg_bytes, msg_dmalen;
+	uint16_t pkey, flags;
+	uint8_t transport, msg_op, pmtu_log, nak_code;
+	int64_t progress_ts, nak_ts, last_ts;
+	uint32_t rnr_wait_us;     /* the timer of the RNR NAK that armed the restart, 0 for a NAK */
+	uint32_t max_idle_us;     /* the longest silence between two of the stream's frames */
+	uint32_t recover_count, recover_max_us;  /* NAK or RNR NAK to the restart that answers it */
+	uint64_t recover_sum_us;
+	uint32_t packets, requests, messages, gaps, missing, retransmits, ooo, timeouts;
+	/* round trip: the latest request that asks for a response, until its response arrives */
+	uint32_t rtt_psn;
+	int64_t rtt_ts;
+	uint32_t rtt_min_us, rtt_max_us, rtt_count;
+	uint64_t rtt_sum_us;
+	uint64_t bytes;
+	uint16_t naks[5], rnr;
+};
+/* 256 bytes on x86-64 (the 128-bit PSN maps align it to 16): 1 M streams take 256 MiB. */
+_Static_assert(sizeof(struct stream) <= 256, "keep per-stream state small");
+
+struct roce_analyzer {
+	uint32_t max_streams, pmtu_cfg;
+	struct u64map streams;    /* key → index into s[] */
+	struct u64map pairs;      /* (src id, dst id) → most recent request stream index */
+	struct u64map addr_index; /* address hash → address id */
+	struct stream *s;
+	uint32_t n_alloc, n_used;
+	uint32_t lru_head, lru_tail;  /* most / least recently used */
+	uint8_t (*addrs)[17];     /* address bytes + length */
+	uint32_t recent[2];       /* ids of the last two addresses looked up (most frames repeat them) */
+	struct pending_req {      /* CM REQs waiting for their REP (a small ring) */
+		uint32_t comm_id, active, passive, qpn;
+		uint8_t path_mtu;
+		bool used;
+	} reqs[16];
+	unsigned next_req;
+	uint32_t n_addrs, addrs_alloc;
+	uint64_t evictions;
+};
+
+static inline int32_t psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+static inline bool in_range(uint32_t psn, uint32_t lo, uint32_t hi)
+{
+	return psn_diff(psn, lo) >= 0 && psn_diff(psn, hi) < 0;
+}
+
+
+static inline uint64_t stream_key(uint32_t src, uint32_t dst, uint32_t qpn)
+{
+	return (uint64_t)src << 44 | (uint64_t)dst << 24 | (qpn & PSN_MASK);
+}
+static inline uint32_t key_src(uint64_t k) { return (uint32_t)(k >> 44); }
+static inline uint32_t key_dst(uint64_t k) { return (uint32_t)(k >> 24) & (MAX_ADDRS - 1); }
+static inline uint32_t key_qpn(uint64_t k) { return (uint32_t)k & PSN_MASK; }
+static inline uint64_t pair_key(uint32_t src, uint32_t dst) { return (uint64_t)src << 20 | dst; }
+
+/* The stream's path MTU: configured, or learned (0 while unknown). */
+static inline uint32_t pmtu_of(const struct roce_analyzer *a, const struct stream *s)
+{
+	return a->pmtu_cfg ? a->pmtu_cfg : s->pmtu_log ? 1u << s->pmtu_log : 0;
+}
+
+/* The id of an address (4 or 16 bytes), interned on first sight; NO_IDX when the table is full. */
+uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len);
+/* The stream with this key, created (evicting the least recently used one at the cap) if new,
+ * and made the most recently used; NULL when out of memory. *idx receives its index. */
+struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx);
+/* The stream with this key if it is in the table, without touching the LRU order. */
+struct stream *stream_find(struct roce_analyzer *a, uint64_t key);
+
+#endif
