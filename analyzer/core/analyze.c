@@ -298,6 +298,17 @@ static void rtt_sample(struct stream *q, uint32_t psn, int64_t ts)
 	q->rtt_sum_us += v;
 	q->rtt_count++;
 	q->flags &= (uint16_t)~F_RTT_PENDING;
+	unsigned b = 0;
+	if (v >= 1) {
+		unsigned k = 31u - (unsigned)__builtin_clz(v);
+		b = 2 * k + ((uint64_t)v * v >= UINT64_C(2) << (2 * k));  /* above 2^k·√2? */
+		if (b >= RTT_BUCKETS)
+			b = RTT_BUCKETS - 1;
+	}
+	if (q->rtt_hist[b] == UINT8_MAX)
+		for (unsigned i = 0; i < RTT_BUCKETS; i++)
+			q->rtt_hist[i] = (uint8_t)((q->rtt_hist[i] + 1) / 2);
+	q->rtt_hist[b]++;
 }
 
 static void arm_restart(struct stream *q, uint32_t psn, int64_t ts, uint32_t rnr_wait_us)

@@ -180,6 +180,32 @@ void roce_analyzer_free(struct roce_analyzer *a)
 
 /* ---- reports ---- */
 
+uint32_t rtt_quantile_us(const struct stream *s, double q)
+{
+	unsigned total = 0, seen = 0;
+	for (unsigned i = 0; i < RTT_BUCKETS; i++)
+		total += s->rtt_hist[i];
+	if (!total)
+		return 0;
+	unsigned want = (unsigned)(q * total + 0.999999);
+	if (want < 1)
+		want = 1;
+	for (unsigned b = 0; b < RTT_BUCKETS; b++) {
+		seen += s->rtt_hist[b];
+		if (seen < want)
+			continue;
+		/* the bucket's geometric middle: 2^k · 2^(1/4) or 2^k · 2^(3/4), within [min, max] */
+		double v = (double)(1u << (b / 2)) * (b % 2 ? 1.6817928 : 1.1892071);
+		uint32_t u = (uint32_t)(v + 0.5);
+		if (u < s->rtt_min_us)
+			u = s->rtt_min_us;
+		if (u > s->rtt_max_us)
+			u = s->rtt_max_us;
+		return u;
+	}
+	return s->rtt_max_us;
+}
+
 void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
 			   void *user)
 {
@@ -216,6 +242,8 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 		st.rtt_min_us = e->rtt_min_us;
 		st.rtt_max_us = e->rtt_max_us;
 		st.rtt_mean_us = e->rtt_count ? (uint32_t)(e->rtt_sum_us / e->rtt_count) : 0;
+		st.rtt_p50_us = rtt_quantile_us(e, 0.50);
+		st.rtt_p99_us = rtt_quantile_us(e, 0.99);
 		st.recover_count = e->recover_count;
 		st.recover_max_us = e->recover_max_us;
 		st.recover_mean_us = e->recover_count ? (uint32_t)(e->recover_sum_us / e->recover_count) : 0;

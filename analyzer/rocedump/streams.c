@@ -14,11 +14,11 @@ static const char *paired_name(unsigned p)
 static void text_row(const struct roce_stream_stats *s, void *user)
 {
 	FILE *out = user;
-	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], psns[40] = "-", rtt[48] = "-";
+	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], psns[40] = "-", rtt[64] = "-";
 
 	if (s->rtt_count)
-		snprintf(rtt, sizeof(rtt), "%" PRIu32 "/%" PRIu32 "/%" PRIu32 " (%" PRIu64 ")", s->rtt_min_us,
-			 s->rtt_mean_us, s->rtt_max_us, s->rtt_count);
+		snprintf(rtt, sizeof(rtt), "%" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " (%" PRIu64 ")", s->rtt_min_us,
+			 s->rtt_p50_us, s->rtt_p99_us, s->rtt_max_us, s->rtt_count);
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
 	if (s->has_psn)
@@ -41,7 +41,7 @@ void streams_print_text(const struct roce_analyzer *a, FILE *out)
 		roce_analyzer_evictions(a));
 	fprintf(out, "%-15s   %-15s %-8s %-12s %-3s %5s %8s %10s %7s %7s %7s %-17s %12s %6s %4s %5s %9s %4s %s\n", "source",
 		"destination", "qp", "peer/paired", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs", "psn range",
-		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/mean/max (n)");
+		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/p50/p99/max (n)");
 	roce_analyzer_foreach(a, text_row, out);
 }
 
@@ -72,8 +72,9 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 		s->gaps, s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->naks[0], s->naks[1],
 		s->naks[2], s->naks[3], s->naks[4], s->rnr_naks);
 	if (s->rtt_count)
-		fprintf(j->out, ",\"rtt_us\":{\"count\":%" PRIu64 ",\"min\":%" PRIu32 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
-			s->rtt_count, s->rtt_min_us, s->rtt_mean_us, s->rtt_max_us);
+		fprintf(j->out, ",\"rtt_us\":{\"count\":%" PRIu64 ",\"min\":%" PRIu32 ",\"mean\":%" PRIu32 ",\"p50\":%" PRIu32
+				",\"p99\":%" PRIu32 ",\"max\":%" PRIu32 "}",
+			s->rtt_count, s->rtt_min_us, s->rtt_mean_us, s->rtt_p50_us, s->rtt_p99_us, s->rtt_max_us);
 	if (s->recover_count)
 		fprintf(j->out, ",\"nak_recovery_us\":{\"count\":%" PRIu64 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
 			s->recover_count, s->recover_mean_us, s->recover_max_us);

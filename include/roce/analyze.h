@@ -70,6 +70,7 @@ struct roce_stream_stats {
 	 * the first response covering it, one at a time, resends excluded; microseconds */
 	uint64_t rtt_count;
 	uint32_t rtt_min_us, rtt_mean_us, rtt_max_us;
+	uint32_t rtt_p50_us, rtt_p99_us;  /* from a half-octave histogram: within ±19 % */
 	/* NAK or RNR NAK from the responder to the requester's restart (go-back-N latency) */
 	uint64_t recover_count;
 	uint32_t recover_mean_us, recover_max_us;
