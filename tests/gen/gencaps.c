@@ -28,17 +28,22 @@ static void die(const char *what, const char *detail)
 	exit(2);
 }
 
+static void w_open_path(struct writer *w, const char *path, int linktype)
+{
+	memset(w, 0, sizeof(*w));
+	w->dead = pcap_open_dead_with_tstamp_precision(linktype, 262144, PCAP_TSTAMP_PRECISION_NANO);
+	if (!w->dead)
+		die("pcap_open_dead", path);
+	w->d = pcap_dump_open(w->dead, path);
+	if (!w->d)
+		die(path, pcap_geterr(w->dead));
+}
+
 static void w_open(struct writer *w, const char *dir, const char *name, int linktype)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	memset(w, 0, sizeof(*w));
-	w->dead = pcap_open_dead_with_tstamp_precision(linktype, 262144, PCAP_TSTAMP_PRECISION_NANO);
-	if (!w->dead)
-		die("pcap_open_dead", name);
-	w->d = pcap_dump_open(w->dead, path);
-	if (!w->d)
-		die(path, pcap_geterr(w->dead));
+	w_open_path(w, path, linktype);
 }
 
 static void w_put(struct writer *w, const uint8_t *frame, int len)
@@ -541,11 +546,7 @@ static void bench_small(const char *file, unsigned long long n, unsigned qps)
 	uint32_t *psn = calloc(qps, sizeof(*psn));
 	if (!psn)
 		die("calloc", strerror(errno));
-	memset(&w, 0, sizeof(w));
-	w.dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 262144, PCAP_TSTAMP_PRECISION_NANO);
-	w.d = pcap_dump_open(w.dead, file);
-	if (!w.d)
-		die(file, pcap_geterr(w.dead));
+	w_open_path(&w, file, DLT_EN10MB);
 	base_flow(&req);
 	base_flow(&ack);
 	memcpy(ack.eth_src, MAC_B, 6);
@@ -575,11 +576,7 @@ static void bench_mtu(const char *file, unsigned long long bytes, unsigned qps)
 	uint32_t *psn = calloc(qps, sizeof(*psn));
 	if (!psn)
 		die("calloc", strerror(errno));
-	memset(&w, 0, sizeof(w));
-	w.dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 262144, PCAP_TSTAMP_PRECISION_NANO);
-	w.d = pcap_dump_open(w.dead, file);
-	if (!w.d)
-		die(file, pcap_geterr(w.dead));
+	w_open_path(&w, file, DLT_EN10MB);
 	base_flow(&b);
 	unsigned long long written = 0;
 	for (unsigned long long i = 0; written < bytes; i++) {
