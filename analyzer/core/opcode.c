@@ -9,72 +9,80 @@
 #define R ROCE_OPF_RESPONSE
 #define V ROCE_OPF_VALID
 
-/* The RC-shaped opcode list (low 5 bits) shared by RC, UC, RD and XRC. */
-#define RC_SHAPED(base, req, resp)                                                                   \
-	[(base) + 0x00] = {"SEND_FIRST", (req), HLEN((req)), TR(base), ROCE_OP_SEND, ROCE_SEG_FIRST, V | P},                  \
-	[(base) + 0x01] = {"SEND_MIDDLE", (req), HLEN((req)), TR(base), ROCE_OP_SEND, ROCE_SEG_MIDDLE, V | P},                \
-	[(base) + 0x02] = {"SEND_LAST", (req), HLEN((req)), TR(base), ROCE_OP_SEND, ROCE_SEG_LAST, V | P},                    \
-	[(base) + 0x03] = {"SEND_LAST_IMM", (req) | ROCE_HDR_IMMDT, HLEN((req) | ROCE_HDR_IMMDT), TR(base), ROCE_OP_SEND, ROCE_SEG_LAST, V | P}, \
-	[(base) + 0x04] = {"SEND_ONLY", (req), HLEN((req)), TR(base), ROCE_OP_SEND, ROCE_SEG_ONLY, V | P},                    \
-	[(base) + 0x05] = {"SEND_ONLY_IMM", (req) | ROCE_HDR_IMMDT, HLEN((req) | ROCE_HDR_IMMDT), TR(base), ROCE_OP_SEND, ROCE_SEG_ONLY, V | P}, \
-	[(base) + 0x06] = {"WRITE_FIRST", (req) | ROCE_HDR_RETH, HLEN((req) | ROCE_HDR_RETH), TR(base), ROCE_OP_WRITE, ROCE_SEG_FIRST, V | P}, \
-	[(base) + 0x07] = {"WRITE_MIDDLE", (req), HLEN((req)), TR(base), ROCE_OP_WRITE, ROCE_SEG_MIDDLE, V | P},              \
-	[(base) + 0x08] = {"WRITE_LAST", (req), HLEN((req)), TR(base), ROCE_OP_WRITE, ROCE_SEG_LAST, V | P},                  \
-	[(base) + 0x09] = {"WRITE_LAST_IMM", (req) | ROCE_HDR_IMMDT, HLEN((req) | ROCE_HDR_IMMDT), TR(base), ROCE_OP_WRITE, ROCE_SEG_LAST, V | P}, \
-	[(base) + 0x0a] = {"WRITE_ONLY", (req) | ROCE_HDR_RETH, HLEN((req) | ROCE_HDR_RETH), TR(base), ROCE_OP_WRITE, ROCE_SEG_ONLY, V | P},  \
-	[(base) + 0x0b] = {"WRITE_ONLY_IMM", (req) | ROCE_HDR_RETH | ROCE_HDR_IMMDT, HLEN((req) | ROCE_HDR_RETH | ROCE_HDR_IMMDT), TR(base), ROCE_OP_WRITE,    \
-			   ROCE_SEG_ONLY, V | P}
-
-#define READ_ATOMIC(base, req, resp)                                                                 \
-	[(base) + 0x0c] = {"READ_REQUEST", (req) | ROCE_HDR_RETH, HLEN((req) | ROCE_HDR_RETH), TR(base), ROCE_OP_READ_REQ, ROCE_SEG_ONLY, V}, \
-	[(base) + 0x0d] = {"READ_RESPONSE_FIRST", (resp) | ROCE_HDR_AETH, HLEN((resp) | ROCE_HDR_AETH), TR(base), ROCE_OP_READ_RESP,            \
-			   ROCE_SEG_FIRST, V | P | R},                                                   \
-	[(base) + 0x0e] = {"READ_RESPONSE_MIDDLE", (resp), HLEN((resp)), TR(base), ROCE_OP_READ_RESP, ROCE_SEG_MIDDLE, V | P | R}, \
-	[(base) + 0x0f] = {"READ_RESPONSE_LAST", (resp) | ROCE_HDR_AETH, HLEN((resp) | ROCE_HDR_AETH), TR(base), ROCE_OP_READ_RESP,             \
-			   ROCE_SEG_LAST, V | P | R},                                                    \
-	[(base) + 0x10] = {"READ_RESPONSE_ONLY", (resp) | ROCE_HDR_AETH, HLEN((resp) | ROCE_HDR_AETH), TR(base), ROCE_OP_READ_RESP,             \
-			   ROCE_SEG_ONLY, V | P | R},                                                    \
-	[(base) + 0x11] = {"ACKNOWLEDGE", (resp) | ROCE_HDR_AETH, HLEN((resp) | ROCE_HDR_AETH), TR(base), ROCE_OP_ACK, ROCE_SEG_NONE, V | R},  \
-	[(base) + 0x12] = {"ATOMIC_ACKNOWLEDGE", (resp) | ROCE_HDR_AETH | ROCE_HDR_ATOMICACKETH, HLEN((resp) | ROCE_HDR_AETH | ROCE_HDR_ATOMICACKETH), TR(base),       \
-			   ROCE_OP_ATOMIC_ACK, ROCE_SEG_NONE, V | R},                                    \
-	[(base) + 0x13] = {"COMPARE_SWAP", (req) | ROCE_HDR_ATOMICETH, HLEN((req) | ROCE_HDR_ATOMICETH), TR(base), ROCE_OP_CMP_SWAP, ROCE_SEG_ONLY, V}, \
-	[(base) + 0x14] = {"FETCH_ADD", (req) | ROCE_HDR_ATOMICETH, HLEN((req) | ROCE_HDR_ATOMICETH), TR(base), ROCE_OP_FETCH_ADD, ROCE_SEG_ONLY, V}
-
-#define INVALIDATE(base, req)                                                                        \
-	[(base) + 0x16] = {"SEND_LAST_INV", (req) | ROCE_HDR_IETH, HLEN((req) | ROCE_HDR_IETH), TR(base), ROCE_OP_SEND, ROCE_SEG_LAST, V | P}, \
-	[(base) + 0x17] = {"SEND_ONLY_INV", (req) | ROCE_HDR_IETH, HLEN((req) | ROCE_HDR_IETH), TR(base), ROCE_OP_SEND, ROCE_SEG_ONLY, V | P}
-
-#define TR(base) ((base) >> 5)
-#define HLEN(m)                                                                                    \
-	((((m) & ROCE_HDR_RDETH) ? ROCE_RDETH_LEN : 0) + (((m) & ROCE_HDR_DETH) ? ROCE_DETH_LEN : 0) +   \
+/* Bytes of the extended headers in mask m, as a constant expression. */
+#define HLEN(m)                                                                                   \
+	((((m) & ROCE_HDR_RDETH) ? ROCE_RDETH_LEN : 0) + (((m) & ROCE_HDR_DETH) ? ROCE_DETH_LEN : 0) + \
 	 (((m) & ROCE_HDR_XRCETH) ? ROCE_XRCETH_LEN : 0) + (((m) & ROCE_HDR_FETH) ? ROCE_FETH_LEN : 0) + \
-	 (((m) & ROCE_HDR_RETH) ? ROCE_RETH_LEN : 0) +                                                 \
-	 (((m) & ROCE_HDR_ATOMICETH) ? ROCE_ATOMICETH_LEN : 0) + (((m) & ROCE_HDR_AETH) ? ROCE_AETH_LEN : 0) + \
-	 (((m) & ROCE_HDR_ATOMICACKETH) ? ROCE_ATOMICACKETH_LEN : 0) +                                 \
-	 (((m) & ROCE_HDR_IMMDT) ? ROCE_IMMDT_LEN : 0) + (((m) & ROCE_HDR_IETH) ? ROCE_IETH_LEN : 0) +   \
+	 (((m) & ROCE_HDR_RETH) ? ROCE_RETH_LEN : 0) +                                              \
+	 (((m) & ROCE_HDR_ATOMICETH) ? ROCE_ATOMICETH_LEN : 0) +                                    \
+	 (((m) & ROCE_HDR_AETH) ? ROCE_AETH_LEN : 0) +                                              \
+	 (((m) & ROCE_HDR_ATOMICACKETH) ? ROCE_ATOMICACKETH_LEN : 0) +                              \
+	 (((m) & ROCE_HDR_IMMDT) ? ROCE_IMMDT_LEN : 0) + (((m) & ROCE_HDR_IETH) ? ROCE_IETH_LEN : 0) + \
 	 (((m) & ROCE_HDR_CNP_PAD) ? ROCE_CNP_PAD_LEN : 0))
+
+/* One entry: the transport is the opcode's top three bits. */
+#define OP(code, name, hdrs, op, seg, flags) \
+	[code] = {name, (hdrs), HLEN(hdrs), (code) >> 5, ROCE_OP_##op, ROCE_SEG_##seg, (flags)}
+
+#define RETH ROCE_HDR_RETH
+#define AETH ROCE_HDR_AETH
+#define IMM ROCE_HDR_IMMDT
+
+/* The RC-shaped list (low 5 bits) shared by RC, UC, RD and XRC; req/resp: the headers before
+ * the operation's own (RD: RDETH+DETH / RDETH; XRC: XRCETH / none). */
+#define SEND_WRITE(b, req)                                                          \
+	OP((b) + 0x00, "SEND_FIRST", (req), SEND, FIRST, V | P),                    \
+	OP((b) + 0x01, "SEND_MIDDLE", (req), SEND, MIDDLE, V | P),                  \
+	OP((b) + 0x02, "SEND_LAST", (req), SEND, LAST, V | P),                      \
+	OP((b) + 0x03, "SEND_LAST_IMM", (req) | IMM, SEND, LAST, V | P),            \
+	OP((b) + 0x04, "SEND_ONLY", (req), SEND, ONLY, V | P),                      \
+	OP((b) + 0x05, "SEND_ONLY_IMM", (req) | IMM, SEND, ONLY, V | P),            \
+	OP((b) + 0x06, "WRITE_FIRST", (req) | RETH, WRITE, FIRST, V | P),           \
+	OP((b) + 0x07, "WRITE_MIDDLE", (req), WRITE, MIDDLE, V | P),                \
+	OP((b) + 0x08, "WRITE_LAST", (req), WRITE, LAST, V | P),                    \
+	OP((b) + 0x09, "WRITE_LAST_IMM", (req) | IMM, WRITE, LAST, V | P),          \
+	OP((b) + 0x0a, "WRITE_ONLY", (req) | RETH, WRITE, ONLY, V | P),             \
+	OP((b) + 0x0b, "WRITE_ONLY_IMM", (req) | RETH | IMM, WRITE, ONLY, V | P)
+
+#define READ_ATOMIC(b, req, resp)                                                                \
+	OP((b) + 0x0c, "READ_REQUEST", (req) | RETH, READ_REQ, ONLY, V),                         \
+	OP((b) + 0x0d, "READ_RESPONSE_FIRST", (resp) | AETH, READ_RESP, FIRST, V | P | R),       \
+	OP((b) + 0x0e, "READ_RESPONSE_MIDDLE", (resp), READ_RESP, MIDDLE, V | P | R),            \
+	OP((b) + 0x0f, "READ_RESPONSE_LAST", (resp) | AETH, READ_RESP, LAST, V | P | R),         \
+	OP((b) + 0x10, "READ_RESPONSE_ONLY", (resp) | AETH, READ_RESP, ONLY, V | P | R),         \
+	OP((b) + 0x11, "ACKNOWLEDGE", (resp) | AETH, ACK, NONE, V | R),                          \
+	OP((b) + 0x12, "ATOMIC_ACKNOWLEDGE", (resp) | AETH | ROCE_HDR_ATOMICACKETH, ATOMIC_ACK,  \
+	   NONE, V | R),                                                                          \
+	OP((b) + 0x13, "COMPARE_SWAP", (req) | ROCE_HDR_ATOMICETH, CMP_SWAP, ONLY, V),           \
+	OP((b) + 0x14, "FETCH_ADD", (req) | ROCE_HDR_ATOMICETH, FETCH_ADD, ONLY, V)
+
+#define INVALIDATE(b, req)                                                        \
+	OP((b) + 0x16, "SEND_LAST_INV", (req) | ROCE_HDR_IETH, SEND, LAST, V | P), \
+	OP((b) + 0x17, "SEND_ONLY_INV", (req) | ROCE_HDR_IETH, SEND, ONLY, V | P)
+
 #define RD_REQ (ROCE_HDR_RDETH | ROCE_HDR_DETH)
 
 static const struct roce_opcode_info table[256] = {
-	RC_SHAPED(0x00, 0, 0),
+	/* RC */
+	SEND_WRITE(0x00, 0),
 	READ_ATOMIC(0x00, 0, 0),
 	INVALIDATE(0x00, 0),
-	[0x1c] = {"FLUSH", ROCE_HDR_FETH | ROCE_HDR_RETH, HLEN(ROCE_HDR_FETH | ROCE_HDR_RETH), ROCE_TR_RC, ROCE_OP_FLUSH, ROCE_SEG_ONLY, V},
-	[0x1d] = {"ATOMIC_WRITE", ROCE_HDR_RETH, HLEN(ROCE_HDR_RETH), ROCE_TR_RC, ROCE_OP_ATOMIC_WRITE, ROCE_SEG_ONLY, V | P},
-
-	RC_SHAPED(0x20, 0, 0),
-
-	RC_SHAPED(0x40, RD_REQ, ROCE_HDR_RDETH),
+	OP(0x1c, "FLUSH", ROCE_HDR_FETH | RETH, FLUSH, ONLY, V),
+	OP(0x1d, "ATOMIC_WRITE", RETH, ATOMIC_WRITE, ONLY, V | P),
+	/* UC */
+	SEND_WRITE(0x20, 0),
+	/* RD */
+	SEND_WRITE(0x40, RD_REQ),
 	READ_ATOMIC(0x40, RD_REQ, ROCE_HDR_RDETH),
-	[0x55] = {"RESYNC", RD_REQ, HLEN(RD_REQ), ROCE_TR_RD, ROCE_OP_RESYNC, ROCE_SEG_ONLY, V},
-
-	[0x64] = {"SEND_ONLY", ROCE_HDR_DETH, HLEN(ROCE_HDR_DETH), ROCE_TR_UD, ROCE_OP_SEND, ROCE_SEG_ONLY, V | P},
-	[0x65] = {"SEND_ONLY_IMM", ROCE_HDR_DETH | ROCE_HDR_IMMDT, HLEN(ROCE_HDR_DETH | ROCE_HDR_IMMDT), ROCE_TR_UD, ROCE_OP_SEND, ROCE_SEG_ONLY, V | P},
-
-	[0x80] = {"CNP", ROCE_HDR_CNP_PAD, HLEN(ROCE_HDR_CNP_PAD), ROCE_TR_CNP, ROCE_OP_CNP, ROCE_SEG_NONE, V},
-	[0x81] = {"CNP", ROCE_HDR_CNP_PAD, HLEN(ROCE_HDR_CNP_PAD), ROCE_TR_CNP, ROCE_OP_CNP, ROCE_SEG_NONE, V},
-
-	RC_SHAPED(0xa0, ROCE_HDR_XRCETH, 0),
+	OP(0x55, "RESYNC", RD_REQ, RESYNC, ONLY, V),
+	/* UD */
+	OP(0x64, "SEND_ONLY", ROCE_HDR_DETH, SEND, ONLY, V | P),
+	OP(0x65, "SEND_ONLY_IMM", ROCE_HDR_DETH | IMM, SEND, ONLY, V | P),
+	/* CNP: 0x81 on RoCEv2; 0x80 is native InfiniBand's, decoded alike and flagged */
+	OP(0x80, "CNP", ROCE_HDR_CNP_PAD, CNP, NONE, V),
+	OP(0x81, "CNP", ROCE_HDR_CNP_PAD, CNP, NONE, V),
+	/* XRC */
+	SEND_WRITE(0xa0, ROCE_HDR_XRCETH),
 	READ_ATOMIC(0xa0, ROCE_HDR_XRCETH, 0),
 	INVALIDATE(0xa0, ROCE_HDR_XRCETH),
 };
