@@ -39,14 +39,9 @@ void sb_flush(struct sb *s, FILE *f)
 	sb_reset(s);
 }
 
-void sb_putu(struct sb *s, uint64_t v)
+/* Append the n characters of tmp in reverse order (digits are produced least significant first). */
+static void put_reversed(struct sb *s, const char *tmp, unsigned n)
 {
-	char tmp[20];
-	unsigned n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	if (s->len + n >= sizeof(s->buf)) {
 		s->full = true;
 		return;
@@ -56,20 +51,27 @@ void sb_putu(struct sb *s, uint64_t v)
 	s->buf[s->len] = '\0';
 }
 
+void sb_putu(struct sb *s, uint64_t v)
+{
+	char tmp[20];
+	unsigned n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put_reversed(s, tmp, n);
+}
+
 void sb_puthex(struct sb *s, uint64_t v, unsigned width)
 {
 	static const char digits[] = "0123456789abcdef";
 	char tmp[16];
 	unsigned n = 0;
+	if (width > sizeof(tmp))
+		width = sizeof(tmp);  /* a uint64_t has at most 16 hex digits */
 	do {
 		tmp[n++] = digits[v & 15];
 		v >>= 4;
 	} while (v || n < width);
-	if (s->len + n >= sizeof(s->buf)) {
-		s->full = true;
-		return;
-	}
-	while (n)
-		s->buf[s->len++] = tmp[--n];
-	s->buf[s->len] = '\0';
+	put_reversed(s, tmp, n);
 }
