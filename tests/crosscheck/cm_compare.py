@@ -37,7 +37,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import collect, tshark_fields  # noqa: E402
+from xcommon import captures_or_status, tshark_fields  # noqa: E402
 
 MAD_FIELDS = [
     "infiniband.mad.baseversion", "infiniband.mad.mgmtclass", "infiniband.mad.classversion",
@@ -254,11 +254,9 @@ def main():
     if not tshark or not os.path.exists(tshark):
         print("SKIP: tshark not found")
         return 77
-    try:
-        files = collect(a.captures)
-    except RuntimeError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
+    files, status = captures_or_status(a.captures)
+    if files is None:
+        return status
 
     total = Result()
     st_checked, st_fail = 0, []

@@ -37,7 +37,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import collect, port_args, rocedump_json  # noqa: E402
+from xcommon import captures_or_status, port_args, rocedump_json  # noqa: E402
 
 logging.getLogger("scapy").setLevel(logging.ERROR)
 try:
@@ -160,14 +160,9 @@ def main():
     ap.add_argument("--selftest", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
-    try:
-        files = collect(a.captures)
-    except RuntimeError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
-    if not files:
-        print("SKIP: no captures in %s" % " ".join(a.captures))
-        return 77
+    files, status = captures_or_status(a.captures)
+    if files is None:
+        return status
 
     tot = {"compared": 0, "good": 0, "bad": 0, "skipped": 0, "ignored": 0, "fail": 0}
     st_n = st_missed = 0

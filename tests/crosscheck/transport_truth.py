@@ -63,8 +63,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import (DEFAULT_ROCE_PORT, collect, port_args, rocedump_json,  # noqa: E402
-                     tshark_fields, tshark_wrong_opcode)
+from xcommon import (DEFAULT_ROCE_PORT, captures_or_status, port_args, roce_ports,  # noqa: E402
+                     rocedump_json, tshark_fields, tshark_wrong_opcode)
 
 
 
@@ -726,16 +726,11 @@ def main():
     if not tshark or not os.path.exists(tshark):
         print("SKIP: tshark not found")
         return 1 if st_fail else 77
-    ports = [DEFAULT_ROCE_PORT] + [p for p in a.roce_port if p != DEFAULT_ROCE_PORT]
+    ports = roce_ports(a.roce_port)
     set_pmtu(a.pmtu)
-    try:
-        files = collect(a.captures)
-    except RuntimeError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
-    if not files:
-        print("SKIP: no captures in %s" % " ".join(a.captures))
-        return 1 if st_fail else 77
+    files, status = captures_or_status(a.captures)
+    if files is None:
+        return 1 if st_fail and status == 77 else status
     if not a.truth_only and not a.selftest and not rocedump_knows_events(a.rocedump):
         print("SKIP: %s --list-events lacks some of %s (no transport analyzer)"
               % (a.rocedump, " ".join(EVENTS)))

@@ -48,7 +48,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import (DEFAULT_ROCE_PORT, collect, port_args, rocedump_json,  # noqa: E402
+from xcommon import (captures_or_status, port_args, roce_ports, rocedump_json,  # noqa: E402
                      tshark_wrong_opcode)
 from xcommon import tshark_fields as tshark_rows  # noqa: E402
 
@@ -493,15 +493,10 @@ def main():
     if not tshark or not os.path.exists(tshark):
         print("SKIP: tshark not found")
         return 77
-    ports = [DEFAULT_ROCE_PORT] + [p for p in a.roce_port if p != DEFAULT_ROCE_PORT]
-    try:
-        files = collect(a.captures)
-    except RuntimeError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
-    if not files:
-        print("SKIP: no captures in %s" % " ".join(a.captures))
-        return 77
+    ports = roce_ports(a.roce_port)
+    files, status = captures_or_status(a.captures)
+    if files is None:
+        return status
 
     total = Result()
     nfiles = 0

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 DEFAULT_ROCE_PORT = 4791
 # RoCE payload dissectors that would take frames away from infiniband's own fields
@@ -110,6 +111,25 @@ def port_args(ports):
         if p != DEFAULT_ROCE_PORT:
             out += ["--roce-port", str(p)]
     return out
+
+
+def roce_ports(extra):
+    """4791 and the extra RoCEv2 UDP ports given on the command line."""
+    return [DEFAULT_ROCE_PORT] + [p for p in extra if p != DEFAULT_ROCE_PORT]
+
+
+def captures_or_status(paths):
+    """(capture files, None), or (None, exit status) after saying why: 2 for a missing capture,
+    77 (skip) when there are none."""
+    try:
+        files = collect(paths)
+    except RuntimeError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return None, 2
+    if not files:
+        print("SKIP: no captures in %s" % " ".join(paths))
+        return None, 77
+    return files, None
 
 
 def collect(paths):
