@@ -1,17 +1,79 @@
 /* input.c: capture-file input over libpcap (see input.h).
  *
  * libpcap reads files through stdio; its default buffer costs about half the read rate on large
- * files, so the FILE gets a 1 MiB buffer before libpcap sees it. Timestamps are asked for in
- * nanoseconds whatever the file holds. */
+ * files, so the stream gets a 1 MiB buffer before libpcap sees it. The stream is a stdio cookie
+ * stream (fopencookie) over the file descriptor, so that every byte libpcap reads is also fed to
+ * the capstats scanner, in the same pass: read(2) fills stdio's buffer exactly as it would for
+ * fopen(). Timestamps are asked for in nanoseconds whatever the file holds. */
+#define _GNU_SOURCE  /* fopencookie */
 #include "input.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "roce/common.h"
 
 #define IO_BUFFER (1u << 20)
+
+struct input_source {
+	int fd;
+	bool close_fd;            /* not for standard input */
+	struct capstats stats;
+};
+
+static ssize_t source_read(void *cookie, char *buf, size_t size)
+{
+	struct input_source *src = cookie;
+	ssize_t n;
+	do
+		n = read(src->fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		capstats_feed(&src->stats, (const uint8_t *)buf, (size_t)n);
+	return n;
+}
+
+static int source_close(void *cookie)
+{
+	struct input_source *src = cookie;
+	int rc = src->close_fd ? close(src->fd) : 0;
+	free(src);
+	return rc;
+}
+
+/* A read-only stdio stream over path ("-": standard input) that feeds capstats. */
+static FILE *open_source(const char *path, struct input_source **out, char *errbuf, size_t errlen)
+{
+	struct input_source *src = calloc(1, sizeof(*src));
+	if (!src) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	capstats_init(&src->stats);
+	if (strcmp(path, "-") == 0) {
+		src->fd = STDIN_FILENO;
+	} else {
+		src->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (src->fd < 0) {
+			snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+			free(src);
+			return NULL;
+		}
+		src->close_fd = true;
+	}
+	static const cookie_io_functions_t io = {.read = source_read, .close = source_close};
+	FILE *fp = fopencookie(src, "r", io);
+	if (!fp) {
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+		source_close(src);
+		return NULL;
+	}
+	*out = src;
+	return fp;
+}
 
 /* libpcap hands out DLT_* values; the core speaks LINKTYPE_* (they differ for raw IP). */
 static unsigned dlt_to_linktype(int dlt)
@@ -29,26 +91,16 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 
 	memset(in, 0, sizeof(*in));
 	in->name = path;
-	if (strcmp(path, "-") == 0) {
-		in->fp = stdin;
-	} else {
-		in->fp = fopen(path, "rb");
-		if (!in->fp) {
-			snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
-			return -1;
-		}
-	}
+	in->fp = open_source(path, &in->source, errbuf, errlen);
+	if (!in->fp)
+		return -1;
 	in->iobuf = malloc(IO_BUFFER);
 	if (in->iobuf)
 		setvbuf(in->fp, in->iobuf, _IOFBF, IO_BUFFER);
 	in->pcap = pcap_fopen_offline_with_tstamp_precision(in->fp, PCAP_TSTAMP_PRECISION_NANO, perr);
 	if (!in->pcap) {
 		snprintf(errbuf, errlen, "%s: %s", path, perr);
-		if (in->fp != stdin)
-			fclose(in->fp);
-		in->fp = NULL;
-		free(in->iobuf);
-		in->iobuf = NULL;
+		input_close(in);
 		return -1;
 	}
 	in->linktype = dlt_to_linktype(pcap_datalink(in->pcap));
@@ -84,8 +136,10 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 		f->ts_nsec = (uint32_t)h->ts.tv_usec;  /* nanoseconds: see pcap_fopen_offline_with_tstamp_precision */
 		return 1;
 	}
-	if (rc == PCAP_ERROR_BREAK)
+	if (rc == PCAP_ERROR_BREAK) {
+		in->source->stats.complete = true;
 		return 0;
+	}
 	snprintf(errbuf, errlen, "%s: %s", in->name, pcap_geterr(in->pcap));
 	return -1;
 }
@@ -94,8 +148,13 @@ void input_close(struct input *in)
 {
 	if (in->pcap)
 		pcap_close(in->pcap);  /* closes fp too */
-	else if (in->fp && in->fp != stdin)
-		fclose(in->fp);
+	else if (in->fp)
+		fclose(in->fp);  /* frees the source */
 	free(in->iobuf);
 	memset(in, 0, sizeof(*in));
+}
+
+const struct capstats *input_capstats(const struct input *in)
+{
+	return &in->source->stats;
 }

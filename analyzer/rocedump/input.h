@@ -1,5 +1,7 @@
 /* input.h: open a capture file (pcap or pcapng, or "-" for stdin) with libpcap, apply a BPF
- * filter, and hand out frames with the link type mapped to the core's ROCE_LINK_* numbers. */
+ * filter, and hand out frames with the link type mapped to the core's ROCE_LINK_* numbers.
+ * The bytes libpcap reads pass by a capstats scanner on the way, which collects the capture's
+ * drop counts from pcapng statistics blocks (capstats.h). */
 #ifndef ROCEDUMP_INPUT_H
 #define ROCEDUMP_INPUT_H
 
@@ -8,9 +10,12 @@
 
 #include <pcap/pcap.h>
 
+#include "capstats.h"
+
 struct input {
 	pcap_t *pcap;
-	FILE *fp;
+	FILE *fp;                 /* what libpcap reads: a stdio stream over `source` */
+	struct input_source *source;
 	char *iobuf;
 	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
 	const char *name;
@@ -29,5 +34,7 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 /* 1: a frame; 0: end of file; -1: read error (message in errbuf). */
 int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
 void input_close(struct input *in);
+/* The drop counts found in the bytes read so far (complete once input_next returned 0). */
+const struct capstats *input_capstats(const struct input *in);
 
 #endif

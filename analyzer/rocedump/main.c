@@ -259,15 +259,15 @@ int main(int argc, char **argv)
 	}
 	if (o.quiet) {
 		if (o.format == OUT_JSON)
-			summary_print_json(&sum, stdout);
+			summary_print_json(&sum, input_capstats(&in), stdout);
 		else
-			summary_print_text(&sum, stdout);
+			summary_print_text(&sum, input_capstats(&in), stdout);
 	}
 	if (o.streams) {
 		if (o.format == OUT_JSON)
-			streams_print_json(an, stdout);
+			streams_print_json(an, input_capstats(&in), stdout);
 		else
-			streams_print_text(an, stdout);
+			streams_print_text(an, input_capstats(&in), stdout);
 	}
 	roce_analyzer_free(an);
 	input_close(&in);

@@ -35,10 +35,12 @@ static void text_row(const struct roce_stream_stats *s, void *user)
 		s->naks[3], s->naks[4], s->rnr_naks, rtt);
 }
 
-void streams_print_text(const struct roce_analyzer *a, FILE *out)
+void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs, FILE *out)
 {
-	fprintf(out, "streams: %" PRIu64 " (evicted %" PRIu64 ")\n", roce_analyzer_streams(a),
-		roce_analyzer_evictions(a));
+	char drops[160];
+	capstats_describe(cs, drops, sizeof(drops));
+	fprintf(out, "streams: %" PRIu64 " (evicted %" PRIu64 "); %s\n", roce_analyzer_streams(a),
+		roce_analyzer_evictions(a), drops);
 	fprintf(out, "%-15s   %-15s %-8s %-12s %-3s %5s %8s %10s %7s %7s %7s %-17s %12s %6s %4s %5s %9s %4s %s\n", "source",
 		"destination", "qp", "peer/paired", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs", "psn range",
 		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/p50/p99/max (n)");
@@ -83,11 +85,13 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 	j->sep = ",";
 }
 
-void streams_print_json(const struct roce_analyzer *a, FILE *out)
+void streams_print_json(const struct roce_analyzer *a, const struct capstats *cs, FILE *out)
 {
 	struct json_ctx j = {out, ""};
-	fprintf(out, "{\"streams\":{\"count\":%" PRIu64 ",\"evicted\":%" PRIu64 ",\"rows\":[", roce_analyzer_streams(a),
+	fprintf(out, "{\"streams\":{\"count\":%" PRIu64 ",\"evicted\":%" PRIu64 ",", roce_analyzer_streams(a),
 		roce_analyzer_evictions(a));
+	capstats_print_json(cs, out);
+	fprintf(out, ",\"rows\":[");
 	roce_analyzer_foreach(a, json_row, &j);
 	fprintf(out, "]}}\n");
 }

@@ -1,13 +1,15 @@
 /* streams.h: the --summary report: one row per stream (source > destination QP) from the
- * transport analyzer, as a text table or one JSON object. */
+ * transport analyzer, as a text table or one JSON object, headed by the capture's own drop
+ * counts (a PSN gap may be the capture's loss). */
 #ifndef ROCEDUMP_STREAMS_H
 #define ROCEDUMP_STREAMS_H
 
 #include <stdio.h>
 
+#include "capstats.h"
 #include "roce/analyze.h"
 
-void streams_print_text(const struct roce_analyzer *a, FILE *out);
-void streams_print_json(const struct roce_analyzer *a, FILE *out);
+void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs, FILE *out);
+void streams_print_json(const struct roce_analyzer *a, const struct capstats *cs, FILE *out);
 
 #endif

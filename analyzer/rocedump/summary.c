@@ -3,11 +3,14 @@
 
 #include <inttypes.h>
 
-void summary_print_text(const struct summary *s, FILE *out)
+void summary_print_text(const struct summary *s, const struct capstats *cs, FILE *out)
 {
+	char drops[160];
 	fprintf(out, "%" PRIu64 " frames, %" PRIu64 " bytes; RoCE %" PRIu64 " (v1 %" PRIu64 ", v2 %" PRIu64
 		     "), not RoCE %" PRIu64 "\n",
 		s->frames, s->bytes, s->roce[1] + s->roce[2], s->roce[1], s->roce[2], s->roce[0]);
+	capstats_describe(cs, drops, sizeof(drops));
+	fprintf(out, "%s\n", drops);
 	fprintf(out, "ICRC: good %" PRIu64 ", bad %" PRIu64 ", unverifiable %" PRIu64 "\n",
 		s->icrc[ROCE_ICRC_GOOD], s->icrc[ROCE_ICRC_BAD], s->icrc[ROCE_ICRC_UNVERIFIABLE]);
 	if (s->roce[1] + s->roce[2])
@@ -34,7 +37,7 @@ void summary_print_text(const struct summary *s, FILE *out)
 		fprintf(out, "events: none\n");
 }
 
-void summary_print_json(const struct summary *s, FILE *out)
+void summary_print_json(const struct summary *s, const struct capstats *cs, FILE *out)
 {
 	fprintf(out, "{\"summary\":{\"frames\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"roce\":{\"v1\":%" PRIu64
 		     ",\"v2\":%" PRIu64 "},\"not_roce\":%" PRIu64 ",\"icrc\":{\"good\":%" PRIu64 ",\"bad\":%" PRIu64
@@ -59,5 +62,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 		fprintf(out, "%s\"%s\":%" PRIu64, sep, roce_event_name((enum roce_event)e), s->events[e]);
 		sep = ",";
 	}
-	fprintf(out, "}}}\n");
+	fprintf(out, "},");
+	capstats_print_json(cs, out);
+	fprintf(out, "}}\n");
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "capstats.h"
 #include "roce/decode.h"
 
 struct summary {
@@ -43,7 +44,7 @@ static inline void summary_add(struct summary *s, const struct roce_pkt *p)
 	}
 }
 
-void summary_print_text(const struct summary *s, FILE *out);
-void summary_print_json(const struct summary *s, FILE *out);
+void summary_print_text(const struct summary *s, const struct capstats *cs, FILE *out);
+void summary_print_json(const struct summary *s, const struct capstats *cs, FILE *out);
 
 #endif

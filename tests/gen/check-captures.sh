@@ -8,14 +8,14 @@ fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
 "$gencaps" "$fresh"
 status=0
-for f in "$fresh"/*.pcap; do
+for f in "$fresh"/*.pcap "$fresh"/*.pcapng; do
 	name=$(basename "$f")
 	if ! cmp -s "$f" "$committed/$name"; then
 		echo "differs from the generator: captures/gen/$name (run: gencaps captures/gen)" >&2
 		status=1
 	fi
 done
-for f in "$committed"/*.pcap; do
+for f in "$committed"/*.pcap "$committed"/*.pcapng; do
 	[ -e "$fresh/$(basename "$f")" ] || { echo "not made by the generator: $f" >&2; status=1; }
 done
 exit $status

@@ -18,8 +18,10 @@
 struct writer {
 	pcap_t *dead;
 	pcap_dumper_t *d;
+	FILE *ng;              /* pcapng instead (w_open_pcapng): libpcap 1.10 writes only pcap */
 	uint64_t n;
 	uint32_t snaplen;      /* cut frames to this many captured bytes (0: none) */
+	uint64_t if_recv, if_drop, os_drop;  /* pcapng: the closing Interface Statistics Block */
 };
 
 static void die(const char *what, const char *detail)
@@ -46,21 +48,119 @@ static void w_open(struct writer *w, const char *dir, const char *name, int link
 	w_open_path(w, path, linktype);
 }
 
+/* ---- pcapng (little-endian, one Ethernet interface, nanosecond timestamps) ---- */
+
+static void ng_bytes(struct writer *w, const void *p, size_t n)
+{
+	if (fwrite(p, 1, n, w->ng) != n)
+		die("writing pcapng", strerror(errno));
+}
+
+static void ng_u16(struct writer *w, uint16_t v)
+{
+	uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+	ng_bytes(w, b, 2);
+}
+
+static void ng_u32(struct writer *w, uint32_t v)
+{
+	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	ng_bytes(w, b, 4);
+}
+
+static void ng_u64(struct writer *w, uint64_t v)
+{
+	ng_u32(w, (uint32_t)v);
+	ng_u32(w, (uint32_t)(v >> 32));
+}
+
+static void ng_option_u64(struct writer *w, uint16_t code, uint64_t v)
+{
+	ng_u16(w, code);
+	ng_u16(w, 8);
+	ng_u64(w, v);
+}
+
+static void w_open_pcapng(struct writer *w, const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(w, 0, sizeof(*w));
+	w->ng = fopen(path, "wb");
+	if (!w->ng)
+		die(path, strerror(errno));
+	ng_u32(w, 0x0A0D0D0A);  /* Section Header Block */
+	ng_u32(w, 28);
+	ng_u32(w, 0x1A2B3C4D);
+	ng_u16(w, 1);
+	ng_u16(w, 0);
+	ng_u64(w, UINT64_MAX);  /* section length not given */
+	ng_u32(w, 28);
+	ng_u32(w, 1);           /* Interface Description Block */
+	ng_u32(w, 32);
+	ng_u16(w, DLT_EN10MB);
+	ng_u16(w, 0);
+	ng_u32(w, 262144);
+	ng_u16(w, 9);           /* if_tsresol: 10^-9 */
+	ng_u16(w, 1);
+	ng_u32(w, 9);           /* the value and 3 bytes of padding */
+	ng_u32(w, 0);           /* opt_endofopt */
+	ng_u32(w, 32);
+}
+
+static uint64_t frame_ts_ns(uint64_t n)
+{
+	return (uint64_t)(TS_BASE + (int64_t)(n / 1000)) * 1000000000u + (n % 1000) * 1000000 + 500;
+}
+
 static void w_put(struct writer *w, const uint8_t *frame, int len)
 {
 	struct pcap_pkthdr h;
 	if (len < 0)
 		die("builder", roce_strerror(len));
 	w->n++;
+	uint32_t caplen = w->snaplen && (uint32_t)len > w->snaplen ? w->snaplen : (uint32_t)len;
+	if (w->ng) {  /* Enhanced Packet Block */
+		uint64_t ts = frame_ts_ns(w->n);
+		uint32_t padded = (caplen + 3) & ~3u, blen = 32 + padded;
+		static const uint8_t zero[3];
+		ng_u32(w, 6);
+		ng_u32(w, blen);
+		ng_u32(w, 0);
+		ng_u32(w, (uint32_t)(ts >> 32));
+		ng_u32(w, (uint32_t)ts);
+		ng_u32(w, caplen);
+		ng_u32(w, (uint32_t)len);
+		ng_bytes(w, frame, caplen);
+		ng_bytes(w, zero, padded - caplen);
+		ng_u32(w, blen);
+		return;
+	}
 	h.ts.tv_sec = (time_t)(TS_BASE + (int64_t)(w->n / 1000));
 	h.ts.tv_usec = (suseconds_t)((w->n % 1000) * 1000000 + 500);  /* nanoseconds */
 	h.len = (uint32_t)len;
-	h.caplen = w->snaplen && (uint32_t)len > w->snaplen ? w->snaplen : (uint32_t)len;
+	h.caplen = caplen;
 	pcap_dump((u_char *)w->d, &h, frame);
 }
 
 static void w_close(struct writer *w)
 {
+	if (w->ng) {  /* Interface Statistics Block, as dumpcap writes one when it stops */
+		uint64_t ts = frame_ts_ns(w->n + 1);
+		ng_u32(w, 5);
+		ng_u32(w, 64);
+		ng_u32(w, 0);
+		ng_u32(w, (uint32_t)(ts >> 32));
+		ng_u32(w, (uint32_t)ts);
+		ng_option_u64(w, 4, w->if_recv);  /* isb_ifrecv */
+		ng_option_u64(w, 5, w->if_drop);  /* isb_ifdrop */
+		ng_option_u64(w, 7, w->os_drop);  /* isb_osdrop */
+		ng_u32(w, 0);
+		ng_u32(w, 64);
+		if (fclose(w->ng) != 0)
+			die("writing pcapng", strerror(errno));
+		return;
+	}
 	pcap_dump_close(w->d);
 	pcap_close(w->dead);
 }
@@ -537,6 +637,36 @@ static void scenario_ports(const char *dir)
 	w_close(&w);
 }
 
+/* A pcapng capture whose interface statistics record drops, with the PSN gap such drops leave:
+ * requests 100..109 of one QP with 103 and 104 missing, each acknowledged. */
+static void scenario_capture_drops(const char *dir)
+{
+	struct writer w;
+	struct roce_build req, ack;
+
+	w_open_pcapng(&w, dir, "capture_drops.pcapng");
+	base_flow(&req);
+	base_flow(&ack);
+	memcpy(ack.eth_src, MAC_B, 6);
+	memcpy(ack.eth_dst, MAC_A, 6);
+	ack.src[3] = 2, ack.dst[3] = 1;
+	ack.h.bth.dqpn = 0x000456;
+	for (uint32_t psn = 100; psn < 110; psn++) {
+		if (psn == 103 || psn == 104)
+			continue;
+		fill_ext(&req, 0x04, psn);
+		req.h.bth.ackreq = 1;
+		req.payload_len = 32;
+		put(&w, &req);
+		fill_ext(&ack, 0x11, psn);
+		put(&w, &ack);
+	}
+	w.if_recv = w.n + 4;
+	w.if_drop = 3;
+	w.os_drop = 1;
+	w_close(&w);
+}
+
 /* ---- benchmark captures ---- */
 
 static void bench_small(const char *file, unsigned long long n, unsigned qps)
@@ -620,5 +750,6 @@ int main(int argc, char **argv)
 	scenario_bad(argv[1]);
 	scenario_snaplen(argv[1]);
 	scenario_ports(argv[1]);
+	scenario_capture_drops(argv[1]);
 	return 0;
 }

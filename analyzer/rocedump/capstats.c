@@ -1,0 +1,238 @@
+/* capstats.c: drop counts from pcapng Interface Statistics Blocks (see capstats.h).
+ *
+ * pcapng (draft-ietf-opsawg-pcapng §3.1, §4.1, §4.6): every block is type (4) | total length
+ * (4) | body | total length (4), in the byte order the Section Header Block's byte-order magic
+ * sets for its section. The SHB's type 0x0A0D0D0A reads the same in both orders, so its length
+ * is read after its magic. An ISB is interface ID (4) | timestamp (8) | options, each option
+ * code (2) | length (2) | value padded to 4 bytes, ended by code 0; isb_ifrecv (4), isb_ifdrop
+ * (5) and isb_osdrop (7) are 64-bit counts. */
+#include "capstats.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define BT_SHB 0x0A0D0D0Au
+#define BT_ISB 0x00000005u
+#define BYTE_ORDER_MAGIC 0x1A2B3C4Du
+#define BLOCK_HDR 8u
+#define SHB_HDR 12u                      /* type, length, byte-order magic */
+#define SHB_MIN 28u
+#define BLOCK_MIN 12u
+#define ISB_OPTIONS (BLOCK_HDR + 12u)    /* interface ID, timestamp high and low */
+#define OPT_END 0
+#define OPT_ISB_IFRECV 4
+#define OPT_ISB_IFDROP 5
+#define OPT_ISB_OSDROP 7
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t rd32(const struct capstats *s, const uint8_t *p)
+{
+	uint32_t v = le32(p);
+	return s->swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint16_t rd16(const struct capstats *s, const uint8_t *p)
+{
+	return s->swapped ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint64_t rd64(const struct capstats *s, const uint8_t *p)
+{
+	uint64_t lo = le32(p), hi = le32(p + 4);
+	return s->swapped ? (uint64_t)__builtin_bswap32((uint32_t)lo) << 32 | __builtin_bswap32((uint32_t)hi)
+			  : hi << 32 | lo;
+}
+
+static bool is_classic_pcap_magic(uint32_t m)
+{
+	return m == 0xa1b2c3d4u || m == 0xd4c3b2a1u || m == 0xa1b23c4du || m == 0x4d3cb2a1u;
+}
+
+void capstats_init(struct capstats *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static struct capstats_iface *iface_for(struct capstats *s, uint32_t section, uint32_t if_id)
+{
+	for (uint32_t i = 0; i < s->n_ifaces; i++)
+		if (s->iface[i].section == section && s->iface[i].if_id == if_id)
+			return &s->iface[i];
+	if (s->n_ifaces == CAPSTATS_MAX_IFACES)
+		return NULL;
+	struct capstats_iface *f = &s->iface[s->n_ifaces++];
+	memset(f, 0, sizeof(*f));
+	f->section = section;
+	f->if_id = if_id;
+	return f;
+}
+
+/* The block's header is in head[0 .. have): check it and set up the walk over the rest. */
+static bool start_block(struct capstats *s)
+{
+	uint32_t type = le32(s->head);
+	bool first = s->offset == s->have;
+
+	if (first && type != BT_SHB) {
+		if (is_classic_pcap_magic(type))
+			s->format = CAPSTATS_PCAP;
+		return false;
+	}
+	if (type == BT_SHB) {
+		uint32_t magic = le32(s->head + BLOCK_HDR);
+		if (magic == BYTE_ORDER_MAGIC)
+			s->swapped = false;
+		else if (magic == __builtin_bswap32(BYTE_ORDER_MAGIC))
+			s->swapped = true;
+		else
+			return false;
+		s->format = CAPSTATS_PCAPNG;
+		s->section++;
+	}
+	s->block_type = rd32(s, s->head);
+	s->block_len = rd32(s, s->head + 4);
+	if (s->block_len < (type == BT_SHB ? SHB_MIN : BLOCK_MIN) || s->block_len % 4)
+		return false;
+	s->remaining = s->block_len - s->have;
+	return true;
+}
+
+/* head[0 .. have) holds the ISB's first bytes: take its counts. */
+static void parse_isb(struct capstats *s)
+{
+	uint32_t end = s->have < s->block_len ? s->have : s->block_len - 4;
+
+	s->n_isb++;
+	if (end < ISB_OPTIONS)
+		return;
+	struct capstats_iface *f = iface_for(s, s->section - 1, rd32(s, s->head + BLOCK_HDR));
+	if (!f)
+		return;
+	for (uint32_t o = ISB_OPTIONS; o + 4 <= end;) {
+		uint16_t code = rd16(s, s->head + o), len = rd16(s, s->head + o + 2);
+		uint32_t padded = (len + 3u) & ~3u;
+		if (code == OPT_END || o + 4 + padded > end)
+			break;
+		if (len == 8) {
+			uint64_t v = rd64(s, s->head + o + 4);
+			if (code == OPT_ISB_IFRECV) {
+				f->recv = v;
+				f->has_recv = true;
+			} else if (code == OPT_ISB_IFDROP) {
+				f->if_drop = v;
+				f->has_if_drop = true;
+			} else if (code == OPT_ISB_OSDROP) {
+				f->os_drop = v;
+				f->has_os_drop = true;
+			}
+		}
+		o += 4 + padded;
+	}
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n)
+{
+	while (n && !s->stopped) {
+		if (!s->block_len) {  /* collecting a block header */
+			uint32_t need = s->have >= 4 && le32(s->head) == BT_SHB ? SHB_HDR : BLOCK_HDR;
+			size_t take = min_size(need - s->have, n);
+			memcpy(s->head + s->have, buf, take);
+			s->have += (uint32_t)take;
+			s->offset += take;
+			buf += take;
+			n -= take;
+			if (s->have < need || (need == BLOCK_HDR && le32(s->head) == BT_SHB))
+				continue;  /* more to come, or an SHB that needs its byte-order magic */
+			if (!start_block(s))
+				s->stopped = true;
+			continue;
+		}
+		size_t take = min_size(s->remaining, n);
+		if (s->block_type == BT_ISB && s->have < sizeof(s->head)) {
+			size_t keep = min_size(take, sizeof(s->head) - s->have);
+			memcpy(s->head + s->have, buf, keep);
+			s->have += (uint32_t)keep;
+		}
+		s->remaining -= (uint32_t)take;
+		s->offset += take;
+		buf += take;
+		n -= take;
+		if (!s->remaining) {
+			if (s->block_type == BT_ISB)
+				parse_isb(s);
+			s->block_len = 0;
+			s->have = 0;
+		}
+	}
+}
+
+struct capstats_totals capstats_totals(const struct capstats *s)
+{
+	struct capstats_totals t = {0};
+	for (uint32_t i = 0; i < s->n_ifaces; i++) {
+		const struct capstats_iface *f = &s->iface[i];
+		if (f->has_if_drop) {
+			t.has_if_drop = true;
+			t.if_drop += f->if_drop;
+		}
+		if (f->has_os_drop) {
+			t.has_os_drop = true;
+			t.os_drop += f->os_drop;
+		}
+	}
+	return t;
+}
+
+static const char *format_name(enum capstats_format f)
+{
+	return f == CAPSTATS_PCAP ? "pcap" : f == CAPSTATS_PCAPNG ? "pcapng" : "unknown";
+}
+
+void capstats_describe(const struct capstats *s, char *buf, size_t len)
+{
+	struct capstats_totals t = capstats_totals(s);
+
+	if (s->format == CAPSTATS_PCAP) {
+		snprintf(buf, len, "capture drops: not recorded (pcap files carry no drop counts)");
+	} else if (s->format != CAPSTATS_PCAPNG) {
+		snprintf(buf, len, "capture drops: not recorded (unrecognised file format)");
+	} else if (!s->complete && !t.has_if_drop && !t.has_os_drop) {
+		snprintf(buf, len, "capture drops: not known (the file was not read to its end)");
+	} else if (!t.has_if_drop && !t.has_os_drop) {
+		snprintf(buf, len, "capture drops: not recorded (no pcapng interface statistics with drop counts)");
+	} else {
+		char ifd[32] = "", osd[32] = "";
+		if (t.has_if_drop)
+			snprintf(ifd, sizeof(ifd), "%" PRIu64 " by the interface", t.if_drop);
+		if (t.has_os_drop)
+			snprintf(osd, sizeof(osd), "%s%" PRIu64 " by the OS", t.has_if_drop ? ", " : "", t.os_drop);
+		snprintf(buf, len, "capture drops: %s%s (pcapng statistics of %" PRIu32 " interface%s)", ifd, osd,
+			 s->n_ifaces, s->n_ifaces == 1 ? "" : "s");
+	}
+}
+
+static void print_count(FILE *out, const char *name, bool has, uint64_t v)
+{
+	if (has)
+		fprintf(out, ",\"%s\":%" PRIu64, name, v);
+	else
+		fprintf(out, ",\"%s\":null", name);
+}
+
+void capstats_print_json(const struct capstats *s, FILE *out)
+{
+	struct capstats_totals t = capstats_totals(s);
+	fprintf(out, "\"capture\":{\"format\":\"%s\"", format_name(s->format));
+	print_count(out, "if_drops", t.has_if_drop, t.if_drop);
+	print_count(out, "os_drops", t.has_os_drop, t.os_drop);
+	fputc('}', out);
+}
