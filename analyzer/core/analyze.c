@@ -7,7 +7,8 @@
  * psn.out_of_order, or the resend of a packet lost before the capture point) or repeats a PSN
  * already seen (psn.retransmit). A backward jump from the previous request is a restart: after a
  * NAK or RNR NAK on the reverse stream it must be at the NAK's PSN (else nak.restart_wrong);
- * without one it is a timeout resend (retransmit.timeout). Streams are paired from RDMA-CM
+ * without one it is a timeout resend (retransmit.timeout, aged from the PSN's original send,
+ * which a log of recent sends keeps). Streams are paired from RDMA-CM
  * REQ/REP when the capture has them, else by PSN: a response is matched to the newest request
  * stream between the same two addresses (up to 16 back) whose sent PSNs cover it. */
 #include "roce/analyze.h"
@@ -124,7 +125,6 @@ static void advance(struct stream *s, struct frame_ctx *f, uint32_t psn, uint32_
 		find(f, ROCE_EV_PSN_WRAP, true, s->next_psn, psn, -1);
 	s->holes = holes_shift(s->holes, missing + span) | holes_shift(low_bits(missing), span);
 	s->next_psn = (psn + span) & PSN_MASK;
-	s->progress_ts = f->ts;
 	s->flags &= (uint16_t)~F_RESEND;
 }
 
@@ -144,6 +144,33 @@ static void restarted(struct stream *s, struct frame_ctx *f)
 		s->recover_max_us = us;
 	s->recover_sum_us += us;
 	s->recover_count++;
+}
+
+/* Log the first sending of a request (the send log, stream_table.h). */
+static void log_send(struct roce_analyzer *a, struct stream *s, uint32_t psn, uint32_t span, int64_t ts)
+{
+	uint32_t seq = ++a->send_seq;
+	if (!seq)
+		seq = ++a->send_seq;  /* 0 means none */
+	a->sends[seq % SEND_LOG_SIZE] = (struct send_rec){ts, seq, s->last_send, (uint32_t)(s - a->s), psn, span, 0};
+	s->last_send = seq;
+}
+
+/* When the request holding psn was first sent, or -1 when the log no longer holds it (or the
+ * capture never had it). */
+static int64_t original_send_ts(const struct roce_analyzer *a, const struct stream *s, uint32_t psn)
+{
+	uint32_t seq = s->last_send, self = (uint32_t)(s - a->s);
+	for (uint32_t steps = 0; seq && steps < SEND_LOG_WALK; steps++) {
+		const struct send_rec *r = &a->sends[seq % SEND_LOG_SIZE];
+		if (r->seq != seq || r->stream != self)
+			return -1;  /* overwritten by newer sends */
+		int32_t off = psn_diff(psn, r->psn);
+		if (off >= 0 && (uint32_t)off < r->span)
+			return r->ts;
+		seq = r->prev;
+	}
+	return -1;
 }
 
 static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
@@ -203,6 +230,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		check_pmtu(a, s, f);
 		check_message(s, f);
 		advance(s, f, psn, span, (uint32_t)d);
+		log_send(a, s, psn, span, f->ts);
 		if (s->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
 		    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
 		     p->op->op == ROCE_OP_FETCH_ADD)) {
@@ -217,8 +245,10 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	s->flags &= (uint16_t)~F_RTT_PENDING;
 	uint32_t k = (uint32_t)(-d) - 1;  /* bit of this PSN in holes */
 	bool hole = k < HOLE_BITS && ((s->holes >> k) & 1);
-	if (hole)
+	if (hole) {
 		s->holes &= ~((holes_t)1 << k);
+		log_send(a, s, psn, span, f->ts);  /* its first sending, late */
+	}
 	if (psn_diff(psn, s->first_psn) < 0)
 		s->first_psn = psn;
 	if (restart_point && (s->flags & F_RESTART) && (!hole || psn == s->restart_psn)) {
@@ -230,7 +260,8 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 			find(f, ROCE_EV_NAK_RESTART_WRONG, true, s->restart_psn, psn, f->ts - s->nak_ts);
 		s->flags = (uint16_t)((s->flags & ~F_RESTART) | F_RESEND);
 	} else if (restart_point && !hole) {
-		find(f, ROCE_EV_RETRANSMIT_TIMEOUT, true, s->next_psn, psn, f->ts - s->progress_ts);
+		int64_t sent = original_send_ts(a, s, psn);
+		find(f, ROCE_EV_RETRANSMIT_TIMEOUT, true, s->next_psn, psn, sent < 0 ? -1 : f->ts - sent);
 		s->timeouts++;
 		s->flags |= F_RESEND;
 	}

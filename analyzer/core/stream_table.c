@@ -157,7 +157,8 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
 	a->lru_head = a->lru_tail = NO_IDX;
 	a->recent[0] = a->recent[1] = NO_IDX;
-	if (u64map_init(&a->streams, 1024) < 0 || u64map_init(&a->pairs, 256) < 0 ||
+	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
+	if (!a->sends || u64map_init(&a->streams, 1024) < 0 || u64map_init(&a->pairs, 256) < 0 ||
 	    u64map_init(&a->addr_index, 256) < 0) {
 		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
 		roce_analyzer_free(a);
@@ -175,6 +176,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	u64map_free(&a->addr_index);
 	free(a->s);
 	free(a->addrs);
+	free(a->sends);
 	free(a);
 }
 

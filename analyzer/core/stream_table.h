@@ -51,36 +51,52 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
 	return n >= HOLE_BITS ? ALL_HOLES : ((holes_t)1 << n) - 1;
 }
 
+/* Fields by size, largest first, so that nothing is lost to alignment holes. */
 struct stream {
+	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
+	holes_t resp_holes;       /* as holes, for READ response PSNs below resp_next */
 	uint64_t key;             /* src id : 20 | dst id : 20 | dqpn : 24 */
+	int64_t nak_ts, last_ts;
+	uint64_t recover_sum_us;
+	int64_t rtt_ts;           /* round trip: the latest request that asks for a response, */
+	uint64_t rtt_sum_us;      /* until its response arrives */
+	uint64_t bytes;
 	uint32_t lru_prev, lru_next;
 	uint32_t next_psn, first_psn;
 	uint32_t prev_end;        /* the PSN after the previous request */
-	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
 	uint32_t restart_psn, peer_qpn;
 	uint32_t pair_next;       /* the request stream between the same hosts created before this one */
 	uint32_t resp_next, acked_psn, nak_psn;
-	holes_t resp_holes;       /* as holes, for READ response PSNs below resp_next */
 	uint32_t msg_bytes, msg_dmalen;
-	uint16_t pkey, flags;
-	uint8_t transport, msg_op, pmtu_log, nak_code;
-	int64_t progress_ts, nak_ts, last_ts;
+	uint32_t last_send;       /* send log entry of the newest new request, 0 if none */
 	uint32_t rnr_wait_us;     /* the timer of the RNR NAK that armed the restart, 0 for a NAK */
 	uint32_t max_idle_us;     /* the longest silence between two of the stream's frames */
 	uint32_t recover_count, recover_max_us;  /* NAK or RNR NAK to the restart that answers it */
-	uint64_t recover_sum_us;
 	uint32_t packets, requests, messages, gaps, missing, retransmits, ooo, timeouts;
-	/* round trip: the latest request that asks for a response, until its response arrives */
 	uint32_t rtt_psn;
-	int64_t rtt_ts;
 	uint32_t rtt_min_us, rtt_max_us, rtt_count;
-	uint64_t rtt_sum_us;
 	uint8_t rtt_hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
-	uint64_t bytes;
 	uint16_t naks[5], rnr;
+	uint16_t pkey, flags;
+	uint8_t transport, msg_op, pmtu_log, nak_code;
 };
-/* 288 bytes on x86-64 (the 128-bit PSN maps align it to 16): 1 M streams take 288 MiB. */
-_Static_assert(sizeof(struct stream) <= 288, "keep per-stream state small");
+/* 272 bytes on x86-64 (the 128-bit PSN maps align it to 16): 1 M streams take 272 MiB. */
+_Static_assert(sizeof(struct stream) <= 272, "keep per-stream state small");
+
+/* The send log: the first sending of every request PSN of every stream (a new request, or a
+ * late one filling a hole), newest last, in a ring of SEND_LOG_SIZE entries; each entry links to
+ * its stream's previous one (stream.last_send), so the original send of a PSN that times out is
+ * found by walking back its own stream's sends. Entries are numbered from 1 (0: none), and
+ * entry n lives at n % SEND_LOG_SIZE until overwritten. */
+#define SEND_LOG_SIZE (1u << 16)
+#define SEND_LOG_WALK 4096u      /* at most this many of a stream's sends are walked back */
+struct send_rec {
+	int64_t ts;
+	uint32_t seq, prev;       /* this entry's number; the stream's previous entry */
+	uint32_t stream;          /* stream index */
+	uint32_t psn, span;       /* the request's first PSN and the PSNs it takes (READ: several) */
+	uint32_t unused;
+};
 
 struct roce_analyzer {
 	uint32_t max_streams, pmtu_cfg;
@@ -100,6 +116,8 @@ struct roce_analyzer {
 	unsigned next_req;
 	uint32_t n_addrs, addrs_alloc;
 	uint64_t evictions;
+	struct send_rec *sends;   /* the send log (above) */
+	uint32_t send_seq;        /* the newest entry's number */
 };
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)

@@ -755,12 +755,13 @@ Test(analyze, nak_restart_wrong_ahead_of_nak_psn)
 Test(analyze, retransmit_timeout_without_nak)
 {
 	mk(0, 0);
-	sends_ok(100, 104);
+	for (uint32_t psn = 100; psn <= 104; psn++)
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = psn, .len = 64, .ts = 1000000 + (psn - 100) * 1000));
 	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 105, .len = 64, .ts = 2000000));
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 103, .len = 64, .ts = 2500000), "retransmit.timeout",
 		      "psn.retransmit");
 	expect_psns("retransmit.timeout", 106, 103);
-	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 500000, "age: since the last new request");
+	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 2500000 - 1003000, "age: since 103 was first sent");
 	EXPECT_EVENTS(send_only(104), "psn.retransmit");  /* one timeout per restart */
 	EXPECT_EVENTS(send_only(105), "psn.retransmit");
 	EXPECT_NO_EVENTS(send_only(106));
@@ -769,19 +770,44 @@ Test(analyze, retransmit_timeout_without_nak)
 	cr_assert_eq(st.retransmits, 3);
 }
 
-/* Resends do not move the timeout's reference: only new requests do. */
-Test(analyze, retransmit_timeout_delta_from_last_new_request)
+/* The age of a timed-out PSN runs from its first sending: resends do not move it. */
+Test(analyze, retransmit_timeout_age_from_original_send)
 {
 	mk(0, 0);
 	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 1000));
 	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 11, .len = 64, .ts = 2000));
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 9000), "retransmit.timeout", "psn.retransmit");
-	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 7000);
+	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 8000);
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 11, .len = 64, .ts = 9100), "psn.retransmit");
-	/* a second timeout, the timer counted from request 11 still */
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 20000), "retransmit.timeout", "psn.retransmit");
-	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 18000);
+	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 19000, "a second timeout of 10: still from 1000");
 	cr_assert_eq(req_stats().timeouts, 2);
+}
+
+/* A PSN first seen late (filling a hole) ages from that late sending; a PSN inside a READ's span
+ * from the READ; one whose first sending the capture does not hold has no age (-1). */
+Test(analyze, retransmit_timeout_age_late_read_and_unknown)
+{
+	mk(0, 1024);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 1000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 12, .len = 64, .ts = 2000), "psn.gap");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 11, .len = 64, .ts = 3000), "psn.out_of_order");
+	EXPECT_NO_EVENTS(REQ(.op = READ_REQ, .psn = 13, .dmalen = 3000, .ts = 4000));  /* 13..15 */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 16, .len = 64, .ts = 5000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 11, .len = 64, .ts = 10000), "retransmit.timeout", "psn.retransmit");
+	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 7000, "from its late first sending");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 12, .len = 64), "psn.retransmit");
+	EXPECT_EVENTS(REQ(.op = READ_REQ, .psn = 13, .dmalen = 3000), "psn.retransmit");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 16, .len = 64), "psn.retransmit");
+	EXPECT_EVENTS(REQ(.op = READ_REQ, .psn = 14, .dmalen = 2000, .ts = 30000), "retransmit.timeout",
+		      "psn.retransmit");
+	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 26000, "inside the READ's span: from the READ");
+
+	/* a stream first seen at PSN 200, then a resend of 150: never seen, far below the hole window */
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 400, .len = 64, .ts = 1000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 150, .len = 64, .ts = 2000), "retransmit.timeout", "psn.retransmit");
+	cr_assert_eq(finding("retransmit.timeout")->delta_ns, -1, "no first sending in the capture");
 }
 
 /* Responses whose PSNs no request stream between the hosts covers belong to another QP pair:
