@@ -1,10 +1,12 @@
 /* input.c: capture-file input over libpcap (see input.h).
  *
  * libpcap reads files through stdio; its default buffer costs about half the read rate on large
- * files, so the stream gets a 1 MiB buffer before libpcap sees it. The stream is a stdio cookie
- * stream (fopencookie) over the file descriptor, so that every byte libpcap reads is also fed to
- * the capstats scanner, in the same pass: read(2) fills stdio's buffer exactly as it would for
- * fopen(). Timestamps are asked for in nanoseconds whatever the file holds. */
+ * files, so the stream gets a 1 MiB buffer before libpcap sees it. A pcapng file (or standard
+ * input, whatever it holds) is read through a stdio cookie stream (fopencookie) over the file
+ * descriptor, so that every byte libpcap reads is also fed to the capstats scanner in the same
+ * pass. A classic pcap file, which records no drops, gets a plain stdio stream: glibc's cookie
+ * streams copy small reads through a generic loop, 3 % more instructions on small packets.
+ * Timestamps are asked for in nanoseconds whatever the file holds. */
 #define _GNU_SOURCE  /* fopencookie */
 #include "input.h"
 
@@ -39,12 +41,11 @@ static ssize_t source_read(void *cookie, char *buf, size_t size)
 static int source_close(void *cookie)
 {
 	struct input_source *src = cookie;
-	int rc = src->close_fd ? close(src->fd) : 0;
-	free(src);
-	return rc;
+	return src->close_fd ? close(src->fd) : 0;
 }
 
-/* A read-only stdio stream over path ("-": standard input) that feeds capstats. */
+/* A read-only stdio stream over path ("-": standard input); *out receives the drop counts'
+ * scanner, which the caller frees after closing the stream. */
 static FILE *open_source(const char *path, struct input_source **out, char *errbuf, size_t errlen)
 {
 	struct input_source *src = calloc(1, sizeof(*src));
@@ -53,6 +54,7 @@ static FILE *open_source(const char *path, struct input_source **out, char *errb
 		return NULL;
 	}
 	capstats_init(&src->stats);
+	FILE *fp = NULL;
 	if (strcmp(path, "-") == 0) {
 		src->fd = STDIN_FILENO;
 	} else {
@@ -63,12 +65,21 @@ static FILE *open_source(const char *path, struct input_source **out, char *errb
 			return NULL;
 		}
 		src->close_fd = true;
+		uint8_t head[8];  /* the magic number, or a pcapng block's type and length */
+		if (pread(src->fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+		    memcmp(head, "\x0a\x0d\x0d\x0a", 4) != 0) {
+			capstats_feed(&src->stats, head, sizeof(head));  /* pcap (or garbage): done */
+			fp = fdopen(src->fd, "rb");
+		}
 	}
-	static const cookie_io_functions_t io = {.read = source_read, .close = source_close};
-	FILE *fp = fopencookie(src, "r", io);
+	if (!fp) {
+		static const cookie_io_functions_t io = {.read = source_read, .close = source_close};
+		fp = fopencookie(src, "r", io);
+	}
 	if (!fp) {
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
 		source_close(src);
+		free(src);
 		return NULL;
 	}
 	*out = src;
@@ -149,7 +160,8 @@ void input_close(struct input *in)
 	if (in->pcap)
 		pcap_close(in->pcap);  /* closes fp too */
 	else if (in->fp)
-		fclose(in->fp);  /* frees the source */
+		fclose(in->fp);
+	free(in->source);
 	free(in->iobuf);
 	memset(in, 0, sizeof(*in));
 }

@@ -4,9 +4,8 @@
  *
  * The least work a tool that checks every RoCEv2 ICRC in a capture file can do: read the file
  * as rocedump does (analyzer/rocedump/input.c: a stdio stream with a setvbuf buffer, 1 MiB unless
- * -b, pcap_fopen_offline_with_tstamp_precision(NANO), pcap_next_ex; rocedump's stream is a
- * fopencookie one over read(2) that also scans pcapng statistics blocks, which costs nothing on
- * pcap files and a walk over the block headers on pcapng), find the ICRC region with the
+ * -b, pcap_fopen_offline_with_tstamp_precision(NANO), pcap_next_ex; on pcapng rocedump's stream
+ * is a fopencookie one that also scans the statistics blocks), find the ICRC region with the
  * minimum parse (Ethernet II, IPv4 with IHL, UDP destination port 4791; lengths from the IPv4
  * total length), copy and mask the headers the ICRC covers (8 bytes 0xFF for the LRH; IPv4 TOS,
  * TTL, header checksum; UDP checksum; BTH byte 4) and run the same CRC library as the core

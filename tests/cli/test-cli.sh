@@ -85,6 +85,16 @@ else
 	echo "ok $((n += 1)) - pcapng decodes like pcap # SKIP editcap not installed"
 fi
 
+# the capture's own drops: from a pcapng file and from standard input alike; none in pcap
+drops='capture drops: 3 by the interface, 1 by the OS (pcapng statistics of 1 interface)'
+"$R" -q -r "$G/capture_drops.pcapng" >"$T/d1"
+"$R" -q -r - <"$G/capture_drops.pcapng" >"$T/d2"
+if grep -qxF "$drops" "$T/d1" && cmp -s "$T/d1" "$T/d2"; then ok "pcapng drop counts, from a file and from stdin"
+else not_ok "pcapng drop counts, from a file and from stdin" "$(sed -n 2p "$T/d1") | $(sed -n 2p "$T/d2")"; fi
+"$R" -q -r - <"$G/rc_opcodes.pcap" >"$T/d3"
+grep -qxF 'capture drops: not recorded (pcap files carry no drop counts)' "$T/d3" &&
+	ok "pcap from stdin: drops not recorded" || not_ok "pcap from stdin: drops not recorded" "$(sed -n 2p "$T/d3")"
+
 # --strict: 1 on an error-severity event, 0 on a clean capture
 expect "--strict on anomalies exits 1" 1 '' -- -q --strict -r "$G/anomalies.pcap"
 expect "--strict on a clean capture exits 0" 0 '' -- -q --strict -r "$CAPS/rxe/rc_pingpong.pcap"
