@@ -134,16 +134,17 @@ static uint32_t us_since(int64_t then, int64_t now)
 	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
-/* The requester answered a NAK or RNR NAK: time its recovery; an RNR retry must wait the timer. */
-static void restarted(struct stream *s, struct frame_ctx *f)
+/* The requester answered a NAK or RNR NAK: time its recovery; an RNR retry must wait the timer.
+ * l: the stream's loss block (F_RESTART has one). */
+static void restarted(struct loss_block *l, struct frame_ctx *f)
 {
-	uint32_t us = us_since(s->nak_ts, f->ts);
-	if (s->rnr_wait_us && us < s->rnr_wait_us)
-		find(f, ROCE_EV_RNR_RETRY_EARLY, true, s->restart_psn, f->p->h.bth.psn, f->ts - s->nak_ts);
-	if (us > s->recover_max_us)
-		s->recover_max_us = us;
-	s->recover_sum_us += us;
-	s->recover_count++;
+	uint32_t us = us_since(l->nak_ts, f->ts);
+	if (l->rnr_wait_us && us < l->rnr_wait_us)
+		find(f, ROCE_EV_RNR_RETRY_EARLY, true, l->restart_psn, f->p->h.bth.psn, f->ts - l->nak_ts);
+	if (us > l->recover_max_us)
+		l->recover_max_us = us;
+	l->recover_sum_us += us;
+	l->recover_count++;
 }
 
 /* Log the first sending of a request (the send log, stream_table.h). */
@@ -211,9 +212,10 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	bool restart_point = psn_diff(psn, s->prev_end) < 0;
 	s->prev_end = (psn + span) & PSN_MASK;
 
+	struct loss_block *l = loss_of(a, s);  /* moves only when a loss block is taken */
 	if (d >= 0) {
-		if ((s->flags & F_RESTART) && psn == s->restart_psn) {
-			restarted(s, f);  /* the NAK named the next PSN: nothing to resend */
+		if ((s->flags & F_RESTART) && psn == l->restart_psn) {
+			restarted(l, f);  /* the NAK named the next PSN: nothing to resend */
 			s->flags &= (uint16_t)~F_RESTART;
 		}
 		if (read_span) {
@@ -223,8 +225,10 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		}
 		if (d > 0) {
 			find(f, ROCE_EV_PSN_GAP, true, s->next_psn, psn, -1);
-			s->gaps++;
-			s->missing += (uint32_t)d;
+			if ((l = loss_need(a, s))) {
+				l->gaps++;
+				l->missing += (uint32_t)d;
+			}
 			s->flags |= F_MSG_UNKNOWN;
 		}
 		check_pmtu(a, s, f);
@@ -234,9 +238,12 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		if (s->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
 		    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
 		     p->op->op == ROCE_OP_FETCH_ADD)) {
-			s->flags |= F_RTT_PENDING;  /* time one request at a time: resends do not count */
-			s->rtt_psn = psn;
-			s->rtt_ts = f->ts;
+			struct rtt_block *r = rtt_need(a, s);
+			if (r) {
+				s->flags |= F_RTT_PENDING;  /* time one request at a time: resends do not count */
+				r->psn = psn;
+				r->ts = f->ts;
+			}
 		}
 		return;
 	}
@@ -251,26 +258,30 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	}
 	if (psn_diff(psn, s->first_psn) < 0)
 		s->first_psn = psn;
-	if (restart_point && (s->flags & F_RESTART) && (!hole || psn == s->restart_psn)) {
-		restarted(s, f);
+	struct loss_block scratch = {0};  /* out of memory: the checks still run, uncounted */
+	l = loss_need(a, s);              /* a resend or a late request: loss state from here on */
+	if (!l)
+		l = &scratch;                 /* (no block, so F_RESTART is clear) */
+	if (restart_point && (s->flags & F_RESTART) && (!hole || psn == l->restart_psn)) {
+		restarted(l, f);
 		/* restarting past the NAK's PSN skips requests; restarting before it is only needed
 		 * for a READ whose responses did not all arrive (the NAK acknowledges the rest) */
-		int32_t off = psn_diff(psn, s->restart_psn);
+		int32_t off = psn_diff(psn, l->restart_psn);
 		if (off > 0 || (off < 0 && p->op->op != ROCE_OP_READ_REQ))
-			find(f, ROCE_EV_NAK_RESTART_WRONG, true, s->restart_psn, psn, f->ts - s->nak_ts);
+			find(f, ROCE_EV_NAK_RESTART_WRONG, true, l->restart_psn, psn, f->ts - l->nak_ts);
 		s->flags = (uint16_t)((s->flags & ~F_RESTART) | F_RESEND);
 	} else if (restart_point && !hole) {
 		int64_t sent = original_send_ts(a, s, psn);
 		find(f, ROCE_EV_RETRANSMIT_TIMEOUT, true, s->next_psn, psn, sent < 0 ? -1 : f->ts - sent);
-		s->timeouts++;
+		l->timeouts++;
 		s->flags |= F_RESEND;
 	}
 	if (!hole) {
 		find(f, ROCE_EV_PSN_RETRANSMIT, true, s->next_psn, psn, -1);
-		s->retransmits++;
+		l->retransmits++;
 	} else if (!(s->flags & F_RESEND)) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, s->next_psn, psn, -1);
-		s->ooo++;
+		l->ooo++;
 	}
 	uint32_t end = (psn + span) & PSN_MASK;
 	int32_t over = psn_diff(end, s->next_psn);
@@ -316,18 +327,21 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 }
 
 /* A response at psn answers q's timed request if it covers its PSN (coalesced ACKs included). */
-static void rtt_sample(struct stream *q, uint32_t psn, int64_t ts)
+static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, int64_t ts)
 {
-	if (!q || !(q->flags & F_RTT_PENDING) || psn_diff(psn, q->rtt_psn) < 0 || ts < q->rtt_ts)
+	if (!q || !(q->flags & F_RTT_PENDING))
 		return;
-	uint64_t us = (uint64_t)(ts - q->rtt_ts) / 1000;
+	struct rtt_block *r = rtt_of(a, q);  /* F_RTT_PENDING has one */
+	if (psn_diff(psn, r->psn) < 0 || ts < r->ts)
+		return;
+	uint64_t us = (uint64_t)(ts - r->ts) / 1000;
 	uint32_t v = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
-	if (!q->rtt_count || v < q->rtt_min_us)
-		q->rtt_min_us = v;
-	if (v > q->rtt_max_us)
-		q->rtt_max_us = v;
-	q->rtt_sum_us += v;
-	q->rtt_count++;
+	if (!r->count || v < r->min_us)
+		r->min_us = v;
+	if (v > r->max_us)
+		r->max_us = v;
+	r->sum_us += v;
+	r->count++;
 	q->flags &= (uint16_t)~F_RTT_PENDING;
 	unsigned b = 0;
 	if (v >= 1) {
@@ -336,20 +350,28 @@ static void rtt_sample(struct stream *q, uint32_t psn, int64_t ts)
 		if (b >= RTT_BUCKETS)
 			b = RTT_BUCKETS - 1;
 	}
-	if (q->rtt_hist[b] == UINT8_MAX)
+	if (r->hist[b] == UINT8_MAX)
 		for (unsigned i = 0; i < RTT_BUCKETS; i++)
-			q->rtt_hist[i] = (uint8_t)((q->rtt_hist[i] + 1) / 2);
-	q->rtt_hist[b]++;
+			r->hist[i] = (uint8_t)((r->hist[i] + 1) / 2);
+	r->hist[b]++;
 }
 
-static void arm_restart(struct stream *q, uint32_t psn, int64_t ts, uint32_t rnr_wait_us)
+static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn, int64_t ts, uint32_t rnr_wait_us)
 {
-	if (!q)
+	struct loss_block *l = q ? loss_need(a, q) : NULL;
+	if (!l)
 		return;
-	q->rnr_wait_us = rnr_wait_us;
+	l->rnr_wait_us = rnr_wait_us;
 	q->flags = (uint16_t)((q->flags | F_RESTART) & ~F_RESEND);
-	q->restart_psn = psn;
-	q->nak_ts = ts;
+	l->restart_psn = psn;
+	l->nak_ts = ts;
+}
+
+/* r's loss block, for a count (taken if need be; out of memory, a scratch block: uncounted). */
+static struct loss_block *loss_count(struct roce_analyzer *a, struct stream *r)
+{
+	struct loss_block *l = loss_need(a, r);
+	return l ? l : &a->loss_scratch;
 }
 
 static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_ctx *f, uint32_t src, uint32_t dst)
@@ -358,30 +380,31 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 	uint32_t psn = p->h.bth.psn;
 	struct stream *q = peer_of(a, r, src, dst, psn);
 
-	if (p->op->op == ROCE_OP_READ_RESP) {
+	struct resp_block *w;
+	if (p->op->op == ROCE_OP_READ_RESP && (w = resp_need(a, r))) {
 		if (!(r->flags & F_RESP_SEEN)) {
 			r->flags |= F_RESP_SEEN;
-			r->resp_next = psn;
-			r->resp_holes = ALL_HOLES;
+			w->next = psn;
+			w->holes = ALL_HOLES;
 		}
-		int32_t d = psn_diff(psn, r->resp_next);
+		int32_t d = psn_diff(psn, w->next);
 		if (d >= 0) {  /* new: PSNs skipped on the way are holes */
-			r->resp_holes = holes_shift(r->resp_holes, (uint32_t)d + 1) | holes_shift(low_bits((uint32_t)d), 1);
-			r->resp_next = (psn + 1) & PSN_MASK;
+			w->holes = holes_shift(w->holes, (uint32_t)d + 1) | holes_shift(low_bits((uint32_t)d), 1);
+			w->next = (psn + 1) & PSN_MASK;
 		} else {
 			uint32_t k = (uint32_t)(-d) - 1;
-			if (k < HOLE_BITS && ((r->resp_holes >> k) & 1)) {
-				r->resp_holes &= ~((holes_t)1 << k);  /* first sighting of a late PSN */
+			if (k < HOLE_BITS && ((w->holes >> k) & 1)) {
+				w->holes &= ~((holes_t)1 << k);  /* first sighting of a late PSN */
 			} else {
-				find(f, ROCE_EV_PSN_RETRANSMIT, true, r->resp_next, psn, -1);
-				r->retransmits++;
+				find(f, ROCE_EV_PSN_RETRANSMIT, true, w->next, psn, -1);
+				loss_count(a, r)->retransmits++;
 			}
 		}
 		check_pmtu(a, r, f);
 		if (q && !q->pmtu_log)
 			q->pmtu_log = r->pmtu_log;  /* the READs' PSN spans need the path MTU */
 		if (p->op->seg == ROCE_SEG_FIRST || p->op->seg == ROCE_SEG_ONLY)
-			rtt_sample(q, psn, f->ts);
+			rtt_sample(a, q, psn, f->ts);
 	}
 	if (!(p->h.hdrs & ROCE_HDR_AETH))
 		return;
@@ -400,12 +423,12 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		else
 			r->acked_psn = psn;
 		r->flags |= F_ACK_SEEN;
-		rtt_sample(q, psn, f->ts);
+		rtt_sample(a, q, psn, f->ts);
 		break;
 	case ROCE_AETH_RNR_NAK:
 		find(f, ROCE_EV_NAK_RNR, true, psn, psn, -1);
-		r->rnr++;
-		arm_restart(q, psn, f->ts, roce_rnr_timer_usec(code));
+		loss_count(a, r)->rnr++;
+		arm_restart(a, q, psn, f->ts, roce_rnr_timer_usec(code));
 		break;
 	case ROCE_AETH_NAK: {
 		static const enum roce_event by_code[5] = {
@@ -415,15 +438,18 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		if (code > 4)
 			break;  /* reserved: the decoder reported it */
 		find(f, by_code[code], true, psn, psn, -1);
-		r->naks[code]++;
-		bool pending = !q || (q->flags & F_RESTART);
-		if ((r->flags & F_NAK_SEEN) && r->nak_psn == psn && r->nak_code == code && pending)
-			find(f, ROCE_EV_NAK_DUPLICATE, true, psn, psn, -1);
-		r->flags |= F_NAK_SEEN;
-		r->nak_psn = psn;
-		r->nak_code = (uint8_t)code;
+		struct loss_block *l = loss_need(a, r);
+		if (l) {
+			l->naks[code]++;
+			bool pending = !q || (q->flags & F_RESTART);
+			if ((r->flags & F_NAK_SEEN) && l->nak_psn == psn && l->nak_code == code && pending)
+				find(f, ROCE_EV_NAK_DUPLICATE, true, psn, psn, -1);
+			r->flags |= F_NAK_SEEN;
+			l->nak_psn = psn;
+			l->nak_code = (uint8_t)code;
+		}
 		if (code == ROCE_NAK_PSN_SEQ_ERR)
-			arm_restart(q, psn, f->ts, 0);
+			arm_restart(a, q, psn, f->ts, 0);
 		break;
 	}
 	default:

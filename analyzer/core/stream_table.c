@@ -66,6 +66,47 @@ uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
 	return remember(a, id);
 }
 
+/* ---- side blocks ---- */
+
+uint32_t block_take(struct block_pool *p)
+{
+	uint32_t i = p->free_head;
+	if (i) {
+		memcpy(&p->free_head, block_at(p, i), sizeof(p->free_head));
+	} else {
+		if (p->n_used == p->n_alloc) {
+			uint32_t n = p->n_alloc ? p->n_alloc * 2 : 256;
+			if (n <= p->n_alloc)
+				return 0;
+			void *m = realloc(p->mem, (size_t)n * p->size);
+			if (!m)
+				return 0;
+			p->mem = m;
+			p->n_alloc = n;
+		}
+		if (!p->n_used)
+			p->n_used = 1;  /* block 0 stands for none */
+		i = p->n_used++;
+	}
+	memset(block_at(p, i), 0, p->size);
+	return i;
+}
+
+static void block_give(struct block_pool *p, uint32_t i)
+{
+	if (!i)
+		return;
+	memcpy(block_at(p, i), &p->free_head, sizeof(p->free_head));
+	p->free_head = i;
+}
+
+void *side_need(struct block_pool *p, uint32_t *idx)
+{
+	if (!*idx)
+		*idx = block_take(p);
+	return *idx ? block_at(p, *idx) : NULL;
+}
+
 /* ---- the stream table: map + LRU list ---- */
 
 static void lru_unlink(struct roce_analyzer *a, uint32_t i)
@@ -110,8 +151,12 @@ static uint32_t entry_take(struct roce_analyzer *a)
 		return a->n_used++;
 	}
 	uint32_t victim = a->lru_tail;
+	struct stream *v = &a->s[victim];
 	lru_unlink(a, victim);
-	u64map_del(&a->streams, a->s[victim].key);
+	u64map_del(&a->streams, v->key);
+	block_give(&a->rtt_pool, v->rtt);
+	block_give(&a->loss_pool, v->loss);
+	block_give(&a->resp_pool, v->resp);
 	a->evictions++;
 	return victim;
 }
@@ -157,6 +202,9 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
 	a->lru_head = a->lru_tail = NO_IDX;
 	a->recent[0] = a->recent[1] = NO_IDX;
+	a->rtt_pool.size = sizeof(struct rtt_block);
+	a->loss_pool.size = sizeof(struct loss_block);
+	a->resp_pool.size = sizeof(struct resp_block);
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
 	if (!a->sends || u64map_init(&a->streams, 1024) < 0 || u64map_init(&a->pairs, 256) < 0 ||
 	    u64map_init(&a->addr_index, 256) < 0) {
@@ -177,35 +225,38 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	free(a->s);
 	free(a->addrs);
 	free(a->sends);
+	free(a->rtt_pool.mem);
+	free(a->loss_pool.mem);
+	free(a->resp_pool.mem);
 	free(a);
 }
 
 /* ---- reports ---- */
 
-uint32_t rtt_quantile_us(const struct stream *s, double q)
+uint32_t rtt_quantile_us(const struct rtt_block *r, double q)
 {
 	unsigned total = 0, seen = 0;
 	for (unsigned i = 0; i < RTT_BUCKETS; i++)
-		total += s->rtt_hist[i];
+		total += r->hist[i];
 	if (!total)
 		return 0;
 	unsigned want = (unsigned)(q * total + 0.999999);
 	if (want < 1)
 		want = 1;
 	for (unsigned b = 0; b < RTT_BUCKETS; b++) {
-		seen += s->rtt_hist[b];
+		seen += r->hist[b];
 		if (seen < want)
 			continue;
 		/* the bucket's geometric middle: 2^k · 2^(1/4) or 2^k · 2^(3/4), within [min, max] */
 		double v = (double)(1u << (b / 2)) * (b % 2 ? 1.6817928 : 1.1892071);
 		uint32_t u = (uint32_t)(v + 0.5);
-		if (u < s->rtt_min_us)
-			u = s->rtt_min_us;
-		if (u > s->rtt_max_us)
-			u = s->rtt_max_us;
+		if (u < r->min_us)
+			u = r->min_us;
+		if (u > r->max_us)
+			u = r->max_us;
 		return u;
 	}
-	return s->rtt_max_us;
+	return r->max_us;
 }
 
 void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
@@ -229,26 +280,32 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 		st.has_psn = (e->flags & F_REQ_SEEN) && e->transport != ROCE_TR_UD;
 		st.first_psn = e->first_psn;
 		st.last_psn = (e->next_psn - 1) & PSN_MASK;
-		st.gaps = e->gaps;
-		st.missing_psns = e->missing;
-		st.retransmits = e->retransmits;
-		st.out_of_order = e->ooo;
-		st.timeouts = e->timeouts;
-		for (unsigned c = 0; c < 5; c++)
-			st.naks[c] = e->naks[c];
-		st.rnr_naks = e->rnr;
+		const struct loss_block *l = loss_of(a, e);
+		if (l) {
+			st.gaps = l->gaps;
+			st.missing_psns = l->missing;
+			st.retransmits = l->retransmits;
+			st.out_of_order = l->ooo;
+			st.timeouts = l->timeouts;
+			for (unsigned c = 0; c < 5; c++)
+				st.naks[c] = l->naks[c];
+			st.rnr_naks = l->rnr;
+			st.recover_count = l->recover_count;
+			st.recover_max_us = l->recover_max_us;
+			st.recover_mean_us = l->recover_count ? (uint32_t)(l->recover_sum_us / l->recover_count) : 0;
+		}
 		st.messages = e->messages;
 		st.paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
 		st.peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
-		st.rtt_count = e->rtt_count;
-		st.rtt_min_us = e->rtt_min_us;
-		st.rtt_max_us = e->rtt_max_us;
-		st.rtt_mean_us = e->rtt_count ? (uint32_t)(e->rtt_sum_us / e->rtt_count) : 0;
-		st.rtt_p50_us = rtt_quantile_us(e, 0.50);
-		st.rtt_p99_us = rtt_quantile_us(e, 0.99);
-		st.recover_count = e->recover_count;
-		st.recover_max_us = e->recover_max_us;
-		st.recover_mean_us = e->recover_count ? (uint32_t)(e->recover_sum_us / e->recover_count) : 0;
+		const struct rtt_block *r = rtt_of(a, e);
+		if (r && r->count) {
+			st.rtt_count = r->count;
+			st.rtt_min_us = r->min_us;
+			st.rtt_max_us = r->max_us;
+			st.rtt_mean_us = (uint32_t)(r->sum_us / r->count);
+			st.rtt_p50_us = rtt_quantile_us(r, 0.50);
+			st.rtt_p99_us = rtt_quantile_us(r, 0.99);
+		}
 		st.max_idle_us = e->max_idle_us;
 		fn(&st, user);
 	}

@@ -51,37 +51,70 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
 	return n >= HOLE_BITS ? ALL_HOLES : ((holes_t)1 << n) - 1;
 }
 
-/* Fields by size, largest first, so that nothing is lost to alignment holes. */
+/* Per-stream state comes in parts: the core (struct stream, 128 bytes), which every stream has,
+ * and side blocks that a stream takes when it first needs them, from pools shared by all
+ * streams, and gives back when it is evicted:
+ *   rtt   round-trip statistics, from its first request that asks for a response (64 bytes);
+ *   loss  loss and recovery: counts and NAK state, from its first anomaly (a gap, resend or late
+ *         request, a NAK or RNR NAK sent or received, a resent READ response) (72 bytes);
+ *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
+ * A clean requester that asks for ACKs takes 192 bytes, its responder 128. Core fields are
+ * ordered by size, largest first, so that nothing is lost to alignment holes. */
 struct stream {
 	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
-	holes_t resp_holes;       /* as holes, for READ response PSNs below resp_next */
 	uint64_t key;             /* src id : 20 | dst id : 20 | dqpn : 24 */
-	int64_t nak_ts, last_ts;
-	uint64_t recover_sum_us;
-	int64_t rtt_ts;           /* round trip: the latest request that asks for a response, */
-	uint64_t rtt_sum_us;      /* until its response arrives */
+	int64_t last_ts;
 	uint64_t bytes;
 	uint32_t lru_prev, lru_next;
 	uint32_t next_psn, first_psn;
 	uint32_t prev_end;        /* the PSN after the previous request */
-	uint32_t restart_psn, peer_qpn;
+	uint32_t peer_qpn;
 	uint32_t pair_next;       /* the request stream between the same hosts created before this one */
-	uint32_t resp_next, acked_psn, nak_psn;
+	uint32_t acked_psn;
 	uint32_t msg_bytes, msg_dmalen;
-	uint32_t last_send;       /* send log entry of the newest new request, 0 if none */
-	uint32_t rnr_wait_us;     /* the timer of the RNR NAK that armed the restart, 0 for a NAK */
+	uint32_t last_send;       /* send log entry of the newest first sending, 0 if none */
 	uint32_t max_idle_us;     /* the longest silence between two of the stream's frames */
-	uint32_t recover_count, recover_max_us;  /* NAK or RNR NAK to the restart that answers it */
-	uint32_t packets, requests, messages, gaps, missing, retransmits, ooo, timeouts;
-	uint32_t rtt_psn;
-	uint32_t rtt_min_us, rtt_max_us, rtt_count;
-	uint8_t rtt_hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
-	uint16_t naks[5], rnr;
+	uint32_t packets, requests, messages;
+	uint32_t rtt, loss, resp; /* side blocks (below), 0 if none */
 	uint16_t pkey, flags;
-	uint8_t transport, msg_op, pmtu_log, nak_code;
+	uint8_t transport, msg_op, pmtu_log;
 };
-/* 272 bytes on x86-64 (the 128-bit PSN maps align it to 16): 1 M streams take 272 MiB. */
-_Static_assert(sizeof(struct stream) <= 272, "keep per-stream state small");
+_Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
+
+struct rtt_block {
+	int64_t ts;               /* the pending request's send time (F_RTT_PENDING) */
+	uint64_t sum_us;
+	uint32_t psn;             /* the pending request's PSN */
+	uint32_t min_us, max_us, count;
+	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
+};
+_Static_assert(sizeof(struct rtt_block) == 64, "one cache line");
+
+struct loss_block {
+	int64_t nak_ts;           /* the NAK or RNR NAK that armed the restart (F_RESTART) */
+	uint64_t recover_sum_us;
+	uint32_t restart_psn;     /* F_RESTART */
+	uint32_t rnr_wait_us;     /* the timer of the RNR NAK that armed the restart, 0 for a NAK */
+	uint32_t recover_count, recover_max_us;  /* NAK or RNR NAK to the restart that answers it */
+	uint32_t nak_psn;         /* the last NAK sent on this stream (F_NAK_SEEN) */
+	uint32_t gaps, missing, retransmits, ooo, timeouts;
+	uint16_t naks[5], rnr;    /* NAKs sent on this stream, by code; RNR NAKs */
+	uint8_t nak_code;
+};
+
+struct resp_block {
+	holes_t holes;            /* as stream.holes, for READ response PSNs below next */
+	uint32_t next;
+};
+
+/* Fixed-size blocks by index; index 0 is never handed out (0 means none). Taking a block may
+ * move the pool: pointers into it are valid until the next block_take on the same pool. */
+struct block_pool {
+	uint8_t *mem;
+	uint32_t size;            /* bytes per block */
+	uint32_t n_alloc, n_used;
+	uint32_t free_head;       /* given-back blocks, linked through their first 4 bytes; 0 ends */
+};
 
 /* The send log: the first sending of every request PSN of every stream (a new request, or a
  * late one filling a hole), newest last, in a ring of SEND_LOG_SIZE entries; each entry links to
@@ -118,6 +151,8 @@ struct roce_analyzer {
 	uint64_t evictions;
 	struct send_rec *sends;   /* the send log (above) */
 	uint32_t send_seq;        /* the newest entry's number */
+	struct block_pool rtt_pool, loss_pool, resp_pool;
+	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 };
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
@@ -147,7 +182,42 @@ static inline uint32_t pmtu_of(const struct roce_analyzer *a, const struct strea
 }
 
 /* The round trip below which a fraction q (0..1) of a stream's samples lie, in microseconds. */
-uint32_t rtt_quantile_us(const struct stream *s, double q);
+uint32_t rtt_quantile_us(const struct rtt_block *r, double q);
+
+/* A zeroed block's index, or 0 when out of memory. */
+uint32_t block_take(struct block_pool *p);
+static inline void *block_at(const struct block_pool *p, uint32_t i)
+{
+	return p->mem + (size_t)i * p->size;
+}
+
+/* A stream's side blocks: *_of() the one it has, or NULL; *_need() the one it has or a new
+ * one, NULL only when out of memory. */
+void *side_need(struct block_pool *p, uint32_t *idx);
+static inline struct rtt_block *rtt_of(const struct roce_analyzer *a, const struct stream *s)
+{
+	return s->rtt ? block_at(&a->rtt_pool, s->rtt) : NULL;
+}
+static inline struct loss_block *loss_of(const struct roce_analyzer *a, const struct stream *s)
+{
+	return s->loss ? block_at(&a->loss_pool, s->loss) : NULL;
+}
+static inline struct resp_block *resp_of(const struct roce_analyzer *a, const struct stream *s)
+{
+	return s->resp ? block_at(&a->resp_pool, s->resp) : NULL;
+}
+static inline struct rtt_block *rtt_need(struct roce_analyzer *a, struct stream *s)
+{
+	return side_need(&a->rtt_pool, &s->rtt);
+}
+static inline struct loss_block *loss_need(struct roce_analyzer *a, struct stream *s)
+{
+	return side_need(&a->loss_pool, &s->loss);
+}
+static inline struct resp_block *resp_need(struct roce_analyzer *a, struct stream *s)
+{
+	return side_need(&a->resp_pool, &s->resp);
+}
 
 /* The id of an address (4 or 16 bytes), interned on first sight; NO_IDX when the table is full. */
 uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len);

@@ -4,7 +4,9 @@
  * A stream is one direction of one queue pair: (source address, destination address,
  * destination QPN). It carries the requests of its source (one PSN space) and its source's
  * responses to the destination's requests (the destination's PSN space). State per stream is
- * bounded; the table holds at most max_streams and evicts the least recently used. Findings are
+ * bounded (128 bytes, and up to 168 more as its traffic needs them); the table holds at most
+ * max_streams and evicts the least recently used. A log of the last 65,536 request PSNs' first
+ * sendings (2 MiB) ages timeout resends. Findings are
  * events of the one event table (events.def), added to the frame's event set, with details. */
 #ifndef ROCE_ANALYZE_H
 #define ROCE_ANALYZE_H

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream_table.h"  /* the side-block pools, to check that evictions return blocks */
 #include "unit_util.h"
 
 #define QP_B 0x000123u /* responder's QP: the destination of the requests */
@@ -977,6 +978,38 @@ Test(analyze, eviction_count_and_fresh_restart)
 	cr_assert_eq(roce_analyzer_streams(A), 4);
 	/* QP 10 is still there: its state goes on */
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 1005, .len = 64, .qpn = 10), "psn.gap");
+}
+
+/* A stream's side blocks (RTT, loss, READ responses) go back to their pools when it is evicted:
+ * the stream that takes its place starts clean, and churn does not grow the pools. */
+Test(analyze, eviction_returns_side_blocks)
+{
+	mk(2, 1024);
+	for (uint32_t round = 0; round < 200; round++) {
+		uint32_t q = 1 + round % 3, base = 1000 * round;  /* 3 QPs through 2 slots: always evicting */
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = base, .len = 64, .qpn = q, .ts = 0));
+		EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = base + 3, .len = 64, .qpn = q), "psn.gap");
+		EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = base + 1, .len = 64, .qpn = q), "psn.out_of_order");
+		EXPECT_NO_EVENTS(REQ(.op = READ_REQ, .psn = base + 4, .dmalen = 100, .qpn = q));
+		struct roce_stream_stats st;
+		cr_assert(stats(1, 2, q, &st));
+		cr_assert_eq(st.gaps, 1, "round %u: the new stream's own gap only", round);
+		cr_assert_eq(st.missing_psns, 2);
+		cr_assert_eq(st.out_of_order, 1);
+		cr_assert_eq(st.rtt_count, 0);
+	}
+	cr_assert_geq(roce_analyzer_evictions(A), 190);
+	/* two streams hold blocks at a time (plus block 0, which is never handed out) */
+	cr_assert_leq(A->loss_pool.n_used, 3, "loss blocks taken: %u", A->loss_pool.n_used);
+	cr_assert_leq(A->rtt_pool.n_used, 3, "RTT blocks taken: %u", A->rtt_pool.n_used);
+	/* a clean stream with ACKs takes an RTT block and no loss block */
+	mk(0, 0);
+	EXPECT_NO_EVENTS(send_only(100));
+	EXPECT_NO_EVENTS(ack(100));
+	cr_assert_eq(req_stats().rtt_count, 1);
+	cr_assert_eq(A->loss_pool.n_used, 0);
+	cr_assert_eq(A->resp_pool.n_used, 0);
+	cr_assert_eq(A->rtt_pool.n_used, 2);
 }
 
 Test(analyze, no_eviction_under_cap_keeps_state)
