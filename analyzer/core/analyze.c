@@ -299,7 +299,11 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_t src, uint32_t dst, uint32_t psn)
 {
 	if (r->peer_qpn != NO_QPN) {
-		struct stream *q = stream_find(a, stream_key(dst, src, r->peer_qpn));
+		uint64_t key = stream_key(dst, src, r->peer_qpn);
+		struct stream *q = r->peer_idx < a->n_used && a->s[r->peer_idx].key == key ? &a->s[r->peer_idx]
+											   : stream_find(a, key);
+		if (q)
+			r->peer_idx = (uint32_t)(q - a->s);
 		if (q && (q->flags & F_REQ_SEEN))
 			return q;
 	}
@@ -504,9 +508,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	    p->trunc_layer == ROCE_LAYER_EXT || !p->net.addr_len)
 		return;
 	const struct roce_net *n = &p->net;
-	uint32_t src = addr_id(a, frame + n->addr_off, n->addr_len);
-	uint32_t dst = addr_id(a, frame + n->addr_off + n->addr_len, n->addr_len);
-	if (src == NO_IDX || dst == NO_IDX)
+	uint32_t src, dst;
+	if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst))
 		return;
 	uint32_t idx;
 	struct stream *s = stream_get(a, stream_key(src, dst, p->h.bth.dqpn), &idx);

@@ -66,10 +66,16 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 static bool ipv4_csum_ok(const uint8_t *h, uint32_t hlen)
 {
 	uint64_t sum = 0;
-	for (uint32_t i = 0; i < hlen; i += 4) {
-		uint32_t w;
-		memcpy(&w, h + i, 4);
-		sum += w;
+	if (hlen == IP4_HLEN) {  /* the usual header: five words, unrolled */
+		uint32_t w[IP4_HLEN / 4];
+		memcpy(w, h, IP4_HLEN);
+		sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	} else {
+		for (uint32_t i = 0; i < hlen; i += 4) {
+			uint32_t w;
+			memcpy(&w, h + i, 4);
+			sum += w;
+		}
 	}
 	sum = (sum & 0xffffffffu) + (sum >> 32);
 	sum = (sum & 0xffffffffu) + (sum >> 32);

@@ -44,7 +44,10 @@ uint32_t icrc_compute(const uint8_t *frame, unsigned kind, uint32_t net_off, uin
 	memset(b, 0xff, 8);
 	switch (kind) {
 	case ROCE_NET_IPV4:
-		memcpy(b + n, net, net_hdr_len);
+		if (net_hdr_len == IP4_HLEN)  /* no options: a fixed-size copy, inlined */
+			memcpy(b + n, net, IP4_HLEN);
+		else
+			memcpy(b + n, net, net_hdr_len);
 		b[n + IP4_TOS] = 0xff;
 		b[n + IP4_TTL] = 0xff;
 		b[n + IP4_CSUM] = b[n + IP4_CSUM + 1] = 0xff;

@@ -17,26 +17,13 @@ static uint64_t addr_hash(const uint8_t *a, unsigned len)
 	return h;
 }
 
-/* Constant-size compares, inlined by the compiler (a libc memcmp call costs more than the work). */
 static bool same_addr(const uint8_t *stored, const uint8_t *addr, unsigned len)
 {
 	return stored[16] == len && (len == 4 ? memcmp(stored, addr, 4) == 0 : memcmp(stored, addr, 16) == 0);
 }
 
-static uint32_t remember(struct roce_analyzer *a, uint32_t id)
-{
-	a->recent[1] = a->recent[0];
-	a->recent[0] = id;
-	return id;
-}
-
 uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
 {
-	for (unsigned r = 0; r < 2; r++) {
-		uint32_t c = a->recent[r];
-		if (c < a->n_addrs && same_addr(a->addrs[c], addr, len))
-			return c;
-	}
 	uint64_t key = addr_hash(addr, len);
 	uint32_t id;
 
@@ -44,7 +31,7 @@ uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
 		if (!u64map_get(&a->addr_index, key, &id))
 			break;  /* a new address; key is free */
 		if (same_addr(a->addrs[id], addr, len))
-			return remember(a, id);
+			return id;
 	}
 	if (a->n_addrs == MAX_ADDRS)
 		return NO_IDX;
@@ -63,7 +50,23 @@ uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
 	memcpy(a->addrs[id], addr, len);
 	a->addrs[id][16] = (uint8_t)len;
 	a->n_addrs++;
-	return remember(a, id);
+	return id;
+}
+
+bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst)
+{
+	*src = addr_id(a, addrs, len);
+	*dst = addr_id(a, addrs + len, len);
+	if (*src == NO_IDX || *dst == NO_IDX)
+		return false;
+	a->recent_pairs[1] = a->recent_pairs[0];  /* ids never change: a cached pair stays right */
+	struct addr_pair *c = &a->recent_pairs[0];
+	memset(c->bytes, 0, sizeof(c->bytes));
+	memcpy(c->bytes, addrs, 2 * len);
+	c->len = len;
+	c->src = *src;
+	c->dst = *dst;
+	return true;
 }
 
 /* ---- side blocks ---- */
@@ -98,13 +101,6 @@ static void block_give(struct block_pool *p, uint32_t i)
 		return;
 	memcpy(block_at(p, i), &p->free_head, sizeof(p->free_head));
 	p->free_head = i;
-}
-
-void *side_need(struct block_pool *p, uint32_t *idx)
-{
-	if (!*idx)
-		*idx = block_take(p);
-	return *idx ? block_at(p, *idx) : NULL;
 }
 
 /* ---- the stream table: map + LRU list ---- */
@@ -201,7 +197,6 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 20;
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
 	a->lru_head = a->lru_tail = NO_IDX;
-	a->recent[0] = a->recent[1] = NO_IDX;
 	a->rtt_pool.size = sizeof(struct rtt_block);
 	a->loss_pool.size = sizeof(struct loss_block);
 	a->resp_pool.size = sizeof(struct resp_block);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "roce/analyze.h"
 #include "u64map.h"
@@ -69,6 +70,7 @@ struct stream {
 	uint32_t next_psn, first_psn;
 	uint32_t prev_end;        /* the PSN after the previous request */
 	uint32_t peer_qpn;
+	uint32_t peer_idx;        /* where the peer_qpn stream was last found (checked by key) */
 	uint32_t pair_next;       /* the request stream between the same hosts created before this one */
 	uint32_t acked_psn;
 	uint32_t msg_bytes, msg_dmalen;
@@ -140,7 +142,10 @@ struct roce_analyzer {
 	uint32_t n_alloc, n_used;
 	uint32_t lru_head, lru_tail;  /* most / least recently used */
 	uint8_t (*addrs)[17];     /* address bytes + length */
-	uint32_t recent[2];       /* ids of the last two addresses looked up (most frames repeat them) */
+	struct addr_pair {        /* the last two address pairs looked up, newest first */
+		uint8_t bytes[32];
+		uint32_t len, src, dst;  /* len 0: empty */
+	} recent_pairs[2];
 	struct pending_req {      /* CM REQs waiting for their REP (a small ring) */
 		uint32_t comm_id, active, passive, qpn;
 		uint8_t path_mtu;
@@ -193,7 +198,12 @@ static inline void *block_at(const struct block_pool *p, uint32_t i)
 
 /* A stream's side blocks: *_of() the one it has, or NULL; *_need() the one it has or a new
  * one, NULL only when out of memory. */
-void *side_need(struct block_pool *p, uint32_t *idx);
+static inline void *side_need(struct block_pool *p, uint32_t *idx)
+{
+	if (!*idx)
+		*idx = block_take(p);
+	return *idx ? block_at(p, *idx) : NULL;
+}
 static inline struct rtt_block *rtt_of(const struct roce_analyzer *a, const struct stream *s)
 {
 	return s->rtt ? block_at(&a->rtt_pool, s->rtt) : NULL;
@@ -221,6 +231,26 @@ static inline struct resp_block *resp_need(struct roce_analyzer *a, struct strea
 
 /* The id of an address (4 or 16 bytes), interned on first sight; NO_IDX when the table is full. */
 uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len);
+
+/* The ids of a packet's source and destination addresses (len bytes each, the destination right
+ * after the source, as IP headers and the GRH have them); false when the table is full. The two
+ * pairs looked up last answer inline: most frames belong to the connection of the frame before. */
+bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst);
+static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src,
+				 uint32_t *dst)
+{
+	for (unsigned r = 0; r < 2; r++) {
+		const struct addr_pair *c = &a->recent_pairs[r];
+		/* constant-size compares, inlined (a libc memcmp call costs more than the work) */
+		if (c->len == len && (len == 4 ? memcmp(c->bytes, addrs, 8) == 0 : memcmp(c->bytes, addrs, 32) == 0)) {
+			*src = c->src;
+			*dst = c->dst;
+			return true;
+		}
+	}
+	return addr_pair_ids_slow(a, addrs, len, src, dst);
+}
+
 /* The stream with this key, created (evicting the least recently used one at the cap) if new,
  * and made the most recently used; NULL when out of memory. *idx receives its index. */
 struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx);

@@ -16,8 +16,9 @@
 void bth_read(const uint8_t *p, struct roce_bth *b)
 {
 	uint8_t flags = p[BTH_FLAGS];
-	uint8_t fb = p[BTH_FB];
-	uint8_t ack = p[BTH_ACK];
+	uint32_t w1 = ld_be32(p + BTH_FB), w2 = ld_be32(p + BTH_ACK);  /* FB|DestQP, A|PSN */
+	uint8_t fb = (uint8_t)(w1 >> 24);
+	uint8_t ack = (uint8_t)(w2 >> 24);
 
 	b->opcode = p[BTH_OPCODE];
 	b->se = flags >> 7;
@@ -28,10 +29,10 @@ void bth_read(const uint8_t *p, struct roce_bth *b)
 	b->fecn = fb >> 7;
 	b->becn = (fb >> 6) & 1;
 	b->resv6 = fb & 0x3f;
-	b->dqpn = ld_be24(p + BTH_DQPN);
+	b->dqpn = w1 & 0xffffff;
 	b->ackreq = ack >> 7;
 	b->resv7 = ack & 0x7f;
-	b->psn = ld_be24(p + BTH_PSN);
+	b->psn = w2 & 0xffffff;
 }
 
 static uint32_t bth_write(uint8_t *o, const struct roce_bth *b)
