@@ -274,6 +274,13 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		int64_t sent = original_send_ts(a, s, psn);
 		find(f, ROCE_EV_RETRANSMIT_TIMEOUT, true, s->next_psn, psn, sent < 0 ? -1 : f->ts - sent);
 		l->timeouts++;
+		if (sent >= 0) {
+			uint32_t us = us_since(sent, f->ts);
+			l->timeout_aged++;
+			l->timeout_sum_us += us;
+			if (us > l->timeout_max_us)
+				l->timeout_max_us = us;
+		}
 		s->flags |= F_RESEND;
 	}
 	if (!hole) {

@@ -288,6 +288,9 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 			st.recover_count = l->recover_count;
 			st.recover_max_us = l->recover_max_us;
 			st.recover_mean_us = l->recover_count ? (uint32_t)(l->recover_sum_us / l->recover_count) : 0;
+			st.timeout_aged = l->timeout_aged;
+			st.timeout_age_max_us = l->timeout_max_us;
+			st.timeout_age_mean_us = l->timeout_aged ? (uint32_t)(l->timeout_sum_us / l->timeout_aged) : 0;
 		}
 		st.messages = e->messages;
 		st.paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;

@@ -57,7 +57,7 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
  * streams, and gives back when it is evicted:
  *   rtt   round-trip statistics, from its first request that asks for a response (64 bytes);
  *   loss  loss and recovery: counts and NAK state, from its first anomaly (a gap, resend or late
- *         request, a NAK or RNR NAK sent or received, a resent READ response) (72 bytes);
+ *         request, a NAK or RNR NAK sent or received, a resent READ response) (88 bytes);
  *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
  * A clean requester that asks for ACKs takes 192 bytes, its responder 128. Core fields are
  * ordered by size, largest first, so that nothing is lost to alignment holes. */
@@ -100,6 +100,8 @@ struct loss_block {
 	uint32_t recover_count, recover_max_us;  /* NAK or RNR NAK to the restart that answers it */
 	uint32_t nak_psn;         /* the last NAK sent on this stream (F_NAK_SEEN) */
 	uint32_t gaps, missing, retransmits, ooo, timeouts;
+	uint32_t timeout_aged, timeout_max_us;  /* timeouts whose original send is known; their ages */
+	uint64_t timeout_sum_us;
 	uint16_t naks[5], rnr;    /* NAKs sent on this stream, by code; RNR NAKs */
 	uint8_t nak_code;
 };

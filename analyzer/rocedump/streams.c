@@ -80,6 +80,9 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 	if (s->recover_count)
 		fprintf(j->out, ",\"nak_recovery_us\":{\"count\":%" PRIu64 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
 			s->recover_count, s->recover_mean_us, s->recover_max_us);
+	if (s->timeout_aged)
+		fprintf(j->out, ",\"timeout_age_us\":{\"count\":%" PRIu64 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
+			s->timeout_aged, s->timeout_age_mean_us, s->timeout_age_max_us);
 	fprintf(j->out, ",\"max_idle_us\":%" PRIu32, s->max_idle_us);
 	fputs("}", j->out);
 	j->sep = ",";

@@ -4,7 +4,7 @@
  * A stream is one direction of one queue pair: (source address, destination address,
  * destination QPN). It carries the requests of its source (one PSN space) and its source's
  * responses to the destination's requests (the destination's PSN space). State per stream is
- * bounded (128 bytes, and up to 168 more as its traffic needs them); the table holds at most
+ * bounded (128 bytes, and up to 184 more as its traffic needs them); the table holds at most
  * max_streams and evicts the least recently used. A log of the last 65,536 request PSNs' first
  * sendings (2 MiB) ages timeout resends. Findings are
  * events of the one event table (events.def), added to the frame's event set, with details. */
@@ -76,6 +76,9 @@ struct roce_stream_stats {
 	/* NAK or RNR NAK from the responder to the requester's restart (go-back-N latency) */
 	uint64_t recover_count;
 	uint32_t recover_mean_us, recover_max_us;
+	/* timeout resends whose original send the analyzer still knew: how long after it */
+	uint64_t timeout_aged;
+	uint32_t timeout_age_mean_us, timeout_age_max_us;
 	uint32_t max_idle_us;      /* the longest silence between two frames of the stream */
 };
 

@@ -782,7 +782,11 @@ Test(analyze, retransmit_timeout_age_from_original_send)
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 11, .len = 64, .ts = 9100), "psn.retransmit");
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 20000), "retransmit.timeout", "psn.retransmit");
 	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 19000, "a second timeout of 10: still from 1000");
-	cr_assert_eq(req_stats().timeouts, 2);
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.timeouts, 2);
+	cr_assert_eq(st.timeout_aged, 2);
+	cr_assert_eq(st.timeout_age_max_us, 19);
+	cr_assert_eq(st.timeout_age_mean_us, 13, "(8 + 19) / 2 us");
 }
 
 /* A PSN first seen late (filling a hole) ages from that late sending; a PSN inside a READ's span
@@ -809,6 +813,8 @@ Test(analyze, retransmit_timeout_age_late_read_and_unknown)
 	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 400, .len = 64, .ts = 1000));
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 150, .len = 64, .ts = 2000), "retransmit.timeout", "psn.retransmit");
 	cr_assert_eq(finding("retransmit.timeout")->delta_ns, -1, "no first sending in the capture");
+	cr_assert_eq(req_stats().timeouts, 1);
+	cr_assert_eq(req_stats().timeout_aged, 0, "an unknown age is not averaged in");
 }
 
 /* Responses whose PSNs no request stream between the hosts covers belong to another QP pair:
