@@ -123,6 +123,35 @@ PYEOF
 done
 [ "$bad" = 0 ] && ok "JSON Lines parse with the documented keys" || not_ok "JSON Lines parse" "$bad files failed"
 
+# the -q and --summary JSON objects: the keys the README documents, on every capture
+bad=0
+for f in "$CAPS"/*/*.pcap "$CAPS"/*/*.pcapng; do
+	[ -e "$f" ] || continue
+	"$R" -q --summary -T json -r "$f" >"$T/sum.json" 2>/dev/null
+	"$PY" - "$T/sum.json" <<'PYEOF' || bad=$((bad + 1))
+import json, sys
+summary, streams = [json.loads(l) for l in open(sys.argv[1])]
+s = summary["summary"]
+assert {"frames", "bytes", "roce", "not_roce", "icrc", "opcodes", "events", "capture"} <= s.keys(), s.keys()
+assert set(s["capture"]) == {"format", "if_drops", "os_drops"}
+t = streams["streams"]
+assert set(t) == {"count", "evicted", "capture", "rows"} and len(t["rows"]) == t["count"]
+always = ["src", "dst", "dqpn", "paired", "peer_qpn", "transport", "pmtu", "packets", "bytes", "requests",
+          "responses", "messages", "gaps", "missing_psns", "retransmits", "out_of_order", "timeouts", "naks",
+          "rnr_naks", "max_idle_us"]
+sometimes = {"first_psn": None, "last_psn": None, "rtt_us": {"count", "min", "mean", "p50", "p99", "max"},
+             "nak_recovery_us": {"count", "mean", "max"}, "timeout_age_us": {"count", "mean", "max"}}
+for row in t["rows"]:
+    assert set(always) <= row.keys() <= set(always) | set(sometimes), row.keys()
+    assert row["paired"] in ("cm", "psn", "none")
+    assert set(row["naks"]) == {"psn_seq_err", "invalid_request", "remote_access", "remote_op", "invalid_rd"}
+    for k, sub in sometimes.items():
+        if sub and k in row:
+            assert set(row[k]) == sub, (k, row[k])
+PYEOF
+done
+[ "$bad" = 0 ] && ok "summary and --summary JSON carry the documented keys" || not_ok "summary JSON keys" "$bad files failed"
+
 # the event list names every event of the table, one per line
 ev=$("$R" --list-events | wc -l)
 [ "$ev" -gt 30 ] && ok "--list-events lists $ev events" || not_ok "--list-events" "$ev lines"
