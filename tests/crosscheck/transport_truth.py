@@ -22,7 +22,10 @@ that must carry these rocedump transport events, and compares them with the fram
   nak.invalid_rd       0x64                    nak.rnr              0x20-0x3F
 
 Only the events above are compared; other nak.* events (nak.duplicate, nak.restart_wrong) and
-psn.gap etc. are not. Only RoCEv2 (UDP destination port 4791 or --roce-port) over IPv4/IPv6
+psn.gap etc. are not. Where rocedump reports a retransmit.timeout, its age (the finding's
+delta_ns) must equal the time from the capture's first frame carrying that request PSN on the
+stream (frame.time_epoch, to the nanosecond) to the resend; without an age, the capture must not
+hold such a frame (a mismatch "timeout.age"). Only RoCEv2 (UDP destination port 4791 or --roce-port) over IPv4/IPv6
 is considered, with the innermost IP/UDP of tunnelled frames (GRE, ERSPAN, VLAN, SLL).
 
 Frames excluded from both sides (counted, never compared):
@@ -56,6 +59,7 @@ Exits 1 if anything goes unnoticed. Does not need the analyzer to exist.
 
 import argparse
 import copy
+import decimal
 import ipaddress
 import os
 import shutil
@@ -69,7 +73,7 @@ from xcommon import (DEFAULT_ROCE_PORT, captures_or_status, port_args, roce_port
 
 
 TSHARK_FIELDS = [
-    "frame.number", "frame.protocols", "frame.len", "frame.cap_len",
+    "frame.number", "frame.time_epoch", "frame.protocols", "frame.len", "frame.cap_len",
     "ip.src", "ip.dst", "ip.id", "ipv6.src", "ipv6.dst", "udp.srcport", "udp.dstport",
     "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
     "infiniband.aeth.syndrome", "infiniband.reth.dmalen",
@@ -189,11 +193,12 @@ def run_tshark(tshark, path, ports):
 # packets as tshark sees them
 
 class Pkt:
-    __slots__ = ("frame", "stream", "op", "psn", "syndrome", "ipid", "truncated", "state",
+    __slots__ = ("frame", "ts", "stream", "op", "psn", "syndrome", "ipid", "truncated", "state",
                  "compare", "excluded", "dmalen")
 
-    def __init__(self, frame):
+    def __init__(self, frame, ts=None):
         self.frame = frame
+        self.ts = ts            # capture time, integer nanoseconds
         self.stream = None      # (src, dst, dqpn)
         self.op = None
         self.psn = None
@@ -215,7 +220,8 @@ def parse_rows(rows, ports):
     pkts = {}
     for row in rows:
         n = int(row["frame.number"][0])
-        p = Pkt(n)
+        t = row.get("frame.time_epoch") or []
+        p = Pkt(n, int(decimal.Decimal(t[0]) * 1000000000) if t else None)
         pkts[n] = p
         prot = protocols(row)
         if "infiniband" not in prot:
@@ -287,6 +293,7 @@ class Truth:
         self.ack_psn_reuse = set()    # READ responses whose PSN an ACK on the stream carried
         self.late_new = set()         # first-time requests behind the highest PSN (late/re-READ)
         self.reserved_naks = {}       # syndrome -> frames (0x65..0x7F: no event)
+        self.first_sent = {}          # (stream, request PSN) -> capture time of its first frame
         self.excluded = {}            # reason -> frames
         self.roce = 0
 
@@ -340,6 +347,9 @@ def compute_truth(pkts):
         span = 1
         if space == "req" and p.op in READ_REQUEST_OPCODES and p.dmalen:
             span = max(1, -(-p.dmalen // PMTU))
+        if space == "req" and p.ts is not None:
+            for i in range(span):
+                t.first_sent.setdefault((p.stream, (p.psn + i) & 0xFFFFFF), p.ts)
         seen.update((p.psn + i) & 0xFFFFFF for i in range(span))
         if key not in high or 0 < ((p.psn - high[key]) & 0xFFFFFF) < 0x800000:
             high[key] = p.psn
@@ -487,6 +497,20 @@ def compare(pkts, truth, ours):
         for e in EVENTS:
             if e in ev:
                 got[e].add(n)
+    stats["ages"] = 0
+    for n in sorted(ours):
+        p, fr = pkts.get(n), ours[n]
+        if p is None or not p.state or p.ts is None:
+            continue
+        for f in fr.get("findings") or []:
+            if f.get("event") != "retransmit.timeout":
+                continue
+            first = truth.first_sent.get((p.stream, f.get("seen_psn")))
+            age = None if first is None or first >= p.ts else p.ts - first
+            stats["ages"] += 1
+            if f.get("delta_ns") != age:
+                mism.append(("timeout.age", n, "differs",
+                             "%s: rocedump %s ns, the capture %s ns" % (describe(pkts, n), f.get("delta_ns"), age)))
     for e in EVENTS:
         for n in sorted(want[e] - got[e]):
             note = "" if (ours.get(n) or {}).get("roce") else " (rocedump: not decoded as RoCE)"
@@ -509,6 +533,8 @@ def print_comparison(path, mism, stats):
             if tp != len(want[e]) or tp != len(got[e]):
                 parts[-1] += " recall %.3f precision %.3f" % (
                     tp / len(want[e]) if want[e] else 1.0, tp / len(got[e]) if got[e] else 1.0)
+    if stats.get("ages"):
+        parts.append("retransmit.timeout ages checked %d" % stats["ages"])
     print("    compared %d frames; %s; %d mismatches" % (
         stats["compared"], "; ".join(parts) if parts else "no events on either side", len(mism)))
     if stats["ignored_events"]:
@@ -516,6 +542,8 @@ def print_comparison(path, mism, stats):
     for e, n, kind, detail in mism:
         if e == "frame":
             print("MISMATCH %s frame %d %s" % (path, n, kind))
+        elif e == "timeout.age":
+            print("MISMATCH %s timeout.age %s" % (path, detail))
         elif kind == "missing":
             print("MISMATCH %s %s missing (truth has it, rocedump not): %s" % (path, e, detail))
         else:
@@ -689,6 +717,30 @@ def selftest_capture(pkts, truth, ours):
         got = {(e, n, k) for e, n, k, _d in m}
         if got != expect:
             fails.append("%s: reported %s, expected %s" % (desc, sorted(got), sorted(expect)))
+
+    # a timeout's age off by a nanosecond, or lost, is reported
+    timed = [n for n in sorted(ours) if n in pkts and pkts[n].state and any(
+        f.get("event") == "retransmit.timeout" and f.get("delta_ns") is not None
+        for f in ours[n].get("findings") or [])]
+    for desc, change in (("one nanosecond more", lambda d: d + 1), ("no age", lambda d: None)):
+        if not timed:
+            break
+        n = timed[len(timed) // 2]
+        altered = with_events(ours, perfect)
+        fr = copy.deepcopy(altered[n])
+        for f in fr["findings"]:
+            if f.get("event") == "retransmit.timeout":
+                d = change(f["delta_ns"])
+                if d is None:
+                    del f["delta_ns"]
+                else:
+                    f["delta_ns"] = d
+        altered[n] = fr
+        m, _ = compare(pkts, truth, altered)
+        got = {(e, k, kind) for e, k, kind, _d in m}
+        alts.append(desc)
+        if got != {("timeout.age", n, "differs")}:
+            fails.append("timeout age on frame %d, %s: reported %s" % (n, desc, sorted(got)))
     return len(alts), fails
 
 
