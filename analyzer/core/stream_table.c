@@ -194,7 +194,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
 		return NULL;
 	}
-	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 20;
+	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 21;  /* 1 M QPs, two ways */
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
 	a->lru_head = a->lru_tail = NO_IDX;
 	a->rtt_pool.size = sizeof(struct rtt_block);

@@ -20,7 +20,7 @@ extern "C" {
 struct roce_analyzer;
 
 struct roce_analyzer_config {
-	uint32_t max_streams;  /* table capacity; 0 means 1 << 20 */
+	uint32_t max_streams;  /* table capacity; 0 means 1 << 21: 1 M QPs, both directions */
 	uint32_t pmtu;         /* path MTU in bytes if known; 0: learn it from FIRST/MIDDLE payloads */
 };
 
