@@ -31,7 +31,7 @@ static void find(struct frame_ctx *f, enum roce_event e, bool has_psn, uint32_t 
 {
 	roce_evset_add(&f->p->events, e);
 	if (f->out && f->out->n < ROCE_MAX_FINDINGS)
-		f->out->f[f->out->n++] = (struct roce_finding){(uint16_t)e, has_psn, f->qpn, expected, seen, delta};
+		f->out->f[f->out->n++] = (struct roce_finding){(uint16_t)e, has_psn, false, f->qpn, expected, seen, delta};
 }
 
 /* ---- requests ---- */
@@ -119,13 +119,43 @@ static uint32_t psn_span(struct roce_analyzer *a, struct stream *s, const struct
 	return len ? (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu) : 1;
 }
 
-static void advance(struct stream *s, struct frame_ctx *f, uint32_t psn, uint32_t span, uint32_t missing)
+/* Move the window of the last HOLE_BITS PSNs up by n: the PSN bitmaps that follow next_psn. */
+static void shift_window(struct roce_analyzer *a, struct stream *s, uint32_t n)
+{
+	s->holes = holes_shift(s->holes, n);
+	struct ack_block *k = ack_of(a, s);
+	if (k)
+		k->msg_ends = holes_shift(k->msg_ends, n);
+}
+
+/* Whether a request ends its message: the responder's MSN counts it (IBTA Vol 1 §9.7.5.1.4). */
+static bool ends_message(const struct roce_opcode_info *op)
+{
+	return (op->op != ROCE_OP_SEND && op->op != ROCE_OP_WRITE) || op->seg == ROCE_SEG_LAST ||
+	       op->seg == ROCE_SEG_ONLY;
+}
+
+/* A request's first sending: on an RC stream, mark its last PSN if it ends a message (bit k of
+ * the window, k = next_psn - 1 - that PSN) for the MSN check. */
+static void mark_message_end(struct roce_analyzer *a, struct stream *s, const struct roce_pkt *p, uint32_t k)
+{
+	if (s->transport != ROCE_TR_RC || !ends_message(p->op) || k >= HOLE_BITS)
+		return;
+	struct ack_block *ab = ack_need(a, s);
+	if (ab)
+		ab->msg_ends |= (holes_t)1 << k;
+}
+
+static void advance(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f, uint32_t psn, uint32_t span,
+		    uint32_t missing)
 {
 	if (((psn + span) & PSN_MASK) < s->next_psn)  /* crossed 0xFFFFFF -> 0, gaps included */
 		find(f, ROCE_EV_PSN_WRAP, true, s->next_psn, psn, -1);
-	s->holes = holes_shift(s->holes, missing + span) | holes_shift(low_bits(missing), span);
+	shift_window(a, s, missing + span);
+	s->holes |= holes_shift(low_bits(missing), span);
 	s->next_psn = (psn + span) & PSN_MASK;
 	s->flags &= (uint16_t)~F_RESEND;
+	mark_message_end(a, s, f->p, 0);
 }
 
 static uint32_t us_since(int64_t then, int64_t now)
@@ -219,7 +249,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 			s->flags &= (uint16_t)~F_RESTART;
 		}
 		if (read_span) {
-			s->holes = holes_shift(s->holes, (uint32_t)d);  /* sent: the READ consumed them */
+			shift_window(a, s, (uint32_t)d);  /* sent: the READ consumed them */
 			s->next_psn = psn;
 			d = 0;
 		}
@@ -233,12 +263,12 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		}
 		check_pmtu(a, s, f);
 		check_message(s, f);
-		advance(s, f, psn, span, (uint32_t)d);
+		advance(a, s, f, psn, span, (uint32_t)d);
 		log_send(a, s, psn, span, f->ts);
 		if (s->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
 		    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
 		     p->op->op == ROCE_OP_FETCH_ADD)) {
-			struct rtt_block *r = rtt_need(a, s);
+			struct ack_block *r = ack_need(a, s);
 			if (r) {
 				s->flags |= F_RTT_PENDING;  /* time one request at a time: resends do not count */
 				r->psn = psn;
@@ -255,6 +285,8 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	if (hole) {
 		s->holes &= ~((holes_t)1 << k);
 		log_send(a, s, psn, span, f->ts);  /* its first sending, late */
+		if (span <= k + 1)
+			mark_message_end(a, s, p, k + 1 - span);
 	}
 	if (psn_diff(psn, s->first_psn) < 0)
 		s->first_psn = psn;
@@ -293,7 +325,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	uint32_t end = (psn + span) & PSN_MASK;
 	int32_t over = psn_diff(end, s->next_psn);
 	if (over > 0) {  /* a resent READ reserving more PSNs than first counted (PMTU learned since) */
-		s->holes = holes_shift(s->holes, (uint32_t)over);
+		shift_window(a, s, (uint32_t)over);
 		s->next_psn = end;
 	}
 	if (over >= 0)
@@ -342,7 +374,7 @@ static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, 
 {
 	if (!q || !(q->flags & F_RTT_PENDING))
 		return;
-	struct rtt_block *r = rtt_of(a, q);  /* F_RTT_PENDING has one */
+	struct ack_block *r = ack_of(a, q);  /* F_RTT_PENDING has one */
 	if (psn_diff(psn, r->psn) < 0 || ts < r->ts)
 		return;
 	uint64_t us = (uint64_t)(ts - r->ts) / 1000;
@@ -365,6 +397,37 @@ static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, 
 		for (unsigned i = 0; i < RTT_BUCKETS; i++)
 			r->hist[i] = (uint8_t)((r->hist[i] + 1) / 2);
 	r->hist[b]++;
+}
+
+/* An ACK's MSN (IBTA Vol 1 §9.7.5.1.4: the responder counts the request messages it completed) is
+ * the previous ACK's plus the messages whose last PSN lies between the two ACKs' PSNs: checked
+ * when that range lies in q's window and none of its PSNs is missing from the capture (a lost
+ * request may have ended a message). */
+static void check_msn(struct roce_analyzer *a, struct stream *q, struct frame_ctx *f, uint32_t psn, uint32_t msn)
+{
+	struct ack_block *k = q ? ack_of(a, q) : NULL;
+	if (!k)
+		return;
+	if (q->flags & F_MSN_KNOWN) {
+		int32_t adv = psn_diff(psn, k->msn_psn), back = psn_diff(q->next_psn, k->msn_psn);
+		if (adv >= 0 && back >= 1 && back <= (int32_t)HOLE_BITS + 1) {
+			uint32_t hi = (uint32_t)(back - 1 - adv), lo = (uint32_t)(back - 1);  /* bits of psn, msn_psn */
+			holes_t range = low_bits(lo) & ~low_bits(hi);  /* PSNs msn_psn+1 .. psn */
+			if (!(q->holes & range)) {
+				unsigned n = (unsigned)__builtin_popcountll((uint64_t)(k->msg_ends & range)) +
+					     (unsigned)__builtin_popcountll((uint64_t)((k->msg_ends & range) >> 64));
+				uint32_t want = (k->msn + n) & PSN_MASK;
+				if (msn != want) {
+					find(f, ROCE_EV_ACK_MSN_MISMATCH, true, want, msn, -1);
+					if (f->out && f->out->n)
+						f->out->f[f->out->n - 1].msn = true;
+				}
+			}
+		}
+	}
+	k->msn_psn = psn;
+	k->msn = msn;
+	q->flags |= F_MSN_KNOWN;
 }
 
 static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn, int64_t ts, uint32_t rnr_wait_us)
@@ -429,10 +492,13 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 			find(f, ROCE_EV_ACK_UNSOLICITED, true, (q->next_psn - 1) & PSN_MASK, psn, -1);
 			break;
 		}
-		if ((r->flags & F_ACK_SEEN) && psn_diff(psn, r->acked_psn) < 0)
+		if ((r->flags & F_ACK_SEEN) && psn_diff(psn, r->acked_psn) < 0) {
 			find(f, ROCE_EV_ACK_PSN_BACKWARDS, true, r->acked_psn, psn, -1);
-		else
+		} else {
 			r->acked_psn = psn;
+			if (q && q->transport == ROCE_TR_RC)
+				check_msn(a, q, f, psn, p->h.aeth.msn);
+		}
 		r->flags |= F_ACK_SEEN;
 		rtt_sample(a, q, psn, f->ts);
 		break;

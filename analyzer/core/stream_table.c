@@ -150,7 +150,7 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	struct stream *v = &a->s[victim];
 	lru_unlink(a, victim);
 	u64map_del(&a->streams, v->key);
-	block_give(&a->rtt_pool, v->rtt);
+	block_give(&a->ack_pool, v->ack);
 	block_give(&a->loss_pool, v->loss);
 	block_give(&a->resp_pool, v->resp);
 	a->evictions++;
@@ -197,7 +197,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 21;  /* 1 M QPs, two ways */
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
 	a->lru_head = a->lru_tail = NO_IDX;
-	a->rtt_pool.size = sizeof(struct rtt_block);
+	a->ack_pool.size = sizeof(struct ack_block);
 	a->loss_pool.size = sizeof(struct loss_block);
 	a->resp_pool.size = sizeof(struct resp_block);
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
@@ -220,7 +220,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	free(a->s);
 	free(a->addrs);
 	free(a->sends);
-	free(a->rtt_pool.mem);
+	free(a->ack_pool.mem);
 	free(a->loss_pool.mem);
 	free(a->resp_pool.mem);
 	free(a);
@@ -228,7 +228,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 
 /* ---- reports ---- */
 
-uint32_t rtt_quantile_us(const struct rtt_block *r, double q)
+uint32_t rtt_quantile_us(const struct ack_block *r, double q)
 {
 	unsigned total = 0, seen = 0;
 	for (unsigned i = 0; i < RTT_BUCKETS; i++)
@@ -295,7 +295,7 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 		st.messages = e->messages;
 		st.paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
 		st.peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
-		const struct rtt_block *r = rtt_of(a, e);
+		const struct ack_block *r = ack_of(a, e);
 		if (r && r->count) {
 			st.rtt_count = r->count;
 			st.rtt_min_us = r->min_us;

@@ -30,6 +30,7 @@
 #define F_RTT_PENDING 0x0400u  /* rtt_psn / rtt_ts wait for their response */
 #define F_PAIRED_PSN 0x0800u   /* peer_qpn learned by PSN matching */
 #define F_PAIRED_CM 0x1000u    /* peer_qpn learned from an RDMA-CM REQ/REP exchange */
+#define F_MSN_KNOWN 0x2000u    /* ack block's msn_psn / msn hold the last ACK */
 
 /* PSNs tracked below the next one: go-back-N resends reach this deep in the DUT captures (71
  * PSNs for WRITEs, 130 for READs) */
@@ -55,11 +56,12 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
 /* Per-stream state comes in parts: the core (struct stream, 128 bytes), which every stream has,
  * and side blocks that a stream takes when it first needs them, from pools shared by all
  * streams, and gives back when it is evicted:
- *   rtt   round-trip statistics, from its first request that asks for a response (64 bytes);
+ *   ack   acknowledgement tracking, from its first request that asks for a response or ends a
+ *         message: round-trip statistics and the MSN check (96 bytes);
  *   loss  loss and recovery: counts and NAK state, from its first anomaly (a gap, resend or late
  *         request, a NAK or RNR NAK sent or received, a resent READ response) (88 bytes);
  *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
- * A clean requester that asks for ACKs takes 192 bytes, its responder 128. Core fields are
+ * A clean requester that asks for ACKs takes 224 bytes, its responder 128. Core fields are
  * ordered by size, largest first, so that nothing is lost to alignment holes. */
 struct stream {
 	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
@@ -77,20 +79,22 @@ struct stream {
 	uint32_t last_send;       /* send log entry of the newest first sending, 0 if none */
 	uint32_t max_idle_us;     /* the longest silence between two of the stream's frames */
 	uint32_t packets, requests, messages;
-	uint32_t rtt, loss, resp; /* side blocks (below), 0 if none */
+	uint32_t ack, loss, resp; /* side blocks (below), 0 if none */
 	uint16_t pkey, flags;
 	uint8_t transport, msg_op, pmtu_log;
 };
 _Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
 
-struct rtt_block {
-	int64_t ts;               /* the pending request's send time (F_RTT_PENDING) */
+struct ack_block {
+	holes_t msg_ends;         /* bit k: PSN next_psn - 1 - k ended a request message (as holes) */
+	int64_t ts;               /* round trip: the pending request's send time (F_RTT_PENDING) */
 	uint64_t sum_us;
 	uint32_t psn;             /* the pending request's PSN */
 	uint32_t min_us, max_us, count;
+	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
 	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
 };
-_Static_assert(sizeof(struct rtt_block) == 64, "one cache line");
+_Static_assert(sizeof(struct ack_block) == 96, "one and a half cache lines");
 
 struct loss_block {
 	int64_t nak_ts;           /* the NAK or RNR NAK that armed the restart (F_RESTART) */
@@ -158,7 +162,7 @@ struct roce_analyzer {
 	uint64_t evictions;
 	struct send_rec *sends;   /* the send log (above) */
 	uint32_t send_seq;        /* the newest entry's number */
-	struct block_pool rtt_pool, loss_pool, resp_pool;
+	struct block_pool ack_pool, loss_pool, resp_pool;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 };
 
@@ -189,7 +193,7 @@ static inline uint32_t pmtu_of(const struct roce_analyzer *a, const struct strea
 }
 
 /* The round trip below which a fraction q (0..1) of a stream's samples lie, in microseconds. */
-uint32_t rtt_quantile_us(const struct rtt_block *r, double q);
+uint32_t rtt_quantile_us(const struct ack_block *r, double q);
 
 /* A zeroed block's index, or 0 when out of memory. */
 uint32_t block_take(struct block_pool *p);
@@ -206,9 +210,9 @@ static inline void *side_need(struct block_pool *p, uint32_t *idx)
 		*idx = block_take(p);
 	return *idx ? block_at(p, *idx) : NULL;
 }
-static inline struct rtt_block *rtt_of(const struct roce_analyzer *a, const struct stream *s)
+static inline struct ack_block *ack_of(const struct roce_analyzer *a, const struct stream *s)
 {
-	return s->rtt ? block_at(&a->rtt_pool, s->rtt) : NULL;
+	return s->ack ? block_at(&a->ack_pool, s->ack) : NULL;
 }
 static inline struct loss_block *loss_of(const struct roce_analyzer *a, const struct stream *s)
 {
@@ -218,9 +222,9 @@ static inline struct resp_block *resp_of(const struct roce_analyzer *a, const st
 {
 	return s->resp ? block_at(&a->resp_pool, s->resp) : NULL;
 }
-static inline struct rtt_block *rtt_need(struct roce_analyzer *a, struct stream *s)
+static inline struct ack_block *ack_need(struct roce_analyzer *a, struct stream *s)
 {
-	return side_need(&a->rtt_pool, &s->rtt);
+	return side_need(&a->ack_pool, &s->ack);
 }
 static inline struct loss_block *loss_need(struct roce_analyzer *a, struct stream *s)
 {

@@ -199,7 +199,9 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 			sb_printf(s, "%s{\"event\":\"%s\",\"qpn\":%" PRIu32, i ? "," : "",
 				  roce_event_name((enum roce_event)x->event), x->qpn);
 			if (x->has_psn)
-				sb_printf(s, ",\"expected_psn\":%" PRIu32 ",\"seen_psn\":%" PRIu32, x->expected_psn, x->seen_psn);
+				sb_printf(s, x->msn ? ",\"expected_msn\":%" PRIu32 ",\"seen_msn\":%" PRIu32
+						    : ",\"expected_psn\":%" PRIu32 ",\"seen_psn\":%" PRIu32,
+					  x->expected_psn, x->seen_psn);
 			if (x->delta_ns >= 0)
 				sb_printf(s, ",\"delta_ns\":%lld", (long long)x->delta_ns);
 			sb_puts(s, "}");

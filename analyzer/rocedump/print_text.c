@@ -221,7 +221,9 @@ static void put_events(struct sb *s, const struct roce_pkt *p, const struct roce
 			const struct roce_finding *x = &fi->f[i];
 			if (x->event != e || !x->has_psn)
 				continue;
-			if (x->expected_psn != x->seen_psn)
+			if (x->msn)
+				sb_printf(s, "(expected msn %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
+			else if (x->expected_psn != x->seen_psn)
 				sb_printf(s, "(expected %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
 			else
 				sb_printf(s, "(psn %" PRIu32, x->seen_psn);

@@ -4,7 +4,7 @@
  * A stream is one direction of one queue pair: (source address, destination address,
  * destination QPN). It carries the requests of its source (one PSN space) and its source's
  * responses to the destination's requests (the destination's PSN space). State per stream is
- * bounded (128 bytes, and up to 184 more as its traffic needs them); the table holds at most
+ * bounded (128 bytes, and up to 216 more as its traffic needs them); the table holds at most
  * max_streams and evicts the least recently used. A log of the last 65,536 request PSNs' first
  * sendings (2 MiB) ages timeout resends. Findings are
  * events of the one event table (events.def), added to the frame's event set, with details. */
@@ -28,6 +28,7 @@ struct roce_analyzer_config {
 struct roce_finding {
 	uint16_t event;        /* enum roce_event */
 	bool has_psn;          /* expected_psn / seen_psn are meaningful */
+	bool msn;              /* ... and hold MSNs, not PSNs (ack.msn_mismatch) */
 	uint32_t qpn;          /* the frame's destination QP */
 	uint32_t expected_psn, seen_psn;
 	int64_t delta_ns;      /* e.g. NAK to retransmission, age of a timed-out PSN; -1 if none */

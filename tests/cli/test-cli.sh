@@ -152,6 +152,27 @@ PYEOF
 done
 [ "$bad" = 0 ] && ok "summary and --summary JSON carry the documented keys" || not_ok "summary JSON keys" "$bad files failed"
 
+# the MSN check runs on real traffic: one ACK of a Soft-RoCE capture given MSN + 1
+"$PY" - "$CAPS/rxe/rc_pingpong.pcap" "$T/msn.pcap" <<'PYEOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off, acks = 24, 0
+while off < len(d):
+    cap = struct.unpack_from('<I', d, off + 8)[0]
+    fr = off + 16
+    if d[fr + 12:fr + 14] == b'\x08\x00' and d[fr + 23] == 17 and d[fr + 42] == 0x11:  # IPv4, UDP, ACK
+        acks += 1
+        if acks == 6:
+            msn = int.from_bytes(d[fr + 55:fr + 58], 'big')  # AETH MSN after 14+20+8+12+1 bytes
+            d[fr + 55:fr + 58] = ((msn + 1) & 0xffffff).to_bytes(3, 'big')
+    off = fr + cap
+open(sys.argv[2], 'wb').write(d)
+PYEOF
+got=$("$R" -r "$T/msn.pcap" | grep -c 'ack.msn_mismatch(expected msn 3 seen 4)')
+clean=$("$R" -r "$CAPS/rxe/rc_pingpong.pcap" | grep -c 'ack.msn_mismatch')
+[ "$got" = 1 ] && [ "$clean" = 0 ] && ok "an ACK's wrong MSN is found (and none on the clean capture)" ||
+	not_ok "ACK MSN check" "altered: $got, clean: $clean"
+
 # the event list names every event of the table, one per line
 ev=$("$R" --list-events | wc -l)
 [ "$ev" -gt 30 ] && ok "--list-events lists $ev events" || not_ok "--list-events" "$ev lines"

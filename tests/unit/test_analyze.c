@@ -43,6 +43,8 @@ struct fr {
 	uint16_t pkey;    /* 0: 0xffff */
 	int64_t ts;       /* 0: 1 µs after the previous frame */
 	bool v6;
+	bool msn_set;     /* an ACK's MSN is .msn; otherwise the right one (msn_model below) */
+	uint32_t msn;
 	bool null_out;    /* analyze with out == NULL; P keeps the decoder's events, P_analyzed gets all */
 };
 
@@ -63,9 +65,46 @@ static void teardown(void)
 TestSuite(analyze, .fini = teardown);
 
 /* A fresh analyzer (the suite's fini frees it). */
+/* An independent model of the responder's MSN, so that ACKs carry the right one unless a test
+ * says otherwise: every request PSN's first sending is remembered; an ACK from host h to host g
+ * carries the number of request messages from g to h whose last PSN is at or below its PSN. */
+static struct sent_req {
+	unsigned src, dst;
+	uint32_t qpn, psn, end;
+	bool ends;
+} sent[4096];
+static unsigned n_sent;
+static uint32_t model_pmtu;
+
+static void msn_model_request(unsigned src, unsigned dst, uint32_t qpn, const struct roce_opcode_info *op,
+			      uint32_t psn, uint32_t dmalen)
+{
+	for (unsigned i = 0; i < n_sent; i++)
+		if (sent[i].src == src && sent[i].dst == dst && sent[i].qpn == qpn && sent[i].psn == psn)
+			return;  /* a resend */
+	cr_assert_lt(n_sent, sizeof(sent) / sizeof(sent[0]));
+	uint32_t span = op->op == ROCE_OP_READ_REQ && model_pmtu && dmalen ? (dmalen + model_pmtu - 1) / model_pmtu : 1;
+	bool ends = op->transport == ROCE_TR_RC &&
+		    ((op->op != ROCE_OP_SEND && op->op != ROCE_OP_WRITE) || op->seg == ROCE_SEG_LAST ||
+		     op->seg == ROCE_SEG_ONLY);
+	sent[n_sent++] = (struct sent_req){src, dst, qpn, psn, (psn + span - 1) & 0xffffff, ends};
+}
+
+static uint32_t msn_model_ack(unsigned src, unsigned dst, uint32_t psn)
+{
+	uint32_t n = 0;
+	for (unsigned i = 0; i < n_sent; i++)
+		if (sent[i].ends && sent[i].src == dst && sent[i].dst == src &&
+		    ((psn - sent[i].end) & 0xffffff) < 0x800000)
+			n++;
+	return n & 0xffffff;
+}
+
 static void mk(uint32_t max_streams, uint32_t pmtu)
 {
 	char err[ROCE_ERRBUF_SIZE] = "";
+	n_sent = 0;
+	model_pmtu = pmtu;
 	struct roce_analyzer_config cfg = {.max_streams = max_streams, .pmtu = pmtu};
 	roce_analyzer_free(A);
 	A = roce_analyzer_new(&cfg, err);
@@ -98,7 +137,10 @@ static const struct roce_pkt *feed(struct fr x)
 	b.h.reth.rkey = 0x1234;
 	b.h.reth.dmalen = x.dmalen;
 	b.h.aeth.syndrome = x.syn;
-	b.h.aeth.msn = 7;
+	unsigned src = x.src ? x.src : x.rsp ? 2 : 1, dst = x.dst ? x.dst : x.rsp ? 1 : 2;
+	if (!x.rsp && !(op->flags & ROCE_OPF_RESPONSE))
+		msn_model_request(src, dst, b.h.bth.dqpn, op, b.h.bth.psn, x.dmalen);
+	b.h.aeth.msn = x.msn_set ? x.msn : msn_model_ack(src, dst, b.h.bth.psn);
 	b.h.deth.qkey = 0x11111111;
 	b.h.deth.srcqp = 0x42;
 	if (!payload_buf[0])
@@ -609,6 +651,70 @@ Test(analyze, coalesced_ack_no_event)
 	cr_assert_eq(st.responses, 4);
 }
 
+/* The MSN of an ACK: the previous ACK's plus the request messages completed in between
+ * (coalesced ACKs count them all; an ACK inside a message counts nothing yet). */
+static const struct roce_pkt *ack_msn(uint32_t psn, uint32_t msn)
+{
+	return RSP(.op = ACK, .psn = psn, .syn = SYN_ACK, .msn_set = true, .msn = msn);
+}
+
+Test(analyze, msn_counts_completed_messages)
+{
+	mk(0, 1024);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_FIRST, .psn = 100, .len = 1024));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_LAST, .psn = 101, .len = 10));
+	EXPECT_NO_EVENTS(ack_msn(101, 41));  /* the first ACK sets the reference */
+	EXPECT_NO_EVENTS(REQ(.op = WRITE_ONLY, .psn = 102, .len = 10, .dmalen = 10));
+	EXPECT_NO_EVENTS(send_only(103));
+	EXPECT_NO_EVENTS(send_only(104));
+	EXPECT_NO_EVENTS(ack_msn(104, 44));  /* coalesced: three messages */
+	EXPECT_NO_EVENTS(ack_msn(104, 44));  /* the same ACK again: nothing in between */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_FIRST, .psn = 105, .len = 1024));
+	EXPECT_NO_EVENTS(ack_msn(105, 44));  /* inside a message: not completed yet */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_LAST, .psn = 106, .len = 10));
+	EXPECT_EVENTS(ack_msn(106, 44), "ack.msn_mismatch");
+	const struct roce_finding *x = finding("ack.msn_mismatch");
+	cr_assert(x->has_psn && x->msn, "the finding holds MSNs");
+	cr_assert_eq(x->expected_psn, 45);
+	cr_assert_eq(x->seen_psn, 44);
+	EXPECT_NO_EVENTS(send_only(107));
+	EXPECT_NO_EVENTS(ack_msn(107, 45));  /* measured from the ACK before, as it was */
+	/* READs and atomics are messages too; a READ ends at its last response PSN */
+	EXPECT_NO_EVENTS(REQ(.op = READ_REQ, .psn = 108, .dmalen = 2048));  /* 108, 109 */
+	EXPECT_NO_EVENTS(send_only(110));
+	EXPECT_EVENTS(ack_msn(110, 46), "ack.msn_mismatch");
+	cr_assert_eq(finding("ack.msn_mismatch")->expected_psn, 47);
+	/* the 24-bit MSN wraps */
+	mk(0, 0);
+	EXPECT_NO_EVENTS(send_only(500));
+	EXPECT_NO_EVENTS(ack_msn(500, 0xffffff));
+	EXPECT_NO_EVENTS(send_only(501));
+	EXPECT_NO_EVENTS(send_only(502));
+	EXPECT_NO_EVENTS(ack_msn(502, 1));
+	EXPECT_EVENTS(ack_msn(502, 2), "ack.msn_mismatch");
+}
+
+/* A PSN missing from the capture may have ended a message: no MSN check across it, and the next
+ * ACK is the new reference. */
+Test(analyze, msn_not_checked_across_missing_psns)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(send_only(300));
+	EXPECT_NO_EVENTS(ack_msn(300, 10));
+	EXPECT_EVENTS(send_only(302), "psn.gap");
+	EXPECT_NO_EVENTS(ack_msn(302, 900));
+	EXPECT_NO_EVENTS(send_only(303));
+	EXPECT_NO_EVENTS(ack_msn(303, 901));
+	EXPECT_EVENTS(send_only(301), "psn.out_of_order");  /* arrives late: a message after all */
+	EXPECT_NO_EVENTS(send_only(304));
+	EXPECT_NO_EVENTS(ack_msn(304, 902));
+	/* an ACK more than 128 PSNs after the reference: not checked either */
+	sends_ok(305, 500);
+	EXPECT_NO_EVENTS(ack_msn(500, 5));
+	EXPECT_NO_EVENTS(send_only(501));
+	EXPECT_EVENTS(ack_msn(501, 5), "ack.msn_mismatch");
+}
+
 Test(analyze, ack_psn_backwards)
 {
 	mk(0, 0);
@@ -1007,7 +1113,7 @@ Test(analyze, eviction_returns_side_blocks)
 	cr_assert_geq(roce_analyzer_evictions(A), 190);
 	/* two streams hold blocks at a time (plus block 0, which is never handed out) */
 	cr_assert_leq(A->loss_pool.n_used, 3, "loss blocks taken: %u", A->loss_pool.n_used);
-	cr_assert_leq(A->rtt_pool.n_used, 3, "RTT blocks taken: %u", A->rtt_pool.n_used);
+	cr_assert_leq(A->ack_pool.n_used, 3, "RTT blocks taken: %u", A->ack_pool.n_used);
 	/* a clean stream with ACKs takes an RTT block and no loss block */
 	mk(0, 0);
 	EXPECT_NO_EVENTS(send_only(100));
@@ -1015,7 +1121,7 @@ Test(analyze, eviction_returns_side_blocks)
 	cr_assert_eq(req_stats().rtt_count, 1);
 	cr_assert_eq(A->loss_pool.n_used, 0);
 	cr_assert_eq(A->resp_pool.n_used, 0);
-	cr_assert_eq(A->rtt_pool.n_used, 2);
+	cr_assert_eq(A->ack_pool.n_used, 2);
 }
 
 Test(analyze, no_eviction_under_cap_keeps_state)
