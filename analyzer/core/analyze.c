@@ -56,8 +56,26 @@ static void check_pmtu(struct roce_analyzer *a, struct stream *s, struct frame_c
 	}
 }
 
+/* A request message completed: counted, in all and by kind. */
+static void count_message(struct roce_analyzer *a, struct stream *s, const struct roce_opcode_info *op)
+{
+	s->messages++;
+	struct ack_block *k = ack_need(a, s);
+	if (!k)
+		return;
+	switch (op->op) {
+	case ROCE_OP_SEND: k->by_kind[MSG_SEND]++; break;
+	case ROCE_OP_WRITE: k->by_kind[MSG_WRITE]++; break;
+	case ROCE_OP_READ_REQ: k->by_kind[MSG_READ]++; break;
+	case ROCE_OP_CMP_SWAP:
+	case ROCE_OP_FETCH_ADD:
+	case ROCE_OP_ATOMIC_WRITE: k->by_kind[MSG_ATOMIC]++; break;
+	default: k->by_kind[MSG_OTHER]++; break;
+	}
+}
+
 /* FIRST/MIDDLE/LAST/ONLY order and WRITE lengths, for a request that is not a resend. */
-static void check_message(struct stream *s, struct frame_ctx *f)
+static void check_message(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
 {
 	const struct roce_pkt *p = f->p;
 	const struct roce_opcode_info *op = p->op;
@@ -69,7 +87,7 @@ static void check_message(struct stream *s, struct frame_ctx *f)
 		if (open)
 			find(f, ROCE_EV_MSG_OPCODE_SEQUENCE, true, psn, psn, -1);
 		s->flags &= (uint16_t)~(F_IN_MSG | F_MSG_UNKNOWN);
-		s->messages++;
+		count_message(a, s, op);
 		return;
 	}
 	switch (op->seg) {
@@ -91,7 +109,7 @@ static void check_message(struct stream *s, struct frame_ctx *f)
 			if (open && s->msg_op == ROCE_OP_WRITE && s->msg_bytes != s->msg_dmalen)
 				find(f, ROCE_EV_MSG_LENGTH_MISMATCH, true, psn, psn, -1);
 			s->flags &= (uint16_t)~(F_IN_MSG | F_MSG_UNKNOWN);
-			s->messages++;
+			count_message(a, s, op);
 		}
 		break;
 	default: /* ONLY */
@@ -100,7 +118,7 @@ static void check_message(struct stream *s, struct frame_ctx *f)
 		if (op->op == ROCE_OP_WRITE && p->payload_len != p->h.reth.dmalen)
 			find(f, ROCE_EV_MSG_LENGTH_MISMATCH, true, psn, psn, -1);
 		s->flags &= (uint16_t)~(F_IN_MSG | F_MSG_UNKNOWN);
-		s->messages++;
+		count_message(a, s, op);
 		break;
 	}
 }
@@ -226,7 +244,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		}
 	}
 	if (p->op->transport == ROCE_TR_UD) {
-		s->messages++;  /* UD: every SEND is a message; counters only, no PSN rules */
+		count_message(a, s, p->op);  /* UD: every SEND is a message; counters only, no PSN rules */
 		return;
 	}
 
@@ -262,7 +280,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 			s->flags |= F_MSG_UNKNOWN;
 		}
 		check_pmtu(a, s, f);
-		check_message(s, f);
+		check_message(a, s, f);
 		advance(a, s, f, psn, span, (uint32_t)d);
 		log_send(a, s, psn, span, f->ts);
 		if (s->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&

@@ -296,6 +296,13 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 		st.paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
 		st.peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
 		const struct ack_block *r = ack_of(a, e);
+		if (r) {
+			st.messages_send = r->by_kind[MSG_SEND];
+			st.messages_write = r->by_kind[MSG_WRITE];
+			st.messages_read = r->by_kind[MSG_READ];
+			st.messages_atomic = r->by_kind[MSG_ATOMIC];
+			st.messages_other = r->by_kind[MSG_OTHER];
+		}
 		if (r && r->count) {
 			st.rtt_count = r->count;
 			st.rtt_min_us = r->min_us;

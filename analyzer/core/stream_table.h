@@ -57,11 +57,11 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
  * and side blocks that a stream takes when it first needs them, from pools shared by all
  * streams, and gives back when it is evicted:
  *   ack   acknowledgement tracking, from its first request that asks for a response or ends a
- *         message: round-trip statistics and the MSN check (96 bytes);
+ *         message: round-trip statistics, the MSN check, messages by kind (112 bytes);
  *   loss  loss and recovery: counts and NAK state, from its first anomaly (a gap, resend or late
  *         request, a NAK or RNR NAK sent or received, a resent READ response) (88 bytes);
  *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
- * A clean requester that asks for ACKs takes 224 bytes, its responder 128. Core fields are
+ * A clean requester that asks for ACKs takes 240 bytes, its responder 128. Core fields are
  * ordered by size, largest first, so that nothing is lost to alignment holes. */
 struct stream {
 	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
@@ -85,6 +85,8 @@ struct stream {
 };
 _Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
 
+enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS };
+
 struct ack_block {
 	holes_t msg_ends;         /* bit k: PSN next_psn - 1 - k ended a request message (as holes) */
 	int64_t ts;               /* round trip: the pending request's send time (F_RTT_PENDING) */
@@ -92,9 +94,10 @@ struct ack_block {
 	uint32_t psn;             /* the pending request's PSN */
 	uint32_t min_us, max_us, count;
 	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
+	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
 	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
 };
-_Static_assert(sizeof(struct ack_block) == 96, "one and a half cache lines");
+_Static_assert(sizeof(struct ack_block) == 112, "112 bytes");
 
 struct loss_block {
 	int64_t nak_ts;           /* the NAK or RNR NAK that armed the restart (F_RESTART) */

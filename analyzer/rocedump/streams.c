@@ -14,23 +14,25 @@ static const char *paired_name(unsigned p)
 static void text_row(const struct roce_stream_stats *s, void *user)
 {
 	FILE *out = user;
-	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], psns[40] = "-", rtt[64] = "-";
+	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], psns[40] = "-", rtt[64] = "-", kinds[64];
 
 	if (s->rtt_count)
 		snprintf(rtt, sizeof(rtt), "%" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " (%" PRIu64 ")", s->rtt_min_us,
 			 s->rtt_p50_us, s->rtt_p99_us, s->rtt_max_us, s->rtt_count);
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
+	snprintf(kinds, sizeof(kinds), "%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64, s->messages_send,
+		 s->messages_write, s->messages_read, s->messages_atomic, s->messages_other);
 	if (s->has_psn)
 		snprintf(psns, sizeof(psns), "%" PRIu32 "-%" PRIu32, s->first_psn, s->last_psn);
 	char peer[16] = "-";
 	if (s->paired)
 		snprintf(peer, sizeof(peer), "0x%06" PRIx32 "/%s", s->peer_qpn, paired_name(s->paired));
 	fprintf(out, "%-15s > %-15s 0x%06" PRIx32 " %-12s %-3s %5" PRIu32 " %8" PRIu64 " %10" PRIu64 " %7" PRIu64
-		     " %7" PRIu64 " %7" PRIu64 " %-17s %5" PRIu64 "/%-6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %5" PRIu64
+		     " %7" PRIu64 " %7" PRIu64 " %-13s %-17s %5" PRIu64 "/%-6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %5" PRIu64
 		     " %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 " %4" PRIu64 " %s\n",
 		src, dst, s->dqpn, peer, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "-",
-		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages, psns, s->gaps,
+		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages, kinds, psns, s->gaps,
 		s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->naks[0], s->naks[1], s->naks[2],
 		s->naks[3], s->naks[4], s->rnr_naks, rtt);
 }
@@ -41,8 +43,9 @@ void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs
 	capstats_describe(cs, drops, sizeof(drops));
 	fprintf(out, "streams: %" PRIu64 " (evicted %" PRIu64 "); %s\n", roce_analyzer_streams(a),
 		roce_analyzer_evictions(a), drops);
-	fprintf(out, "%-15s   %-15s %-8s %-12s %-3s %5s %8s %10s %7s %7s %7s %-17s %12s %6s %4s %5s %9s %4s %s\n", "source",
-		"destination", "qp", "peer/paired", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs", "psn range",
+	fprintf(out, "%-15s   %-15s %-8s %-12s %-3s %5s %8s %10s %7s %7s %7s %-13s %-17s %12s %6s %4s %5s %9s %4s %s\n",
+		"source", "destination", "qp", "peer/paired", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs",
+		"s/w/r/a/other", "psn range",
 		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/p50/p99/max (n)");
 	roce_analyzer_foreach(a, text_row, out);
 }
@@ -62,9 +65,11 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 	fprintf(j->out, "%s{\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32 ",\"paired\":\"%s\",\"peer_qpn\":%" PRIu32
 		",\"transport\":\"%s\",\"pmtu\":%" PRIu32
 		     ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64
-		     ",\"messages\":%" PRIu64,
+		     ",\"messages\":%" PRIu64 ",\"messages_by_op\":{\"send\":%" PRIu64 ",\"write\":%" PRIu64
+		     ",\"read\":%" PRIu64 ",\"atomic\":%" PRIu64 ",\"other\":%" PRIu64 "}",
 		j->sep, src, dst, s->dqpn, s->paired ? paired_name(s->paired) : "none", s->peer_qpn, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "",
-		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages);
+		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages, s->messages_send, s->messages_write,
+		s->messages_read, s->messages_atomic, s->messages_other);
 	if (s->has_psn)
 		fprintf(j->out, ",\"first_psn\":%" PRIu32 ",\"last_psn\":%" PRIu32, s->first_psn, s->last_psn);
 	fprintf(j->out, ",\"gaps\":%" PRIu64 ",\"missing_psns\":%" PRIu64 ",\"retransmits\":%" PRIu64

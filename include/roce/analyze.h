@@ -4,7 +4,7 @@
  * A stream is one direction of one queue pair: (source address, destination address,
  * destination QPN). It carries the requests of its source (one PSN space) and its source's
  * responses to the destination's requests (the destination's PSN space). State per stream is
- * bounded (128 bytes, and up to 216 more as its traffic needs them); the table holds at most
+ * bounded (128 bytes, and up to 232 more as its traffic needs them); the table holds at most
  * max_streams and evicts the least recently used. A log of the last 65,536 request PSNs' first
  * sendings (2 MiB) ages timeout resends. Findings are
  * events of the one event table (events.def), added to the frame's event set, with details. */
@@ -69,6 +69,7 @@ struct roce_stream_stats {
 	uint64_t gaps, missing_psns, retransmits, out_of_order, timeouts;
 	uint64_t naks[5], rnr_naks;   /* NAKs sent on this stream, by code; RNR NAKs */
 	uint64_t messages;         /* completed request messages (LAST/ONLY) */
+	uint64_t messages_send, messages_write, messages_read, messages_atomic, messages_other; /* by kind */
 	/* round trip of its requests: a request asking for a response (AckReq, READ, atomic) to
 	 * the first response covering it, one at a time, resends excluded; microseconds */
 	uint64_t rtt_count;

@@ -137,13 +137,15 @@ assert set(s["capture"]) == {"format", "if_drops", "os_drops"}
 t = streams["streams"]
 assert set(t) == {"count", "evicted", "capture", "rows"} and len(t["rows"]) == t["count"]
 always = ["src", "dst", "dqpn", "paired", "peer_qpn", "transport", "pmtu", "packets", "bytes", "requests",
-          "responses", "messages", "gaps", "missing_psns", "retransmits", "out_of_order", "timeouts", "naks",
+          "responses", "messages", "messages_by_op", "gaps", "missing_psns", "retransmits", "out_of_order", "timeouts", "naks",
           "rnr_naks", "max_idle_us"]
 sometimes = {"first_psn": None, "last_psn": None, "rtt_us": {"count", "min", "mean", "p50", "p99", "max"},
              "nak_recovery_us": {"count", "mean", "max"}, "timeout_age_us": {"count", "mean", "max"}}
 for row in t["rows"]:
     assert set(always) <= row.keys() <= set(always) | set(sometimes), row.keys()
     assert row["paired"] in ("cm", "psn", "none")
+    assert set(row["messages_by_op"]) == {"send", "write", "read", "atomic", "other"}
+    assert sum(row["messages_by_op"].values()) == row["messages"], row
     assert set(row["naks"]) == {"psn_seq_err", "invalid_request", "remote_access", "remote_op", "invalid_rd"}
     for k, sub in sometimes.items():
         if sub and k in row:

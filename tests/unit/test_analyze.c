@@ -658,6 +658,26 @@ static const struct roce_pkt *ack_msn(uint32_t psn, uint32_t msn)
 	return RSP(.op = ACK, .psn = psn, .syn = SYN_ACK, .msn_set = true, .msn = msn);
 }
 
+Test(analyze, messages_by_kind)
+{
+	mk(0, 1024);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_FIRST, .psn = 1, .len = 1024));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_LAST, .psn = 2, .len = 10));
+	EXPECT_NO_EVENTS(send_only(3));
+	EXPECT_NO_EVENTS(REQ(.op = WRITE_ONLY, .psn = 4, .len = 10, .dmalen = 10));
+	EXPECT_NO_EVENTS(REQ(.op = READ_REQ, .psn = 5, .dmalen = 100));
+	EXPECT_NO_EVENTS(REQ(.op = 0x13, .psn = 6));  /* COMPARE_SWAP */
+	EXPECT_NO_EVENTS(REQ(.op = 0x14, .psn = 7));  /* FETCH_ADD */
+	EXPECT_EVENTS(send_only(6), "retransmit.timeout", "psn.retransmit");  /* nothing new completes */
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.messages, 6);
+	cr_assert_eq(st.messages_send, 2);
+	cr_assert_eq(st.messages_write, 1);
+	cr_assert_eq(st.messages_read, 1);
+	cr_assert_eq(st.messages_atomic, 2);
+	cr_assert_eq(st.messages_other, 0);
+}
+
 Test(analyze, msn_counts_completed_messages)
 {
 	mk(0, 1024);
