@@ -44,10 +44,10 @@ static void usage(FILE *f)
 		"  -n                 no name resolution (always the case)\n"
 		"  -v, -vv            more fields per frame\n"
 		"  -e                 print the link layer (MAC addresses, VLAN tags)\n"
-		"  -q                 no per-frame output; at the end, a summary and the per-stream table\n"
+		"  -q                 no per-frame output; print a summary at the end\n"
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
 		"      --strict       exit 1 if any error-severity event occurred\n"
-		"      --summary      print one row per stream (source > destination QP) at the end (-q does)\n"
+		"      --summary      print one row per stream (source > destination QP) at the end\n"
 		"      --max-streams N  streams the transport analysis tracks at once (default 2097152:\n"
 		"                     1 M queue pairs, both directions)\n"
 		"      --pmtu N       the path MTU (256, 512, 1024, 2048, 4096); default: learned per stream\n"
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 		else
 			summary_print_text(&sum, input_capstats(&in), stdout);
 	}
-	if (o.streams || o.quiet) {  /* the per-stream table ends -q's summary too */
+	if (o.streams) {
 		if (o.format == OUT_JSON)
 			streams_print_json(an, input_capstats(&in), stdout);
 		else
