@@ -82,9 +82,12 @@ struct roce_stream_stats {
 	uint64_t timeout_aged;
 	uint32_t timeout_age_mean_us, timeout_age_max_us;
 	uint32_t max_idle_us;      /* the longest silence between two frames of the stream */
+	uint32_t pair;             /* the two directions of a paired QP share this number (the listing's) */
 };
 
-/* Call fn for every stream in the table (order unspecified). */
+/* Call fn for every stream in the table: least recently used first, each stream followed by the
+ * reverse direction of its queue pair when the two are paired with each other (both rows carry
+ * the same `pair` number; an unpaired stream has a number of its own). */
 ROCE_API void roce_analyzer_foreach(const struct roce_analyzer *a,
 				    void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
 ROCE_API uint64_t roce_analyzer_streams(const struct roce_analyzer *a);   /* in the table now */

@@ -136,7 +136,7 @@ assert {"frames", "bytes", "roce", "not_roce", "icrc", "opcodes", "events", "cap
 assert set(s["capture"]) == {"format", "if_drops", "os_drops"}
 t = streams["streams"]
 assert set(t) == {"count", "evicted", "capture", "rows"} and len(t["rows"]) == t["count"]
-always = ["src", "dst", "dqpn", "paired", "peer_qpn", "transport", "pmtu", "packets", "bytes", "requests",
+always = ["pair", "src", "dst", "dqpn", "paired", "peer_qpn", "transport", "pmtu", "packets", "bytes", "requests",
           "responses", "messages", "messages_by_op", "gaps", "missing_psns", "retransmits", "out_of_order", "timeouts", "naks",
           "rnr_naks", "max_idle_us"]
 sometimes = {"first_psn": None, "last_psn": None, "rtt_us": {"count", "min", "mean", "p50", "p99", "max"},
@@ -144,6 +144,14 @@ sometimes = {"first_psn": None, "last_psn": None, "rtt_us": {"count", "min", "me
 for row in t["rows"]:
     assert set(always) <= row.keys() <= set(always) | set(sometimes), row.keys()
     assert row["paired"] in ("cm", "psn", "none")
+rows = t["rows"]
+for i, row in enumerate(rows):  # a QP's two directions, paired with each other: adjacent, one pair number
+    peer = [k for k, r in enumerate(rows) if row["paired"] != "none" and r["src"] == row["dst"] and
+            r["dst"] == row["src"] and r["dqpn"] == row["peer_qpn"] and r["peer_qpn"] == row["dqpn"]]
+    if peer:
+        assert abs(peer[0] - i) == 1 and rows[peer[0]]["pair"] == row["pair"], (row, rows[peer[0]])
+    else:
+        assert [r["pair"] for r in rows].count(row["pair"]) == 1, row
     assert set(row["messages_by_op"]) == {"send", "write", "read", "atomic", "other"}
     assert sum(row["messages_by_op"].values()) == row["messages"], row
     assert set(row["naks"]) == {"psn_seq_err", "invalid_request", "remote_access", "remote_op", "invalid_rd"}

@@ -1144,6 +1144,38 @@ Test(analyze, eviction_returns_side_blocks)
 	cr_assert_eq(A->ack_pool.n_used, 2);
 }
 
+/* The listing puts the two directions of a paired QP next to each other, with one pair number. */
+struct listing {
+	unsigned n;
+	struct roce_stream_stats row[8];
+};
+
+static void list_rows(const struct roce_stream_stats *st, void *user)
+{
+	struct listing *l = user;
+	cr_assert_lt(l->n, 8);
+	l->row[l->n++] = *st;
+}
+
+Test(analyze, listing_groups_paired_directions)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(send_only(100));                                       /* 1 > 2, QP_B */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 7, .len = 64, .src = 3));   /* 3 > 2, unpaired */
+	EXPECT_NO_EVENTS(ack(100));                                             /* 2 > 1, QP_A: pairs */
+	struct listing l = {0};
+	roce_analyzer_foreach(A, list_rows, &l);
+	cr_assert_eq(l.n, 3);
+	unsigned at = l.row[0].src[3] == 3 ? 1 : 0;  /* the unpaired one first or last */
+	cr_assert_eq(l.row[at].paired, ROCE_PAIRED_PSN);
+	cr_assert_eq(l.row[at + 1].paired, ROCE_PAIRED_PSN);
+	cr_assert_eq(l.row[at].pair, l.row[at + 1].pair);
+	cr_assert_eq(l.row[at].peer_qpn, l.row[at + 1].dqpn);
+	unsigned lone = at ? 0 : 2;
+	cr_assert_eq(l.row[lone].src[3], 3);
+	cr_assert_neq(l.row[lone].pair, l.row[at].pair);
+}
+
 Test(analyze, no_eviction_under_cap_keeps_state)
 {
 	mk(16, 0);
