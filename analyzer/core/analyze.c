@@ -8,9 +8,11 @@
  * already seen (psn.retransmit). A backward jump from the previous request is a restart: after a
  * NAK or RNR NAK on the reverse stream it must be at the NAK's PSN (else nak.restart_wrong);
  * without one it is a timeout resend (retransmit.timeout, aged from the PSN's original send,
- * which a log of recent sends keeps). Streams are paired from RDMA-CM
- * REQ/REP when the capture has them, else by PSN: a response is matched to the newest request
- * stream between the same two addresses (up to 16 back) whose sent PSNs cover it. */
+ * which a log of recent sends keeps). A second bitmap over the same window marks the PSNs that
+ * ended a request message, so that each RC ACK's MSN can be checked against the previous ACK's
+ * (ack.msn_mismatch). Streams are paired from RDMA-CM REQ/REP when the capture has them, else by
+ * PSN: a response is matched to the newest request stream between the same two addresses (up to
+ * 16 back) whose sent PSNs cover it. */
 #include "roce/analyze.h"
 
 
