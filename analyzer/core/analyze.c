@@ -212,6 +212,12 @@ static void log_send(struct roce_analyzer *a, struct stream *s, uint32_t psn, ui
 static int64_t original_send_ts(const struct roce_analyzer *a, const struct stream *s, uint32_t psn)
 {
 	uint32_t seq = s->last_send, self = (uint32_t)(s - a->s);
+	/* a PSN is logged once, so each PSN between this one and next_psn (and a late one below it)
+	 * is an entry to walk past: this far back the walk would give up anyway, so give up now (a
+	 * capture resending one old PSN over and over costs a walk per frame otherwise) */
+	int32_t back = psn_diff(s->next_psn, psn);
+	if (back <= 0 || back > (int32_t)SEND_LOG_WALK)
+		return -1;
 	for (uint32_t steps = 0; seq && steps < SEND_LOG_WALK; steps++) {
 		const struct send_rec *r = &a->sends[seq % SEND_LOG_SIZE];
 		if (r->seq != seq || r->stream != self)

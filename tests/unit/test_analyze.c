@@ -941,6 +941,18 @@ Test(analyze, retransmit_timeout_age_late_read_and_unknown)
 	cr_assert_eq(finding("retransmit.timeout")->delta_ns, -1, "no first sending in the capture");
 	cr_assert_eq(req_stats().timeouts, 1);
 	cr_assert_eq(req_stats().timeout_aged, 0, "an unknown age is not averaged in");
+
+	/* more than SEND_LOG_WALK PSNs back: not walked for, even when the log still has it */
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 1000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 10 + SEND_LOG_WALK + 1, .len = 64, .ts = 2000), "psn.gap");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 3000), "retransmit.timeout", "psn.retransmit");
+	cr_assert_eq(finding("retransmit.timeout")->delta_ns, -1);
+	mk(0, 0);  /* exactly SEND_LOG_WALK back: found */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 1000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 10 + SEND_LOG_WALK - 1, .len = 64, .ts = 2000), "psn.gap");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 10, .len = 64, .ts = 3000), "retransmit.timeout", "psn.retransmit");
+	cr_assert_eq(finding("retransmit.timeout")->delta_ns, 2000);
 }
 
 /* Responses whose PSNs no request stream between the hosts covers belong to another QP pair:
