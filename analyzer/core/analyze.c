@@ -28,12 +28,17 @@ struct frame_ctx {
 	int64_t ts;
 };
 
-static void find(struct frame_ctx *f, enum roce_event e, bool has_psn, uint32_t expected, uint32_t seen,
-		 int64_t delta)
+/* The frame gets event e; out, when there is one and room in it, the details: a pointer to
+ * them is returned (NULL otherwise) for a caller with more to say. */
+static struct roce_finding *find(struct frame_ctx *f, enum roce_event e, bool has_psn, uint32_t expected,
+				 uint32_t seen, int64_t delta)
 {
 	roce_evset_add(&f->p->events, e);
-	if (f->out && f->out->n < ROCE_MAX_FINDINGS)
-		f->out->f[f->out->n++] = (struct roce_finding){(uint16_t)e, has_psn, false, f->qpn, expected, seen, delta};
+	if (!f->out || f->out->n >= ROCE_MAX_FINDINGS)
+		return NULL;
+	struct roce_finding *x = &f->out->f[f->out->n++];
+	*x = (struct roce_finding){(uint16_t)e, has_psn, false, f->qpn, expected, seen, delta};
+	return x;
 }
 
 /* ---- requests ---- */
@@ -230,6 +235,13 @@ static int64_t original_send_ts(const struct roce_analyzer *a, const struct stre
 	return -1;
 }
 
+/* r's loss block, for a count (taken if need be; out of memory, a scratch block: uncounted). */
+static struct loss_block *loss_count(struct roce_analyzer *a, struct stream *r)
+{
+	struct loss_block *l = loss_need(a, r);
+	return l ? l : &a->loss_scratch;
+}
+
 static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
 {
 	const struct roce_pkt *p = f->p;
@@ -316,10 +328,8 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	}
 	if (psn_diff(psn, s->first_psn) < 0)
 		s->first_psn = psn;
-	struct loss_block scratch = {0};  /* out of memory: the checks still run, uncounted */
-	l = loss_need(a, s);              /* a resend or a late request: loss state from here on */
-	if (!l)
-		l = &scratch;                 /* (no block, so F_RESTART is clear) */
+	l = loss_count(a, s);  /* a resend or a late request: loss state from here on (no block: no
+				* F_RESTART, and the checks below still run, uncounted) */
 	if (restart_point && (s->flags & F_RESTART) && (!hole || psn == l->restart_psn)) {
 		restarted(l, f);
 		/* restarting past the NAK's PSN skips requests; restarting before it is only needed
@@ -444,11 +454,9 @@ static void check_msn(struct roce_analyzer *a, struct stream *q, struct frame_ct
 				for (holes_t x = k->msg_ends & range; x; x &= x - 1)
 					n++;
 				uint32_t want = (k->msn + n) & PSN_MASK;
-				if (msn != want) {
-					find(f, ROCE_EV_ACK_MSN_MISMATCH, true, want, msn, -1);
-					if (f->out && f->out->n)
-						f->out->f[f->out->n - 1].msn = true;
-				}
+				struct roce_finding *x;
+				if (msn != want && (x = find(f, ROCE_EV_ACK_MSN_MISMATCH, true, want, msn, -1)))
+					x->msn = true;
 			}
 		}
 	}
@@ -466,13 +474,6 @@ static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn,
 	q->flags = (uint16_t)((q->flags | F_RESTART) & ~F_RESEND);
 	l->restart_psn = psn;
 	l->nak_ts = ts;
-}
-
-/* r's loss block, for a count (taken if need be; out of memory, a scratch block: uncounted). */
-static struct loss_block *loss_count(struct roce_analyzer *a, struct stream *r)
-{
-	struct loss_block *l = loss_need(a, r);
-	return l ? l : &a->loss_scratch;
 }
 
 static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_ctx *f, uint32_t src, uint32_t dst)

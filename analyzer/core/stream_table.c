@@ -255,64 +255,62 @@ uint32_t rtt_quantile_us(const struct ack_block *r, double q)
 }
 
 /* One stream's row. */
-static void fill_stats(const struct roce_analyzer *a, uint32_t i, uint32_t pair, struct roce_stream_stats *out)
+static void fill_stats(const struct roce_analyzer *a, uint32_t i, uint32_t pair, struct roce_stream_stats *st)
 {
 	const struct stream *e = &a->s[i];
-	struct roce_stream_stats st;
-	memset(&st, 0, sizeof(st));
-	st.pair = pair;
+	memset(st, 0, sizeof(*st));
+	st->pair = pair;
 	uint32_t sid = key_src(e->key), did = key_dst(e->key);
-	st.addr_len = a->addrs[sid][16];
-	memcpy(st.src, a->addrs[sid], 16);
-	memcpy(st.dst, a->addrs[did], 16);
-	st.dqpn = key_qpn(e->key);
-	st.transport = e->transport;
-	st.pmtu = pmtu_of(a, e);
-	st.packets = e->packets;
-	st.bytes = e->bytes;
-	st.requests = e->requests;
-	st.responses = e->packets - e->requests;
-	st.has_psn = (e->flags & F_REQ_SEEN) && e->transport != ROCE_TR_UD;
-	st.first_psn = e->first_psn;
-	st.last_psn = (e->next_psn - 1) & PSN_MASK;
+	st->addr_len = a->addrs[sid][16];
+	memcpy(st->src, a->addrs[sid], 16);
+	memcpy(st->dst, a->addrs[did], 16);
+	st->dqpn = key_qpn(e->key);
+	st->transport = e->transport;
+	st->pmtu = pmtu_of(a, e);
+	st->packets = e->packets;
+	st->bytes = e->bytes;
+	st->requests = e->requests;
+	st->responses = e->packets - e->requests;
+	st->has_psn = (e->flags & F_REQ_SEEN) && e->transport != ROCE_TR_UD;
+	st->first_psn = e->first_psn;
+	st->last_psn = (e->next_psn - 1) & PSN_MASK;
 	const struct loss_block *l = loss_of(a, e);
 	if (l) {
-		st.gaps = l->gaps;
-		st.missing_psns = l->missing;
-		st.retransmits = l->retransmits;
-		st.out_of_order = l->ooo;
-		st.timeouts = l->timeouts;
+		st->gaps = l->gaps;
+		st->missing_psns = l->missing;
+		st->retransmits = l->retransmits;
+		st->out_of_order = l->ooo;
+		st->timeouts = l->timeouts;
 		for (unsigned c = 0; c < 5; c++)
-			st.naks[c] = l->naks[c];
-		st.rnr_naks = l->rnr;
-		st.recover_count = l->recover_count;
-		st.recover_max_us = l->recover_max_us;
-		st.recover_mean_us = l->recover_count ? (uint32_t)(l->recover_sum_us / l->recover_count) : 0;
-		st.timeout_aged = l->timeout_aged;
-		st.timeout_age_max_us = l->timeout_max_us;
-		st.timeout_age_mean_us = l->timeout_aged ? (uint32_t)(l->timeout_sum_us / l->timeout_aged) : 0;
+			st->naks[c] = l->naks[c];
+		st->rnr_naks = l->rnr;
+		st->recover_count = l->recover_count;
+		st->recover_max_us = l->recover_max_us;
+		st->recover_mean_us = l->recover_count ? (uint32_t)(l->recover_sum_us / l->recover_count) : 0;
+		st->timeout_aged = l->timeout_aged;
+		st->timeout_age_max_us = l->timeout_max_us;
+		st->timeout_age_mean_us = l->timeout_aged ? (uint32_t)(l->timeout_sum_us / l->timeout_aged) : 0;
 	}
-	st.messages = e->messages;
-	st.paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
-	st.peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
+	st->messages = e->messages;
+	st->paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
+	st->peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
 	const struct ack_block *r = ack_of(a, e);
 	if (r) {
-		st.messages_send = r->by_kind[MSG_SEND];
-		st.messages_write = r->by_kind[MSG_WRITE];
-		st.messages_read = r->by_kind[MSG_READ];
-		st.messages_atomic = r->by_kind[MSG_ATOMIC];
-		st.messages_other = r->by_kind[MSG_OTHER];
+		st->messages_send = r->by_kind[MSG_SEND];
+		st->messages_write = r->by_kind[MSG_WRITE];
+		st->messages_read = r->by_kind[MSG_READ];
+		st->messages_atomic = r->by_kind[MSG_ATOMIC];
+		st->messages_other = r->by_kind[MSG_OTHER];
 	}
 	if (r && r->count) {
-		st.rtt_count = r->count;
-		st.rtt_min_us = r->min_us;
-		st.rtt_max_us = r->max_us;
-		st.rtt_mean_us = (uint32_t)(r->sum_us / r->count);
-		st.rtt_p50_us = rtt_quantile_us(r, 0.50);
-		st.rtt_p99_us = rtt_quantile_us(r, 0.99);
+		st->rtt_count = r->count;
+		st->rtt_min_us = r->min_us;
+		st->rtt_max_us = r->max_us;
+		st->rtt_mean_us = (uint32_t)(r->sum_us / r->count);
+		st->rtt_p50_us = rtt_quantile_us(r, 0.50);
+		st->rtt_p99_us = rtt_quantile_us(r, 0.99);
 	}
-	st.max_idle_us = e->max_idle_us;
-	*out = st;
+	st->max_idle_us = e->max_idle_us;
 }
 
 /* The index of the stream that e is paired with, if that one is paired with e too; NO_IDX if not. */
