@@ -41,6 +41,7 @@
 #include <pcap/pcap.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -169,6 +170,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor: %s: %s\n", path, strerror(errno));
 		return 2;
 	}
+	__fsetlocking(fp, FSETLOCKING_BYCALLER);  /* as input.c: no lock per fread */
 	char *iobuf = NULL;
 	if (bufsize > 0) {
 		iobuf = malloc((size_t)bufsize);
