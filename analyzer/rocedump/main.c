@@ -5,6 +5,7 @@
  * Exit status: 0 ok; 1 an error-severity event occurred and --strict was given; 2 usage or
  * input error (message on stderr, prefixed "rocedump: "). */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -18,6 +19,9 @@
 
 #define EXIT_EVENTS 1
 #define EXIT_USAGE 2
+/* -q ends with the per-stream table (as --summary) when it has at most this many rows; a
+ * capture of many queue pairs gets one line instead (1 M QPs would be ~400 MB of table). */
+#define QUIET_TABLE_MAX 64
 
 enum out_format { OUT_TEXT, OUT_JSON };
 
@@ -44,7 +48,8 @@ static void usage(FILE *f)
 		"  -n                 no name resolution (always the case)\n"
 		"  -v, -vv            more fields per frame\n"
 		"  -e                 print the link layer (MAC addresses, VLAN tags)\n"
-		"  -q                 no per-frame output; print a summary at the end\n"
+		"  -q                 no per-frame output; print a summary at the end, and the\n"
+		"                     --summary table when it has at most 64 rows\n"
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
 		"      --strict       exit 1 if any error-severity event occurred\n"
 		"      --summary      print one row per stream (source > destination QP) at the end\n"
@@ -264,11 +269,15 @@ int main(int argc, char **argv)
 		else
 			summary_print_text(&sum, input_capstats(&in), stdout);
 	}
-	if (o.streams) {
+	uint64_t n_streams = roce_analyzer_streams(an);
+	if (o.streams || (o.quiet && n_streams >= 1 && n_streams <= QUIET_TABLE_MAX)) {
 		if (o.format == OUT_JSON)
 			streams_print_json(an, input_capstats(&in), stdout);
 		else
 			streams_print_text(an, input_capstats(&in), stdout);
+	} else if (o.quiet && o.format == OUT_TEXT && n_streams > QUIET_TABLE_MAX) {
+		printf("streams: %" PRIu64 " (evicted %" PRIu64 "); --summary lists them\n", n_streams,
+		       roce_analyzer_evictions(an));
 	}
 	roce_analyzer_free(an);
 	input_close(&in);

@@ -1,9 +1,9 @@
 #!/bin/bash
 # test-cli.sh: rocedump's command line: options, exit statuses, error messages, input forms
 # (file, stdin, pcapng), corrupt and truncated files, JSON validity. TAP output.
-#   test-cli.sh ROCEDUMP CAPTURES_DIR PYTHON3
+#   test-cli.sh ROCEDUMP CAPTURES_DIR PYTHON3 GENCAPS
 set -u
-R=$1 CAPS=$2 PY=${3:-python3}
+R=$1 CAPS=$2 PY=${3:-python3} GENCAPS=$4
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 n=0 failed=0
@@ -188,6 +188,24 @@ ev=$("$R" --list-events | wc -l)
 [ "$ev" -gt 30 ] && ok "--list-events lists $ev events" || not_ok "--list-events" "$ev lines"
 
 # a reader that goes away does not hang rocedump
+# -q ends with the per-stream table up to 64 rows, and with one line beyond
+"$GENCAPS" --bench-small "$T/q32.pcap" 128 32 && "$GENCAPS" --bench-small "$T/q33.pcap" 132 33 ||
+	not_ok "gencaps --bench-small"
+"$R" -q -r "$T/q32.pcap" >"$T/q32.out"
+"$R" -q --summary -r "$T/q32.pcap" >"$T/q32s.out"
+if grep -qx 'streams: 64 (evicted 0); capture drops: not recorded (pcap files carry no drop counts)' "$T/q32.out" &&
+	[ "$(grep -c '^10\.' "$T/q32.out")" = 64 ] && cmp -s "$T/q32.out" "$T/q32s.out"; then
+	ok "-q with 64 streams ends with the --summary table"
+else not_ok "-q with 64 streams ends with the --summary table" "$(tail -3 "$T/q32.out")"; fi
+"$R" -q -r "$T/q33.pcap" >"$T/q33.out"
+if [ "$(tail -1 "$T/q33.out")" = 'streams: 66 (evicted 0); --summary lists them' ] &&
+	! grep -q '^source ' "$T/q33.out" && [ "$("$R" -q --summary -r "$T/q33.pcap" | grep -c '^10\.')" = 66 ]; then
+	ok "-q with 66 streams prints one line; --summary the 66 rows"
+else not_ok "-q with 66 streams prints one line; --summary the 66 rows" "$(tail -3 "$T/q33.out")"; fi
+if [ "$("$R" -q -T json -r "$T/q32.pcap" | wc -l)" = 2 ] && [ "$("$R" -q -T json -r "$T/q33.pcap" | wc -l)" = 1 ]; then
+	ok "-q -T json adds the streams object up to 64 streams"
+else not_ok "-q -T json adds the streams object up to 64 streams"; fi
+
 timeout 10 "$R" -r "$G/uc_rd_ud_xrc_opcodes.pcap" | head -1 >/dev/null
 [ $? = 0 ] && ok "closed pipe does not hang" || not_ok "closed pipe does not hang"
 
