@@ -253,11 +253,12 @@ int main(int argc, char **argv)
 				print_json(&line, &o.print, n, &f, &pkt, &findings);
 			else
 				print_text(&line, &o.print, n, &f, &pkt, &findings);
-			sb_flush(&line, stdout);
+			sb_end_record(&line, stdout);
 		}
 		if (o.count && (long long)n >= o.count)
 			break;
 	}
+	sb_flush(&line, stdout);
 	if (rc < 0) {
 		fflush(stdout);
 		fprintf(stderr, "rocedump: %s\n", err);

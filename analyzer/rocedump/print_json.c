@@ -8,7 +8,7 @@
 
 static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt *p)
 {
-	sb_printf(s, ",\"link\":{\"type\":%u", p->linktype);
+	sb_key_u(s, ",\"link\":{\"type\":", p->linktype);
 	if (p->eth_off >= 0 && (uint32_t)p->eth_off + 14 <= f->caplen) {
 		char src[18], dst[18];
 		fmt_mac(dst, f->data + p->eth_off);
@@ -18,7 +18,7 @@ static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt 
 	if (p->linktype == ROCE_LINK_SLL || p->linktype == ROCE_LINK_SLL2)
 		sb_printf(s, ",\"sll_pkttype\":%u", p->sll_pkttype);
 	if (p->ethertype)
-		sb_printf(s, ",\"ethertype\":%u", p->ethertype);
+		sb_key_u(s, ",\"ethertype\":", p->ethertype);
 	sb_puts(s, "}");
 	if (p->n_vlan) {
 		sb_puts(s, ",\"vlan\":[");
@@ -72,21 +72,36 @@ static void put_net(struct sb *s, const struct frame *f, const struct roce_pkt *
 	if (n->kind != ROCE_NET_IPV4 && n->kind != ROCE_NET_IPV6 && n->kind != ROCE_NET_GRH)
 		return;
 	fmt_net_addrs(p, f->data, src, dst);
-	sb_printf(s, ",\"%s\":{", n->kind == ROCE_NET_GRH ? "grh" : "ip");
-	if (n->kind != ROCE_NET_GRH)
-		sb_printf(s, "\"version\":%u,", n->kind == ROCE_NET_IPV4 ? 4 : 6);
-	if (src[0])
-		sb_printf(s, "\"src\":\"%s\",\"dst\":\"%s\",", src, dst);
-	sb_printf(s, "\"tclass\":%u,\"dscp\":%u,\"ecn\":%u,\"ttl\":%u,\"proto\":%u,\"length\":%" PRIu32,
-		  n->tclass, roce_dscp(n), roce_ecn(n), n->ttl, n->proto, n->total_len);
-	if (n->kind == ROCE_NET_IPV4)
-		sb_printf(s, ",\"id\":%u,\"frag\":%u,\"checksum\":\"%s\"", n->ip_id, n->frag, roce_csum_name(n->ip_csum));
+	if (n->kind == ROCE_NET_GRH)
+		sb_puts(s, ",\"grh\":{");
 	else
-		sb_printf(s, ",\"flow_label\":%" PRIu32, n->flow_label);
+		sb_puts(s, n->kind == ROCE_NET_IPV4 ? ",\"ip\":{\"version\":4," : ",\"ip\":{\"version\":6,");
+	if (src[0]) {
+		sb_key_str(s, "\"src\":", src);
+		sb_key_str(s, ",\"dst\":", dst);
+		sb_puts(s, ",");
+	}
+	sb_key_u(s, "\"tclass\":", n->tclass);
+	sb_key_u(s, ",\"dscp\":", roce_dscp(n));
+	sb_key_u(s, ",\"ecn\":", roce_ecn(n));
+	sb_key_u(s, ",\"ttl\":", n->ttl);
+	sb_key_u(s, ",\"proto\":", n->proto);
+	sb_key_u(s, ",\"length\":", n->total_len);
+	if (n->kind == ROCE_NET_IPV4) {
+		sb_key_u(s, ",\"id\":", n->ip_id);
+		sb_key_u(s, ",\"frag\":", n->frag);
+		sb_key_str(s, ",\"checksum\":", roce_csum_name(n->ip_csum));
+	} else {
+		sb_key_u(s, ",\"flow_label\":", n->flow_label);
+	}
 	sb_puts(s, "}");
-	if (p->udp.off)
-		sb_printf(s, ",\"udp\":{\"sport\":%u,\"dport\":%u,\"len\":%u,\"checksum\":\"%s\"}", p->udp.sport,
-			  p->udp.dport, p->udp.len, roce_csum_name(p->udp.csum_status));
+	if (p->udp.off) {
+		sb_key_u(s, ",\"udp\":{\"sport\":", p->udp.sport);
+		sb_key_u(s, ",\"dport\":", p->udp.dport);
+		sb_key_u(s, ",\"len\":", p->udp.len);
+		sb_key_str(s, ",\"checksum\":", roce_csum_name(p->udp.csum_status));
+		sb_puts(s, "}");
+	}
 	else if (n->proto == 6 && (p->l4_sport || p->l4_dport))
 		sb_printf(s, ",\"tcp\":{\"sport\":%u,\"dport\":%u}", p->l4_sport, p->l4_dport);
 }
@@ -96,14 +111,22 @@ static void put_ext(struct sb *s, const struct roce_hdrs *h)
 	if (h->hdrs & ROCE_HDR_RDETH)
 		sb_printf(s, ",\"rdeth\":{\"eecnxt\":%" PRIu32 "}", h->rdeth.eecnxt);
 	if (h->hdrs & ROCE_HDR_DETH)
-		sb_printf(s, ",\"deth\":{\"qkey\":%" PRIu32 ",\"srcqp\":%" PRIu32 "}", h->deth.qkey, h->deth.srcqp);
+	{
+		sb_key_u(s, ",\"deth\":{\"qkey\":", h->deth.qkey);
+		sb_key_u(s, ",\"srcqp\":", h->deth.srcqp);
+		sb_puts(s, "}");
+	}
 	if (h->hdrs & ROCE_HDR_XRCETH)
 		sb_printf(s, ",\"xrceth\":{\"xrcsrq\":%" PRIu32 "}", h->xrceth.xrcsrq);
 	if (h->hdrs & ROCE_HDR_FETH)
 		sb_printf(s, ",\"feth\":{\"sel\":%u,\"plt\":%u}", h->feth.sel, h->feth.plt);
 	if (h->hdrs & ROCE_HDR_RETH)
-		sb_printf(s, ",\"reth\":{\"va\":%" PRIu64 ",\"rkey\":%" PRIu32 ",\"dmalen\":%" PRIu32 "}",
-			  h->reth.va, h->reth.rkey, h->reth.dmalen);
+	{
+		sb_key_u(s, ",\"reth\":{\"va\":", h->reth.va);
+		sb_key_u(s, ",\"rkey\":", h->reth.rkey);
+		sb_key_u(s, ",\"dmalen\":", h->reth.dmalen);
+		sb_puts(s, "}");
+	}
 	if (h->hdrs & ROCE_HDR_ATOMICETH)
 		sb_printf(s, ",\"atomiceth\":{\"va\":%" PRIu64 ",\"rkey\":%" PRIu32 ",\"swap\":%" PRIu64
 			  ",\"cmp\":%" PRIu64 "}", h->atomiceth.va, h->atomiceth.rkey, h->atomiceth.swap,
@@ -111,11 +134,12 @@ static void put_ext(struct sb *s, const struct roce_hdrs *h)
 	if (h->hdrs & ROCE_HDR_AETH) {
 		uint8_t syn = h->aeth.syndrome;
 		unsigned v = roce_aeth_value(syn);
-		sb_printf(s, ",\"aeth\":{\"syndrome\":%u,\"msn\":%" PRIu32 ",\"kind\":\"%s\"", syn, h->aeth.msn,
-			  roce_aeth_kind_name(syn));
+		sb_key_u(s, ",\"aeth\":{\"syndrome\":", syn);
+		sb_key_u(s, ",\"msn\":", h->aeth.msn);
+		sb_key_str(s, ",\"kind\":", roce_aeth_kind_name(syn));
 		switch (roce_aeth_kind(syn)) {
 		case ROCE_AETH_ACK:
-			sb_printf(s, ",\"credit\":%u", v);
+			sb_key_u(s, ",\"credit\":", v);
 			break;
 		case ROCE_AETH_RNR_NAK:
 			sb_printf(s, ",\"rnr_timer\":%u,\"rnr_usec\":%" PRIu32, v, roce_rnr_timer_usec(v));
@@ -133,7 +157,7 @@ static void put_ext(struct sb *s, const struct roce_hdrs *h)
 	if (h->hdrs & ROCE_HDR_ATOMICACKETH)
 		sb_printf(s, ",\"atomicacketh\":{\"orig\":%" PRIu64 "}", h->atomicacketh.orig);
 	if (h->hdrs & ROCE_HDR_IMMDT)
-		sb_printf(s, ",\"immdt\":%" PRIu32, h->immdt);
+		sb_key_u(s, ",\"immdt\":", h->immdt);
 	if (h->hdrs & ROCE_HDR_IETH)
 		sb_printf(s, ",\"ieth\":%" PRIu32, h->ieth);
 }
@@ -142,7 +166,7 @@ static void put_roce(struct sb *s, const struct roce_pkt *p)
 {
 	const struct roce_bth *b = &p->h.bth;
 
-	sb_printf(s, ",\"roce\":{\"version\":%u", p->version);
+	sb_key_u(s, ",\"roce\":{\"version\":", p->version);
 	if (p->trunc_layer)
 		sb_printf(s, ",\"truncated\":\"%s\"", roce_layer_name(p->trunc_layer));
 	if (p->invalid_layer)
@@ -152,18 +176,26 @@ static void put_roce(struct sb *s, const struct roce_pkt *p)
 		return;
 	}
 	const char *name = p->op->name ? p->op->name : "RESERVED";
-	sb_printf(s, ",\"opcode\":%u,\"opcode_name\":\"%s\",\"transport\":\"%s\",\"se\":%u,\"m\":%u,"
-		     "\"padcnt\":%u,\"tver\":%u,\"pkey\":%u,\"fecn\":%u,\"becn\":%u,\"resv6\":%u,\"dqpn\":%" PRIu32
-		     ",\"ackreq\":%u,\"resv7\":%u,\"psn\":%" PRIu32,
-		  b->opcode, name, roce_transport_name((enum roce_transport)p->op->transport), b->se, b->m,
-		  b->padcnt, b->tver, b->pkey, b->fecn, b->becn, b->resv6, b->dqpn, b->ackreq, b->resv7, b->psn);
+	sb_key_u(s, ",\"opcode\":", b->opcode);
+	sb_key_str(s, ",\"opcode_name\":", name);
+	sb_key_str(s, ",\"transport\":", roce_transport_name((enum roce_transport)p->op->transport));
+	const struct { const char *key; uint32_t value; } bth[] = {
+		{",\"se\":", b->se}, {",\"m\":", b->m}, {",\"padcnt\":", b->padcnt}, {",\"tver\":", b->tver},
+		{",\"pkey\":", b->pkey}, {",\"fecn\":", b->fecn}, {",\"becn\":", b->becn},
+		{",\"resv6\":", b->resv6}, {",\"dqpn\":", b->dqpn}, {",\"ackreq\":", b->ackreq},
+		{",\"resv7\":", b->resv7}, {",\"psn\":", b->psn},
+	};
+	for (size_t i = 0; i < sizeof(bth) / sizeof(bth[0]); i++)
+		sb_key_u(s, bth[i].key, bth[i].value);
 	if (p->trunc_layer != ROCE_LAYER_EXT)
 		put_ext(s, &p->h);
 	if (p->icrc_off) {
-		sb_printf(s, ",\"payload_len\":%" PRIu32 ",\"icrc\":{\"status\":\"%s\"",
-			  p->payload_len, roce_icrc_status_name(p->icrc_status));
-		if (p->icrc_status == ROCE_ICRC_GOOD || p->icrc_status == ROCE_ICRC_BAD)
-			sb_printf(s, ",\"value\":%" PRIu32 ",\"computed\":%" PRIu32, p->icrc_wire, p->icrc_computed);
+		sb_key_u(s, ",\"payload_len\":", p->payload_len);
+		sb_key_str(s, ",\"icrc\":{\"status\":", roce_icrc_status_name(p->icrc_status));
+		if (p->icrc_status == ROCE_ICRC_GOOD || p->icrc_status == ROCE_ICRC_BAD) {
+			sb_key_u(s, ",\"value\":", p->icrc_wire);
+			sb_key_u(s, ",\"computed\":", p->icrc_computed);
+		}
 		else if (p->icrc_status == ROCE_ICRC_UNCHECKED && p->icrc_wire)
 			sb_printf(s, ",\"value\":%" PRIu32, p->icrc_wire);
 		sb_puts(s, "}");
@@ -175,8 +207,16 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 		const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	(void)o;
-	sb_printf(s, "{\"frame\":%" PRIu64 ",\"ts\":%lld.%09u,\"caplen\":%" PRIu32 ",\"len\":%" PRIu32, frame_no,
-		  (long long)f->ts_sec, f->ts_nsec, f->caplen, f->wirelen);
+	sb_key_u(s, "{\"frame\":", frame_no);
+	if (f->ts_sec >= 0) {
+		sb_key_u(s, ",\"ts\":", (uint64_t)f->ts_sec);
+		sb_puts(s, ".");
+		sb_putu0(s, f->ts_nsec, 9);
+	} else {
+		sb_printf(s, ",\"ts\":%lld.%09u", (long long)f->ts_sec, f->ts_nsec);
+	}
+	sb_key_u(s, ",\"caplen\":", f->caplen);
+	sb_key_u(s, ",\"len\":", f->wirelen);
 	put_link(s, f, p);
 	if (p->wrap.kind)
 		put_wrap(s, f, p);
@@ -187,7 +227,7 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	const char *sep = "";
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
 		if (roce_evset_has(&p->events, (enum roce_event)e)) {
-			sb_printf(s, "%s\"%s\"", sep, roce_event_name((enum roce_event)e));
+			sb_key_str(s, sep, roce_event_name((enum roce_event)e));
 			sep = ",";
 		}
 	}

@@ -75,14 +75,25 @@ static void put_ext(struct sb *s, const struct roce_pkt *p)
 	if (h->hdrs & ROCE_HDR_RDETH)
 		sb_printf(s, " rdeth eecnxt %" PRIu32, h->rdeth.eecnxt);
 	if (h->hdrs & ROCE_HDR_DETH)
-		sb_printf(s, " deth qkey 0x%08" PRIx32 " srcqp 0x%06" PRIx32, h->deth.qkey, h->deth.srcqp);
+	{
+		sb_puts(s, " deth qkey 0x");
+		sb_puthex(s, h->deth.qkey, 8);
+		sb_puts(s, " srcqp 0x");
+		sb_puthex(s, h->deth.srcqp, 6);
+	}
 	if (h->hdrs & ROCE_HDR_XRCETH)
 		sb_printf(s, " xrceth xrcsrq 0x%06" PRIx32, h->xrceth.xrcsrq);
 	if (h->hdrs & ROCE_HDR_FETH)
 		sb_printf(s, " feth sel %u plt %u", h->feth.sel, h->feth.plt);
 	if (h->hdrs & ROCE_HDR_RETH)
-		sb_printf(s, " reth va 0x%" PRIx64 " rkey 0x%08" PRIx32 " dmalen %" PRIu32, h->reth.va,
-			  h->reth.rkey, h->reth.dmalen);
+	{
+		sb_puts(s, " reth va 0x");
+		sb_puthex(s, h->reth.va, 1);
+		sb_puts(s, " rkey 0x");
+		sb_puthex(s, h->reth.rkey, 8);
+		sb_puts(s, " dmalen ");
+		sb_putu(s, h->reth.dmalen);
+	}
 	if (h->hdrs & ROCE_HDR_ATOMICETH)
 		sb_printf(s, " atomiceth va 0x%" PRIx64 " rkey 0x%08" PRIx32 " swap 0x%" PRIx64 " cmp 0x%" PRIx64,
 			  h->atomiceth.va, h->atomiceth.rkey, h->atomiceth.swap, h->atomiceth.cmp);
@@ -91,7 +102,8 @@ static void put_ext(struct sb *s, const struct roce_pkt *p)
 		unsigned v = roce_aeth_value(syn);
 		switch (roce_aeth_kind(syn)) {
 		case ROCE_AETH_ACK:
-			sb_printf(s, " aeth ACK credit %u", v);
+			sb_puts(s, " aeth ACK credit ");
+			sb_putu(s, v);
 			break;
 		case ROCE_AETH_RNR_NAK:
 			sb_printf(s, " aeth RNR_NAK timer %u (%" PRIu32 "us)", v, roce_rnr_timer_usec(v));
@@ -108,12 +120,16 @@ static void put_ext(struct sb *s, const struct roce_pkt *p)
 			sb_printf(s, " aeth syndrome 0x%02x", syn);
 			break;
 		}
-		sb_printf(s, " msn %" PRIu32, h->aeth.msn);
+		sb_puts(s, " msn ");
+		sb_putu(s, h->aeth.msn);
 	}
 	if (h->hdrs & ROCE_HDR_ATOMICACKETH)
 		sb_printf(s, " orig 0x%" PRIx64, h->atomicacketh.orig);
 	if (h->hdrs & ROCE_HDR_IMMDT)
-		sb_printf(s, " imm 0x%08" PRIx32, h->immdt);
+	{
+		sb_puts(s, " imm 0x");
+		sb_puthex(s, h->immdt, 8);
+	}
 	if (h->hdrs & ROCE_HDR_IETH)
 		sb_printf(s, " inv-rkey 0x%08" PRIx32, h->ieth);
 }

@@ -21,18 +21,6 @@ void sb_printf(struct sb *s, const char *fmt, ...)
 	}
 }
 
-void sb_puts(struct sb *s, const char *str)
-{
-	size_t n = strlen(str), room = sizeof(s->buf) - 1 - s->len;
-	if (n > room) {
-		n = room;
-		s->full = true;
-	}
-	memcpy(s->buf + s->len, str, n);
-	s->len += n;
-	s->buf[s->len] = '\0';
-}
-
 void sb_flush(struct sb *s, FILE *f)
 {
 	fwrite(s->buf, 1, s->len, f);
@@ -51,15 +39,28 @@ static void put_reversed(struct sb *s, const char *tmp, unsigned n)
 	s->buf[s->len] = '\0';
 }
 
-void sb_putu(struct sb *s, uint64_t v)
+void sb_putu0(struct sb *s, uint64_t v, unsigned width)
 {
 	char tmp[20];
 	unsigned n = 0;
-	do {
+	if (width > sizeof(tmp))
+		width = sizeof(tmp);  /* a uint64_t has at most 20 decimal digits */
+	uint32_t w;
+	while (v > UINT32_MAX) {  /* 64-bit division only for the high digits of large values */
 		tmp[n++] = (char)('0' + v % 10);
 		v /= 10;
-	} while (v);
+	}
+	w = (uint32_t)v;
+	do {
+		tmp[n++] = (char)('0' + w % 10);
+		w /= 10;
+	} while (w || n < width);
 	put_reversed(s, tmp, n);
+}
+
+void sb_putu(struct sb *s, uint64_t v)
+{
+	sb_putu0(s, v, 1);
 }
 
 void sb_puthex(struct sb *s, uint64_t v, unsigned width)

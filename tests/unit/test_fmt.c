@@ -1,0 +1,86 @@
+/* test_fmt.c: rocedump's text appenders (analyzer/rocedump/fmt.c, sb.c) against libc's own
+ * formatting: IPv4 addresses against inet_ntop for every octet value in every position, MAC
+ * addresses and decimal (plain and zero-padded) and hex against snprintf at the digit-count
+ * boundaries, and truncation. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "sb.h"
+
+Test(fmt, ipv4_matches_inet_ntop)
+{
+	char ours[FMT_ADDR_MAX], libc[INET_ADDRSTRLEN];
+	for (unsigned pos = 0; pos < 4; pos++) {
+		for (unsigned v = 0; v < 256; v++) {
+			uint8_t a[4] = {10, 200, 7, 99};
+			a[pos] = (uint8_t)v;
+			fmt_ip(ours, a, 4);
+			cr_assert_not_null(inet_ntop(AF_INET, a, libc, sizeof(libc)));
+			cr_assert_str_eq(ours, libc);
+		}
+	}
+}
+
+Test(fmt, mac_matches_snprintf)
+{
+	char ours[18], want[18];
+	for (unsigned v = 0; v < 256; v++) {
+		uint8_t m[6] = {(uint8_t)v, (uint8_t)(255 - v), 0x0f, 0xf0, (uint8_t)(v * 7), (uint8_t)v};
+		fmt_mac(ours, m);
+		snprintf(want, sizeof(want), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+		cr_assert_str_eq(ours, want);
+	}
+}
+
+Test(fmt, ipv6_uses_inet_ntop)
+{
+	uint8_t a[16] = {0xfe, 0x80, [15] = 1};
+	char ours[FMT_ADDR_MAX];
+	fmt_ip(ours, a, 16);
+	cr_assert_str_eq(ours, "fe80::1");
+}
+
+static struct sb line;
+
+Test(sb, decimal_and_hex_match_snprintf)
+{
+	static const uint64_t values[] = {0, 1, 9, 10, 99, 100, 0xfff, 0xffffff, 0x1000000, UINT32_MAX,
+					  (uint64_t)UINT32_MAX + 1, UINT64_MAX / 10, UINT64_MAX};
+	char want[64];
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		uint64_t v = values[i];
+		sb_reset(&line);
+		sb_putu(&line, v);
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		cr_assert_str_eq(line.buf, want);
+		for (unsigned width = 1; width <= 20; width++) {
+			sb_reset(&line);
+			sb_putu0(&line, v, width);
+			snprintf(want, sizeof(want), "%0*" PRIu64, (int)width, v);
+			cr_assert_str_eq(line.buf, want, "%" PRIu64 " width %u", v, width);
+		}
+		for (unsigned width = 1; width <= 16; width++) {
+			sb_reset(&line);
+			sb_puthex(&line, v, width);
+			snprintf(want, sizeof(want), "%0*" PRIx64, (int)width, v);
+			cr_assert_str_eq(line.buf, want, "0x%" PRIx64 " width %u", v, width);
+		}
+	}
+}
+
+Test(sb, appends_stop_at_the_end_and_say_so)
+{
+	sb_reset(&line);
+	while (!line.full)
+		sb_putu(&line, 1234567890);
+	cr_assert_lt(line.len, sizeof(line.buf));
+	cr_assert_eq(strlen(line.buf), line.len);
+	sb_puts(&line, "more");
+	sb_puthex(&line, 0xabc, 8);
+	cr_assert_lt(line.len, sizeof(line.buf));
+	cr_assert_eq(strlen(line.buf), line.len);
+}
