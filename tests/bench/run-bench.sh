@@ -12,7 +12,8 @@
 #   floor FILE              the bare libpcap + ISA-L ICRC loop (floor.c)
 #   rocedump -q -r FILE     must reach >= 90% of the floor's speed (PASS/FAIL)
 # and on the small file only, best of --tool-runs (default 3), interleaved:
-#   rocedump -r F >/dev/null, tcpdump -nr F >/dev/null (rocedump text should be faster: PASS/FAIL),
+#   rocedump -r F >/dev/null, rocedump -T json -r F >/dev/null,
+#   tcpdump -nr F >/dev/null (rocedump text should be faster: PASS/FAIL),
 #   tshark -r F -T fields -e infiniband.bth.psn >/dev/null (skipped when not installed).
 # Peak RSS comes from one extra run of each under /usr/bin/time (GNU time), "n/a" without it.
 # The floor's ICRC good count must equal rocedump's (PASS/FAIL), and rocedump's peak RSS on the
@@ -148,7 +149,7 @@ for f in small mtu; do
 done
 
 have() { command -v "$1" >/dev/null 2>&1; }
-tool_keys=("rocedump text small")
+tool_keys=("rocedump text small" "rocedump json small")
 if [ "$tools" = 1 ]; then
 	have tcpdump && tool_keys+=("tcpdump -nr small") || echo "note: tcpdump not installed, skipped"
 	have tshark && tool_keys+=("tshark small") || echo "note: tshark not installed, skipped"
@@ -160,6 +161,7 @@ run_tool() {  # run_tool KEY MODE: MODE time or rss
 	[ "$how" = seconds ] && out=(/dev/null)
 	case $1 in
 	"rocedump text small") $how "$1" "${out[@]}" "$rocedump" -r "$small" ;;
+	"rocedump json small") $how "$1" "${out[@]}" "$rocedump" -T json -r "$small" ;;
 	"tcpdump -nr small") $how "$1" "${out[@]}" tcpdump -nr "$small" ;;
 	"tshark small") $how "$1" "${out[@]}" tshark -r "$small" -T fields -e infiniband.bth.psn ;;
 	esac
