@@ -110,8 +110,7 @@ static void put_ext(struct sb *s, const struct roce_hdrs *h)
 {
 	if (h->hdrs & ROCE_HDR_RDETH)
 		sb_printf(s, ",\"rdeth\":{\"eecnxt\":%" PRIu32 "}", h->rdeth.eecnxt);
-	if (h->hdrs & ROCE_HDR_DETH)
-	{
+	if (h->hdrs & ROCE_HDR_DETH) {
 		sb_key_u(s, ",\"deth\":{\"qkey\":", h->deth.qkey);
 		sb_key_u(s, ",\"srcqp\":", h->deth.srcqp);
 		sb_puts(s, "}");
@@ -120,8 +119,7 @@ static void put_ext(struct sb *s, const struct roce_hdrs *h)
 		sb_printf(s, ",\"xrceth\":{\"xrcsrq\":%" PRIu32 "}", h->xrceth.xrcsrq);
 	if (h->hdrs & ROCE_HDR_FETH)
 		sb_printf(s, ",\"feth\":{\"sel\":%u,\"plt\":%u}", h->feth.sel, h->feth.plt);
-	if (h->hdrs & ROCE_HDR_RETH)
-	{
+	if (h->hdrs & ROCE_HDR_RETH) {
 		sb_key_u(s, ",\"reth\":{\"va\":", h->reth.va);
 		sb_key_u(s, ",\"rkey\":", h->reth.rkey);
 		sb_key_u(s, ",\"dmalen\":", h->reth.dmalen);

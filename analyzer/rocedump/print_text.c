@@ -44,26 +44,22 @@ static void put_wrap(struct sb *s, const struct print_opts *o, const struct fram
 			sb_printf(s, " %s > %s", a, b);
 		}
 	}
-	switch (w->kind) {
-	case ROCE_WRAP_VXLAN:
+	if (w->kind == ROCE_WRAP_VXLAN) {
 		sb_printf(s, " vni %" PRIu32, w->vni);
-		break;
-	case ROCE_WRAP_ERSPAN2:
-	case ROCE_WRAP_ERSPAN3:
-		sb_printf(s, " session %u", w->session_id);
-		if (w->kind == ROCE_WRAP_ERSPAN3)
-			sb_printf(s, " %s hwid %u", w->direction ? "egress" : "ingress", w->hwid);
-		if (w->vlan)
-			sb_printf(s, " vlan %u", w->vlan);
-		if (w->truncated)
-			sb_puts(s, " truncated");
-		/* fall through */
-	default:
+	} else {  /* GRE-carried: ERSPAN's own fields, then GRE's */
+		if (w->kind == ROCE_WRAP_ERSPAN2 || w->kind == ROCE_WRAP_ERSPAN3) {
+			sb_printf(s, " session %u", w->session_id);
+			if (w->kind == ROCE_WRAP_ERSPAN3)
+				sb_printf(s, " %s hwid %u", w->direction ? "egress" : "ingress", w->hwid);
+			if (w->vlan)
+				sb_printf(s, " vlan %u", w->vlan);
+			if (w->truncated)
+				sb_puts(s, " truncated");
+		}
 		if (w->has_key)
 			sb_printf(s, " key %" PRIu32, w->gre_key);
 		if (w->has_seq)
 			sb_printf(s, " seq %" PRIu32, w->gre_seq);
-		break;
 	}
 	sb_puts(s, ": ");
 }
@@ -74,8 +70,7 @@ static void put_ext(struct sb *s, const struct roce_pkt *p)
 
 	if (h->hdrs & ROCE_HDR_RDETH)
 		sb_printf(s, " rdeth eecnxt %" PRIu32, h->rdeth.eecnxt);
-	if (h->hdrs & ROCE_HDR_DETH)
-	{
+	if (h->hdrs & ROCE_HDR_DETH) {
 		sb_puts(s, " deth qkey 0x");
 		sb_puthex(s, h->deth.qkey, 8);
 		sb_puts(s, " srcqp 0x");
@@ -85,8 +80,7 @@ static void put_ext(struct sb *s, const struct roce_pkt *p)
 		sb_printf(s, " xrceth xrcsrq 0x%06" PRIx32, h->xrceth.xrcsrq);
 	if (h->hdrs & ROCE_HDR_FETH)
 		sb_printf(s, " feth sel %u plt %u", h->feth.sel, h->feth.plt);
-	if (h->hdrs & ROCE_HDR_RETH)
-	{
+	if (h->hdrs & ROCE_HDR_RETH) {
 		sb_puts(s, " reth va 0x");
 		sb_puthex(s, h->reth.va, 1);
 		sb_puts(s, " rkey 0x");
@@ -125,8 +119,7 @@ static void put_ext(struct sb *s, const struct roce_pkt *p)
 	}
 	if (h->hdrs & ROCE_HDR_ATOMICACKETH)
 		sb_printf(s, " orig 0x%" PRIx64, h->atomicacketh.orig);
-	if (h->hdrs & ROCE_HDR_IMMDT)
-	{
+	if (h->hdrs & ROCE_HDR_IMMDT) {
 		sb_puts(s, " imm 0x");
 		sb_puthex(s, h->immdt, 8);
 	}

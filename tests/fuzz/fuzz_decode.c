@@ -2,13 +2,15 @@
  * frame. Built for libFuzzer with -Dfuzzing_engine=libfuzzer (clang); otherwise replay.c drives
  * it over the project's captures as an ordinary test. Decoding must never crash, read out of
  * bounds, or produce a view that points outside the frame; the fast path must decode every
- * input exactly as the general walk does; and the transport analyzer must take any sequence of
- * them (it keeps at most 64 streams here, so eviction runs too). */
+ * input exactly as the general walk does; the transport analyzer must take any sequence of
+ * them (it keeps at most 64 streams here, so eviction runs too); and rocedump's printers must
+ * turn any of them into one well-formed text line (-vv -e) and one well-formed JSON object. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "print.h"
 #include "roce/roce.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,6 +34,60 @@ static void check_fast_equals_general(const uint8_t *frame, uint32_t len, uint32
 		abort();
 	if (a.op && memcmp(&a.h, &b.h, sizeof(a.h)) != 0)
 		abort();
+}
+
+/* One record: no NUL inside, one newline, at the end. */
+static void check_record(const struct sb *s)
+{
+	if (s->full || s->len == 0 || strlen(s->buf) != s->len || s->buf[s->len - 1] != '\n' ||
+	    memchr(s->buf, '\n', s->len) != s->buf + s->len - 1)
+		abort();
+}
+
+/* A JSON object: brackets balance outside strings, strings close, nothing follows the object. */
+static void check_json(const struct sb *s)
+{
+	char stack[64];
+	unsigned depth = 0;
+	bool in_string = false;
+
+	check_record(s);
+	if (s->buf[0] != '{')
+		abort();
+	for (size_t i = 0; i + 1 < s->len; i++) {
+		char c = s->buf[i];
+		if (in_string) {
+			if (c == '\\' || (unsigned char)c < 0x20)
+				abort();  /* our strings are names and addresses: nothing to escape */
+			in_string = c != '"';
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '{' || c == '[') {
+			if (depth == sizeof(stack))
+				abort();
+			stack[depth++] = c == '{' ? '}' : ']';
+		} else if (c == '}' || c == ']') {
+			if (!depth || stack[--depth] != c || (!depth && i + 2 != s->len))
+				abort();
+		}
+	}
+	if (depth || in_string)
+		abort();
+}
+
+static void check_printers(const uint8_t *frame, uint32_t len, uint32_t wirelen, int64_t ts,
+			   const struct roce_pkt *p, const struct roce_findings *fi)
+{
+	static const struct print_opts all = {.verbose = 2, .link = true};
+	static struct sb line;
+	struct frame f = {frame, len, wirelen, ts / 1000000000, (uint32_t)(ts % 1000000000)};
+
+	sb_reset(&line);
+	print_text(&line, &all, 1, &f, p, fi);
+	check_record(&line);
+	sb_reset(&line);
+	print_json(&line, &all, 1, &f, p, fi);
+	check_json(&line);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -58,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	roce_analyze(an, &p, data + 1, ts += 1000, &fi);
 	if (fi.n > ROCE_MAX_FINDINGS)
 		abort();
+	check_printers(data + 1, len, len + (data[0] >> 4), ts, &p, &fi);
 	check_fast_equals_general(data + 1, len, len + (data[0] >> 4), link);
 	/* the view must stay inside the frame where it claims captured bytes */
 	if (p.version && p.op && p.icrc_status != ROCE_ICRC_UNVERIFIABLE && p.icrc_off &&
