@@ -40,7 +40,8 @@ static inline void summary_add(struct summary *s, const struct roce_pkt *p)
 				worst = sev > worst ? sev : worst;
 			}
 		}
-		s->worst[worst]++;
+		if (worst >= 0)  /* always, unless a bit past the table were set */
+			s->worst[worst]++;
 	}
 }
 
