@@ -28,10 +28,10 @@ static void text_row(const struct roce_stream_stats *s, void *user)
 	char peer[16] = "-";
 	if (s->paired)
 		snprintf(peer, sizeof(peer), "0x%06" PRIx32 "/%s", s->peer_qpn, paired_name(s->paired));
-	fprintf(out, "%-15s > %-15s 0x%06" PRIx32 " %-12s %-3s %5" PRIu32 " %8" PRIu64 " %10" PRIu64 " %7" PRIu64
+	fprintf(out, "%4" PRIu32 " %-15s > %-15s 0x%06" PRIx32 " %-12s %-3s %5" PRIu32 " %8" PRIu64 " %10" PRIu64 " %7" PRIu64
 		     " %7" PRIu64 " %7" PRIu64 " %-13s %-17s %5" PRIu64 "/%-6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %5" PRIu64
 		     " %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 " %4" PRIu64 " %s\n",
-		src, dst, s->dqpn, peer, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "-",
+		s->pair, src, dst, s->dqpn, peer, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "-",
 		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages, kinds, psns, s->gaps,
 		s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->naks[0], s->naks[1], s->naks[2],
 		s->naks[3], s->naks[4], s->rnr_naks, rtt);
@@ -43,8 +43,8 @@ void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs
 	capstats_describe(cs, drops, sizeof(drops));
 	fprintf(out, "streams: %" PRIu64 " (evicted %" PRIu64 "); %s\n", roce_analyzer_streams(a),
 		roce_analyzer_evictions(a), drops);
-	fprintf(out, "%-15s   %-15s %-8s %-12s %-3s %5s %8s %10s %7s %7s %7s %-13s %-17s %12s %6s %4s %5s %9s %4s %s\n",
-		"source", "destination", "qp", "peer/paired", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs",
+	fprintf(out, "%4s %-15s   %-15s %-8s %-12s %-3s %5s %8s %10s %7s %7s %7s %-13s %-17s %12s %6s %4s %5s %9s %4s %s\n",
+		"pair", "source", "destination", "qp", "peer/paired", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs",
 		"s/w/r/a/other", "psn range",
 		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/p50/p99/max (n)");
 	roce_analyzer_foreach(a, text_row, out);
