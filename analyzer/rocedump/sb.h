@@ -27,7 +27,6 @@ static inline void sb_reset(struct sb *s)
 
 __attribute__((format(printf, 2, 3))) void sb_printf(struct sb *s, const char *fmt, ...);
 /* Fast paths for the per-frame hot fields (printf costs ~70 % of text output otherwise). */
-void sb_putu(struct sb *s, uint64_t v);                  /* decimal */
 void sb_putu0(struct sb *s, uint64_t v, unsigned width); /* decimal, zero-padded to width digits */
 void sb_puthex(struct sb *s, uint64_t v, unsigned width); /* lower-case hex, at least width digits */
 /* Append n bytes. Inline, so that a literal's length and copy are known at compile time. */
@@ -46,6 +45,17 @@ static inline void sb_putn(struct sb *s, const char *str, size_t n)
 static inline void sb_puts(struct sb *s, const char *str)
 {
 	sb_putn(s, str, strlen(str));
+}
+
+/* Decimal. A single digit (most flags and small fields) is written in place. */
+static inline void sb_putu(struct sb *s, uint64_t v)
+{
+	if (v < 10 && s->len + 1 < sizeof(s->buf)) {
+		s->buf[s->len++] = (char)('0' + v);
+		s->buf[s->len] = '\0';
+		return;
+	}
+	sb_putu0(s, v, 1);
 }
 
 /* JSON members: key is the literal text before the value, e.g. ",\"psn\":". A string value is
