@@ -1,7 +1,8 @@
 /* input.c: capture-file input over libpcap (see input.h).
  *
- * libpcap reads files through stdio; its default buffer costs about half the read rate on large
- * files, so the stream gets a 1 MiB buffer before libpcap sees it. A pcapng file (or standard
+ * libpcap reads files through stdio; with glibc's default buffer the read and ICRC loop was
+ * 10-15 % slower on a 1 GB file (tests/bench/README.md), so the stream gets a 1 MiB buffer
+ * before libpcap sees it. A pcapng file (or standard
  * input, whatever it holds) is read through a stdio cookie stream (fopencookie) over the file
  * descriptor, so that every byte libpcap reads is also fed to the capstats scanner in the same
  * pass. A classic pcap file, which records no drops, gets a plain stdio stream: glibc's cookie
@@ -106,9 +107,8 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 	in->fp = open_source(path, &in->source, errbuf, errlen);
 	if (!in->fp)
 		return -1;
-	/* One thread at a time reads the stream (the pipeline's reader, then the closing one): no
-	 * lock per fread. glibc takes one with a locked instruction once a process has two threads,
-	 * and before that too on this build (__fread_chk: ~25 % of rocedump -q on small frames). */
+	/* Only this thread reads the stream: no lock per fread. glibc otherwise takes one with a
+	 * locked instruction on every call (__fread_chk: ~25 % of rocedump -q on small frames). */
 	__fsetlocking(in->fp, FSETLOCKING_BYCALLER);
 	in->iobuf = malloc(IO_BUFFER);
 	if (in->iobuf)
