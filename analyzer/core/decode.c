@@ -835,8 +835,8 @@ int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uin
 	struct ctx c = {cfg, frame, out};
 
 	pkt_reset(out, caplen, wirelen, linktype);
-	if (caplen > 0xffff)  /* offsets are 16-bit; no RoCE frame is that large */
-		caplen = 0xffff;
+	if (caplen > ROCE_DECODE_MAX_CAPLEN)
+		caplen = ROCE_DECODE_MAX_CAPLEN;
 
 	if (linktype == ROCE_LINK_ETHERNET && decode_fast(&c, caplen)) {
 		if (roce_ecn(&out->net) == 3)

@@ -107,8 +107,9 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 	in->fp = open_source(path, &in->source, errbuf, errlen);
 	if (!in->fp)
 		return -1;
-	/* Only this thread reads the stream: no lock per fread. glibc otherwise takes one with a
-	 * locked instruction on every call (__fread_chk: ~25 % of rocedump -q on small frames). */
+	/* One thread at a time reads the stream (the pipeline's read lock orders them): no lock per
+	 * fread. glibc otherwise takes one with a locked instruction on every call (__fread_chk:
+	 * ~25 % of rocedump -q on small frames). */
 	__fsetlocking(in->fp, FSETLOCKING_BYCALLER);
 	in->iobuf = malloc(IO_BUFFER);
 	if (in->iobuf)

@@ -21,6 +21,9 @@ struct input {
 	const char *name;
 };
 
+/* Room for any message input_open_file() or input_next() writes (longer paths are cut). */
+#define INPUT_ERRLEN (PCAP_ERRBUF_SIZE + 512)
+
 struct frame {
 	const uint8_t *data;
 	uint32_t caplen, wirelen;

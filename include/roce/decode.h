@@ -131,6 +131,11 @@ struct roce_pkt {
 	struct roce_hdrs h;
 };
 
+/* Offsets are 16-bit: roce_decode() looks at no more than the first ROCE_DECODE_MAX_CAPLEN
+ * captured bytes of a frame (no RoCE frame is that large), nor does anything that reads the
+ * frame through a roce_pkt's offsets. */
+#define ROCE_DECODE_MAX_CAPLEN 0xffffu
+
 /* Decode one frame. Returns 1 when it is a RoCE packet (version 1 or 2, even if truncated or
  * invalid), 0 otherwise; never fails. cfg may be NULL for defaults. */
 ROCE_API int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame,

@@ -40,6 +40,10 @@ expect "--max-streams 0 rejected" 2 'invalid stream count' -- --max-streams 0 -r
 expect "--summary with --pmtu and --max-streams" 0 '' -- -q --summary --pmtu 1024 --max-streams 1 -r "$CAPS/rxe/rc_pingpong.pcap"
 grep -Eq '^streams: 1 \(evicted [1-9][0-9]*\)' "$T/out" && ok "--max-streams 1 keeps one stream and counts evictions" ||
 	not_ok "--max-streams 1 keeps one stream and counts evictions" "$(grep streams: "$T/out")"
+expect "--threads 0 rejected" 2 'invalid thread count' -- --threads 0 -r "$G/rc_opcodes.pcap"
+expect "--threads 17 rejected" 2 'invalid thread count' -- --threads 17 -r "$G/rc_opcodes.pcap"
+expect "--batch 0 rejected" 2 'invalid batch size' -- --batch 0 -r "$G/rc_opcodes.pcap"
+expect "--batch x rejected" 2 'invalid batch size' -- --batch x -r "$G/rc_opcodes.pcap"
 expect "missing file" 2 "^rocedump: $T/nope.pcap: No such file" -- -r "$T/nope.pcap"
 expect "bad filter" 2 '^rocedump: filter "udp porrt 1"' -- -r "$G/rc_opcodes.pcap" udp porrt 1
 expect "--help exits 0" 0 '' -- --help
@@ -58,6 +62,13 @@ head -c $((size - 100)) "$G/rc_opcodes.pcap" >"$T/cut.pcap"
 expect "capture cut mid-record" 2 "^rocedump: $T/cut.pcap: truncated" -- -r "$T/cut.pcap"
 lines=$(wc -l <"$T/out")
 [ "$lines" -gt 10 ] && ok "frames before the cut are printed ($lines)" || not_ok "frames before the cut are printed" "$lines lines"
+
+# ... and the same, to the byte, when three threads take the frames two at a time
+"$R" --threads 1 -r "$T/cut.pcap" >"$T/cut1.out" 2>"$T/cut1.err"
+"$R" --threads 3 --batch 2 -r "$T/cut.pcap" >"$T/cut3.out" 2>"$T/cut3.err"
+s3=$?
+cmp -s "$T/cut1.out" "$T/cut3.out" && cmp -s "$T/cut1.err" "$T/cut3.err" && [ "$s3" = 2 ] &&
+	ok "capture cut mid-record: the same on three threads" || not_ok "capture cut mid-record on three threads" "exit $s3"
 
 # a record header claiming a huge caplen
 "$PY" - "$G/rc_opcodes.pcap" "$T/huge.pcap" <<'PYEOF'
@@ -103,6 +114,30 @@ expect "without --strict anomalies exit 0" 0 '' -- -q -r "$G/anomalies.pcap"
 # -c N stops after N frames
 c=$("$R" -c 5 -r "$G/rc_opcodes.pcap" | wc -l)
 [ "$c" = 5 ] && ok "-c 5 prints 5 lines" || not_ok "-c 5 prints 5 lines" "got $c"
+
+c=$("$R" --threads 3 --batch 2 -c 5 -r "$G/rc_opcodes.pcap" | wc -l)
+[ "$c" = 5 ] && ok "-c 5 on three threads prints 5 lines" || not_ok "-c 5 on three threads prints 5 lines" "got $c"
+
+# Threads change nothing in the output: 20,000 small frames over 100 QPs (many batches), then
+# 4 KiB frames (batches run directly on the reading thread) and small ones again.
+"$GENCAPS" --bench-small "$T/many.pcap" 20000 100 && "$GENCAPS" --bench-mtu "$T/big.pcap" 2000000 10 ||
+	not_ok "gencaps for the thread tests"
+{ cat "$T/many.pcap"; tail -c +25 "$T/big.pcap"; tail -c +25 "$T/many.pcap"; } >"$T/mixed.pcap"
+same=1
+for args in "-q --summary" "-T json" "-vv -e"; do
+	# shellcheck disable=SC2086 # several words
+	"$R" --threads 1 $args -r "$T/mixed.pcap" >"$T/t1.out" 2>&1
+	for threads in "--threads 2" "--threads 4 --batch 7" "--threads 2 --batch 16"; do
+		# shellcheck disable=SC2086
+		"$R" $threads $args -r "$T/mixed.pcap" >"$T/tn.out" 2>&1
+		cmp -s "$T/t1.out" "$T/tn.out" || { same=0; echo "# $threads $args differs from --threads 1"; }
+	done
+	# shellcheck disable=SC2086
+	"$R" --threads 2 --batch 5 $args -r - <"$T/mixed.pcap" >"$T/tn.out" 2>&1
+	cmp -s "$T/t1.out" "$T/tn.out" || { same=0; echo "# stdin --threads 2 --batch 5 $args differs"; }
+done
+[ "$same" = 1 ] && ok "the output is the same on 1, 2 and 4 threads, any batch size, file or stdin" ||
+	not_ok "the output is the same on 1, 2 and 4 threads"
 
 # every JSON line of every capture parses, with the documented keys
 bad=0

@@ -1,0 +1,41 @@
+/* pipeline.h: run every frame of an input through the decoder and then through a sink, in
+ * capture order, on one thread or several.
+ *
+ * With one thread this is the plain loop: read a frame, decode it, hand it to the sink. With more,
+ * each worker takes the next batch of frames from the input (copying them out of libpcap's
+ * buffer), decodes the batch while other workers read or decode theirs, and then waits for its
+ * turn to hand the batch to the sink: the sink sees the frames one at a time and in capture
+ * order, whatever the number of threads, so it needs no locking of its own. Reading and the sink
+ * are serial; decoding (ICRC included) runs in parallel. */
+#ifndef ROCEDUMP_PIPELINE_H
+#define ROCEDUMP_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "input.h"
+#include "roce/roce.h"
+
+#define PIPELINE_MAX_THREADS 16
+#define PIPELINE_BATCH_DEFAULT 8192
+
+/* Called once per frame, in capture order, from one thread at a time. Return false to stop
+ * (no further frame reaches the sink). */
+typedef bool (*pipeline_sink)(void *ctx, const struct frame *f, struct roce_pkt *p);
+
+struct pipeline_config {
+	unsigned threads;       /* 1 .. PIPELINE_MAX_THREADS */
+	unsigned batch_frames;  /* frames per batch when threads > 1 */
+	const struct roce_decoder_config *decoder;
+};
+
+/* The number of threads rocedump uses by default: 2 when the machine has two CPUs or more. */
+unsigned pipeline_default_threads(void);
+
+/* Run in to its end, or until the sink returns false. Returns 1 when stopped by the sink, 0 at
+ * the end of the input, -1 on a read error (message in errbuf); the frames before the error have
+ * reached the sink. */
+int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_sink sink, void *ctx,
+		 char *errbuf, size_t errlen);
+
+#endif
