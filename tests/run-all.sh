@@ -1,25 +1,29 @@
 #!/bin/bash
 # run-all.sh: every test of the project, in a normal build (build/) and an AddressSanitizer +
-# UndefinedBehaviorSanitizer build (build-asan/), both with -Dwerror=true. Ends with the line
-# "N passed, N failed" and exits non-zero if any test failed.
+# UndefinedBehaviorSanitizer build (build-asan/), and the golden and command-line tests (which run
+# rocedump on several threads) in a ThreadSanitizer build (build-tsan/); all with -Dwerror=true.
+# Ends with the line "N passed, N failed" and exits non-zero if any test failed.
 set -u
 cd "$(dirname "$0")/.."
 status=0
 
-run_suite() {  # DIR MESON-OPTIONS...
+run_suite() {  # DIR MESON-OPTIONS... (and $suites: meson test's --suite arguments, if any)
 	local dir=$1; shift
 	if [ ! -f "$dir/build.ninja" ]; then
 		meson setup "$dir" -Dwerror=true "$@" || return 1
 	fi
 	ninja -C "$dir" || return 1
-	meson test -C "$dir" --print-errorlogs --num-processes 2 || return 1
+	# shellcheck disable=SC2086 # several words
+	meson test -C "$dir" --print-errorlogs --num-processes 2 ${suites:-} || return 1
 }
 
 run_suite build || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false || status=1
+TSAN_OPTIONS=halt_on_error=1 suites='--suite golden --suite cli' \
+	run_suite build-tsan -Db_sanitize=thread -Db_lundef=false -Db_lto=false || status=1
 
-/usr/bin/python3 - build build-asan <<'PY' || status=1
+/usr/bin/python3 - build build-asan build-tsan <<'PY' || status=1
 import json, os, sys
 passed = failed = skipped = 0
 for d in sys.argv[1:]:

@@ -63,7 +63,7 @@ static void usage(FILE *f)
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
 		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
 		"                     output is the same whatever N\n"
-		"      --batch N      frames a thread takes at a time when N > 1 (default 8192)\n"
+		"      --batch N      frames a decoding thread takes at a time (1-65536, default 4096)\n"
 		"      --list-events  print the event table and exit\n"
 		"  -h, --help         this help\n"
 		"      --version      print the version\n"
@@ -197,8 +197,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->threads = (unsigned)v;
 			break;
 		case OPT_BATCH:
-			if (!parse_uint(optarg, 1u << 20, &v) || v == 0)
-				return fail_usage("invalid batch size (1-1048576 frames)", optarg);
+			if (!parse_uint(optarg, PIPELINE_MAX_BATCH, &v) || v == 0)
+				return fail_usage("invalid batch size (1-65536 frames)", optarg);
 			o->batch = (unsigned)v;
 			break;
 		case OPT_VERSION:

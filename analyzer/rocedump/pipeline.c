@@ -1,19 +1,20 @@
 /* pipeline.c: the read → decode → sink loop, on one thread or several (see pipeline.h).
  *
- * Several threads. Workers take batches in turn under the read lock; a batch's sequence number is
- * its place in capture order. A worker decodes its batch on its own, then waits until the batches
- * before it have been through the sink (`turn`), runs its batch through the sink and passes the
- * turn on. Every worker that took a number passes the turn, even after a stop, so that none waits
- * for ever. Passing the turn hands the sink's state (analyzer, summary, output) to the next worker
- * with release/acquire ordering: the sink needs no lock. A batch keeps its frames' bytes and
- * their decodes (~3.6 MiB at the default 8192 small frames), so memory does not grow with the
- * input.
+ * Several threads. The calling thread is the only one that runs the sink, so the sink's state
+ * (the analyzer's tables, the summary, the output buffer) stays in one core's cache. Batches live
+ * in a ring of slots, 2 per thread: batch k in slot k mod slots. A decoding worker takes the next
+ * batch number under the read lock when its slot is free (batch k - slots has been sunk), copies
+ * the frames out of libpcap, decodes them on its own and marks the batch ready. The sink thread
+ * sinks batch after batch in order; while the next one is not ready it reads and decodes one
+ * itself. Batch data crosses from core to core in one direction, in sequence, which the caches
+ * prefetch; a design where every worker ran the sink in turn moved the analyzer's tables between
+ * cores instead and measured 20-30 % slower (tests/bench/README.md).
  *
  * Large frames. The copy out of libpcap's buffer is serial (under the read lock), and for frames
- * of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames the
- * batches were 25 % slower than one thread. So a batch that follows one whose frames averaged
- * more than DIRECT_ABOVE bytes is read, decoded and sunk frame by frame by the worker that holds
- * the read lock, as in the one-thread loop (tests/bench/README.md has the measurements). */
+ * of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames batches
+ * were 25 % slower than one thread. So when a batch's frames averaged more than DIRECT_ABOVE
+ * bytes, the sink thread, once every batch before has been sunk, reads, decodes and sinks the next
+ * batch's worth of frames one by one, as the one-thread loop does; the other workers wait. */
 #define _GNU_SOURCE
 #include "pipeline.h"
 
@@ -27,9 +28,13 @@
 
 #define BATCH_BYTES (1u << 20)   /* a batch ends when its frames hold this many bytes */
 #define DIRECT_ABOVE 2048        /* mean captured bytes a frame above which batches run directly */
-#define SPIN_LIMIT 2000          /* pauses (~30 µs) before a worker waiting for its turn sleeps */
+#define SLOTS_PER_THREAD 2
+#define SPIN_LIMIT 2000          /* pauses (~30 µs) before a waiting thread sleeps */
+
+enum slot_state { SLOT_FREE, SLOT_READY };
 
 struct batch {
+	_Atomic int state;        /* enum slot_state; ready: decoded, waiting for the sink */
 	unsigned n;               /* frames */
 	int rc;                   /* input_next() after the last frame: 1 more to come, 0 end, -1 error */
 	struct frame *frames;
@@ -43,25 +48,23 @@ struct shared {
 	struct input *in;
 	pipeline_sink sink;
 	void *ctx;
+	struct batch *slots;
+	unsigned n_slots;
 
-	pthread_mutex_t read_lock;    /* the input and the fields below it */
-	uint64_t next_seq;
+	pthread_mutex_t read_lock;    /* the input and the three fields below */
+	uint64_t next_seq;            /* the next batch to read */
 	bool input_done;              /* end of input or a read error seen */
-	bool direct;                  /* the next batch runs frame by frame */
+	bool direct;                  /* the next batch runs frame by frame on the sink thread */
 
-	_Atomic uint64_t turn;        /* the batch whose frames go to the sink next */
-	pthread_mutex_t turn_lock;    /* for sleeping on turn_moved only */
-	pthread_cond_t turn_moved;
-	atomic_bool stop;             /* no further frame goes to the sink */
-	int result;                   /* pipeline_run()'s; written by the worker holding the turn */
+	_Atomic uint64_t sunk;        /* batches sunk (or skipped after a stop) */
+	atomic_bool stop;             /* no further frame goes to the sink; decoders quit */
+	_Atomic uint64_t changes;     /* bumped on every change a waiting thread may wait for */
+	pthread_mutex_t wait_lock;
+	pthread_cond_t changed;
+
+	int result;                   /* pipeline_run()'s; written by the sink thread */
 	char *errbuf;
 	size_t errlen;
-};
-
-struct worker {
-	struct shared *s;
-	pthread_t thread;
-	struct batch b;
 };
 
 unsigned pipeline_default_threads(void)
@@ -79,28 +82,29 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void wait_turn(struct shared *s, uint64_t seq)
+/* Wait until s->changes is no longer seen: spin a while, then sleep. */
+static void wait_change(struct shared *s, uint64_t seen)
 {
 	for (unsigned i = 0; i < SPIN_LIMIT; i++) {
-		if (atomic_load_explicit(&s->turn, memory_order_acquire) == seq)
+		if (atomic_load_explicit(&s->changes, memory_order_acquire) != seen)
 			return;
 		cpu_relax();
 	}
-	pthread_mutex_lock(&s->turn_lock);
-	while (atomic_load_explicit(&s->turn, memory_order_acquire) != seq)
-		pthread_cond_wait(&s->turn_moved, &s->turn_lock);
-	pthread_mutex_unlock(&s->turn_lock);
+	pthread_mutex_lock(&s->wait_lock);
+	while (atomic_load_explicit(&s->changes, memory_order_acquire) == seen)
+		pthread_cond_wait(&s->changed, &s->wait_lock);
+	pthread_mutex_unlock(&s->wait_lock);
 }
 
-static void pass_turn(struct shared *s, uint64_t seq)
+static void announce_change(struct shared *s)
 {
-	pthread_mutex_lock(&s->turn_lock);
-	atomic_store_explicit(&s->turn, seq + 1, memory_order_release);
-	pthread_cond_broadcast(&s->turn_moved);
-	pthread_mutex_unlock(&s->turn_lock);
+	pthread_mutex_lock(&s->wait_lock);
+	atomic_fetch_add_explicit(&s->changes, 1, memory_order_release);
+	pthread_cond_broadcast(&s->changed);
+	pthread_mutex_unlock(&s->wait_lock);
 }
 
-/* With the turn held: a read error ends the run after the frames before it. */
+/* On the sink thread: a read error ends the run after the frames before it. */
 static void take_read_result(struct shared *s, int rc, const char *err)
 {
 	if (rc < 0) {
@@ -110,7 +114,7 @@ static void take_read_result(struct shared *s, int rc, const char *err)
 	}
 }
 
-/* With the turn held: one frame to the sink. */
+/* On the sink thread: one frame to the sink. */
 static bool sink_frame(struct shared *s, const struct frame *f, struct roce_pkt *p)
 {
 	if (s->sink(s->ctx, f, p))
@@ -120,8 +124,8 @@ static bool sink_frame(struct shared *s, const struct frame *f, struct roce_pkt 
 	return false;
 }
 
-/* With the read lock and the turn held: up to batch_frames frames, one at a time, in the
- * batch's first slot. */
+/* On the sink thread, with the read lock held and every batch before sunk: up to batch_frames
+ * frames, one at a time, in the slot's first decode. */
 static void run_direct(struct shared *s, struct batch *b)
 {
 	uint64_t bytes = 0;
@@ -172,48 +176,103 @@ static void fill_batch(struct shared *s, struct batch *b)
 	s->direct = b->n && bytes / b->n > DIRECT_ABOVE;
 }
 
-static void *work(void *arg)
+/* With the read lock held: take the next batch if its slot is free, read it, and (the lock
+ * released) decode it and mark it ready. False when there was nothing to take. */
+static bool read_and_decode(struct shared *s)
 {
-	struct worker *w = arg;
-	struct shared *s = w->s;
-	struct batch *b = &w->b;
+	uint64_t seq = s->next_seq;
+	if (s->input_done || s->direct || seq >= atomic_load_explicit(&s->sunk, memory_order_acquire) + s->n_slots) {
+		pthread_mutex_unlock(&s->read_lock);
+		return false;
+	}
+	s->next_seq++;
+	struct batch *b = &s->slots[seq % s->n_slots];
+	fill_batch(s, b);
+	pthread_mutex_unlock(&s->read_lock);
 
-	for (;;) {
+	for (unsigned i = 0; i < b->n; i++)
+		roce_decode(s->cfg->decoder, b->frames[i].data, b->frames[i].caplen, b->frames[i].wirelen,
+			    s->in->linktype, &b->pkts[i]);
+	atomic_store_explicit(&b->state, SLOT_READY, memory_order_release);
+	announce_change(s);
+	return true;
+}
+
+static void *decode_worker(void *arg)
+{
+	struct shared *s = arg;
+
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		uint64_t seen = atomic_load_explicit(&s->changes, memory_order_acquire);
 		pthread_mutex_lock(&s->read_lock);
-		if (s->input_done || atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		if (s->input_done) {
 			pthread_mutex_unlock(&s->read_lock);
 			break;
 		}
-		uint64_t seq = s->next_seq++;
-		if (s->direct) {
-			wait_turn(s, seq);
-			run_direct(s, b);
-			pthread_mutex_unlock(&s->read_lock);
-			pass_turn(s, seq);
-			continue;
-		}
-		fill_batch(s, b);
-		pthread_mutex_unlock(&s->read_lock);
-
-		for (unsigned i = 0; i < b->n; i++)
-			roce_decode(s->cfg->decoder, b->frames[i].data, b->frames[i].caplen,
-				    b->frames[i].wirelen, s->in->linktype, &b->pkts[i]);
-
-		wait_turn(s, seq);
-		if (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-			unsigned i = 0;
-			while (i < b->n && sink_frame(s, &b->frames[i], &b->pkts[i]))
-				i++;
-			if (i == b->n)
-				take_read_result(s, b->rc, b->err);
-		}
-		pass_turn(s, seq);
+		if (!read_and_decode(s))
+			wait_change(s, seen);  /* no free slot, or direct mode: the sink thread moves on */
 	}
 	return NULL;
 }
 
+/* On the sink thread: batch seq, ready, through the sink; then its slot is free. */
+static void sink_batch(struct shared *s, uint64_t seq, struct batch *b)
+{
+	if (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		unsigned i = 0;
+		while (i < b->n && sink_frame(s, &b->frames[i], &b->pkts[i]))
+			i++;
+		if (i == b->n)
+			take_read_result(s, b->rc, b->err);
+	}
+	atomic_store_explicit(&b->state, SLOT_FREE, memory_order_relaxed);
+	atomic_store_explicit(&s->sunk, seq + 1, memory_order_release);
+	announce_change(s);
+}
+
+static void run_sink_thread(struct shared *s)
+{
+	unsigned busy = 0;
+
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		uint64_t seen = atomic_load_explicit(&s->changes, memory_order_acquire);
+		uint64_t seq = atomic_load_explicit(&s->sunk, memory_order_relaxed);
+		struct batch *b = &s->slots[seq % s->n_slots];
+		if (atomic_load_explicit(&b->state, memory_order_acquire) == SLOT_READY) {
+			sink_batch(s, seq, b);
+			continue;
+		}
+		/* Batch seq is not ready: help, or stop at the end. A decoder holds the read lock only
+		 * to read a batch (or to see that it cannot): keep an eye on batch seq meanwhile. */
+		if (pthread_mutex_trylock(&s->read_lock) != 0) {
+			if (++busy < SPIN_LIMIT) {
+				cpu_relax();
+				continue;
+			}
+			pthread_mutex_lock(&s->read_lock);
+		}
+		busy = 0;
+		if (s->next_seq == seq && (s->input_done || s->direct)) {
+			if (s->input_done) {  /* every batch read has been sunk */
+				pthread_mutex_unlock(&s->read_lock);
+				break;
+			}
+			s->next_seq++;
+			run_direct(s, b);
+			pthread_mutex_unlock(&s->read_lock);
+			atomic_store_explicit(&s->sunk, seq + 1, memory_order_release);
+			announce_change(s);
+			continue;
+		}
+		if (!read_and_decode(s))
+			wait_change(s, seen);
+	}
+	announce_change(s);  /* a decoder waiting for a slot sees the stop */
+}
+
 static bool batch_alloc(struct batch *b, unsigned frames)
 {
+	atomic_init(&b->state, SLOT_FREE);
 	b->frames = malloc(sizeof(*b->frames) * frames);
 	b->pkts = malloc(sizeof(*b->pkts) * frames);
 	b->bytes = malloc(BATCH_BYTES + ROCE_DECODE_MAX_CAPLEN + 16);
@@ -249,42 +308,41 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 	if (threads <= 1 || cfg->batch_frames == 0)
 		return run_one_thread(in, cfg, sink, ctx, errbuf, errlen);
 
+	/* Without its batches, or without a second thread, the one-thread loop is faster. */
 	struct shared s = {.cfg = cfg, .in = in, .sink = sink, .ctx = ctx, .errbuf = errbuf, .errlen = errlen};
-	struct worker w[PIPELINE_MAX_THREADS];
-	unsigned n = 0;
-
-	/* Workers that cannot get their memory or their thread are simply not there: the others
-	 * do the work. Without a second one, the one-thread loop is faster than batches. */
-	while (n < threads) {
-		w[n] = (struct worker){.s = &s};
-		if (!batch_alloc(&w[n].b, cfg->batch_frames)) {
-			batch_free(&w[n].b);
-			break;
-		}
-		n++;
+	s.n_slots = SLOTS_PER_THREAD * threads;
+	s.slots = calloc(s.n_slots, sizeof(*s.slots));
+	bool ok = s.slots != NULL;
+	for (unsigned i = 0; ok && i < s.n_slots; i++)
+		ok = batch_alloc(&s.slots[i], cfg->batch_frames);
+	pthread_t tid[PIPELINE_MAX_THREADS];
+	unsigned started = 0;
+	if (ok) {
+		pthread_mutex_init(&s.read_lock, NULL);
+		pthread_mutex_init(&s.wait_lock, NULL);
+		pthread_cond_init(&s.changed, NULL);
+		atomic_init(&s.sunk, 0);
+		atomic_init(&s.stop, false);
+		atomic_init(&s.changes, 0);
+		while (started < threads - 1 && pthread_create(&tid[started], NULL, decode_worker, &s) == 0)
+			started++;
 	}
-	if (n < 2) {
-		for (unsigned i = 0; i < n; i++)
-			batch_free(&w[i].b);
-		return run_one_thread(in, cfg, sink, ctx, errbuf, errlen);
+	int rc;
+	if (started) {
+		run_sink_thread(&s);
+		for (unsigned i = 0; i < started; i++)
+			pthread_join(tid[i], NULL);
+		rc = s.result;
+	} else {
+		rc = run_one_thread(in, cfg, sink, ctx, errbuf, errlen);
 	}
-	pthread_mutex_init(&s.read_lock, NULL);
-	pthread_mutex_init(&s.turn_lock, NULL);
-	pthread_cond_init(&s.turn_moved, NULL);
-	atomic_init(&s.turn, 0);
-	atomic_init(&s.stop, false);
-
-	bool running[PIPELINE_MAX_THREADS] = {false};
-	for (unsigned i = 1; i < n; i++)  /* w[0] is this thread */
-		running[i] = pthread_create(&w[i].thread, NULL, work, &w[i]) == 0;
-	work(&w[0]);
-	for (unsigned i = 0; i < n; i++) {
-		if (running[i])
-			pthread_join(w[i].thread, NULL);
-		batch_free(&w[i].b);
+	if (ok) {
+		pthread_cond_destroy(&s.changed);
+		pthread_mutex_destroy(&s.wait_lock);
+		pthread_mutex_destroy(&s.read_lock);
 	}
-	pthread_cond_destroy(&s.turn_moved);
-	pthread_mutex_destroy(&s.turn_lock);
-	pthread_mutex_destroy(&s.read_lock);
-	return s.result;
+	for (unsigned i = 0; s.slots && i < s.n_slots; i++)
+		batch_free(&s.slots[i]);
+	free(s.slots);
+	return rc;
 }

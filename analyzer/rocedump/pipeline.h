@@ -2,11 +2,12 @@
  * capture order, on one thread or several.
  *
  * With one thread this is the plain loop: read a frame, decode it, hand it to the sink. With more,
- * each worker takes the next batch of frames from the input (copying them out of libpcap's
- * buffer), decodes the batch while other workers read or decode theirs, and then waits for its
- * turn to hand the batch to the sink: the sink sees the frames one at a time and in capture
- * order, whatever the number of threads, so it needs no locking of its own. Reading and the sink
- * are serial; decoding (ICRC included) runs in parallel. */
+ * the calling thread runs the sink and the others read batches of frames from the input (copied
+ * out of libpcap's buffer) and decode them ahead of it; the calling thread decodes a batch too
+ * when the next one is not ready. The sink sees the frames one at a time, in capture order and
+ * on the calling thread, whatever the number of threads, so it needs no locking of its own.
+ * Reading and the sink are serial; decoding (ICRC included) runs in parallel. A batch is handed on when it is full
+ * or the input ends: a live capture, where frames trickle in, wants one thread. */
 #ifndef ROCEDUMP_PIPELINE_H
 #define ROCEDUMP_PIPELINE_H
 
@@ -17,7 +18,8 @@
 #include "roce/roce.h"
 
 #define PIPELINE_MAX_THREADS 16
-#define PIPELINE_BATCH_DEFAULT 8192
+#define PIPELINE_BATCH_DEFAULT 4096
+#define PIPELINE_MAX_BATCH 65536  /* a batch also ends at 1 MiB of frames, 16 bytes or more each */
 
 /* Called once per frame, in capture order, from one thread at a time. Return false to stop
  * (no further frame reaches the sink). */

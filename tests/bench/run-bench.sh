@@ -10,7 +10,9 @@
 # then times, best of N wall-clock runs (default 7) with the runs interleaved (floor, rocedump,
 # floor, ... the order flipping each round):
 #   floor FILE              the bare libpcap + ISA-L ICRC loop (floor.c)
-#   rocedump -q -r FILE     must reach >= 90% of the floor's speed (PASS/FAIL)
+#   rocedump -q -r FILE     must reach >= 90% of the floor's speed (PASS/FAIL); on two threads
+#                           when the machine has two CPUs (rocedump's default)
+#   rocedump --threads 1 -q -r FILE   the same on one thread, for comparison
 # and on the small file only, best of --tool-runs (default 3), interleaved:
 #   rocedump -r F >/dev/null, rocedump -T json -r F >/dev/null,
 #   tcpdump -nr F >/dev/null (rocedump text should be faster: PASS/FAIL),
@@ -99,7 +101,7 @@ cat "$small" "$mtu" >/dev/null  # warm the page cache
 
 # ---- timing ----
 # Wall time from bash's EPOCHREALTIME (microseconds, no fork); the best of the runs is kept.
-declare -A best rss pkts
+declare -A best rss cpu pkts
 seconds() {  # seconds KEY OUT CMD...: run CMD with stdout to OUT, keep the smallest wall time
 	local key=$1 out=$2 t0 t1 rc
 	shift 2
@@ -111,15 +113,16 @@ seconds() {  # seconds KEY OUT CMD...: run CMD with stdout to OUT, keep the smal
 	best[$key]=$(awk -v a="$t0" -v b="$t1" -v o="${best[$key]:-}" \
 		'BEGIN { t = b - a; if (o != "" && o + 0 < t) t = o; printf "%.6f", t }')
 }
-peak_rss() {  # peak_rss KEY CMD...: one run under GNU time, peak RSS in KiB
+peak_rss() {  # peak_rss KEY CMD...: one run under GNU time: peak RSS in KiB, CPU seconds (user + system)
 	local key=$1
 	shift
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>>"$work/stderr" ||
+		/usr/bin/time -f '%M %U %S' -o "$work/rss" "$@" >/dev/null 2>>"$work/stderr" ||
 			die "failed: $* (stderr: $(tail -3 "$work/stderr"))"
-		rss[$key]=$(tail -1 "$work/rss")
+		read -r "rss[$key]" u s < <(tail -1 "$work/rss")
+		cpu[$key]=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
 	else
-		rss[$key]=
+		rss[$key]= cpu[$key]=
 	fi
 }
 
@@ -130,21 +133,26 @@ for f in small mtu; do
 	file=${!f}
 	peak_rss "floor $f" "$floor" "$file"
 	peak_rss "rocedump -q $f" "$rocedump" -q -r "$file"
+	peak_rss "rocedump -q 1t $f" "$rocedump" --threads 1 -q -r "$file"
 	for ((i = 0; i < runs; i++)); do
 		if ((i % 2 == 0)); then
 			seconds "floor $f" "$work/floor.$f" "$floor" "$file"
 			seconds "rocedump -q $f" "$work/q.$f" "$rocedump" -q -r "$file"
+			seconds "rocedump -q 1t $f" "$work/q1.$f" "$rocedump" --threads 1 -q -r "$file"
 		else
+			seconds "rocedump -q 1t $f" "$work/q1.$f" "$rocedump" --threads 1 -q -r "$file"
 			seconds "rocedump -q $f" "$work/q.$f" "$rocedump" -q -r "$file"
 			seconds "floor $f" "$work/floor.$f" "$floor" "$file"
 		fi
 	done
+	cmp -s "$work/q.$f" "$work/q1.$f" || die "rocedump -q on one thread and on several differ on $f"
 	# floor: frames N bytes N roce N good N bad N other N
 	read -r _ _ fr _ _ _ _ _ fgood _ _ _ _ <"$work/floor.$f"
 	qgood=$(sed -n 's/^ICRC: good \([0-9]*\),.*/\1/p' "$work/q.$f")
 	qframes=$(sed -n '1s/^\([0-9]*\) frames.*/\1/p' "$work/q.$f")
 	pkts["floor $f"]=$fr
 	pkts["rocedump -q $f"]=$qframes
+	pkts["rocedump -q 1t $f"]=$qframes
 	good[$f]="$fgood $qgood"
 done
 
@@ -176,23 +184,26 @@ done
 fmt_row() {  # fmt_row KEY FILE-LABEL FILE-SIZE FLOOR-KEY
 	local key=$1 label=$2 size=$3 fkey=$4
 	awk -v prog="${key% small}" -v file="$label" -v n="${pkts[$key]}" -v t="${best[$key]}" -v sz="$size" \
-		-v ft="${best[$fkey]}" -v rss="${rss[$key]:-}" 'BEGIN {
+		-v ft="${best[$fkey]}" -v rss="${rss[$key]:-}" -v cpu="${cpu[$key]:-n/a}" 'BEGIN {
 		sub(/ mtu$/, "", prog)
+		sub(/ 1t$/, " --threads 1", prog)
 		r = rss == "" ? "n/a" : sprintf("%.1f", rss / 1024)
-		printf "%-20s %-6s %9d %9.3f %8.2f %7.2f %9.3f %9s\n", prog, file, n, t, n / t / 1e6, sz / t / 1e9, ft / t, r
+		printf "%-25s %-6s %9d %9.3f %8.2f %7.2f %9.3f %9s %6s\n", prog, file, n, t, n / t / 1e6, sz / t / 1e9, ft / t, r, cpu
 	}'
 }
 echo
 echo "rocedump benchmark: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "small: $small_n packets over $qps QPs, $size_small bytes; mtu: 4 KiB WRITEs, $size_mtu bytes"
 echo "best of $runs runs (floor and rocedump -q, interleaved), $tool_runs for the others; page cache warm"
-echo "vs floor = floor seconds / seconds (1.000 = as fast as the floor); GB/s = file bytes / seconds"
+echo "vs floor = floor seconds / seconds (1.000 = as fast as the floor); GB/s = file bytes / seconds;"
+echo "CPU s = user + system seconds of the one run that measured the RSS (all threads)"
 echo
-printf "%-20s %-6s %9s %9s %8s %7s %9s %9s\n" program file packets seconds Mpkt/s GB/s "vs floor" "RSS MiB"
+printf "%-25s %-6s %9s %9s %8s %7s %9s %9s %6s\n" program file packets seconds Mpkt/s GB/s "vs floor" "RSS MiB" "CPU s"
 for f in small mtu; do
 	sz=size_$f
 	fmt_row "floor $f" "$f" "${!sz}" "floor $f"
 	fmt_row "rocedump -q $f" "$f" "${!sz}" "floor $f"
+	fmt_row "rocedump -q 1t $f" "$f" "${!sz}" "floor $f"
 done
 for k in "${tool_keys[@]}"; do fmt_row "$k" small "$size_small" "floor small"; done
 echo

@@ -44,6 +44,7 @@ expect "--threads 0 rejected" 2 'invalid thread count' -- --threads 0 -r "$G/rc_
 expect "--threads 17 rejected" 2 'invalid thread count' -- --threads 17 -r "$G/rc_opcodes.pcap"
 expect "--batch 0 rejected" 2 'invalid batch size' -- --batch 0 -r "$G/rc_opcodes.pcap"
 expect "--batch x rejected" 2 'invalid batch size' -- --batch x -r "$G/rc_opcodes.pcap"
+expect "--batch 65537 rejected" 2 'invalid batch size' -- --batch 65537 -r "$G/rc_opcodes.pcap"
 expect "missing file" 2 "^rocedump: $T/nope.pcap: No such file" -- -r "$T/nope.pcap"
 expect "bad filter" 2 '^rocedump: filter "udp porrt 1"' -- -r "$G/rc_opcodes.pcap" udp porrt 1
 expect "--help exits 0" 0 '' -- --help
