@@ -18,15 +18,9 @@ int u64map_init(struct u64map *m, uint32_t capacity_hint)
 	uint32_t cap = 16;
 	while (cap < capacity_hint && cap < (1u << 30))
 		cap <<= 1;
-	m->keys = malloc((size_t)cap * sizeof(*m->keys));
-	m->vals = calloc(cap, sizeof(*m->vals));
-	if (!m->keys || !m->vals) {
-		free(m->keys);
-		free(m->vals);
-		m->keys = NULL;
-		m->vals = NULL;
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots)
 		return -1;
-	}
 	m->mask = cap - 1;
 	m->count = 0;
 	return 0;
@@ -34,19 +28,18 @@ int u64map_init(struct u64map *m, uint32_t capacity_hint)
 
 void u64map_free(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	m->keys = NULL;
-	m->vals = NULL;
+	free(m->slots);
+	m->slots = NULL;
 }
 
 bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *val)
 {
 	for (uint32_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
-		if (!m->vals[i])
+		const struct u64map_slot *e = &m->slots[i];
+		if (!e->val)
 			return false;
-		if (m->keys[i] == key) {
-			*val = m->vals[i] - 1;
+		if (e->key == key) {
+			*val = e->val - 1;
 			return true;
 		}
 	}
@@ -58,8 +51,8 @@ static int grow(struct u64map *m)
 	if (m->mask >= (1u << 30) - 1 || u64map_init(&n, (m->mask + 1) * 2) < 0)
 		return -1;
 	for (uint32_t i = 0; i <= m->mask; i++)
-		if (m->vals[i])
-			u64map_put(&n, m->keys[i], m->vals[i] - 1);
+		if (m->slots[i].val)
+			u64map_put(&n, m->slots[i].key, m->slots[i].val - 1);
 	u64map_free(m);
 	*m = n;
 	return 0;
@@ -70,14 +63,14 @@ int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 	if ((uint64_t)(m->count + 1) * 10 > (uint64_t)(m->mask + 1) * 7 && grow(m) < 0)
 		return -1;
 	for (uint32_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
-		if (!m->vals[i]) {
-			m->keys[i] = key;
-			m->vals[i] = val + 1;
+		struct u64map_slot *e = &m->slots[i];
+		if (!e->val) {
+			*e = (struct u64map_slot){key, val + 1};
 			m->count++;
 			return 0;
 		}
-		if (m->keys[i] == key) {
-			m->vals[i] = val + 1;
+		if (e->key == key) {
+			e->val = val + 1;
 			return 0;
 		}
 	}
@@ -87,22 +80,21 @@ void u64map_del(struct u64map *m, uint64_t key)
 {
 	uint32_t i = slot_of(m, key);
 	for (;; i = (i + 1) & m->mask) {
-		if (!m->vals[i])
+		if (!m->slots[i].val)
 			return;
-		if (m->keys[i] == key)
+		if (m->slots[i].key == key)
 			break;
 	}
 	/* backward-shift: pull later members of the probe run into the hole */
-	for (uint32_t j = (i + 1) & m->mask; m->vals[j]; j = (j + 1) & m->mask) {
-		uint32_t home = slot_of(m, m->keys[j]);
+	for (uint32_t j = (i + 1) & m->mask; m->slots[j].val; j = (j + 1) & m->mask) {
+		uint32_t home = slot_of(m, m->slots[j].key);
 		/* j may move to i if its home is not in (i, j] cyclically */
 		bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 		if (!stays) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
+			m->slots[i] = m->slots[j];
 			i = j;
 		}
 	}
-	m->vals[i] = 0;
+	m->slots[i].val = 0;
 	m->count--;
 }

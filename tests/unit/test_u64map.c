@@ -47,11 +47,11 @@ static void check_invariant(const struct u64map *m)
 {
 	uint32_t used = 0;
 	for (uint32_t i = 0; i <= m->mask; i++) {
-		if (!m->vals[i])
+		if (!m->slots[i].val)
 			continue;
 		used++;
-		for (uint32_t j = home(m->keys[i], m->mask); j != i; j = (j + 1) & m->mask)
-			cr_assert(m->vals[j], "slot %u: empty slot %u between key and its home", i, j);
+		for (uint32_t j = home(m->slots[i].key, m->mask); j != i; j = (j + 1) & m->mask)
+			cr_assert(m->slots[j].val, "slot %u: empty slot %u between key and its home", i, j);
 	}
 	cr_assert_eq(used, m->count, "count %u, occupied slots %u", m->count, used);
 }
@@ -67,7 +67,7 @@ Test(u64map, empty_map)
 	u64map_del(&m, 42);  /* deleting a missing key is harmless */
 	cr_assert_eq(m.count, 0);
 	u64map_free(&m);
-	cr_assert_null(m.keys);
+	cr_assert_null(m.slots);
 	u64map_free(&m);  /* twice is harmless */
 }
 
@@ -294,6 +294,6 @@ Test(u64map, put_delete_cycle_no_tombstones)
 	}
 	cr_assert_eq(m.mask, 15);
 	for (uint32_t i = 0; i <= m.mask; i++)
-		cr_assert_eq(m.vals[i], 0, "slot %u not empty", i);
+		cr_assert_eq(m.slots[i].val, 0, "slot %u not empty", i);
 	u64map_free(&m);
 }
