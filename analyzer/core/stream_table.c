@@ -157,18 +157,15 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	return victim;
 }
 
-struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
+void lru_to_head(struct roce_analyzer *a, uint32_t i)
 {
-	uint32_t i;
-	if (u64map_get(&a->streams, key, &i)) {
-		if (a->lru_head != i) {
-			lru_unlink(a, i);
-			lru_push_head(a, i);
-		}
-		*idx = i;
-		return &a->s[i];
-	}
-	i = entry_take(a);
+	lru_unlink(a, i);
+	lru_push_head(a, i);
+}
+
+struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
+{
+	uint32_t i = entry_take(a);
 	if (i == NO_IDX || u64map_put(&a->streams, key, i) < 0)
 		return NULL;
 	struct stream *e = &a->s[i];

@@ -260,9 +260,23 @@ static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, 
 	return addr_pair_ids_slow(a, addrs, len, src, dst);
 }
 
+/* stream_get() for a key not in the table, and the move to the LRU list's head. */
+struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx);
+void lru_to_head(struct roce_analyzer *a, uint32_t i);
+
 /* The stream with this key, created (evicting the least recently used one at the cap) if new,
- * and made the most recently used; NULL when out of memory. *idx receives its index. */
-struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx);
+ * and made the most recently used; NULL when out of memory. *idx receives its index. The
+ * common case, a known stream, is inline: it runs for every frame. */
+static inline struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
+{
+	uint32_t i;
+	if (!u64map_get(&a->streams, key, &i))
+		return stream_add(a, key, idx);
+	if (a->lru_head != i)
+		lru_to_head(a, i);
+	*idx = i;
+	return &a->s[i];
+}
 /* The stream with this key if it is in the table, without touching the LRU order. */
 struct stream *stream_find(struct roce_analyzer *a, uint64_t key);
 

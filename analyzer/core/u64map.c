@@ -3,16 +3,6 @@
 
 #include <stdlib.h>
 
-static uint32_t slot_of(const struct u64map *m, uint64_t key)
-{
-	key ^= key >> 33;  /* murmur3 finaliser */
-	key *= UINT64_C(0xff51afd7ed558ccd);
-	key ^= key >> 33;
-	key *= UINT64_C(0xc4ceb9fe1a85ec53);
-	key ^= key >> 33;
-	return (uint32_t)key & m->mask;
-}
-
 int u64map_init(struct u64map *m, uint32_t capacity_hint)
 {
 	uint32_t cap = 16;
@@ -32,19 +22,6 @@ void u64map_free(struct u64map *m)
 	m->slots = NULL;
 }
 
-bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *val)
-{
-	for (uint32_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
-		const struct u64map_slot *e = &m->slots[i];
-		if (!e->val)
-			return false;
-		if (e->key == key) {
-			*val = e->val - 1;
-			return true;
-		}
-	}
-}
-
 static int grow(struct u64map *m)
 {
 	struct u64map n;
@@ -62,7 +39,7 @@ int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 {
 	if ((uint64_t)(m->count + 1) * 10 > (uint64_t)(m->mask + 1) * 7 && grow(m) < 0)
 		return -1;
-	for (uint32_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
+	for (uint32_t i = u64map_slot_of(m, key);; i = (i + 1) & m->mask) {
 		struct u64map_slot *e = &m->slots[i];
 		if (!e->val) {
 			*e = (struct u64map_slot){key, val + 1};
@@ -78,7 +55,7 @@ int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 
 void u64map_del(struct u64map *m, uint64_t key)
 {
-	uint32_t i = slot_of(m, key);
+	uint32_t i = u64map_slot_of(m, key);
 	for (;; i = (i + 1) & m->mask) {
 		if (!m->slots[i].val)
 			return;
@@ -87,7 +64,7 @@ void u64map_del(struct u64map *m, uint64_t key)
 	}
 	/* backward-shift: pull later members of the probe run into the hole */
 	for (uint32_t j = (i + 1) & m->mask; m->slots[j].val; j = (j + 1) & m->mask) {
-		uint32_t home = slot_of(m, m->slots[j].key);
+		uint32_t home = u64map_slot_of(m, m->slots[j].key);
 		/* j may move to i if its home is not in (i, j] cyclically */
 		bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 		if (!stays) {

@@ -26,8 +26,29 @@ struct u64map {
 /* Returns 0, or -1 when out of memory. */
 int u64map_init(struct u64map *m, uint32_t capacity_hint);
 void u64map_free(struct u64map *m);
-/* The value for key, or false. */
-bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *val);
+static inline uint32_t u64map_slot_of(const struct u64map *m, uint64_t key)
+{
+	key ^= key >> 33;  /* murmur3 finaliser */
+	key *= UINT64_C(0xff51afd7ed558ccd);
+	key ^= key >> 33;
+	key *= UINT64_C(0xc4ceb9fe1a85ec53);
+	key ^= key >> 33;
+	return (uint32_t)key & m->mask;
+}
+
+/* The value for key, or false. Inline: it runs for every frame the analyzer sees. */
+static inline bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *val)
+{
+	for (uint32_t i = u64map_slot_of(m, key);; i = (i + 1) & m->mask) {
+		const struct u64map_slot *e = &m->slots[i];
+		if (!e->val)
+			return false;
+		if (e->key == key) {
+			*val = e->val - 1;
+			return true;
+		}
+	}
+}
 /* Insert or replace; val must be below UINT32_MAX. Returns 0, or -1 when out of memory (the map
  * is unchanged then). */
 int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
