@@ -6,13 +6,14 @@
  * batch number under the read lock when its slot is free (batch k - slots has been sunk), copies
  * the frames out of libpcap, decodes them on its own and marks the batch ready. The sink thread
  * sinks batch after batch in order; while the next one is not ready it reads and decodes one
- * itself. Batch data crosses from core to core in one direction, in sequence, which the caches
- * prefetch; a design where every worker ran the sink in turn moved the analyzer's tables between
- * cores instead and measured 20-30 % slower (tests/bench/README.md).
+ * itself. Batch data crosses from core to core in one direction, in sequence; a design where
+ * every worker ran the sink in turn moved the analyzer's tables between cores instead, and
+ * measured ~10 % slower (tests/bench/README.md).
  *
  * Large frames. The copy out of libpcap's buffer is serial (under the read lock), and for frames
  * of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames batches
- * were 25 % slower than one thread. So when a batch's frames averaged more than DIRECT_ABOVE
+ * were 25 % slower than one thread (and decoding such frames as they are read, copying only the
+ * bytes the sink reads, 12-17 % slower). So when a batch's frames averaged more than DIRECT_ABOVE
  * bytes, the sink thread, once every batch before has been sunk, reads, decodes and sinks the next
  * batch's worth of frames one by one, as the one-thread loop does; the other workers wait. */
 #define _GNU_SOURCE
