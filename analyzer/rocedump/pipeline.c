@@ -115,39 +115,64 @@ static void take_read_result(struct shared *s, int rc, const char *err)
 	}
 }
 
+/* On the sink thread: the sink said stop. */
+static void stopped_by_sink(struct shared *s)
+{
+	s->result = 1;
+	atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+}
+
 /* On the sink thread: one frame to the sink. */
 static bool sink_frame(struct shared *s, const struct frame *f, struct roce_pkt *p)
 {
 	if (s->sink(s->ctx, f, p))
 		return true;
-	s->result = 1;
-	atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+	stopped_by_sink(s);
 	return false;
+}
+
+/* Whether frames this large on average are better read, decoded and sunk one by one. */
+static bool direct_size(uint64_t bytes, uint64_t n)
+{
+	return n && bytes / n > DIRECT_ABOVE;
+}
+
+/* The one-thread loop: read a frame, decode it into *pkt, sink it; up to limit frames. Returns
+ * 1 when the sink said stop, 0 at the end of the input, -1 on a read error (message in err),
+ * 2 after limit frames. *n and *bytes count the frames read and their captured bytes. */
+static int read_decode_sink(struct input *in, const struct roce_decoder_config *decoder, pipeline_sink sink,
+			    void *ctx, struct roce_pkt *pkt, uint64_t limit, uint64_t *n, uint64_t *bytes,
+			    char *err, size_t errlen)
+{
+	struct frame f;
+	while (*n < limit) {
+		int rc = input_next(in, &f, err, errlen);
+		if (rc != 1)
+			return rc;
+		++*n;
+		*bytes += f.caplen;
+		roce_decode(decoder, f.data, f.caplen, f.wirelen, in->linktype, pkt);
+		if (!sink(ctx, &f, pkt))
+			return 1;
+	}
+	return 2;
 }
 
 /* On the sink thread, with the read lock held and every batch before sunk: up to batch_frames
  * frames, one at a time, in the slot's first decode. */
 static void run_direct(struct shared *s, struct batch *b)
 {
-	uint64_t bytes = 0;
-	unsigned n = 0;
-	struct frame f;
-	int rc = 1;
+	uint64_t bytes = 0, n = 0;
+	int rc = read_decode_sink(s->in, s->cfg->decoder, s->sink, s->ctx, &b->pkts[0], s->cfg->batch_frames, &n,
+				  &bytes, b->err, sizeof(b->err));
 
-	while (n < s->cfg->batch_frames && !atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-		rc = input_next(s->in, &f, b->err, sizeof(b->err));
-		if (rc != 1)
-			break;
-		n++;
-		bytes += f.caplen;
-		roce_decode(s->cfg->decoder, f.data, f.caplen, f.wirelen, s->in->linktype, &b->pkts[0]);
-		if (!sink_frame(s, &f, &b->pkts[0]))
-			break;
-	}
-	if (rc != 1)
+	if (rc == 1) {
+		stopped_by_sink(s);
+	} else if (rc <= 0) {
 		s->input_done = true;
-	take_read_result(s, rc, b->err);
-	s->direct = n && bytes / n > DIRECT_ABOVE;
+		take_read_result(s, rc, b->err);
+	}
+	s->direct = direct_size(bytes, n);
 }
 
 /* With the read lock held: copy up to batch_frames frames (BATCH_BYTES of them) out of the
@@ -174,7 +199,7 @@ static void fill_batch(struct shared *s, struct batch *b)
 		bytes += f->caplen;
 		b->n++;
 	}
-	s->direct = b->n && bytes / b->n > DIRECT_ABOVE;
+	s->direct = direct_size(bytes, b->n);
 }
 
 /* With the read lock held: take the next batch if its slot is free, read it, and (the lock
@@ -291,15 +316,9 @@ static int run_one_thread(struct input *in, const struct pipeline_config *cfg, p
 			  void *ctx, char *errbuf, size_t errlen)
 {
 	struct roce_pkt pkt;
-	struct frame f;
-	int rc;
+	uint64_t bytes = 0, n = 0;
 
-	while ((rc = input_next(in, &f, errbuf, errlen)) == 1) {
-		roce_decode(cfg->decoder, f.data, f.caplen, f.wirelen, in->linktype, &pkt);
-		if (!sink(ctx, &f, &pkt))
-			return 1;
-	}
-	return rc;
+	return read_decode_sink(in, cfg->decoder, sink, ctx, &pkt, UINT64_MAX, &n, &bytes, errbuf, errlen);
 }
 
 int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_sink sink, void *ctx,
