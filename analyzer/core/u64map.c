@@ -39,29 +39,18 @@ int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 {
 	if ((uint64_t)(m->count + 1) * 10 > (uint64_t)(m->mask + 1) * 7 && grow(m) < 0)
 		return -1;
-	for (uint32_t i = u64map_slot_of(m, key);; i = (i + 1) & m->mask) {
-		struct u64map_slot *e = &m->slots[i];
-		if (!e->val) {
-			*e = (struct u64map_slot){key, val + 1};
-			m->count++;
-			return 0;
-		}
-		if (e->key == key) {
-			e->val = val + 1;
-			return 0;
-		}
-	}
+	struct u64map_slot *e = &m->slots[u64map_probe(m, key)];
+	if (!e->val)
+		m->count++;
+	*e = (struct u64map_slot){key, val + 1};
+	return 0;
 }
 
 void u64map_del(struct u64map *m, uint64_t key)
 {
-	uint32_t i = u64map_slot_of(m, key);
-	for (;; i = (i + 1) & m->mask) {
-		if (!m->slots[i].val)
-			return;
-		if (m->slots[i].key == key)
-			break;
-	}
+	uint32_t i = u64map_probe(m, key);
+	if (!m->slots[i].val)
+		return;
 	/* backward-shift: pull later members of the probe run into the hole */
 	for (uint32_t j = (i + 1) & m->mask; m->slots[j].val; j = (j + 1) & m->mask) {
 		uint32_t home = u64map_slot_of(m, m->slots[j].key);

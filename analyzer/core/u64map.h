@@ -36,18 +36,23 @@ static inline uint32_t u64map_slot_of(const struct u64map *m, uint64_t key)
 	return (uint32_t)key & m->mask;
 }
 
+/* The slot holding key, or the empty slot that ends its probe run (where it would go). */
+static inline uint32_t u64map_probe(const struct u64map *m, uint64_t key)
+{
+	uint32_t i = u64map_slot_of(m, key);
+	while (m->slots[i].val && m->slots[i].key != key)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
 /* The value for key, or false. Inline: it runs for every frame the analyzer sees. */
 static inline bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *val)
 {
-	for (uint32_t i = u64map_slot_of(m, key);; i = (i + 1) & m->mask) {
-		const struct u64map_slot *e = &m->slots[i];
-		if (!e->val)
-			return false;
-		if (e->key == key) {
-			*val = e->val - 1;
-			return true;
-		}
-	}
+	const struct u64map_slot *e = &m->slots[u64map_probe(m, key)];
+	if (!e->val)
+		return false;
+	*val = e->val - 1;
+	return true;
 }
 /* Insert or replace; val must be below UINT32_MAX. Returns 0, or -1 when out of memory (the map
  * is unchanged then). */
