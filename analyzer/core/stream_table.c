@@ -321,6 +321,16 @@ static uint32_t mutual_peer(const struct roce_analyzer *a, const struct stream *
 	return j;
 }
 
+static bool bit_test(const uint8_t *bits, uint32_t i)
+{
+	return bits[i / 8] >> (i % 8) & 1;
+}
+
+static void bit_set(uint8_t *bits, uint32_t i)
+{
+	bits[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
 void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
 			   void *user)
 {
@@ -328,18 +338,19 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 	uint8_t *done = calloc(a->n_used / 8 + 1, 1);  /* out of memory: no grouping, nothing lost */
 	uint32_t pair = 0;
 	for (uint32_t i = a->lru_tail; i != NO_IDX; i = a->s[i].lru_prev) {
-		if (done && (done[i / 8] >> (i % 8) & 1))
+		if (done && bit_test(done, i))
 			continue;
 		struct roce_stream_stats st;
 		fill_stats(a, i, pair, &st);
 		fn(&st, user);
-		uint32_t j = done ? mutual_peer(a, &a->s[i]) : NO_IDX;
-		if (done)
-			done[i / 8] |= (uint8_t)(1u << (i % 8));
-		if (j != NO_IDX && !(done[j / 8] >> (j % 8) & 1)) {
-			fill_stats(a, j, pair, &st);
-			fn(&st, user);
-			done[j / 8] |= (uint8_t)(1u << (j % 8));
+		if (done) {
+			bit_set(done, i);
+			uint32_t j = mutual_peer(a, &a->s[i]);
+			if (j != NO_IDX && !bit_test(done, j)) {
+				fill_stats(a, j, pair, &st);
+				fn(&st, user);
+				bit_set(done, j);
+			}
 		}
 		pair++;
 	}
