@@ -127,16 +127,25 @@ c=$("$R" --threads 3 --batch 2 -c 5 -r "$G/rc_opcodes.pcap" | wc -l)
 	not_ok "gencaps for the thread tests"
 { cat "$T/many.pcap"; tail -c +25 "$T/big.pcap"; tail -c +25 "$CAPS/rxe/cm_send_bw.pcap"
   tail -c +25 "$T/many.pcap"; } >"$T/mixed.pcap"
+# same_as_one_thread FILE ARGS THREADS...: rocedump ARGS on FILE gives, with each THREADS
+# option set, the output (stdout and stderr) it gives with --threads 1 (left in $T/t1.out).
+same_as_one_thread() {
+	local file=$1 args=$2 threads rc=0
+	shift 2
+	# shellcheck disable=SC2086 # several words
+	"$R" --threads 1 $args -r "$file" >"$T/t1.out" 2>&1
+	for threads in "$@"; do
+		# shellcheck disable=SC2086
+		"$R" $threads $args -r "$file" >"$T/tn.out" 2>&1
+		cmp -s "$T/t1.out" "$T/tn.out" || { rc=1; echo "# $threads $args differs from --threads 1"; }
+	done
+	return $rc
+}
 same=1
 for args in "-q --summary" "-T json" "-vv -e"; do
+	same_as_one_thread "$T/mixed.pcap" "$args" "--threads 2" "--threads 4 --batch 7" "--threads 2 --batch 16" ||
+		same=0
 	# shellcheck disable=SC2086 # several words
-	"$R" --threads 1 $args -r "$T/mixed.pcap" >"$T/t1.out" 2>&1
-	for threads in "--threads 2" "--threads 4 --batch 7" "--threads 2 --batch 16"; do
-		# shellcheck disable=SC2086
-		"$R" $threads $args -r "$T/mixed.pcap" >"$T/tn.out" 2>&1
-		cmp -s "$T/t1.out" "$T/tn.out" || { same=0; echo "# $threads $args differs from --threads 1"; }
-	done
-	# shellcheck disable=SC2086
 	"$R" --threads 2 --batch 5 $args -r - <"$T/mixed.pcap" >"$T/tn.out" 2>&1
 	cmp -s "$T/t1.out" "$T/tn.out" || { same=0; echo "# stdin --threads 2 --batch 5 $args differs"; }
 done
@@ -159,13 +168,9 @@ open(sys.argv[2], 'wb').write(bytes(hdr) + first + struct.pack('<IIII', 1, 0, le
 PYEOF
 same=1
 for args in "-vv -e" "-T json"; do
-	# shellcheck disable=SC2086 # several words
-	"$R" --threads 1 $args -r "$T/jumbo.pcap" >"$T/j1.out" 2>&1
-	# shellcheck disable=SC2086
-	"$R" --threads 2 --batch 2 $args -r "$T/jumbo.pcap" >"$T/j2.out" 2>&1
-	cmp -s "$T/j1.out" "$T/j2.out" || same=0
+	same_as_one_thread "$T/jumbo.pcap" "$args" "--threads 2 --batch 2" || same=0
 done
-grep -q '"caplen":100000' "$T/j1.out" || same=0  # the JSON run: the frame is there, whole
+grep -q '"caplen":100000' "$T/t1.out" || same=0  # the JSON run: the frame is there, whole
 [ "$same" = 1 ] && ok "a 100,000-byte frame: the same output on one thread and on two" ||
 	not_ok "a 100,000-byte frame: the same output on one thread and on two"
 
