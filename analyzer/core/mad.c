@@ -352,7 +352,8 @@ int roce_mad_decode_pkt(const struct roce_pkt *pkt, const uint8_t *frame, struct
 		return 0;
 	}
 	/* The payload's captured part: payload_off may lie at or past caplen in a truncated frame. */
-	uint32_t avail = pkt->caplen > pkt->payload_off ? pkt->caplen - pkt->payload_off : 0;
+	uint32_t cap = roce_readable_len(pkt->caplen);
+	uint32_t avail = cap > pkt->payload_off ? cap - pkt->payload_off : 0;
 	if (avail > pkt->payload_len)
 		avail = pkt->payload_len;
 	return roce_mad_decode(avail ? frame + pkt->payload_off : NULL, avail, out);

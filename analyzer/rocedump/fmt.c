@@ -41,7 +41,7 @@ void fmt_net_addrs(const struct roce_pkt *p, const uint8_t *frame, char src[FMT_
 	const struct roce_net *n = &p->net;
 
 	src[0] = dst[0] = '\0';
-	if (!n->addr_len || n->addr_off + 2u * n->addr_len > p->caplen)
+	if (!n->addr_len || n->addr_off + 2u * n->addr_len > roce_readable_len(p->caplen))
 		return;
 	fmt_ip(src, frame + n->addr_off, n->addr_len);
 	fmt_ip(dst, frame + n->addr_off + n->addr_len, n->addr_len);

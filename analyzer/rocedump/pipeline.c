@@ -192,7 +192,7 @@ static void fill_batch(struct shared *s, struct batch *b)
 			s->input_done = true;
 			break;
 		}
-		uint32_t keep = f->caplen < ROCE_DECODE_MAX_CAPLEN ? f->caplen : ROCE_DECODE_MAX_CAPLEN;
+		uint32_t keep = roce_readable_len(f->caplen);
 		memcpy(b->bytes + used, f->data, keep);
 		f->data = b->bytes + used;
 		used += (keep + 15) & ~(size_t)15;

@@ -16,7 +16,7 @@ static const char *ecn_name(unsigned ecn)
 
 static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt *p)
 {
-	if (p->eth_off >= 0 && (uint32_t)p->eth_off + 14 <= f->caplen) {
+	if (p->eth_off >= 0 && (uint32_t)p->eth_off + 14 <= roce_readable_len(f->caplen)) {
 		char src[18], dst[18];
 		fmt_mac(dst, f->data + p->eth_off);
 		fmt_mac(src, f->data + p->eth_off + 6);
@@ -38,7 +38,7 @@ static void put_wrap(struct sb *s, const struct print_opts *o, const struct fram
 	if (o->verbose && w->ip_off) {
 		char a[FMT_ADDR_MAX], b[FMT_ADDR_MAX];
 		unsigned alen = w->ip_version == 6 ? 16 : 4, aoff = w->ip_version == 6 ? 8 : 12;
-		if (w->ip_off + aoff + 2 * alen <= f->caplen) {
+		if (w->ip_off + aoff + 2 * alen <= roce_readable_len(f->caplen)) {
 			fmt_ip(a, f->data + w->ip_off + aoff, alen);
 			fmt_ip(b, f->data + w->ip_off + aoff + alen, alen);
 			sb_printf(s, " %s > %s", a, b);

@@ -136,6 +136,13 @@ struct roce_pkt {
  * frame through a roce_pkt's offsets. */
 #define ROCE_DECODE_MAX_CAPLEN 0xffffu
 
+/* How many of a frame's caplen captured bytes a reader may look at through its roce_pkt: a
+ * caller may keep only these (rocedump's batches do). */
+static inline uint32_t roce_readable_len(uint32_t caplen)
+{
+	return caplen < ROCE_DECODE_MAX_CAPLEN ? caplen : ROCE_DECODE_MAX_CAPLEN;
+}
+
 /* Decode one frame. Returns 1 when it is a RoCE packet (version 1 or 2, even if truncated or
  * invalid), 0 otherwise; never fails. cfg may be NULL for defaults. */
 ROCE_API int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame,

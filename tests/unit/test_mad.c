@@ -716,3 +716,26 @@ Test(mad, decode_pkt_truncated_frame)
 		free(c);
 	}
 }
+
+/* A frame larger than the decoder looks at (ROCE_DECODE_MAX_CAPLEN): a caller may keep only
+ * those bytes, so a MAD whose payload runs past them is cut there, not read on from the frame's
+ * full caplen (rocedump's batches keep 65,535 bytes of a 100,000-byte frame). */
+Test(mad, decode_pkt_stops_at_decoder_limit)
+{
+	uint8_t f[FRAME_CAP];
+	struct roce_pkt p;
+	struct roce_mad m;
+
+	uint32_t len = build_mad_frame(f, 0x64, 1, req_mad);
+	cr_assert_eq(u_decode(f, len, ROCE_LINK_ETHERNET, &p), 1);
+	uint32_t kept = 100;  /* payload bytes below the limit */
+	uint8_t *c = malloc(ROCE_DECODE_MAX_CAPLEN);
+	cr_assert_not_null(c);
+	memset(c, 0, ROCE_DECODE_MAX_CAPLEN);
+	memcpy(c + ROCE_DECODE_MAX_CAPLEN - kept, f + p.payload_off, kept);
+	p.payload_off = ROCE_DECODE_MAX_CAPLEN - kept;
+	p.caplen = p.wirelen = 100000;
+	cr_assert_eq(roce_mad_decode_pkt(&p, c, &m), 0);
+	cr_assert(m.result == ROCE_MAD_TRUNC_CM, "%s", roce_mad_result_name(m.result));
+	free(c);
+}
