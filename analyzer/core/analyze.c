@@ -63,6 +63,14 @@ static void check_pmtu(struct roce_analyzer *a, struct stream *s, struct frame_c
 	}
 }
 
+/* A request's RETH DMA length; false when it has no RETH (a packet too short for its opcode's
+ * extended headers has none: the decoder leaves h.reth as it was). */
+static bool dma_length(const struct roce_pkt *p, uint32_t *len)
+{
+	*len = (p->h.hdrs & ROCE_HDR_RETH) ? p->h.reth.dmalen : 0;
+	return (p->h.hdrs & ROCE_HDR_RETH) != 0;
+}
+
 /* A request message completed: counted, in all and by kind. */
 static void count_message(struct roce_analyzer *a, struct stream *s, const struct roce_opcode_info *op)
 {
@@ -101,10 +109,11 @@ static void check_message(struct roce_analyzer *a, struct stream *s, struct fram
 	case ROCE_SEG_FIRST:
 		if (open)
 			find(f, ROCE_EV_MSG_OPCODE_SEQUENCE, true, psn, psn, -1);
-		s->flags = (uint16_t)((s->flags | F_IN_MSG) & ~F_MSG_UNKNOWN);
+		s->flags = (uint16_t)((s->flags | F_IN_MSG) & ~(F_MSG_UNKNOWN | F_LEN_UNKNOWN));
 		s->msg_op = op->op;
 		s->msg_bytes = p->payload_len;
-		s->msg_dmalen = op->op == ROCE_OP_WRITE ? p->h.reth.dmalen : 0;
+		if (op->op == ROCE_OP_WRITE && !dma_length(p, &s->msg_dmalen))
+			s->flags |= F_LEN_UNKNOWN;
 		break;
 	case ROCE_SEG_MIDDLE:
 	case ROCE_SEG_LAST:
@@ -113,7 +122,8 @@ static void check_message(struct roce_analyzer *a, struct stream *s, struct fram
 		else if (known)
 			s->msg_bytes += p->payload_len;
 		if (op->seg == ROCE_SEG_LAST) {
-			if (open && s->msg_op == ROCE_OP_WRITE && s->msg_bytes != s->msg_dmalen)
+			if (open && s->msg_op == ROCE_OP_WRITE && !(s->flags & F_LEN_UNKNOWN) &&
+			    s->msg_bytes != s->msg_dmalen)
 				find(f, ROCE_EV_MSG_LENGTH_MISMATCH, true, psn, psn, -1);
 			s->flags &= (uint16_t)~(F_IN_MSG | F_MSG_UNKNOWN);
 			count_message(a, s, op);
@@ -122,7 +132,8 @@ static void check_message(struct roce_analyzer *a, struct stream *s, struct fram
 	default: /* ONLY */
 		if (open)
 			find(f, ROCE_EV_MSG_OPCODE_SEQUENCE, true, psn, psn, -1);
-		if (op->op == ROCE_OP_WRITE && p->payload_len != p->h.reth.dmalen)
+		uint32_t dmalen;
+		if (op->op == ROCE_OP_WRITE && dma_length(p, &dmalen) && p->payload_len != dmalen)
 			find(f, ROCE_EV_MSG_LENGTH_MISMATCH, true, psn, psn, -1);
 		s->flags &= (uint16_t)~(F_IN_MSG | F_MSG_UNKNOWN);
 		count_message(a, s, op);
@@ -130,18 +141,20 @@ static void check_message(struct roce_analyzer *a, struct stream *s, struct fram
 	}
 }
 
-/* PSNs a request consumes: a READ of N bytes reserves ceil(N / PMTU) response PSNs. */
+/* PSNs a request consumes: a READ of N bytes reserves ceil(N / PMTU) response PSNs (one for a
+ * READ of no bytes, or with no RETH to say). */
 static uint32_t psn_span(struct roce_analyzer *a, struct stream *s, const struct roce_pkt *p)
 {
-	if (p->op->op != ROCE_OP_READ_REQ)
+	uint32_t len;
+	if (p->op->op != ROCE_OP_READ_REQ || !dma_length(p, &len) || !len)
 		return 1;
-	uint32_t pmtu = pmtu_of(a, s), len = p->h.reth.dmalen;
+	uint32_t pmtu = pmtu_of(a, s);
 	if (!pmtu) {
 		s->flags |= F_READ_UNKNOWN;
 		s->msg_dmalen = len;
 		return 1;
 	}
-	return len ? (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu) : 1;
+	return (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu);
 }
 
 /* Move the window of the last HOLE_BITS PSNs up by n: the PSN bitmaps that follow next_psn. */

@@ -31,6 +31,7 @@
 #define F_PAIRED_PSN 0x0800u   /* peer_qpn learned by PSN matching */
 #define F_PAIRED_CM 0x1000u    /* peer_qpn learned from an RDMA-CM REQ/REP exchange */
 #define F_MSN_KNOWN 0x2000u    /* ack block's msn_psn / msn hold the last ACK */
+#define F_LEN_UNKNOWN 0x4000u  /* the open WRITE's FIRST had no RETH: no DMA length to check */
 
 /* PSNs tracked below the next one: go-back-N resends reach this deep in the DUT captures (71
  * PSNs for WRITEs, 130 for READs) */

@@ -46,6 +46,7 @@ struct fr {
 	bool msn_set;     /* an ACK's MSN is .msn; otherwise the right one (msn_model below) */
 	uint32_t msn;
 	bool null_out;    /* analyze with out == NULL; P keeps the decoder's events, P_analyzed gets all */
+	bool no_ext;      /* no extended headers: the packet is too short for its opcode's */
 };
 
 static struct roce_analyzer *A;
@@ -126,7 +127,9 @@ static const struct roce_pkt *feed(struct fr x)
 	const struct roce_opcode_info *op = roce_opcode_info(x.op);
 	cr_assert(op->flags & ROCE_OPF_VALID, "opcode 0x%02x", x.op);
 	memset(&b.h, 0, sizeof(b.h));
-	b.h.hdrs = op->hdrs;
+	b.h.hdrs = x.no_ext ? 0 : op->hdrs;
+	if (x.no_ext)
+		b.flags |= ROCE_BUILD_HDRS_AS_GIVEN;
 	b.h.bth.opcode = x.op;
 	b.h.bth.pkey = x.pkey ? x.pkey : 0xffff;
 	b.h.bth.dqpn = x.qpn ? x.qpn : x.rsp ? QP_A : QP_B;
@@ -154,6 +157,11 @@ static const struct roce_pkt *feed(struct fr x)
 	cr_assert_gt(n, 0, "roce_build_frame: %d (%s)", n, roce_strerror(n));
 	cr_assert_eq(roce_decode(NULL, frame_buf, (uint32_t)n, (uint32_t)n, ROCE_LINK_ETHERNET, &P), 1);
 	cr_assert_eq(P.payload_len, x.len);
+	if (x.no_ext) {  /* the caller checks the events */
+		EXPECT_EVENTS(&P, "packet.too_short");
+		roce_analyze(A, &P, frame_buf, now, &F);
+		return &P;
+	}
 	cr_assert(roce_evset_empty(&P.events), "the decoder found {%s}", u_events_str(&P));
 	now = x.ts ? x.ts : now + 1000;
 	memset(&F, 0xee, sizeof(F));
@@ -1059,6 +1067,36 @@ Test(analyze, write_only_length_mismatch)
 	EXPECT_NO_EVENTS(REQ(.op = WRITE_ONLY, .psn = 2, .len = 200, .dmalen = 200));
 	EXPECT_EVENTS(REQ(.op = WRITE_ONLY, .psn = 3, .len = 8, .dmalen = 0), "msg.length_mismatch");
 	EXPECT_NO_EVENTS(REQ(.op = WRITE_ONLY, .psn = 4, .len = 0, .dmalen = 0));
+}
+
+/* A request too short for its opcode's extended headers (the IP/UDP lengths leave no room for
+ * the RETH) still takes its PSN, but no length or PSN span is taken from the RETH it does not
+ * have (the decode before it left one behind in P). */
+Test(analyze, request_too_short_for_its_headers)
+{
+	mk(0, 1024);
+	EXPECT_NO_EVENTS(REQ(.op = WRITE_ONLY, .psn = 1, .len = 64, .dmalen = 64));
+	/* no length to check, nor for the message a FIRST opens (which is short of the PMTU) */
+	EXPECT_EVENTS(REQ(.op = WRITE_ONLY, .psn = 2, .no_ext = true), "packet.too_short");
+	EXPECT_EVENTS(REQ(.op = WRITE_FIRST, .psn = 3, .no_ext = true), "packet.too_short", "msg.pmtu_violation");
+	EXPECT_NO_EVENTS(REQ(.op = WRITE_LAST, .psn = 4, .len = 100));
+	EXPECT_NO_EVENTS(REQ(.op = READ_REQ, .psn = 5, .dmalen = 4096));  /* 4 PSNs */
+	EXPECT_EVENTS(REQ(.op = READ_REQ, .psn = 9, .no_ext = true), "packet.too_short");  /* one PSN */
+	EXPECT_NO_EVENTS(send_only(10));
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.packets, 7);
+	cr_assert_eq(st.requests, 7);
+	cr_assert_eq(st.last_psn, 10);
+	cr_assert_eq(st.messages, 6);
+}
+
+/* A READ of no bytes takes one PSN, path MTU known or not: a gap after it is a gap. */
+Test(analyze, zero_length_read_then_gap)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = READ_REQ, .psn = 1, .dmalen = 0));
+	EXPECT_EVENTS(send_only(5), "psn.gap");
+	expect_psns("psn.gap", 2, 5);
 }
 
 Test(analyze, uc_opcode_on_rc_stream)
