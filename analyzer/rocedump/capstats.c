@@ -205,7 +205,7 @@ void capstats_describe(const struct capstats *s, char *buf, size_t len)
 		snprintf(buf, len, "capture drops: not recorded (pcap files carry no drop counts)");
 	} else if (s->format != CAPSTATS_PCAPNG) {
 		snprintf(buf, len, "capture drops: not recorded (unrecognised file format)");
-	} else if (!s->complete && !t.has_if_drop && !t.has_os_drop) {
+	} else if (!s->complete) {
 		snprintf(buf, len, "capture drops: not known (the file was not read to its end)");
 	} else if (!t.has_if_drop && !t.has_os_drop) {
 		snprintf(buf, len, "capture drops: not recorded (no pcapng interface statistics with drop counts)");
@@ -231,6 +231,8 @@ static void print_count(FILE *out, const char *name, bool has, uint64_t v)
 void capstats_print_json(const struct capstats *s, FILE *out)
 {
 	struct capstats_totals t = capstats_totals(s);
+	if (!s->complete)
+		t = (struct capstats_totals){0};  /* not known */
 	fprintf(out, "\"capture\":{\"format\":\"%s\"", format_name(s->format));
 	print_count(out, "if_drops", t.has_if_drop, t.if_drop);
 	print_count(out, "os_drops", t.has_os_drop, t.os_drop);

@@ -31,7 +31,8 @@ struct capstats_iface {
 struct capstats {
 	/* results */
 	enum capstats_format format;
-	bool complete;                  /* the whole file was fed (set by the reader at its end) */
+	bool complete;                  /* every frame of the file was read and used (set by the reader
+					 * at its end, cleared when the run stopped before it: -c) */
 	uint32_t n_isb;                 /* Interface Statistics Blocks seen */
 	uint32_t n_ifaces;              /* entries in iface[] (interfaces with statistics) */
 	struct capstats_iface iface[CAPSTATS_MAX_IFACES];
@@ -59,9 +60,11 @@ struct capstats_totals capstats_totals(const struct capstats *s);
 
 /* One line for a report, no newline: "capture drops: 3 by the interface, 1 by the OS (pcapng
  * statistics of 2 interfaces)", or "capture drops: not recorded (...)" saying why; a pcapng
- * file not read to its end (-c) has "not known": its statistics come last. */
+ * file not read to its end (-c, a read error) has "not known": the statistics blocks seen
+ * by then (read ahead of the last frame used) are not the capture's totals. */
 void capstats_describe(const struct capstats *s, char *buf, size_t len);
-/* The JSON member "capture":{"format":"pcapng","if_drops":3,"os_drops":1} (null: not recorded). */
+/* The JSON member "capture":{"format":"pcapng","if_drops":3,"os_drops":1} (null: not recorded,
+ * or not known). */
 void capstats_print_json(const struct capstats *s, FILE *out);
 
 #endif

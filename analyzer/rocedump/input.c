@@ -172,6 +172,11 @@ void input_close(struct input *in)
 	memset(in, 0, sizeof(*in));
 }
 
+void input_stopped_early(struct input *in)
+{
+	in->source->stats.complete = false;
+}
+
 const struct capstats *input_capstats(const struct input *in)
 {
 	return &in->source->stats;

@@ -39,5 +39,8 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
 void input_close(struct input *in);
 /* The drop counts found in the bytes read so far (complete once input_next returned 0). */
 const struct capstats *input_capstats(const struct input *in);
+/* The run stopped before the end of the file (-c): the counts found are not complete, however
+ * far ahead of the last frame used the file was read. */
+void input_stopped_early(struct input *in);
 
 #endif

@@ -297,6 +297,8 @@ int main(int argc, char **argv)
 
 	sb_reset(&line);
 	rc = pipeline_run(&in, &pcfg, sink_frame, &sc, err, sizeof(err));
+	if (rc == 1)
+		input_stopped_early(&in);  /* -c: whatever the decoding threads read ahead */
 	sb_flush(&line, stdout);
 	if (rc < 0) {
 		fflush(stdout);
