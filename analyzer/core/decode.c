@@ -298,7 +298,7 @@ static void verify_udp_csum(struct ctx *c, const struct span *s, uint32_t off, u
 	}
 }
 
-static void enter_wrap(struct ctx *c, enum roce_wrap_kind kind);
+static bool enter_wrap(struct ctx *c, enum roce_wrap_kind kind);
 
 static void decode_vxlan(struct ctx *c, uint32_t off, uint32_t end, uint32_t lim)
 {
@@ -306,7 +306,8 @@ static void decode_vxlan(struct ctx *c, uint32_t off, uint32_t end, uint32_t lim
 	struct roce_wrap *w = &c->p->wrap;
 	uint16_t sport = c->p->udp.sport;
 
-	enter_wrap(c, ROCE_WRAP_VXLAN);
+	if (!enter_wrap(c, ROCE_WRAP_VXLAN))
+		return;
 	const uint8_t *vx = span_at(&s, off, VXLAN_HLEN);
 	if (!vx) {
 		truncated(c, ROCE_LAYER_VXLAN);
@@ -364,7 +365,9 @@ static void decode_udp(struct ctx *c, uint32_t off, uint32_t ip_end, uint32_t li
 
 /* ---- GRE, ERSPAN ---- */
 
-static void enter_wrap(struct ctx *c, enum roce_wrap_kind kind)
+/* One more wrapper (the first is the one reported); false past ROCE_MAX_WRAP of any kinds,
+ * where the walk stops. */
+static bool enter_wrap(struct ctx *c, enum roce_wrap_kind kind)
 {
 	struct roce_wrap *w = &c->p->wrap;
 
@@ -377,6 +380,11 @@ static void enter_wrap(struct ctx *c, enum roce_wrap_kind kind)
 	} else {
 		w->depth++;
 	}
+	if (w->depth > ROCE_MAX_WRAP) {
+		ev(c, ROCE_EV_WRAP_TOO_DEEP);
+		return false;
+	}
+	return true;
 }
 
 /* e: the ERSPAN header, vouched for by span_at() */
@@ -413,8 +421,8 @@ static void decode_gre(struct ctx *c, uint32_t off, uint32_t ip_end, uint32_t li
 
 	const uint8_t *g = span_at(&s, off, GRE_HLEN);
 	if (!g) {
-		enter_wrap(c, ROCE_WRAP_GRE);
-		truncated(c, ROCE_LAYER_GRE);
+		if (enter_wrap(c, ROCE_WRAP_GRE))
+			truncated(c, ROCE_LAYER_GRE);
 		return;
 	}
 	uint16_t flags = ld_be16(g + GRE_FLAGS);
@@ -424,11 +432,8 @@ static void decode_gre(struct ctx *c, uint32_t off, uint32_t ip_end, uint32_t li
 		kind = (flags & GRE_F_SEQ) ? ROCE_WRAP_ERSPAN2 : ROCE_WRAP_ERSPAN1;
 	else if (proto == ETHERTYPE_ERSPAN_III)
 		kind = ROCE_WRAP_ERSPAN3;
-	enter_wrap(c, kind);
-	if (w->depth > ROCE_MAX_WRAP) {
-		ev(c, ROCE_EV_WRAP_TOO_DEEP);
+	if (!enter_wrap(c, kind))
 		return;
-	}
 	bool outer = w->depth == 1;
 	if (outer) {
 		w->gre_flags = flags;

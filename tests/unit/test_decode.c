@@ -658,33 +658,41 @@ Test(decode, wrap_unsupported_and_too_deep)
 	EXPECT_EVENTS(&p, "erspan.version_unknown");
 	u_expect_event_sev(&p, "erspan.version_unknown", ROCE_SEV_WARN);
 
-	/* GRE in GRE in ... five deep */
-	uint8_t a[FRAME_CAP], bb[FRAME_CAP];
-	struct roce_build b;
-	flow(&b, 0x04, 8);
-	uint32_t n = u_build(&b, a);
-	struct roce_build_wrap w;
-	memset(&w, 0, sizeof(w));
-	w.kind = ROCE_WRAP_GRE;
-	w.w.gre_key = 1;
-	w.w.has_key = true;
-	for (unsigned d = 1; d <= 5; d++) {
-		int r = roce_build_wrap(&w, a, n, bb, sizeof(bb));
-		cr_assert_gt(r, 0);
-		n = (uint32_t)r;
-		memcpy(a, bb, n);
-		w.w.gre_key = d + 1;
-		int ret = u_decode(a, n, ROCE_LINK_ETHERNET, &p);
-		cr_assert_eq(p.wrap.depth, d <= 4 ? d : 5, "depth %u", d);
-		cr_assert_eq(p.wrap.gre_key, d, "the outermost wrapper's key");
-		if (d <= 4) {
-			cr_assert_eq(ret, 1, "depth %u decodes", d);
-			EXPECT_NO_EVENTS(&p);
-			cr_assert_eq(p.icrc_status, ROCE_ICRC_GOOD);
-		} else {
-			cr_assert_eq(ret, 0);
-			EXPECT_EVENTS(&p, "wrap.too_deep");
-			u_expect_event_sev(&p, "wrap.too_deep", ROCE_SEV_WARN);
+	/* GRE in GRE in ... six deep, VXLAN likewise, and the two alternating */
+	static const enum roce_wrap_kind nests[3][2] = {
+		{ROCE_WRAP_GRE, ROCE_WRAP_GRE}, {ROCE_WRAP_VXLAN, ROCE_WRAP_VXLAN}, {ROCE_WRAP_GRE, ROCE_WRAP_VXLAN},
+	};
+	for (unsigned k = 0; k < 3; k++) {
+		uint8_t a[FRAME_CAP], bb[FRAME_CAP];
+		struct roce_build b;
+		flow(&b, 0x04, 8);
+		uint32_t n = u_build(&b, a);
+		for (unsigned d = 1; d <= 6; d++) {
+			struct roce_build_wrap w;
+			memset(&w, 0, sizeof(w));
+			w.kind = nests[k][d % 2];
+			w.w.gre_key = w.w.vni = d;  /* the outermost is the d-th wrapped */
+			w.w.has_key = true;
+			int r = roce_build_wrap(&w, a, n, bb, sizeof(bb));
+			cr_assert_gt(r, 0);
+			n = (uint32_t)r;
+			memcpy(a, bb, n);
+			int ret = u_decode(a, n, ROCE_LINK_ETHERNET, &p);
+			cr_assert_eq(p.wrap.depth, d <= 4 ? d : 5, "nest %u depth %u: %u", k, d, p.wrap.depth);
+			cr_assert_eq(p.wrap.kind, nests[k][d % 2], "nest %u depth %u: the outermost wrapper", k, d);
+			if (w.kind == ROCE_WRAP_GRE)
+				cr_assert_eq(p.wrap.gre_key, d, "nest %u depth %u: the outermost wrapper's key", k, d);
+			else
+				cr_assert_eq(p.wrap.vni, d, "nest %u depth %u: the outermost wrapper's VNI", k, d);
+			if (d <= 4) {
+				cr_assert_eq(ret, 1, "nest %u depth %u decodes", k, d);
+				EXPECT_NO_EVENTS(&p);
+				cr_assert_eq(p.icrc_status, ROCE_ICRC_GOOD);
+			} else {
+				cr_assert_eq(ret, 0, "nest %u depth %u", k, d);
+				EXPECT_EVENTS(&p, "wrap.too_deep");
+				u_expect_event_sev(&p, "wrap.too_deep", ROCE_SEV_WARN);
+			}
 		}
 	}
 }
