@@ -613,6 +613,10 @@ static void cm_pair(struct roce_analyzer *a, const struct roce_mad *m, uint32_t 
 
 /* ---- entry point ---- */
 
+/* Capture times are held to ±(2^62 - 1) ns, years 1824 to 2116: two of them differ by less
+ * than INT64_MAX, and the intervals taken between them cannot overflow. */
+#define TS_LIMIT ((INT64_C(1) << 62) - 1)
+
 void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame, int64_t ts_ns,
 		  struct roce_findings *out)
 {
@@ -621,6 +625,7 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	if (!p->version || !p->op || !(p->op->flags & ROCE_OPF_VALID) || p->op->op == ROCE_OP_CNP ||
 	    p->trunc_layer == ROCE_LAYER_EXT || !p->net.addr_len)
 		return;
+	ts_ns = ts_ns > TS_LIMIT ? TS_LIMIT : ts_ns < -TS_LIMIT ? -TS_LIMIT : ts_ns;
 	const struct roce_net *n = &p->net;
 	uint32_t src, dst;
 	if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst))

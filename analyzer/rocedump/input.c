@@ -149,8 +149,11 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 		f->data = data;
 		f->caplen = h->caplen;
 		f->wirelen = h->len;
-		f->ts_sec = h->ts.tv_sec;
-		f->ts_nsec = (uint32_t)h->ts.tv_usec;  /* nanoseconds: see pcap_fopen_offline_with_tstamp_precision */
+		/* nanoseconds (pcap_fopen_offline_with_tstamp_precision), which a record may give as a
+		 * second or more: carried into the seconds */
+		uint64_t ns = (uint32_t)h->ts.tv_usec;
+		f->ts_sec = (int64_t)((uint64_t)h->ts.tv_sec + ns / 1000000000u);
+		f->ts_nsec = (uint32_t)(ns % 1000000000u);
 		return 1;
 	}
 	if (rc == PCAP_ERROR_BREAK) {

@@ -27,9 +27,20 @@ struct input {
 struct frame {
 	const uint8_t *data;
 	uint32_t caplen, wirelen;
-	int64_t ts_sec;
-	uint32_t ts_nsec;
+	int64_t ts_sec;           /* may be negative (a pcapng if_tsoffset, a pcap past 2038) */
+	uint32_t ts_nsec;         /* 0 .. 999,999,999 */
 };
+
+/* The frame's time in nanoseconds since 1970, held at the int64 range (years ±292) */
+static inline int64_t frame_ts_ns(const struct frame *f)
+{
+	const int64_t lim = INT64_MAX / 1000000000 - 1;
+	if (f->ts_sec > lim)
+		return INT64_MAX;
+	if (f->ts_sec < -lim)
+		return INT64_MIN;
+	return f->ts_sec * 1000000000 + f->ts_nsec;
+}
 
 /* Open path ("-" is stdin) and compile filter (NULL or "" for none). Returns 0, or -1 with
  * a message in errbuf. */

@@ -247,7 +247,7 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	struct roce_findings findings;
 
 	sc->n++;
-	roce_analyze(sc->an, pkt, f->data, f->ts_sec * 1000000000 + f->ts_nsec, o->quiet ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet ? NULL : &findings);
 	summary_add(sc->sum, pkt);
 	if (!o->quiet) {
 		if (o->format == OUT_JSON)

@@ -45,7 +45,8 @@ ROCE_API struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_conf
 						 char errbuf[ROCE_ERRBUF_SIZE]);
 ROCE_API void roce_analyzer_free(struct roce_analyzer *a);
 
-/* Analyze one decoded frame (any frame: non-RoCE ones are ignored). ts_ns is its capture time.
+/* Analyze one decoded frame (any frame: non-RoCE ones are ignored). ts_ns is its capture time
+ * (nanoseconds since 1970; taken as ±(2^62 - 1) beyond that, years 1824 and 2116).
  * Adds the transport events to p->events and, when out is not NULL, their details to out. */
 ROCE_API void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame,
 			   int64_t ts_ns, struct roce_findings *out);

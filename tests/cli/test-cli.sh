@@ -141,6 +141,26 @@ done
 [ "$good" = 1 ] && ok "pcapng drops: not known with -c, on one thread or two; the last block's at the end" ||
 	not_ok "pcapng drops: not known with -c, on one thread or two; the last block's at the end"
 
+# timestamps: a fraction of a second or more carries into the seconds; before 1970 (a pcap
+# record past 2038, which libpcap reads as negative) is a negative JSON ts
+"$PY" - "$G/rc_opcodes.pcap" "$T/ts.pcap" <<'PYEOF'
+import struct, sys
+src = open(sys.argv[1], 'rb').read()
+cap = struct.unpack_from('<I', src, 24 + 8)[0]
+frame = src[24 + 16:24 + 16 + cap]
+recs = b''.join(struct.pack('<IIII', s, us, cap, cap) + frame
+                for s, us in ((1, 2000000), (0xffffffff, 5), (0xffffff9b, 999999), (0xffffff9c, 0)))
+usec = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)  # microsecond pcap, Ethernet
+open(sys.argv[2], 'wb').write(usec + recs)
+PYEOF
+"$R" -T json -r "$T/ts.pcap" | grep -o '"ts":[^,]*' | tr '\n' ' ' >"$T/ts.json"
+"$R" -r "$T/ts.pcap" | cut -d' ' -f1 | tr '\n' ' ' >"$T/ts.txt"
+want_json='"ts":3.000000000 "ts":-0.999995000 "ts":-100.000001000 "ts":-100.000000000 '
+want_txt='00:00:03.000000 23:59:59.000005 23:58:19.999999 23:58:20.000000 '
+[ "$(cat "$T/ts.json")" = "$want_json" ] && [ "$(cat "$T/ts.txt")" = "$want_txt" ] &&
+	ok "timestamps: fractions of a second or more, and before 1970" ||
+	not_ok "timestamps: fractions of a second or more, and before 1970" "$(cat "$T/ts.json")" "$(cat "$T/ts.txt")"
+
 # --strict: 1 on an error-severity event, 0 on a clean capture
 expect "--strict on anomalies exits 1" 1 '' -- -q --strict -r "$G/anomalies.pcap"
 expect "--strict on a clean capture exits 0" 0 '' -- -q --strict -r "$CAPS/rxe/rc_pingpong.pcap"

@@ -1099,6 +1099,21 @@ Test(analyze, zero_length_read_then_gap)
 	expect_psns("psn.gap", 2, 5);
 }
 
+/* Capture times at the ends of the int64 range (a damaged file): no interval between them
+ * overflows (the sanitizer build stops on one). */
+Test(analyze, timestamps_at_the_ends_of_the_range)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 1, .len = 64, .ts = INT64_MAX));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 1, .len = 64, .ts = INT64_MIN), "psn.retransmit",
+		      "retransmit.timeout");
+	cr_assert_lt(finding("retransmit.timeout")->delta_ns, 0);  /* "sent" 292 years later */
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 1, .syn = SYN_NAK(0), .ts = INT64_MAX), "nak.psn_seq_err");
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 2, .len = 64, .ts = INT64_MIN));
+	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 2, .syn = SYN_ACK, .ts = INT64_MAX));
+	cr_assert_eq(req_stats().rtt_count, 1);
+}
+
 Test(analyze, uc_opcode_on_rc_stream)
 {
 	mk(0, 0);
