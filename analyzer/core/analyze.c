@@ -631,7 +631,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst))
 		return;
 	uint32_t idx;
-	struct stream *s = stream_get(a, stream_key(src, dst, p->h.bth.dqpn), &idx);
+	uint64_t key = stream_key(src, dst, p->h.bth.dqpn);
+	struct stream *s = stream_get(a, key, &idx);
 	if (!s)
 		return;
 	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns};
@@ -645,9 +646,13 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	s->bytes += p->wirelen;
 	if (p->h.bth.dqpn == 1 && p->op->transport == ROCE_TR_UD) {
 		struct roce_mad m;
-		if (roce_mad_decode_pkt(p, frame, &m) == 1)
+		if (roce_mad_decode_pkt(p, frame, &m) == 1) {
 			cm_pair(a, &m, src, dst);
-		s = &a->s[idx];  /* pairing may have added streams */
+			/* the two streams paired may have moved this one, or evicted it (a cap of 2) */
+			if (!(s = stream_find(a, key)))
+				return;
+			idx = (uint32_t)(s - a->s);
+		}
 	}
 	if (p->op->flags & ROCE_OPF_RESPONSE) {
 		on_response(a, s, &f, src, dst);

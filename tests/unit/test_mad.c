@@ -739,3 +739,53 @@ Test(mad, decode_pkt_stops_at_decoder_limit)
 	cr_assert(m.result == ROCE_MAD_TRUNC_CM, "%s", roce_mad_result_name(m.result));
 	free(c);
 }
+
+/* A stream's counts add up: requests and responses are its packets. */
+static void counts_add_up(const struct roce_stream_stats *st, void *user)
+{
+	unsigned *n = user;
+	cr_assert_leq(st->requests, st->packets, "qp 0x%x: %llu requests, %llu packets", st->dqpn,
+		      (unsigned long long)st->requests, (unsigned long long)st->packets);
+	cr_assert_eq(st->requests + st->responses, st->packets, "qp 0x%x", st->dqpn);
+	if (st->paired == ROCE_PAIRED_CM)
+		++*n;
+}
+
+/* RDMA-CM pairing under a cap of 2 streams: the two it pairs evict the QP 1 stream whose REP
+ * made them, and that REP is counted on no other stream. */
+Test(mad, cm_pairing_evicts_the_qp1_stream)
+{
+	char err[ROCE_ERRBUF_SIZE];
+	struct roce_analyzer_config cfg = {.max_streams = 2};
+	struct roce_analyzer *a = roce_analyzer_new(&cfg, err);
+	cr_assert_not_null(a, "%s", err);
+	uint8_t f[FRAME_CAP];
+	struct roce_pkt p;
+
+	uint32_t len = build_mad_frame(f, 0x64, 1, req_mad);  /* 10.0.0.1 -> 10.0.0.2 */
+	cr_assert_eq(u_decode(f, len, ROCE_LINK_ETHERNET, &p), 1);
+	roce_analyze(a, &p, f, 1000, NULL);
+
+	struct roce_build b;
+	u_base(&b);
+	uint8_t t[16];
+	memcpy(t, b.src, 16);
+	memcpy(b.src, b.dst, 16);
+	memcpy(b.dst, t, 16);
+	b.h.bth.opcode = 0x64;
+	b.h.bth.dqpn = 1;
+	b.h.deth.qkey = 0x80010000;
+	b.h.deth.srcqp = 1;
+	b.payload = rep_mad;
+	b.payload_len = ROCE_MAD_LEN;
+	len = u_build(&b, f);  /* 10.0.0.2 -> 10.0.0.1 */
+	cr_assert_eq(u_decode(f, len, ROCE_LINK_ETHERNET, &p), 1);
+	roce_analyze(a, &p, f, 2000, NULL);
+
+	unsigned paired = 0;
+	roce_analyzer_foreach(a, counts_add_up, &paired);
+	cr_assert_eq(paired, 2, "the two directions paired from CM");
+	cr_assert_eq(roce_analyzer_streams(a), 2);
+	cr_assert_eq(roce_analyzer_evictions(a), 2);
+	roce_analyzer_free(a);
+}
