@@ -62,8 +62,10 @@ static struct capstats_iface *iface_for(struct capstats *s, uint32_t section, ui
 	for (uint32_t i = 0; i < s->n_ifaces; i++)
 		if (s->iface[i].section == section && s->iface[i].if_id == if_id)
 			return &s->iface[i];
-	if (s->n_ifaces == CAPSTATS_MAX_IFACES)
+	if (s->n_ifaces == CAPSTATS_MAX_IFACES) {
+		s->too_many_ifaces = true;
 		return NULL;
+	}
 	struct capstats_iface *f = &s->iface[s->n_ifaces++];
 	memset(f, 0, sizeof(*f));
 	f->section = section;
@@ -205,6 +207,9 @@ void capstats_describe(const struct capstats *s, char *buf, size_t len)
 		snprintf(buf, len, "capture drops: not recorded (pcap files carry no drop counts)");
 	} else if (s->format != CAPSTATS_PCAPNG) {
 		snprintf(buf, len, "capture drops: not recorded (unrecognised file format)");
+	} else if (s->too_many_ifaces) {
+		snprintf(buf, len, "capture drops: not known (statistics of more than %d interfaces)",
+			 CAPSTATS_MAX_IFACES);
 	} else if (!s->complete) {
 		snprintf(buf, len, "capture drops: not known (the file was not read to its end)");
 	} else if (!t.has_if_drop && !t.has_os_drop) {
@@ -231,7 +236,7 @@ static void print_count(FILE *out, const char *name, bool has, uint64_t v)
 void capstats_print_json(const struct capstats *s, FILE *out)
 {
 	struct capstats_totals t = capstats_totals(s);
-	if (!s->complete)
+	if (!s->complete || s->too_many_ifaces)
 		t = (struct capstats_totals){0};  /* not known */
 	fprintf(out, "\"capture\":{\"format\":\"%s\"", format_name(s->format));
 	print_count(out, "if_drops", t.has_if_drop, t.if_drop);

@@ -35,6 +35,8 @@ struct capstats {
 					 * at its end, cleared when the run stopped before it: -c) */
 	uint32_t n_isb;                 /* Interface Statistics Blocks seen */
 	uint32_t n_ifaces;              /* entries in iface[] (interfaces with statistics) */
+	bool too_many_ifaces;           /* statistics of more interfaces than iface[] holds: the
+					 * totals are not known */
 	struct capstats_iface iface[CAPSTATS_MAX_IFACES];
 
 	/* scanner state */
@@ -61,7 +63,8 @@ struct capstats_totals capstats_totals(const struct capstats *s);
 /* One line for a report, no newline: "capture drops: 3 by the interface, 1 by the OS (pcapng
  * statistics of 2 interfaces)", or "capture drops: not recorded (...)" saying why; a pcapng
  * file not read to its end (-c, a read error) has "not known": the statistics blocks seen
- * by then (read ahead of the last frame used) are not the capture's totals. */
+ * by then (read ahead of the last frame used) are not the capture's totals; so has one with
+ * statistics of more than CAPSTATS_MAX_IFACES interfaces. */
 void capstats_describe(const struct capstats *s, char *buf, size_t len);
 /* The JSON member "capture":{"format":"pcapng","if_drops":3,"os_drops":1} (null: not recorded,
  * or not known). */

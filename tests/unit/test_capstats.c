@@ -8,7 +8,7 @@
 #include "capstats.h"
 
 struct file {
-	uint8_t b[4096];
+	uint8_t b[8192];
 	size_t n;
 	bool big;  /* section byte order */
 };
@@ -305,4 +305,28 @@ Test(capstats, json_member)
 	capstats_print_json(&s, mem);
 	fclose(mem);
 	cr_assert_str_eq(buf, "\"capture\":{\"format\":\"unknown\",\"if_drops\":null,\"os_drops\":null}");
+}
+
+/* Statistics of more interfaces than the scanner keeps: the drops are not known (rather than
+ * the sum over the first CAPSTATS_MAX_IFACES). */
+Test(capstats, too_many_interfaces)
+{
+	static struct file f;
+	static struct capstats s;
+	f.n = 0;
+	shb(&f, false);
+	for (uint32_t i = 0; i <= CAPSTATS_MAX_IFACES; i++)
+		idb(&f);
+	for (uint32_t i = 0; i <= CAPSTATS_MAX_IFACES; i++) {
+		isb(&f, i, 10, 1, NO, false);
+		cr_assert_lt(f.n, sizeof(f.b) - 128);
+	}
+	capstats_init(&s);
+	capstats_feed(&s, f.b, f.n);
+	s.complete = true;
+	cr_assert_eq(s.n_isb, CAPSTATS_MAX_IFACES + 1);
+	cr_assert(s.too_many_ifaces);
+	char line[160];
+	capstats_describe(&s, line, sizeof(line));
+	cr_assert_str_eq(line, "capture drops: not known (statistics of more than 64 interfaces)");
 }
