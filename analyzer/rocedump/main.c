@@ -80,7 +80,7 @@ static int fail_usage(const char *msg, const char *arg)
 static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
 	char *end;
-	if (!s || !*s || *s == '-')
+	if (!s || *s < '0' || *s > '9')  /* strtoull would take a sign or spaces first */
 		return false;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
@@ -139,7 +139,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+r:c:nveqT:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:r:c:nveqT:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->read_file = optarg;
@@ -210,11 +210,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'h':
 			usage(stdout);
 			return -1;
-		case ':':
+		case ':':  /* the leading ':' of the option string: a missing argument, short or long */
+			return fail_usage("option requires an argument", argv[optind - 1]);
 		case '?':
 		default:
-			if (optopt && optopt < 256 && strchr("rcT", optopt))
-				return fail_usage("option requires an argument", argv[optind - 1]);
 			return fail_usage("unknown option", argv[optind - 1]);
 		}
 	}

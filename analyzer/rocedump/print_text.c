@@ -285,11 +285,13 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 			put_roce(s, o, p);
 		else if (n->proto == 17 && p->udp.off)
 			sb_printf(s, "UDP, length %u", p->udp.len >= 8 ? p->udp.len - 8 : 0);
-		else if (n->proto == 17 || (n->proto == 6 && !ports))
-			sb_printf(s, "%s [|%s]", n->proto == 17 ? "UDP" : "TCP", roce_layer_name(p->trunc_layer));
-		else if (n->proto == 6)
-			sb_puts(s, "TCP");
-		else
+		else if (n->proto == 17 || n->proto == 6) {
+			/* no UDP header decoded: cut by the capture, or not there (a fragment after the
+			 * first, an IP length that leaves no room: the events say which) */
+			sb_puts(s, n->proto == 17 ? "UDP" : "TCP");
+			if (p->trunc_layer)
+				sb_printf(s, " [|%s]", roce_layer_name(p->trunc_layer));
+		} else
 			sb_printf(s, "ip-proto %u", n->proto);
 	} else if (n->kind == ROCE_NET_GRH) {
 		sb_printf(s, "GRH %s > %s: ", src, dst);

@@ -63,11 +63,14 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
 	fprintf(j->out, "%s{\"pair\":%" PRIu32 ",\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32 ",\"paired\":\"%s\",\"peer_qpn\":%" PRIu32
-		",\"transport\":\"%s\",\"pmtu\":%" PRIu32
+		",\"transport\":%s%s%s,\"pmtu\":%" PRIu32
 		     ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64
 		     ",\"messages\":%" PRIu64 ",\"messages_by_op\":{\"send\":%" PRIu64 ",\"write\":%" PRIu64
 		     ",\"read\":%" PRIu64 ",\"atomic\":%" PRIu64 ",\"other\":%" PRIu64 "}",
-		j->sep, s->pair, src, dst, s->dqpn, s->paired ? paired_name(s->paired) : "none", s->peer_qpn, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "",
+		j->sep, s->pair, src, dst, s->dqpn, s->paired ? paired_name(s->paired) : "none", s->peer_qpn,
+		/* of its requests: none for a stream of responses only */
+		s->requests ? "\"" : "", s->requests ? roce_transport_name((enum roce_transport)s->transport) : "null",
+		s->requests ? "\"" : "",
 		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages, s->messages_send, s->messages_write,
 		s->messages_read, s->messages_atomic, s->messages_other);
 	if (s->has_psn)

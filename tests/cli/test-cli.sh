@@ -28,11 +28,14 @@ G=$CAPS/gen
 expect "no arguments is a usage error" 2 '^rocedump: no input' --
 expect "unknown option" 2 '^rocedump: unknown option' -- -Z -r "$G/rc_opcodes.pcap"
 expect "-r needs an argument" 2 '^rocedump: option requires an argument' -- -r
+expect "--threads needs an argument" 2 '^rocedump: option requires an argument: --threads' -- -r "$G/rc_opcodes.pcap" --threads
 expect "-c 0 rejected" 2 'invalid packet count' -- -c 0 -r "$G/rc_opcodes.pcap"
 expect "-c abc rejected" 2 'invalid packet count' -- -c abc -r "$G/rc_opcodes.pcap"
 expect "-T xml rejected" 2 'unknown output format' -- -T xml -r "$G/rc_opcodes.pcap"
 expect "--roce-port 0 rejected" 2 'invalid UDP port' -- --roce-port 0 -r "$G/rc_opcodes.pcap"
 expect "--roce-port 70000 rejected" 2 'invalid UDP port' -- --roce-port 70000 -r "$G/rc_opcodes.pcap"
+expect "--roce-port ' 5' rejected" 2 'invalid UDP port' -- --roce-port ' 5' -r "$G/rc_opcodes.pcap"
+expect "--roce-port +5 rejected" 2 'invalid UDP port' -- --roce-port +5 -r "$G/rc_opcodes.pcap"
 expect "nine --roce-port rejected" 2 'too many' -- --roce-port 1 --roce-port 2 --roce-port 3 --roce-port 4 \
 	--roce-port 5 --roce-port 6 --roce-port 7 --roce-port 8 --roce-port 9 -r "$G/rc_opcodes.pcap"
 expect "--pmtu 1000 rejected" 2 'invalid path MTU' -- --pmtu 1000 -r "$G/rc_opcodes.pcap"
@@ -161,6 +164,28 @@ want_txt='00:00:03.000000 23:59:59.000005 23:58:19.999999 23:58:20.000000 '
 	ok "timestamps: fractions of a second or more, and before 1970" ||
 	not_ok "timestamps: fractions of a second or more, and before 1970" "$(cat "$T/ts.json")" "$(cat "$T/ts.txt")"
 
+# non-RoCE IPv4 with no UDP or TCP header decoded: named, and cut ([|layer]) only when cut
+"$PY" - "$T/noudp.pcap" <<'PYEOF'
+import struct, sys
+def ip4(proto, frag, payload):
+    h = bytearray(struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(payload), 1, frag, 64, proto, 0,
+                              bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
+    s = sum(struct.unpack('!10H', bytes(h)))
+    s = (s & 0xffff) + (s >> 16)
+    struct.pack_into('!H', h, 10, ~((s & 0xffff) + (s >> 16)) & 0xffff)
+    return b'\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00' + bytes(h) + payload
+frames = [ip4(17, 0x2000, bytes(32)),   # first fragment of a UDP datagram: MF set
+          ip4(17, 0x0004, bytes(32)),   # a later fragment
+          ip4(6, 0, b'')]               # TCP with no TCP header at all
+recs = b''.join(struct.pack('<IIII', i + 1, 0, len(f), len(f)) + f for i, f in enumerate(frames))
+open(sys.argv[1], 'wb').write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1) + recs)
+PYEOF
+"$R" -r "$T/noudp.pcap" | cut -d' ' -f2- >"$T/noudp.txt"
+printf '%s\n' 'IP 10.0.0.1 > 10.0.0.2: UDP [ip.fragment]' 'IP 10.0.0.1 > 10.0.0.2: UDP [ip.fragment]' \
+	'IP 10.0.0.1 > 10.0.0.2: TCP' >"$T/noudp.want"
+cmp -s "$T/noudp.txt" "$T/noudp.want" && ok "IPv4 fragments and a TCP packet with no header: named, not cut" ||
+	not_ok "IPv4 fragments and a TCP packet with no header: named, not cut" "$(cat "$T/noudp.txt")"
+
 # --strict: 1 on an error-severity event, 0 on a clean capture
 expect "--strict on anomalies exits 1" 1 '' -- -q --strict -r "$G/anomalies.pcap"
 expect "--strict on a clean capture exits 0" 0 '' -- -q --strict -r "$CAPS/rxe/rc_pingpong.pcap"
@@ -268,6 +293,7 @@ sometimes = {"first_psn": None, "last_psn": None, "rtt_us": {"count", "min", "me
 for row in t["rows"]:
     assert set(always) <= row.keys() <= set(always) | set(sometimes), row.keys()
     assert row["paired"] in ("cm", "psn", "none")
+    assert row["transport"] in ("RC", "UC", "RD", "UD", "XRC") if row["requests"] else row["transport"] is None, row
 rows = t["rows"]
 for i, row in enumerate(rows):  # a QP's two directions, paired with each other: adjacent, one pair number
     peer = [k for k, r in enumerate(rows) if row["paired"] != "none" and r["src"] == row["dst"] and
