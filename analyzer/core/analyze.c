@@ -184,11 +184,17 @@ static void mark_message_end(struct roce_analyzer *a, struct stream *s, const st
 		ab->msg_ends |= (holes_t)1 << k;
 }
 
+/* next_psn moves forward to next: psn.wrap when it crosses 0xFFFFFF -> 0 on the way. */
+static void check_wrap(struct stream *s, struct frame_ctx *f, uint32_t next)
+{
+	if (next < s->next_psn)
+		find(f, ROCE_EV_PSN_WRAP, true, s->next_psn, f->p->h.bth.psn, -1);
+}
+
 static void advance(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f, uint32_t psn, uint32_t span,
 		    uint32_t missing)
 {
-	if (((psn + span) & PSN_MASK) < s->next_psn)  /* crossed 0xFFFFFF -> 0, gaps included */
-		find(f, ROCE_EV_PSN_WRAP, true, s->next_psn, psn, -1);
+	check_wrap(s, f, (psn + span) & PSN_MASK);  /* gaps included */
 	shift_window(a, s, missing + span);
 	s->holes |= holes_shift(low_bits(missing), span);
 	s->next_psn = (psn + span) & PSN_MASK;
@@ -300,6 +306,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 			s->flags &= (uint16_t)~F_RESTART;
 		}
 		if (read_span) {
+			check_wrap(s, f, psn);
 			shift_window(a, s, (uint32_t)d);  /* sent: the READ consumed them */
 			s->next_psn = psn;
 			d = 0;
@@ -334,10 +341,15 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	uint32_t k = (uint32_t)(-d) - 1;  /* bit of this PSN in holes */
 	bool hole = k < HOLE_BITS && ((s->holes >> k) & 1);
 	if (hole) {
-		s->holes &= ~((holes_t)1 << k);
-		log_send(a, s, psn, span, f->ts);  /* its first sending, late */
+		/* its first sending, late: its PSNs (a READ's span) are no longer missing (the bits
+		 * k down to k + 1 - span; a span reaching past next_psn is taken up below) */
+		uint32_t lo = span <= k + 1 ? k + 1 - span : 0;
+		s->holes &= ~(low_bits(k + 1 - lo) << lo);
+		log_send(a, s, psn, span, f->ts);
 		if (span <= k + 1)
 			mark_message_end(a, s, p, k + 1 - span);
+		if (ends_message(p->op))
+			count_message(a, s, p->op);
 	}
 	if (psn_diff(psn, s->first_psn) < 0)
 		s->first_psn = psn;
@@ -351,7 +363,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		if (off > 0 || (off < 0 && p->op->op != ROCE_OP_READ_REQ))
 			find(f, ROCE_EV_NAK_RESTART_WRONG, true, l->restart_psn, psn, f->ts - l->nak_ts);
 		s->flags = (uint16_t)((s->flags & ~F_RESTART) | F_RESEND);
-	} else if (restart_point && !hole) {
+	} else if (restart_point && !hole && s->transport != ROCE_TR_UC) {  /* UC: no ACK timer */
 		int64_t sent = original_send_ts(a, s, psn);
 		find(f, ROCE_EV_RETRANSMIT_TIMEOUT, true, s->next_psn, psn, sent < 0 ? -1 : f->ts - sent);
 		l->timeouts++;
@@ -374,6 +386,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	uint32_t end = (psn + span) & PSN_MASK;
 	int32_t over = psn_diff(end, s->next_psn);
 	if (over > 0) {  /* a resent READ reserving more PSNs than first counted (PMTU learned since) */
+		check_wrap(s, f, end);
 		shift_window(a, s, (uint32_t)over);
 		s->next_psn = end;
 	}
@@ -489,6 +502,15 @@ static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn,
 	l->nak_ts = ts;
 }
 
+/* The PSN after the last one q's READs reserved for their responses: next_psn, or, while the
+ * last READ's span is unknown (no PMTU yet), up to one PSN per 256 bytes of it. */
+static uint32_t read_resp_limit(const struct stream *q)
+{
+	if (!(q->flags & F_READ_UNKNOWN))
+		return q->next_psn;
+	return (q->next_psn + (q->msg_dmalen + 255) / 256 - 1) & PSN_MASK;
+}
+
 static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_ctx *f, uint32_t src, uint32_t dst)
 {
 	const struct roce_pkt *p = f->p;
@@ -496,6 +518,8 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 	struct stream *q = peer_of(a, r, src, dst, psn);
 
 	struct resp_block *w;
+	if (p->op->op == ROCE_OP_READ_RESP && q && psn_diff(psn, read_resp_limit(q)) >= 0)
+		find(f, ROCE_EV_ACK_UNSOLICITED, true, (read_resp_limit(q) - 1) & PSN_MASK, psn, -1);
 	if (p->op->op == ROCE_OP_READ_RESP && (w = resp_need(a, r))) {
 		if (!(r->flags & F_RESP_SEEN)) {
 			r->flags |= F_RESP_SEEN;

@@ -239,6 +239,8 @@ uint32_t rtt_quantile_us(const struct ack_block *r, double q)
 		seen += r->hist[b];
 		if (seen < want)
 			continue;
+		if (b == RTT_BUCKETS - 1)
+			return r->max_us;  /* open above: its largest sample */
 		/* the bucket's geometric middle: 2^k · 2^(1/4) or 2^k · 2^(3/4), within [min, max] */
 		double v = (double)(1u << (b / 2)) * (b % 2 ? 1.6817928 : 1.1892071);
 		uint32_t u = (uint32_t)(v + 0.5);

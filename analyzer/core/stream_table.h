@@ -38,10 +38,10 @@
 typedef unsigned __int128 holes_t;
 
 /* Round-trip quantiles come from a histogram of half-octave buckets from 1 us (bucket 2k holds
- * [2^k, 2^k·√2), 2k+1 holds [2^k·√2, 2^(k+1)); the last one everything from 46 ms up): a
+ * [2^k, 2^k·√2), 2k+1 holds [2^k·√2, 2^(k+1)); the last one everything from 11.9 s up): a
  * median or p99 is known to within ±19 %. Counts are 8 bits; when one would overflow, all are
  * halved, which keeps their proportions. */
-#define RTT_BUCKETS 32
+#define RTT_BUCKETS 48
 #define HOLE_BITS 128u
 #define ALL_HOLES (~(holes_t)0)
 
@@ -58,11 +58,11 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
  * and side blocks that a stream takes when it first needs them, from pools shared by all
  * streams, and gives back when it is evicted:
  *   ack   acknowledgement tracking, from its first request that asks for a response or ends a
- *         message: round-trip statistics, the MSN check, messages by kind (112 bytes);
+ *         message: round-trip statistics, the MSN check, messages by kind (128 bytes);
  *   loss  loss and recovery: counts and NAK state, from its first anomaly (a gap, resend or late
- *         request, a NAK or RNR NAK sent or received, a resent READ response) (88 bytes);
+ *         request, a NAK or RNR NAK sent or received, a resent READ response) (104 bytes);
  *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
- * A clean requester that asks for ACKs takes 240 bytes, its responder 128. Core fields are
+ * A clean requester that asks for ACKs takes 256 bytes, its responder 128. Core fields are
  * ordered by size, largest first, so that nothing is lost to alignment holes. */
 struct stream {
 	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
@@ -98,7 +98,7 @@ struct ack_block {
 	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
 	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
 };
-_Static_assert(sizeof(struct ack_block) == 112, "112 bytes");
+_Static_assert(sizeof(struct ack_block) == 128, "128 bytes");
 
 struct loss_block {
 	int64_t nak_ts;           /* the NAK or RNR NAK that armed the restart (F_RESTART) */
@@ -110,9 +110,10 @@ struct loss_block {
 	uint32_t gaps, missing, retransmits, ooo, timeouts;
 	uint32_t timeout_aged, timeout_max_us;  /* timeouts whose original send is known; their ages */
 	uint64_t timeout_sum_us;
-	uint16_t naks[5], rnr;    /* NAKs sent on this stream, by code; RNR NAKs */
+	uint32_t naks[5], rnr;    /* NAKs sent on this stream, by code; RNR NAKs */
 	uint8_t nak_code;
 };
+_Static_assert(sizeof(struct loss_block) == 104, "104 bytes");
 
 struct resp_block {
 	holes_t holes;            /* as stream.holes, for READ response PSNs below next */

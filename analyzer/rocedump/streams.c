@@ -62,12 +62,15 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
-	fprintf(j->out, "%s{\"pair\":%" PRIu32 ",\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32 ",\"paired\":\"%s\",\"peer_qpn\":%" PRIu32
+	char peer[16] = "null";  /* unpaired */
+	if (s->paired)
+		snprintf(peer, sizeof(peer), "%" PRIu32, s->peer_qpn);
+	fprintf(j->out, "%s{\"pair\":%" PRIu32 ",\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32 ",\"paired\":\"%s\",\"peer_qpn\":%s"
 		",\"transport\":%s%s%s,\"pmtu\":%" PRIu32
 		     ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64
 		     ",\"messages\":%" PRIu64 ",\"messages_by_op\":{\"send\":%" PRIu64 ",\"write\":%" PRIu64
 		     ",\"read\":%" PRIu64 ",\"atomic\":%" PRIu64 ",\"other\":%" PRIu64 "}",
-		j->sep, s->pair, src, dst, s->dqpn, s->paired ? paired_name(s->paired) : "none", s->peer_qpn,
+		j->sep, s->pair, src, dst, s->dqpn, s->paired ? paired_name(s->paired) : "none", peer,
 		/* of its requests: none for a stream of responses only */
 		s->requests ? "\"" : "", s->requests ? roce_transport_name((enum roce_transport)s->transport) : "null",
 		s->requests ? "\"" : "",

@@ -34,7 +34,9 @@ struct roce_finding {
 	int64_t delta_ns;      /* e.g. NAK to retransmission, age of a timed-out PSN; -1 if none */
 };
 
-#define ROCE_MAX_FINDINGS 4
+/* The most details a frame keeps: more than the analyzer's events pile up on one frame in
+ * practice (five do on a frame built for it); any further ones are in p->events only. */
+#define ROCE_MAX_FINDINGS 8
 struct roce_findings {
 	unsigned n;
 	struct roce_finding f[ROCE_MAX_FINDINGS];
@@ -75,7 +77,8 @@ struct roce_stream_stats {
 	 * the first response covering it, one at a time, resends excluded; microseconds */
 	uint64_t rtt_count;
 	uint32_t rtt_min_us, rtt_mean_us, rtt_max_us;
-	uint32_t rtt_p50_us, rtt_p99_us;  /* from a half-octave histogram: within ±19 % */
+	uint32_t rtt_p50_us, rtt_p99_us;  /* from a half-octave histogram: within ±19 % up to 11.9 s,
+					   * the largest sample above */
 	/* NAK or RNR NAK from the responder to the requester's restart (go-back-N latency) */
 	uint64_t recover_count;
 	uint32_t recover_mean_us, recover_max_us;

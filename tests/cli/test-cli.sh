@@ -293,6 +293,7 @@ sometimes = {"first_psn": None, "last_psn": None, "rtt_us": {"count", "min", "me
 for row in t["rows"]:
     assert set(always) <= row.keys() <= set(always) | set(sometimes), row.keys()
     assert row["paired"] in ("cm", "psn", "none")
+    assert (row["peer_qpn"] is None) == (row["paired"] == "none"), row
     assert row["transport"] in ("RC", "UC", "RD", "UD", "XRC") if row["requests"] else row["transport"] is None, row
 rows = t["rows"]
 for i, row in enumerate(rows):  # a QP's two directions, paired with each other: adjacent, one pair number
