@@ -151,9 +151,13 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 		f->wirelen = h->len;
 		/* nanoseconds (pcap_fopen_offline_with_tstamp_precision), which a record may give as a
 		 * second or more: carried into the seconds */
-		uint64_t ns = (uint32_t)h->ts.tv_usec;
-		f->ts_sec = (int64_t)((uint64_t)h->ts.tv_sec + ns / 1000000000u);
-		f->ts_nsec = (uint32_t)(ns % 1000000000u);
+		uint32_t ns = (uint32_t)h->ts.tv_usec;
+		f->ts_sec = h->ts.tv_sec;
+		f->ts_nsec = ns;
+		if (ns >= 1000000000u) {
+			f->ts_sec = (int64_t)((uint64_t)f->ts_sec + ns / 1000000000u);
+			f->ts_nsec = ns % 1000000000u;
+		}
 		return 1;
 	}
 	if (rc == PCAP_ERROR_BREAK) {
