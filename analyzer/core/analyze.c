@@ -340,11 +340,11 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	s->flags &= (uint16_t)~F_RTT_PENDING;
 	uint32_t k = (uint32_t)(-d) - 1;  /* bit of this PSN in holes */
 	bool hole = k < HOLE_BITS && ((s->holes >> k) & 1);
-	if (hole) {
-		/* its first sending, late: its PSNs (a READ's span) are no longer missing (the bits
-		 * k down to k + 1 - span; a span reaching past next_psn is taken up below) */
-		uint32_t lo = span <= k + 1 ? k + 1 - span : 0;
-		s->holes &= ~(low_bits(k + 1 - lo) << lo);
+	/* its PSNs (a READ's span) are taken, first sending or not: bits k down to k + 1 - span
+	 * (a span reaching past next_psn is taken up below) */
+	uint32_t lo = span <= k + 1 ? k + 1 - span : 0;
+	s->holes &= ~holes_shift(low_bits(k + 1 - lo), lo);
+	if (hole) {  /* its first sending, late */
 		log_send(a, s, psn, span, f->ts);
 		if (span <= k + 1)
 			mark_message_end(a, s, p, k + 1 - span);

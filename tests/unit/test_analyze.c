@@ -648,6 +648,21 @@ Test(analyze, late_read_fills_its_span)
 	cr_assert_eq(st.timeouts, 1);
 }
 
+/* A resent READ takes its whole span too, over PSNs the capture never saw: a request inside it
+ * later repeats a PSN already used. */
+Test(analyze, resent_read_takes_its_span)
+{
+	mk(0, 1024);
+	EXPECT_NO_EVENTS(send_only(1));
+	EXPECT_NO_EVENTS(send_only(2));
+	EXPECT_EVENTS(send_only(6), "psn.gap");  /* 3, 4, 5 missing */
+	EXPECT_EVENTS(REQ(.op = READ_REQ, .psn = 2, .dmalen = 4096, .ts = now + 5000000), "psn.retransmit",
+		      "retransmit.timeout");  /* 2 .. 5 */
+	const struct roce_pkt *p = send_only(4);
+	cr_assert(u_has(p, "psn.retransmit"), "{%s}", u_events_str(p));
+	cr_assert_not(u_has(p, "psn.out_of_order"), "{%s}", u_events_str(p));
+}
+
 /* Requests seen first late complete their messages too (the MSN check counts them already). */
 Test(analyze, late_requests_count_as_messages)
 {
