@@ -286,8 +286,8 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 		else if (n->proto == 17 && p->udp.off)
 			sb_printf(s, "UDP, length %u", p->udp.len >= 8 ? p->udp.len - 8 : 0);
 		else if (n->proto == 17 || n->proto == 6) {
-			/* no UDP header decoded: cut by the capture, or not there (a fragment after the
-			 * first, an IP length that leaves no room: the events say which) */
+			/* TCP, or UDP with no header decoded: cut by the capture, or not there (a later
+			 * fragment, an IP length that leaves no room: the events say which) */
 			sb_puts(s, n->proto == 17 ? "UDP" : "TCP");
 			if (p->trunc_layer)
 				sb_printf(s, " [|%s]", roce_layer_name(p->trunc_layer));
