@@ -518,8 +518,11 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 	struct stream *q = peer_of(a, r, src, dst, psn);
 
 	struct resp_block *w;
-	if (p->op->op == ROCE_OP_READ_RESP && q && psn_diff(psn, read_resp_limit(q)) >= 0)
-		find(f, ROCE_EV_ACK_UNSOLICITED, true, (read_resp_limit(q) - 1) & PSN_MASK, psn, -1);
+	if (p->op->op == ROCE_OP_READ_RESP && q) {
+		uint32_t limit = read_resp_limit(q);
+		if (psn_diff(psn, limit) >= 0)
+			find(f, ROCE_EV_ACK_UNSOLICITED, true, (limit - 1) & PSN_MASK, psn, -1);
+	}
 	if (p->op->op == ROCE_OP_READ_RESP && (w = resp_need(a, r))) {
 		if (!(r->flags & F_RESP_SEEN)) {
 			r->flags |= F_RESP_SEEN;
