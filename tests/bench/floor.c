@@ -1,6 +1,6 @@
 /* floor.c: the speed floor for rocedump -q (tests/bench/README.md, run-bench.sh).
  *
- *   floor [-b BYTES] [-n] [-Z] FILE
+ *   floor [-b BYTES] [-D] [-n] [-Z] FILE
  *
  * The least work a tool that checks every RoCEv2 ICRC in a capture file can do: read the file
  * as rocedump does (analyzer/rocedump/input.c: a stdio stream with a setvbuf buffer, 1 MiB unless
@@ -25,6 +25,9 @@
  *   floor: frames N bytes N roce N good N bad N other N
  *
  * -b BYTES  stdio buffer size given to setvbuf (0: leave libpcap/stdio's default)
+ * -D        the bare loop with libpcap's defaults, as issue 2 words the floor: libpcap opens the
+ *           file itself (pcap_open_offline_with_tstamp_precision: its own fopen, stdio's 4 KiB
+ *           buffer, a stream lock taken on every fread); -b is then ignored
  * -n        read only: walk the frames with pcap_next_ex and count bytes, no parse, no CRC
  * -Z        no vzeroupper after the CRC (to see what the dirty AVX-512 state costs)
  *
@@ -134,9 +137,9 @@ static void check_frame(struct counts *c, const uint8_t *f, uint32_t caplen)
 int main(int argc, char **argv)
 {
 	long long bufsize = 1 << 20;
-	int read_only = 0, vzu = 1, opt;
+	int read_only = 0, vzu = 1, defaults = 0, opt;
 
-	while ((opt = getopt(argc, argv, "b:nZ")) != -1) {
+	while ((opt = getopt(argc, argv, "b:DnZ")) != -1) {
 		switch (opt) {
 		case 'b': {
 			char *end;
@@ -148,6 +151,9 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case 'D':
+			defaults = 1;
+			break;
 		case 'n':
 			read_only = 1;
 			break;
@@ -155,35 +161,44 @@ int main(int argc, char **argv)
 			vzu = 0;
 			break;
 		default:
-			fprintf(stderr, "usage: floor [-b BYTES] [-n] [-Z] FILE\n");
+			fprintf(stderr, "usage: floor [-b BYTES] [-D] [-n] [-Z] FILE\n");
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: floor [-b BYTES] [-n] [-Z] FILE\n");
+		fprintf(stderr, "usage: floor [-b BYTES] [-D] [-n] [-Z] FILE\n");
 		return 2;
 	}
 	zero_upper_init(vzu);
 	const char *path = argv[optind];
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		fprintf(stderr, "floor: %s: %s\n", path, strerror(errno));
-		return 2;
-	}
-	__fsetlocking(fp, FSETLOCKING_BYCALLER);  /* as input.c: no lock per fread */
-	char *iobuf = NULL;
-	if (bufsize > 0) {
-		iobuf = malloc((size_t)bufsize);
-		if (iobuf)
-			setvbuf(fp, iobuf, _IOFBF, (size_t)bufsize);
-	}
 	char perr[PCAP_ERRBUF_SIZE] = "";
-	pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, perr);
-	if (!p) {
-		fprintf(stderr, "floor: %s: %s\n", path, perr);
-		fclose(fp);
-		free(iobuf);
-		return 2;
+	char *iobuf = NULL;
+	pcap_t *p;
+	if (defaults) {
+		p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
+		if (!p) {
+			fprintf(stderr, "floor: %s: %s\n", path, perr);
+			return 2;
+		}
+	} else {
+		FILE *fp = fopen(path, "rb");
+		if (!fp) {
+			fprintf(stderr, "floor: %s: %s\n", path, strerror(errno));
+			return 2;
+		}
+		__fsetlocking(fp, FSETLOCKING_BYCALLER);  /* as input.c: no lock per fread */
+		if (bufsize > 0) {
+			iobuf = malloc((size_t)bufsize);
+			if (iobuf)
+				setvbuf(fp, iobuf, _IOFBF, (size_t)bufsize);
+		}
+		p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, perr);
+		if (!p) {
+			fprintf(stderr, "floor: %s: %s\n", path, perr);
+			fclose(fp);
+			free(iobuf);
+			return 2;
+		}
 	}
 
 	struct counts c = {0};
