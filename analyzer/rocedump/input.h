@@ -1,5 +1,6 @@
 /* input.h: open a capture file (pcap or pcapng, or "-" for stdin) with libpcap, apply a BPF
- * filter, and hand out frames with the link type mapped to the core's ROCE_LINK_* numbers.
+ * filter, and hand out frames with the link type mapped to the core's ROCE_LINK_* numbers. The
+ * records of a plain pcap file are read by pcapread.c as long as it is sure of them.
  * The bytes libpcap reads pass by a capstats scanner on the way, which collects the capture's
  * drop counts from pcapng statistics blocks (capstats.h). */
 #ifndef ROCEDUMP_INPUT_H
@@ -11,6 +12,7 @@
 #include <pcap/pcap.h>
 
 #include "capstats.h"
+#include "pcapread.h"
 
 struct input {
 	pcap_t *pcap;
@@ -19,6 +21,10 @@ struct input {
 	char *iobuf;
 	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
 	const char *name;
+	struct bpf_program filter;  /* the compiled filter, when has_filter */
+	bool has_filter;
+	bool direct;              /* records come from `records` until it hands over to libpcap */
+	struct pcapread records;
 };
 
 /* Room for any message input_open_file() or input_next() writes (longer paths are cut). */

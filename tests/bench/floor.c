@@ -1,6 +1,6 @@
 /* floor.c: the speed floor for rocedump -q (tests/bench/README.md, run-bench.sh).
  *
- *   floor [-b BYTES] [-D] [-n] [-Z] FILE
+ *   floor [-b BYTES] [-D | -R] [-n] [-Z] FILE
  *
  * The least work a tool that checks every RoCEv2 ICRC in a capture file can do: read the file
  * as rocedump does (analyzer/rocedump/input.c: a stdio stream with a setvbuf buffer, 1 MiB unless
@@ -28,6 +28,9 @@
  * -D        the bare loop with libpcap's defaults, as issue 2 words the floor: libpcap opens the
  *           file itself (pcap_open_offline_with_tstamp_precision: its own fopen, stdio's 4 KiB
  *           buffer, a stream lock taken on every fread); -b is then ignored
+ * -R        the records read as rocedump reads a plain pcap file: by its own reader
+ *           (analyzer/rocedump/pcapread.c: pread() of 1 MiB windows, records used where they
+ *           lie), libpcap reading on from the first record that reader leaves to it
  * -n        read only: walk the frames with pcap_next_ex and count bytes, no parse, no CRC
  * -Z        no vzeroupper after the CRC (to see what the dirty AVX-512 state costs)
  *
@@ -48,6 +51,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "input.h"     /* struct frame */
+#include "pcapread.h"
 
 #define ETH_HLEN 14
 #define ETHERTYPE_IPV4 0x0800
@@ -137,9 +143,9 @@ static void check_frame(struct counts *c, const uint8_t *f, uint32_t caplen)
 int main(int argc, char **argv)
 {
 	long long bufsize = 1 << 20;
-	int read_only = 0, vzu = 1, defaults = 0, opt;
+	int read_only = 0, vzu = 1, defaults = 0, records = 0, opt;
 
-	while ((opt = getopt(argc, argv, "b:DnZ")) != -1) {
+	while ((opt = getopt(argc, argv, "b:DRnZ")) != -1) {
 		switch (opt) {
 		case 'b': {
 			char *end;
@@ -154,6 +160,9 @@ int main(int argc, char **argv)
 		case 'D':
 			defaults = 1;
 			break;
+		case 'R':
+			records = 1;
+			break;
 		case 'n':
 			read_only = 1;
 			break;
@@ -161,12 +170,12 @@ int main(int argc, char **argv)
 			vzu = 0;
 			break;
 		default:
-			fprintf(stderr, "usage: floor [-b BYTES] [-D] [-n] [-Z] FILE\n");
+			fprintf(stderr, "usage: floor [-b BYTES] [-D | -R] [-n] [-Z] FILE\n");
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: floor [-b BYTES] [-D] [-n] [-Z] FILE\n");
+	if (optind + 1 != argc || (defaults && records)) {
+		fprintf(stderr, "usage: floor [-b BYTES] [-D | -R] [-n] [-Z] FILE\n");
 		return 2;
 	}
 	zero_upper_init(vzu);
@@ -202,6 +211,24 @@ int main(int argc, char **argv)
 	}
 
 	struct counts c = {0};
+	struct pcapread rd;
+	if (records && pcapread_open(&rd, fileno(pcap_file(p)), p, NULL)) {
+		struct frame f;
+		char err[256];
+		int n;
+		while ((n = pcapread_next(&rd, &f, pcap_file(p), err, sizeof(err))) == 1) {
+			c.frames++;
+			c.bytes += f.wirelen;
+			if (!read_only)
+				check_frame(&c, f.data, f.caplen);
+		}
+		if (n < 0) {
+			fprintf(stderr, "floor: %s: %s\n", path, err);
+			pcap_close(p);
+			free(iobuf);
+			return 2;
+		}
+	}
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	int rc;

@@ -11,11 +11,14 @@
 # floor, ... the order flipping each round):
 #   floor -D FILE           the floor as issue 2 words it: a bare loop that reads the file with
 #                           libpcap's defaults and checks every ICRC with ISA-L (floor.c)
-#   floor FILE              the tuned floor: the same loop reading the file as rocedump does
-#                           (a 1 MiB stdio buffer, no stream lock per fread)
+#   floor FILE              the tuned floor: the same loop with libpcap reading through a 1 MiB
+#                           stdio buffer and no stream lock per fread (the best libpcap loop here)
+#   floor -R FILE           the same-I/O floor: the same loop reading the records as rocedump
+#                           does (its own reader for plain pcap files, analyzer/rocedump/pcapread.c)
 #   rocedump -q -r FILE     must reach >= 90% of the floor's speed (PASS/FAIL); on two threads
-#                           when the machine has two CPUs (rocedump's default); its ratio to the
-#                           tuned floor is printed too (INFO: a stricter reference, not the target)
+#                           when the machine has two CPUs (rocedump's default); its ratios to the
+#                           tuned and same-I/O floors are printed too (INFO: stricter references,
+#                           not the target)
 #   rocedump --threads 1 -q -r FILE   the same on one thread, for comparison
 # and on the small file only, best of --tool-runs (default 3), interleaved:
 #   rocedump -r F >/dev/null, rocedump -T json -r F >/dev/null,
@@ -137,29 +140,34 @@ for f in small mtu; do
 	file=${!f}
 	peak_rss "floor $f" "$floor" -D "$file"
 	peak_rss "tuned floor $f" "$floor" "$file"
+	peak_rss "same-I/O floor $f" "$floor" -R "$file"
 	peak_rss "rocedump -q $f" "$rocedump" -q -r "$file"
 	peak_rss "rocedump -q 1t $f" "$rocedump" --threads 1 -q -r "$file"
 	for ((i = 0; i < runs; i++)); do
 		if ((i % 2 == 0)); then
 			seconds "floor $f" "$work/floor.$f" "$floor" -D "$file"
 			seconds "tuned floor $f" "$work/tfloor.$f" "$floor" "$file"
+			seconds "same-I/O floor $f" "$work/rfloor.$f" "$floor" -R "$file"
 			seconds "rocedump -q $f" "$work/q.$f" "$rocedump" -q -r "$file"
 			seconds "rocedump -q 1t $f" "$work/q1.$f" "$rocedump" --threads 1 -q -r "$file"
 		else
 			seconds "rocedump -q 1t $f" "$work/q1.$f" "$rocedump" --threads 1 -q -r "$file"
 			seconds "rocedump -q $f" "$work/q.$f" "$rocedump" -q -r "$file"
+			seconds "same-I/O floor $f" "$work/rfloor.$f" "$floor" -R "$file"
 			seconds "tuned floor $f" "$work/tfloor.$f" "$floor" "$file"
 			seconds "floor $f" "$work/floor.$f" "$floor" -D "$file"
 		fi
 	done
 	cmp -s "$work/q.$f" "$work/q1.$f" || die "rocedump -q on one thread and on several differ on $f"
 	cmp -s "$work/floor.$f" "$work/tfloor.$f" || die "the floor and the tuned floor differ on $f"
+	cmp -s "$work/floor.$f" "$work/rfloor.$f" || die "the floor and the same-I/O floor differ on $f"
 	# floor: frames N bytes N roce N good N bad N other N
 	read -r _ _ fr _ _ _ _ _ fgood _ _ _ _ <"$work/floor.$f"
 	qgood=$(sed -n 's/^ICRC: good \([0-9]*\),.*/\1/p' "$work/q.$f")
 	qframes=$(sed -n '1s/^\([0-9]*\) frames.*/\1/p' "$work/q.$f")
 	pkts["floor $f"]=$fr
 	pkts["tuned floor $f"]=$fr
+	pkts["same-I/O floor $f"]=$fr
 	pkts["rocedump -q $f"]=$qframes
 	pkts["rocedump -q 1t $f"]=$qframes
 	good[$f]="$fgood $qgood"
@@ -190,43 +198,46 @@ for ((i = 0; i < tool_runs; i++)); do
 done
 
 # ---- report ----
-fmt_row() {  # fmt_row KEY FILE-LABEL FILE-SIZE FLOOR-KEY TUNED-FLOOR-KEY
-	local key=$1 label=$2 size=$3 fkey=$4 tkey=$5
+fmt_row() {  # fmt_row KEY FILE-LABEL FILE-SIZE (file-label: small or mtu, whose floors it is measured against)
+	local key=$1 label=$2 size=$3
 	awk -v prog="${key% small}" -v file="$label" -v n="${pkts[$key]}" -v t="${best[$key]}" -v sz="$size" \
-		-v ft="${best[$fkey]}" -v tt="${best[$tkey]}" -v rss="${rss[$key]:-}" -v cpu="${cpu[$key]:-n/a}" 'BEGIN {
+		-v ft="${best[floor $label]}" -v tt="${best[tuned floor $label]}" -v rt="${best[same-I/O floor $label]}" \
+		-v rss="${rss[$key]:-}" -v cpu="${cpu[$key]:-n/a}" 'BEGIN {
 		sub(/ mtu$/, "", prog)
 		sub(/ 1t$/, " --threads 1", prog)
 		sub(/^floor$/, "floor -D", prog)
 		r = rss == "" ? "n/a" : sprintf("%.1f", rss / 1024)
-		printf "%-25s %-6s %9d %9.3f %8.2f %7.2f %9.3f %9.3f %9s %6s\n", prog, file, n, t, n / t / 1e6, sz / t / 1e9,
-			ft / t, tt / t, r, cpu
+		printf "%-25s %-6s %9d %9.3f %8.2f %7.2f %9.3f %9.3f %9.3f %9s %6s\n", prog, file, n, t, n / t / 1e6,
+			sz / t / 1e9, ft / t, tt / t, rt / t, r, cpu
 	}'
 }
 echo
 echo "rocedump benchmark: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "small: $small_n packets over $qps QPs, $size_small bytes; mtu: 4 KiB WRITEs, $size_mtu bytes"
 echo "best of $runs runs (floor and rocedump -q, interleaved), $tool_runs for the others; page cache warm"
-echo "vs floor = floor seconds / seconds (1.000 = as fast as the floor: floor -D, the target's); vs tuned ="
-echo "tuned floor seconds / seconds (the floor reading the file as rocedump does); GB/s = file bytes / seconds;"
+echo "vs floor = floor seconds / seconds (1.000 = as fast as the floor: floor -D, the target's); vs tuned and"
+echo "vs same I/O: the same against the tuned floor (libpcap at its best) and the same-I/O floor (the records"
+echo "read as rocedump reads them); GB/s = file bytes / seconds;"
 echo "CPU s = user + system seconds of the one run that measured the RSS (all threads)"
 echo
-printf "%-25s %-6s %9s %9s %8s %7s %9s %9s %9s %6s\n" program file packets seconds Mpkt/s GB/s "vs floor" "vs tuned" \
-	"RSS MiB" "CPU s"
+printf "%-25s %-6s %9s %9s %8s %7s %9s %9s %9s %9s %6s\n" program file packets seconds Mpkt/s GB/s "vs floor" "vs tuned" \
+	"same I/O" "RSS MiB" "CPU s"
 for f in small mtu; do
 	sz=size_$f
-	for k in "floor $f" "tuned floor $f" "rocedump -q $f" "rocedump -q 1t $f"; do
-		fmt_row "$k" "$f" "${!sz}" "floor $f" "tuned floor $f"
+	for k in "floor $f" "tuned floor $f" "same-I/O floor $f" "rocedump -q $f" "rocedump -q 1t $f"; do
+		fmt_row "$k" "$f" "${!sz}"
 	done
 done
-for k in "${tool_keys[@]}"; do fmt_row "$k" small "$size_small" "floor small" "tuned floor small"; done
+for k in "${tool_keys[@]}"; do fmt_row "$k" small "$size_small"; done
 echo
 
 verdict() { if [ "$1" = 1 ]; then echo "PASS  $2"; else echo "FAIL  $2"; fi; }
 for f in small mtu; do
 	ok=$(awk -v a="${best[floor $f]}" -v b="${best[rocedump -q $f]}" 'BEGIN { print (a / b >= 0.90) }')
 	verdict "$ok" "rocedump -q at >= 90% of the floor's speed on $f (floor -D, libpcap's defaults)"
-	awk -v a="${best[tuned floor $f]}" -v b="${best[rocedump -q $f]}" -v f="$f" 'BEGIN {
-		printf "INFO  rocedump -q at %.0f%% of the tuned floor speed on %s (the same I/O as rocedump)\n", 100 * a / b, f
+	awk -v a="${best[tuned floor $f]}" -v r="${best[same-I/O floor $f]}" -v b="${best[rocedump -q $f]}" -v f="$f" 'BEGIN {
+		printf "INFO  rocedump -q at %.0f%% of the tuned floor speed on %s (libpcap at its best)\n", 100 * a / b, f
+		printf "INFO  rocedump -q at %.0f%% of the same-I/O floor speed on %s (records read as rocedump reads them)\n", 100 * r / b, f
 	}'
 	read -r fg qg <<<"${good[$f]}"
 	[ -n "$fg" ] && [ "$fg" = "${qg:-}" ] && ok=1 || ok=0
