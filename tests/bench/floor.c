@@ -2,11 +2,11 @@
  *
  *   floor [-b BYTES] [-D | -R] [-n] [-Z] FILE
  *
- * The least work a tool that checks every RoCEv2 ICRC in a capture file can do: read the file
- * as rocedump does (analyzer/rocedump/input.c: a stdio stream with a setvbuf buffer, 1 MiB unless
- * -b, pcap_fopen_offline_with_tstamp_precision(NANO), pcap_next_ex; on pcapng rocedump's stream
- * is a fopencookie one that also scans the statistics blocks), find the ICRC region with the
- * minimum parse (Ethernet II, IPv4 with IHL, UDP destination port 4791; lengths from the IPv4
+ * The least work a tool that checks every RoCEv2 ICRC in a capture file can do, with three ways
+ * of reading the file: libpcap with its defaults (-D: the floor of issue 2's target), libpcap at
+ * its best here (the default: a stdio stream with a setvbuf buffer, 1 MiB unless -b, no stream
+ * lock, pcap_fopen_offline_with_tstamp_precision(NANO), pcap_next_ex), or the records read as
+ * rocedump reads a plain pcap file (-R). Then it finds the ICRC region with the minimum parse (Ethernet II, IPv4 with IHL, UDP destination port 4791; lengths from the IPv4
  * total length), copy and mask the headers the ICRC covers (8 bytes 0xFF for the LRH; IPv4 TOS,
  * TTL, header checksum; UDP checksum; BTH byte 4) and run the same CRC library as the core
  * (ISA-L crc32_gzip_refl: once over the masked copy, then continued in place over the rest of the
@@ -31,11 +31,12 @@
  * -R        the records read as rocedump reads a plain pcap file: by its own reader
  *           (analyzer/rocedump/pcapread.c: pread() of 1 MiB windows, records used where they
  *           lie), libpcap reading on from the first record that reader leaves to it
- * -n        read only: walk the frames with pcap_next_ex and count bytes, no parse, no CRC
+ * -n        read only: walk the frames and count bytes, no parse, no CRC
  * -Z        no vzeroupper after the CRC (to see what the dirty AVX-512 state costs)
  *
  * Build: by tests/bench/meson.build (needs libpcap and libisal), or by hand:
- *   cc -std=c11 -O2 -o floor tests/bench/floor.c -lpcap -lisal
+ *   cc -std=c11 -O2 -Iinclude -Ianalyzer/rocedump -o floor tests/bench/floor.c analyzer/rocedump/pcapread.c \
+ *      -lpcap -lisal
  * Exit status: 0 ok, 2 usage or input error. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
