@@ -6,7 +6,8 @@
  * same frames (bytes, lengths, time stamps) and end the same way (the end of the file, or the
  * same error message): valid files in both time stamp precisions, every cut of a file, records
  * longer than the snapshot length or than libpcap accepts, odd time stamps, another byte order,
- * an older version, pcapng, a filter, and records across the reader's 1 MiB windows. */
+ * an older version, pcapng, a filter, records across the reader's 1 MiB windows, and 1,500
+ * pseudo-random files with lengths and time fields near the limits that matter. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -356,4 +357,51 @@ Test(input, records_across_windows)
 	f.len -= 3;
 	same(save(&f, "windows-cut.pcap"), NULL, "records across windows, cut", true);
 	free(f.b);
+}
+
+/* xorshift64*: deterministic pseudo-random numbers */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+Test(input, random_files)
+{
+	/* 1,500 files of random records: lengths near the limits that matter (0, the snapshot
+	 * length, 262,144), time fields near 2^31 and a second, random cuts and random garbage */
+	static const uint32_t snaplens[] = {0, 64, 65535, 262144, 300000, 0x7fffffff};
+	static const uint32_t lens[] = {0, 1, 15, 16, 63, 64, 65, 1514, 65535, 65536, 262143, 262144, 262145};
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	for (unsigned t = 0; t < 1500; t++) {
+		struct file f = {0};
+		bool nsec = rnd(&seed) & 1;
+		uint32_t snap = snaplens[rnd(&seed) % 6];
+		header(&f, nsec ? 0xa1b23c4d : 0xa1b2c3d4, 2, 4, snap, false);
+		unsigned n = (unsigned)(rnd(&seed) % 12);
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t r = rnd(&seed);
+			uint32_t caplen = r % 4 ? (uint32_t)(r >> 8) % 200 : lens[(r >> 8) % 13];
+			if (caplen > 70000 && rnd(&seed) % 4)
+				caplen = 100;  /* keep most files small */
+			uint32_t sec = rnd(&seed) % 8 ? 1700000000u + i : 0x7ffffffeu + (uint32_t)(rnd(&seed) % 4);
+			uint32_t lim = nsec ? 1000000000u : 1000000u;
+			uint32_t frac = rnd(&seed) % 8 ? (uint32_t)(rnd(&seed) % lim) : lim - 1 + (uint32_t)(rnd(&seed) % 3);
+			record(&f, sec, frac, caplen, caplen + (uint32_t)(rnd(&seed) % 3), i, false);
+			if (rnd(&seed) % 16 == 0) {  /* a few bytes of garbage between records */
+				uint8_t junk[7];
+				for (unsigned k = 0; k < sizeof(junk); k++)
+					junk[k] = (uint8_t)rnd(&seed);
+				put(&f, junk, 1 + rnd(&seed) % sizeof(junk));
+			}
+		}
+		if (f.len > 24 && rnd(&seed) % 3 == 0)
+			f.len = 24 + (size_t)(rnd(&seed) % (f.len - 24));
+		char what[64];
+		snprintf(what, sizeof(what), "random file %u", t);
+		same(save(&f, "random.pcap"), NULL, what, true);
+		free(f.b);
+	}
 }
