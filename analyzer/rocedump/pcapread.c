@@ -72,7 +72,7 @@ bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, const struct bpf_progr
 
 /* Whether the n bytes from the next record on are in the window, reading more if need be (the
  * unread rest moves to the front first). False at the end of the file, or on a read error. */
-static bool have(struct pcapread *r, size_t n)
+static __attribute__((noinline)) bool have(struct pcapread *r, size_t n)
 {
 	if (r->len - r->pos >= n)
 		return true;
@@ -96,11 +96,16 @@ int pcapread_next(struct pcapread *r, struct frame *f, FILE *fp, char *errbuf, s
 {
 	const uint32_t frac_limit = r->nsec ? 1000000000u : 1000000u;
 
-	while (have(r, RECORD_HDR)) {
+	for (;;) {
+		/* the window usually holds the whole record: have() only when it does not */
+		if (r->len - r->pos < RECORD_HDR && !have(r, RECORD_HDR))
+			break;
 		const uint8_t *h = r->buf + r->pos;
 		uint32_t sec = ld_native32(h), frac = ld_native32(h + 4);
 		uint32_t caplen = ld_native32(h + 8), len = ld_native32(h + 12);
-		if (sec > INT32_MAX || frac >= frac_limit || caplen > r->max_caplen || !have(r, RECORD_HDR + caplen))
+		if (sec > INT32_MAX || frac >= frac_limit || caplen > r->max_caplen)
+			break;
+		if (r->len - r->pos < RECORD_HDR + caplen && !have(r, RECORD_HDR + caplen))
 			break;
 		f->data = r->buf + r->pos + RECORD_HDR;  /* have() may have moved the window */
 		f->caplen = caplen;
