@@ -74,7 +74,7 @@ static bool dma_length(const struct roce_pkt *p, uint32_t *len)
 /* A request message completed: counted, in all and by kind. */
 static void count_message(struct roce_analyzer *a, struct stream *s, const struct roce_opcode_info *op)
 {
-	s->messages++;
+	count40_add(&s->messages, &s->messages_hi);
 	struct ack_block *k = ack_need(a, s);
 	if (!k)
 		return;
@@ -266,7 +266,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	const struct roce_pkt *p = f->p;
 	uint32_t psn = p->h.bth.psn;
 
-	s->requests++;
+	count40_add(&s->requests, &s->requests_hi);
 	if (!(s->flags & F_REQ_SEEN)) {
 		/* the capture may start inside a message: no sequence checks until FIRST/ONLY */
 		s->flags |= F_REQ_SEEN | F_MSG_UNKNOWN;
@@ -663,13 +663,13 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	if (!s)
 		return;
 	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns};
-	if (s->packets) {
+	if (s->packets || s->packets_hi) {
 		uint32_t idle = us_since(s->last_ts, ts_ns);
 		if (idle > s->max_idle_us)
 			s->max_idle_us = idle;
 	}
 	s->last_ts = ts_ns;
-	s->packets++;
+	count40_add(&s->packets, &s->packets_hi);
 	s->bytes += p->wirelen;
 	if (p->h.bth.dqpn == 1 && p->op->transport == ROCE_TR_UD) {
 		struct roce_mad m;

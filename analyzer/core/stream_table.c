@@ -266,10 +266,10 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, uint32_t pair,
 	st->dqpn = key_qpn(e->key);
 	st->transport = e->transport;
 	st->pmtu = pmtu_of(a, e);
-	st->packets = e->packets;
+	st->packets = count40(e->packets, e->packets_hi);
 	st->bytes = e->bytes;
-	st->requests = e->requests;
-	st->responses = e->packets - e->requests;
+	st->requests = count40(e->requests, e->requests_hi);
+	st->responses = st->packets - st->requests;
 	st->has_psn = (e->flags & F_REQ_SEEN) && e->transport != ROCE_TR_UD;
 	st->first_psn = e->first_psn;
 	st->last_psn = (e->next_psn - 1) & PSN_MASK;
@@ -290,7 +290,7 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, uint32_t pair,
 		st->timeout_age_max_us = l->timeout_max_us;
 		st->timeout_age_mean_us = l->timeout_aged ? (uint32_t)(l->timeout_sum_us / l->timeout_aged) : 0;
 	}
-	st->messages = e->messages;
+	st->messages = count40(e->messages, e->messages_hi);
 	st->paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
 	st->peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
 	const struct ack_block *r = ack_of(a, e);

@@ -327,6 +327,26 @@ Test(analyze, gap_of_one)
 	cr_assert_eq(req_stats().missing_psns, 1);
 }
 
+Test(analyze, counts_past_32_bits)
+{
+	/* a stream's packet, request and message counts are 40 bits: start them just below 2^32 */
+	mk(0, 1024);
+	EXPECT_NO_EVENTS(send_only(100));
+	cr_assert_eq(roce_analyzer_streams(A), 1);
+	struct stream *s = &A->s[0];
+	s->packets = s->requests = s->messages = UINT32_MAX - 1;
+	EXPECT_NO_EVENTS(send_only(101));
+	EXPECT_NO_EVENTS(send_only(102));
+	EXPECT_NO_EVENTS(send_only(103));
+	struct roce_stream_stats st = req_stats();
+	uint64_t want = (UINT64_C(1) << 32) + 1;  /* 2^32 - 2, then three more */
+	cr_assert_eq(st.packets, want, "packets %llu", (unsigned long long)st.packets);
+	cr_assert_eq(st.requests, want);
+	cr_assert_eq(st.messages, want);
+	cr_assert_eq(st.responses, 0);
+	cr_assert_eq(count40(UINT32_MAX, 255) + 1, UINT64_C(1) << 40, "40 bits in all");
+}
+
 /* ==== retransmission, late packets ==== */
 
 /* Go-back-N after a NAK: exactly the resent PSNs are retransmits; the first new one is clean. */
