@@ -1,7 +1,8 @@
-/* fmt.h: text forms shared by the text and JSON printers: addresses and timestamps. */
+/* fmt.h: text forms shared by the text and JSON printers: addresses and time stamps. */
 #ifndef ROCEDUMP_FMT_H
 #define ROCEDUMP_FMT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "roce/decode.h"
@@ -13,7 +14,29 @@ void fmt_mac(char out[18], const uint8_t *mac);
 void fmt_ip(char out[FMT_ADDR_MAX], const uint8_t *addr, unsigned len);
 /* The packet's network source and destination (RoCEv1: GIDs). Empty strings when there is none. */
 void fmt_net_addrs(const struct roce_pkt *p, const uint8_t *frame, char src[FMT_ADDR_MAX], char dst[FMT_ADDR_MAX]);
-/* HH:MM:SS.uuuuuu in UTC. */
-void fmt_time(char out[32], int64_t sec, uint32_t nsec);
+/* How a frame's time is printed: tcpdump's -t count (its ndo_tflag), UTC where tcpdump uses the
+ * local time zone. */
+enum ts_style {
+	TS_TIME = 0,        /* HH:MM:SS.frac */
+	TS_NONE = 1,        /* -t: none */
+	TS_EPOCH = 2,       /* -tt: seconds since 1970, .frac */
+	TS_DELTA_PREV = 3,  /* -ttt: [ -]HH:MM:SS.frac since the previous frame printed */
+	TS_DATE = 4,        /* -tttt: YYYY-MM-DD HH:MM:SS.frac */
+	TS_DELTA_FIRST = 5, /* -ttttt: [ -]HH:MM:SS.frac since the first frame printed */
+};
+#define TS_STYLES 6
+
+/* The reference of the two delta styles: the previous or the first frame printed. */
+struct ts_clock {
+	int64_t sec;
+	uint32_t nsec;
+	bool set;
+};
+
+#define FMT_TIME_MAX 48
+/* The time stamp (sec, nsec) in style, with 6 digits of fraction or 9 when nano; "" for TS_NONE.
+ * The delta styles read and move *clock. Hours of a delta are not wrapped at 24 (tcpdump's are). */
+void fmt_time(char out[FMT_TIME_MAX], enum ts_style style, bool nano, int64_t sec, uint32_t nsec,
+	      struct ts_clock *clock);
 
 #endif

@@ -52,6 +52,12 @@ static void usage(FILE *f)
 		"  -n                 no name resolution (always the case)\n"
 		"  -v, -vv            more fields per frame\n"
 		"  -e                 print the link layer (MAC addresses, VLAN tags)\n"
+		"  -t, -tt, -ttt, -tttt, -ttttt\n"
+		"                     no time stamp; seconds since 1970; time since the previous frame;\n"
+		"                     date and time; time since the first frame (default: time of day;\n"
+		"                     dates and times in UTC)\n"
+		"      --nano, --time-stamp-precision micro|nano\n"
+		"                     print time stamps with 9 digits of fraction (default micro: 6)\n"
 		"  -q                 no per-frame output; print a summary at the end, and the\n"
 		"                     --summary table when it has at most 64 rows\n"
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
@@ -117,7 +123,7 @@ static char *join_words(int argc, char **argv)
 
 enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
-	OPT_THREADS, OPT_BATCH,
+	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -132,6 +138,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"pmtu", required_argument, NULL, OPT_PMTU},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"batch", required_argument, NULL, OPT_BATCH},
+		{"nano", no_argument, NULL, OPT_NANO},
+		{"time-stamp-precision", required_argument, NULL, OPT_TS_PRECISION},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -139,7 +147,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:c:nveqT:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:r:c:nveqtT:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->read_file = optarg;
@@ -159,6 +167,22 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 't':
+			if (o->print.ts_style == TS_STYLES - 1)
+				return fail_usage("only -t, -tt, -ttt, -tttt and -ttttt exist", NULL);
+			o->print.ts_style++;
+			break;
+		case OPT_NANO:
+			o->print.nano = true;
+			break;
+		case OPT_TS_PRECISION:
+			if (strcmp(optarg, "micro") == 0)
+				o->print.nano = false;
+			else if (strcmp(optarg, "nano") == 0)
+				o->print.nano = true;
+			else
+				return fail_usage("unknown time stamp precision (micro or nano)", optarg);
 			break;
 		case 'T':
 			if (strcmp(optarg, "text") == 0)
@@ -260,7 +284,8 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 
 int main(int argc, char **argv)
 {
-	struct options o = {0};
+	struct ts_clock clock = {0};
+	struct options o = {.print.clock = &clock};
 	struct input in;
 	char err[INPUT_ERRLEN];
 	int rc = parse_options(argc, argv, &o);

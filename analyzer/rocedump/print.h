@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fmt.h"
 #include "input.h"
 #include "roce/analyze.h"
 #include "roce/decode.h"
@@ -14,6 +15,9 @@
 struct print_opts {
 	int verbose;     /* -v count */
 	bool link;       /* -e */
+	enum ts_style ts_style;  /* -t count */
+	bool nano;       /* --nano: 9 digits of fraction */
+	struct ts_clock *clock;  /* the delta styles' reference (the printer moves it) */
 };
 
 /* fi: the transport analyzer's findings on the frame (details of its transport events), or NULL */

@@ -250,13 +250,15 @@ static void put_events(struct sb *s, const struct roce_pkt *p, const struct roce
 void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
 		const struct roce_pkt *p, const struct roce_findings *fi)
 {
-	char ts[32], src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
+	char ts[FMT_TIME_MAX], src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
 	const struct roce_net *n = &p->net;
 	(void)frame_no;
 
-	fmt_time(ts, f->ts_sec, f->ts_nsec);
-	sb_puts(s, ts);
-	sb_puts(s, " ");
+	if (o->ts_style != TS_NONE) {
+		fmt_time(ts, o->ts_style, o->nano, f->ts_sec, f->ts_nsec, o->clock);
+		sb_puts(s, ts);
+		sb_puts(s, " ");
+	}
 	if (o->link)
 		put_link(s, f, p);
 	if (p->wrap.kind)

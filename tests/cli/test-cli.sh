@@ -40,6 +40,12 @@ expect "nine --roce-port rejected" 2 'too many' -- --roce-port 1 --roce-port 2 -
 	--roce-port 5 --roce-port 6 --roce-port 7 --roce-port 8 --roce-port 9 -r "$G/rc_opcodes.pcap"
 expect "--pmtu 1000 rejected" 2 'invalid path MTU' -- --pmtu 1000 -r "$G/rc_opcodes.pcap"
 expect "--max-streams 0 rejected" 2 'invalid stream count' -- --max-streams 0 -r "$G/rc_opcodes.pcap"
+expect "-tttttt rejected" 2 'only -t, -tt, -ttt, -tttt and -ttttt' -- -tttttt -r "$G/rc_opcodes.pcap"
+expect "--time-stamp-precision pico rejected" 2 'unknown time stamp precision' -- \
+	--time-stamp-precision pico -r "$G/rc_opcodes.pcap"
+expect "--time-stamp-precision=nano" 0 '' -- --time-stamp-precision=nano -c 1 -r "$G/cnp_ecn.pcap"
+grep -Eq '^00:00:00\.001000500 IP ' "$T/out" && ok "--time-stamp-precision=nano prints nanoseconds" ||
+	not_ok "--time-stamp-precision=nano prints nanoseconds" "$(head -c 80 "$T/out")"
 expect "--summary with --pmtu and --max-streams" 0 '' -- -q --summary --pmtu 1024 --max-streams 1 -r "$CAPS/rxe/rc_pingpong.pcap"
 grep -Eq '^streams: 1 \(evicted [1-9][0-9]*\)' "$T/out" && ok "--max-streams 1 keeps one stream and counts evictions" ||
 	not_ok "--max-streams 1 keeps one stream and counts evictions" "$(grep streams: "$T/out")"

@@ -1,7 +1,7 @@
 /* test_fmt.c: rocedump's text appenders (analyzer/rocedump/fmt.c, sb.c) against libc's own
  * formatting: IPv4 addresses against inet_ntop for every octet value in every position, MAC
  * addresses and decimal (plain and zero-padded) and hex against snprintf at the digit-count
- * boundaries, and truncation. */
+ * boundaries, and truncation; time stamps in each of tcpdump's styles. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -83,4 +83,57 @@ Test(sb, appends_stop_at_the_end_and_say_so)
 	sb_puthex(&line, 0xabc, 8);
 	cr_assert_lt(line.len, sizeof(line.buf));
 	cr_assert_eq(strlen(line.buf), line.len);
+}
+
+/* ---- time stamps (fmt_time) ---- */
+
+static const char *stamp(enum ts_style style, bool nano, int64_t sec, uint32_t nsec, struct ts_clock *clock)
+{
+	static char out[FMT_TIME_MAX];
+	fmt_time(out, style, nano, sec, nsec, clock);
+	return out;
+}
+
+Test(fmt, time_styles)
+{
+	struct ts_clock c = {0};
+	int64_t t = 1767225600;  /* 2026-01-01 00:00:00 UTC */
+	cr_assert_str_eq(stamp(TS_TIME, false, t + 3723, 1000500, &c), "01:02:03.001000");
+	cr_assert_str_eq(stamp(TS_TIME, true, t + 3723, 1000500, &c), "01:02:03.001000500");
+	cr_assert_str_eq(stamp(TS_NONE, false, t, 5, &c), "");
+	cr_assert_str_eq(stamp(TS_EPOCH, false, t, 999999999, &c), "1767225600.999999");
+	cr_assert_str_eq(stamp(TS_EPOCH, true, t, 7, &c), "1767225600.000000007");
+	cr_assert_str_eq(stamp(TS_DATE, false, t + 86399, 0, &c), "2026-01-01 23:59:59.000000");
+	cr_assert_str_eq(stamp(TS_DATE, true, 0, 1, &c), "1970-01-01 00:00:00.000000001");
+}
+
+Test(fmt, time_before_1970)
+{
+	/* -0.25 s: seconds -1 and 750,000,000 ns */
+	cr_assert_str_eq(stamp(TS_EPOCH, false, -1, 750000000, NULL), "-0.250000");
+	cr_assert_str_eq(stamp(TS_EPOCH, true, -2, 0, NULL), "-2.000000000");
+	cr_assert_str_eq(stamp(TS_TIME, false, -1, 750000000, NULL), "23:59:59.750000");
+	cr_assert_str_eq(stamp(TS_DATE, false, -86400, 0, NULL), "1969-12-31 00:00:00.000000");
+}
+
+Test(fmt, time_deltas)
+{
+	struct ts_clock prev = {0}, first = {0};
+	int64_t t = 1767225600;
+	/* the first frame is its own reference */
+	cr_assert_str_eq(stamp(TS_DELTA_PREV, false, t, 1000500, &prev), " 00:00:00.000000");
+	cr_assert_str_eq(stamp(TS_DELTA_FIRST, false, t, 1000500, &first), " 00:00:00.000000");
+	/* in microseconds both times lose their nanoseconds first, as tcpdump's do: 2.000400 ms -
+	 * 1.000500 ms prints 0.001000, not 0.000999 */
+	cr_assert_str_eq(stamp(TS_DELTA_PREV, false, t, 2000400, &prev), " 00:00:00.001000");
+	cr_assert_str_eq(stamp(TS_DELTA_FIRST, true, t, 2000400, &first), " 00:00:00.000999900");
+	/* backwards in time */
+	cr_assert_str_eq(stamp(TS_DELTA_PREV, false, t - 1, 2000400, &prev), "-00:00:01.000000");
+	cr_assert_str_eq(stamp(TS_DELTA_FIRST, false, t - 1, 0, &first), "-00:00:01.001000");
+	/* past a day: hours not wrapped */
+	cr_assert_str_eq(stamp(TS_DELTA_PREV, false, t - 1 + 27 * 3600 + 61, 2000400, &prev), " 27:01:01.000000");
+	cr_assert_str_eq(stamp(TS_DELTA_FIRST, true, t + 100 * 3600, 1000500, &first), " 100:00:00.000000000");
+	/* the extremes of the int64 range do not overflow */
+	struct ts_clock far = {INT64_MIN, 0, true};
+	cr_assert_str_eq(stamp(TS_DELTA_FIRST, false, INT64_MAX, 999999999, &far), " 5124095576030431:00:15.999999");
 }
