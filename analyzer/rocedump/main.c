@@ -58,6 +58,9 @@ static void usage(FILE *f)
 		"                     dates and times in UTC)\n"
 		"      --nano, --time-stamp-precision micro|nano\n"
 		"                     print time stamps with 9 digits of fraction (default micro: 6)\n"
+		"  -x, -xx, -X, -XX   after each line, the frame's bytes in hex (-X: and ASCII), past\n"
+		"                     the link-layer header (-xx, -XX: all of them), as tcpdump does\n"
+		"  -#, --number       each line starts with the frame's number\n"
 		"  -q                 no per-frame output; print a summary at the end, and the\n"
 		"                     --summary table when it has at most 64 rows\n"
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
@@ -140,14 +143,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"batch", required_argument, NULL, OPT_BATCH},
 		{"nano", no_argument, NULL, OPT_NANO},
 		{"time-stamp-precision", required_argument, NULL, OPT_TS_PRECISION},
+		{"number", no_argument, NULL, '#'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
-	int c;
+	int c, x_count = 0, X_count = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:c:nveqtT:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:r:c:nveqtxX#T:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->read_file = optarg;
@@ -172,6 +176,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (o->print.ts_style == TS_STYLES - 1)
 				return fail_usage("only -t, -tt, -ttt, -tttt and -ttttt exist", NULL);
 			o->print.ts_style++;
+			break;
+		case 'x':
+		case 'X':
+			if (c == 'X')
+				o->print.ascii = true;
+			if (c == 'x' ? ++x_count > 2 : ++X_count > 2)
+				return fail_usage("only -x, -xx, -X and -XX exist", NULL);
+			o->print.hex = x_count > X_count ? x_count : X_count;
+			break;
+		case '#':
+			o->print.number = true;
 			break;
 		case OPT_NANO:
 			o->print.nano = true;
@@ -278,6 +293,8 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 		else
 			print_text(sc->line, &o->print, sc->n, f, pkt, &findings);
 		sb_end_record(sc->line, stdout);
+		if (o->print.hex && o->format == OUT_TEXT)
+			print_hex(sc->line, stdout, &o->print, f, pkt);
 	}
 	return !o->count || (long long)sc->n < o->count;
 }

@@ -17,12 +17,18 @@ struct print_opts {
 	bool link;       /* -e */
 	enum ts_style ts_style;  /* -t count */
 	bool nano;       /* --nano: 9 digits of fraction */
+	int hex;         /* -x count (or -X's): 1 the frame past its link-layer header, 2 all of it */
+	bool ascii;      /* -X: the hex dump with its ASCII column */
+	bool number;     /* -#: the frame's number first */
 	struct ts_clock *clock;  /* the delta styles' reference (the printer moves it) */
 };
 
 /* fi: the transport analyzer's findings on the frame (details of its transport events), or NULL */
 void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
 		const struct roce_pkt *p, const struct roce_findings *fi);
+/* -x/-X: the frame's bytes after its line, 16 a line as tcpdump prints them; written to out as
+ * the builder fills. */
+void print_hex(struct sb *s, FILE *out, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p);
 void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
 		const struct roce_pkt *p, const struct roce_findings *fi);
 

@@ -252,8 +252,12 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 {
 	char ts[FMT_TIME_MAX], src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
 	const struct roce_net *n = &p->net;
-	(void)frame_no;
 
+	if (o->number) {  /* tcpdump's -#: "%5u  " */
+		char num[24];
+		int w = snprintf(num, sizeof(num), "%5llu  ", (unsigned long long)frame_no);
+		sb_putn(s, num, (size_t)w);
+	}
 	if (o->ts_style != TS_NONE) {
 		fmt_time(ts, o->ts_style, o->nano, f->ts_sec, f->ts_nsec, o->clock);
 		sb_puts(s, ts);
@@ -305,4 +309,63 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	}
 	put_events(s, p, fi);
 	sb_puts(s, "\n");
+}
+
+/* The link-layer header tcpdump leaves out of -x: Ethernet with its VLAN tags, the cooked
+ * headers, nothing for raw IP. */
+static uint32_t link_header_len(const uint8_t *d, uint32_t caplen, unsigned linktype)
+{
+	switch (linktype) {
+	case ROCE_LINK_ETHERNET: {
+		uint32_t off = 12;
+		while (off + 4 <= caplen) {
+			unsigned t = (unsigned)d[off] << 8 | d[off + 1];
+			if (t != 0x8100 && t != 0x88a8 && t != 0x9100)
+				break;
+			off += 4;
+		}
+		return off + 2;
+	}
+	case ROCE_LINK_SLL: return 16;
+	case ROCE_LINK_SLL2: return 20;
+	default: return 0;
+	}
+}
+
+void print_hex(struct sb *s, FILE *out, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint32_t len = roce_readable_len(f->caplen), start = 0;
+	if (o->hex < 2) {
+		start = link_header_len(f->data, len, p->linktype);
+		if (start >= len)
+			return;  /* nothing past the link-layer header: nothing, as tcpdump */
+	}
+	const uint8_t *d = f->data + start;
+	len -= start;
+	for (uint32_t line = 0; line < len; line += 16) {
+		char buf[96], *q = buf;
+		uint32_t n = len - line < 16 ? len - line : 16;
+		q += sprintf(q, "\t0x%04x: ", line);
+		char *hex = q;
+		for (uint32_t i = 0; i < n; i++) {
+			if (i % 2 == 0)
+				*q++ = ' ';
+			*q++ = digits[d[line + i] >> 4];
+			*q++ = digits[d[line + i] & 15];
+		}
+		if (o->ascii) {
+			while (q < hex + 40)  /* eight groups of " xxxx" */
+				*q++ = ' ';
+			*q++ = ' ';
+			*q++ = ' ';
+			for (uint32_t i = 0; i < n; i++) {
+				uint8_t c = d[line + i];
+				*q++ = c > 0x20 && c < 0x7f ? (char)c : '.';
+			}
+		}
+		*q++ = '\n';
+		sb_putn(s, buf, (size_t)(q - buf));
+		sb_end_record(s, out);
+	}
 }

@@ -40,6 +40,7 @@ expect "nine --roce-port rejected" 2 'too many' -- --roce-port 1 --roce-port 2 -
 	--roce-port 5 --roce-port 6 --roce-port 7 --roce-port 8 --roce-port 9 -r "$G/rc_opcodes.pcap"
 expect "--pmtu 1000 rejected" 2 'invalid path MTU' -- --pmtu 1000 -r "$G/rc_opcodes.pcap"
 expect "--max-streams 0 rejected" 2 'invalid stream count' -- --max-streams 0 -r "$G/rc_opcodes.pcap"
+expect "-xxx rejected" 2 'only -x, -xx, -X and -XX' -- -xxx -r "$G/rc_opcodes.pcap"
 expect "-tttttt rejected" 2 'only -t, -tt, -ttt, -tttt and -ttttt' -- -tttttt -r "$G/rc_opcodes.pcap"
 expect "--time-stamp-precision pico rejected" 2 'unknown time stamp precision' -- \
 	--time-stamp-precision pico -r "$G/rc_opcodes.pcap"

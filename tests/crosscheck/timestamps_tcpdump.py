@@ -14,14 +14,12 @@ are counted and skipped.
 --selftest shifts each of rocedump's time stamps by one unit of the last digit and requires every
 capture to fail. Exit status: 0 all agree, 1 a difference, 2 usage or a tool failing, 77 (skip)
 without tcpdump or without captures."""
-import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 
-from xcommon import captures_or_status
+from xcommon import tcpdump_check_args
 
 STYLES = ["", "-t", "-tt", "-ttt", "-tttt", "-ttttt"]
 NUMBERED = re.compile(r"^ *(\d+)  (.*)$")
@@ -88,16 +86,7 @@ def compare(rocedump, tcpdump, path, style, nano, selftest):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rocedump", required=True)
-    ap.add_argument("--tcpdump", default=shutil.which("tcpdump") or "")
-    ap.add_argument("--selftest", action="store_true")
-    ap.add_argument("paths", nargs="+")
-    args = ap.parse_args()
-    if not args.tcpdump or not os.access(args.tcpdump, os.X_OK):
-        print("SKIP: tcpdump not found")
-        return 77
-    files, status = captures_or_status(args.paths)
+    args, files, status = tcpdump_check_args(__doc__)
     if status is not None:
         return status
     bad = compared = skipped = 0

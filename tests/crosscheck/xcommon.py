@@ -1,5 +1,6 @@
 """xcommon.py: what the cross-check scripts share: running tshark (as an unprivileged user when
 root, STYLE.md), reading its -T fields output, running rocedump -T json, listing captures."""
+import argparse
 import json
 import os
 import shutil
@@ -148,3 +149,20 @@ def collect(paths):
         else:
             raise RuntimeError("no such capture: %s" % p)
     return sorted(out)
+
+
+def tcpdump_check_args(doc):
+    """The command line of a check against tcpdump (--rocedump, --tcpdump, --selftest, captures):
+    (args, capture files, None), or (args, None, exit status) after saying why (77 without
+    tcpdump or without captures)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--rocedump", required=True)
+    ap.add_argument("--tcpdump", default=shutil.which("tcpdump") or "")
+    ap.add_argument("--selftest", action="store_true")
+    ap.add_argument("paths", nargs="+")
+    args = ap.parse_args()
+    if not args.tcpdump or not os.access(args.tcpdump, os.X_OK):
+        print("SKIP: tcpdump not found")
+        return args, None, 77
+    files, status = captures_or_status(args.paths)
+    return args, files, status
