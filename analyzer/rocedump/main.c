@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "input.h"
+#include "pcapng_out.h"
 #include "pipeline.h"
 #include "print.h"
 #include "roce/roce.h"
@@ -29,6 +30,7 @@ enum out_format { OUT_TEXT, OUT_JSON };
 
 struct options {
 	const char *read_file;
+	const char *write_file;    /* -w */
 	long long count;           /* -c; 0 = all */
 	struct print_opts print;
 	bool quiet;
@@ -49,6 +51,8 @@ static void usage(FILE *f)
 		"Usage: rocedump -r FILE [options] [filter expression]\n"
 		"  -r FILE            read a pcap or pcapng file (\"-\" for standard input)\n"
 		"  -c N               stop after N frames (counted after the filter)\n"
+		"  -w FILE            write the frames to FILE (pcapng; \"-\" for standard output) instead\n"
+		"                     of printing them, each frame's events as its packet comment\n"
 		"  -n                 no name resolution (always the case)\n"
 		"  -v, -vv            more fields per frame\n"
 		"  -e                 print the link layer (MAC addresses, VLAN tags)\n"
@@ -151,10 +155,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c, x_count = 0, X_count = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:c:nveqtxX#T:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:r:w:c:nveqtxX#T:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->read_file = optarg;
+			break;
+		case 'w':
+			o->write_file = optarg;
 			break;
 		case 'c':
 			if (!parse_uint(optarg, LLONG_MAX, &v) || v == 0)
@@ -258,6 +265,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->read_file)
 		return fail_usage("no input: give -r FILE (live capture comes with -i in a later release)", NULL);
+	if (o->write_file && strcmp(o->write_file, "-") == 0 && (o->quiet || o->streams))
+		return fail_usage("-w - writes the capture to standard output: no room for -q or --summary", NULL);
 	if (optind < argc) {
 		o->filter = join_words(argc - optind, argv + optind);
 		if (!o->filter) {
@@ -275,8 +284,22 @@ struct sink_ctx {
 	struct roce_analyzer *an;
 	struct summary *sum;
 	struct sb *line;
+	struct pcapng_out *out;    /* -w */
 	uint64_t n;                /* frames so far */
 };
+
+/* -w: the frame, with its events as the comment. */
+static void write_frame(struct sink_ctx *sc, const struct frame *f, const struct roce_pkt *pkt,
+			const struct roce_findings *fi)
+{
+	static struct sb comment;
+	sb_reset(&comment);
+	if (!roce_evset_empty(&pkt->events)) {
+		sb_puts(&comment, "rocedump: ");
+		print_events(&comment, pkt, fi);
+	}
+	pcapng_out_frame(sc->out, f, comment.buf, comment.len);
+}
 
 static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 {
@@ -285,9 +308,11 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	struct roce_findings findings;
 
 	sc->n++;
-	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
 	summary_add(sc->sum, pkt);
-	if (!o->quiet) {
+	if (sc->out) {
+		write_frame(sc, f, pkt, &findings);
+	} else if (!o->quiet) {
 		if (o->format == OUT_JSON)
 			print_json(sc->line, &o->print, sc->n, f, pkt, &findings);
 		else
@@ -328,7 +353,18 @@ int main(int argc, char **argv)
 
 	static struct summary sum;
 	static struct sb line;
+	struct pcapng_out out = {0};
 	struct sink_ctx sc = {.o = &o, .an = an, .sum = &sum, .line = &line};
+	if (o.write_file) {
+		if (pcapng_out_open(&out, o.write_file, in.linktype, err, sizeof(err)) < 0) {
+			fprintf(stderr, "rocedump: %s\n", err);
+			roce_analyzer_free(an);
+			input_close(&in);
+			free(o.filter);
+			return EXIT_USAGE;
+		}
+		sc.out = &out;
+	}
 	struct pipeline_config pcfg = {
 		.threads = o.threads ? o.threads : pipeline_default_threads(),
 		.batch_frames = o.batch ? o.batch : PIPELINE_BATCH_DEFAULT,
@@ -344,6 +380,10 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fflush(stdout);
 		fprintf(stderr, "rocedump: %s\n", err);
+		status = EXIT_USAGE;
+	}
+	if (pcapng_out_close(&out, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rocedump: %s: %s\n", o.write_file, err);
 		status = EXIT_USAGE;
 	}
 	if (o.quiet) {

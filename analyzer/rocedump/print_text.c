@@ -218,9 +218,9 @@ static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt
 /* The frame's events; a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
  * before). */
-static void put_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
+void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
 {
-	const char *sep = " [";
+	const char *sep = "";
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
 		if (!roce_evset_has(&p->events, (enum roce_event)e))
 			continue;
@@ -243,8 +243,15 @@ static void put_events(struct sb *s, const struct roce_pkt *p, const struct roce
 			break;
 		}
 	}
-	if (*sep == ',')
-		sb_puts(s, "]");
+}
+
+static void put_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
+{
+	if (roce_evset_empty(&p->events))
+		return;
+	sb_puts(s, " [");
+	print_events(s, p, fi);
+	sb_puts(s, "]");
 }
 
 void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,

@@ -40,6 +40,18 @@ expect "nine --roce-port rejected" 2 'too many' -- --roce-port 1 --roce-port 2 -
 	--roce-port 5 --roce-port 6 --roce-port 7 --roce-port 8 --roce-port 9 -r "$G/rc_opcodes.pcap"
 expect "--pmtu 1000 rejected" 2 'invalid path MTU' -- --pmtu 1000 -r "$G/rc_opcodes.pcap"
 expect "--max-streams 0 rejected" 2 'invalid stream count' -- --max-streams 0 -r "$G/rc_opcodes.pcap"
+expect "-w to a directory that is not there" 2 "^rocedump: $T/no/such/dir/w.pcapng: No such file" -- \
+	-w "$T/no/such/dir/w.pcapng" -r "$G/rc_opcodes.pcap"
+expect "-w - with -q rejected" 2 'no room for -q or --summary' -- -w - -q -r "$G/rc_opcodes.pcap"
+expect "-w FILE prints nothing" 0 '' -- -w "$T/w.pcapng" -r "$G/anomalies.pcap"
+[ ! -s "$T/out" ] && ok "-w FILE: no per-frame output" || not_ok "-w FILE: no per-frame output" "$(head -c 100 "$T/out")"
+"$R" -w - -r "$G/anomalies.pcap" | "$R" -r - >"$T/piped" 2>&1
+"$R" -r "$G/anomalies.pcap" >"$T/direct" 2>&1
+cmp -s "$T/piped" "$T/direct" && ok "-w - piped into -r - reads back the same" ||
+	not_ok "-w - piped into -r - reads back the same" "$(diff "$T/direct" "$T/piped" | head -5)"
+if [ -w /dev/full ]; then
+	expect "-w /dev/full reports the write error" 2 'writing the capture' -- -w /dev/full -r "$G/anomalies.pcap"
+fi
 expect "-xxx rejected" 2 'only -x, -xx, -X and -XX' -- -xxx -r "$G/rc_opcodes.pcap"
 expect "-tttttt rejected" 2 'only -t, -tt, -ttt, -tttt and -ttttt' -- -tttttt -r "$G/rc_opcodes.pcap"
 expect "--time-stamp-precision pico rejected" 2 'unknown time stamp precision' -- \

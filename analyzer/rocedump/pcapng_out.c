@@ -1,0 +1,133 @@
+/* pcapng_out.c: rocedump -w (see pcapng_out.h). The pcapng format (IETF draft-ietf-opsawg-pcapng):
+ * a section header block (with shb_userappl), one interface description block (the input's link
+ * type, if_tsresol 9: nanoseconds), then an enhanced packet block per frame, with opt_comment
+ * holding the frame's events when it has any, so that Wireshark shows rocedump's findings as
+ * packet comments (pkt_comment / frame.comment). Blocks are written in this machine's byte order,
+ * as the format allows (the byte-order magic tells readers).
+ *
+ * A pcapng time stamp is unsigned: a frame before 1970 is written at 0. The bytes written are
+ * those rocedump holds of the frame: at most 65,535 (decode.h), its length on the wire unchanged. */
+#include "pcapng_out.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "input.h"
+#include "roce/decode.h"
+
+#define BT_SHB 0x0a0d0d0au
+#define BT_IDB 0x00000001u
+#define BT_EPB 0x00000006u
+#define BYTE_ORDER_MAGIC 0x1a2b3c4du
+#define OPT_ENDOFOPT 0
+#define OPT_COMMENT 1
+#define OPT_SHB_USERAPPL 4
+#define OPT_IF_TSRESOL 9
+
+static const uint8_t zeros[4];
+
+static void put32(FILE *f, uint32_t v)
+{
+	fwrite(&v, sizeof(v), 1, f);
+}
+
+static void put16(FILE *f, uint16_t v)
+{
+	fwrite(&v, sizeof(v), 1, f);
+}
+
+static uint32_t pad4(size_t n)
+{
+	return (uint32_t)((4 - n % 4) % 4);
+}
+
+/* An option: code, length, value, padding. */
+static void put_option(FILE *f, uint16_t code, const void *value, size_t len)
+{
+	put16(f, code);
+	put16(f, (uint16_t)len);
+	fwrite(value, 1, len, f);
+	fwrite(zeros, 1, pad4(len), f);
+}
+
+static size_t option_size(size_t len)
+{
+	return 4 + len + pad4(len);
+}
+
+int pcapng_out_open(struct pcapng_out *w, const char *path, unsigned linktype, char *errbuf, size_t errlen)
+{
+	static const char appl[] = "rocedump " ROCEDUMP_VERSION;
+	w->close = strcmp(path, "-") != 0;
+	w->f = w->close ? fopen(path, "wb") : stdout;
+	if (!w->f) {
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* section header: type, length, byte-order magic, version 1.0, section length unknown */
+	uint32_t shb_len = 28 + (uint32_t)option_size(sizeof(appl) - 1) + 4;
+	put32(w->f, BT_SHB);
+	put32(w->f, shb_len);
+	put32(w->f, BYTE_ORDER_MAGIC);
+	put16(w->f, 1);
+	put16(w->f, 0);
+	put32(w->f, 0xffffffffu);
+	put32(w->f, 0xffffffffu);
+	put_option(w->f, OPT_SHB_USERAPPL, appl, sizeof(appl) - 1);
+	put32(w->f, OPT_ENDOFOPT);
+	put32(w->f, shb_len);
+	/* interface: link type, snap length 0 (none), nanosecond time stamps */
+	uint8_t tsresol = 9;
+	uint32_t idb_len = 20 + (uint32_t)option_size(1) + 4;
+	put32(w->f, BT_IDB);
+	put32(w->f, idb_len);
+	put16(w->f, (uint16_t)linktype);
+	put16(w->f, 0);
+	put32(w->f, 0);
+	put_option(w->f, OPT_IF_TSRESOL, &tsresol, 1);
+	put32(w->f, OPT_ENDOFOPT);
+	put32(w->f, idb_len);
+	return 0;
+}
+
+void pcapng_out_frame(struct pcapng_out *w, const struct frame *f, const char *comment, size_t comment_len)
+{
+	uint32_t caplen = roce_readable_len(f->caplen);
+	if (comment_len > 0xffff)
+		comment_len = 0xffff;
+	uint32_t len = 32 + caplen + pad4(caplen) + (comment_len ? (uint32_t)option_size(comment_len) + 4 : 0);
+	int64_t ns = frame_ts_ns(f);
+	uint64_t t = ns < 0 ? 0 : (uint64_t)ns;
+	put32(w->f, BT_EPB);
+	put32(w->f, len);
+	put32(w->f, 0);  /* interface 0 */
+	put32(w->f, (uint32_t)(t >> 32));
+	put32(w->f, (uint32_t)t);
+	put32(w->f, caplen);
+	put32(w->f, f->wirelen);
+	fwrite(f->data, 1, caplen, w->f);
+	fwrite(zeros, 1, pad4(caplen), w->f);
+	if (comment_len) {
+		put_option(w->f, OPT_COMMENT, comment, comment_len);
+		put32(w->f, OPT_ENDOFOPT);
+	}
+	put32(w->f, len);
+}
+
+int pcapng_out_close(struct pcapng_out *w, char *errbuf, size_t errlen)
+{
+	if (!w->f)
+		return 0;
+	int bad = fflush(w->f) != 0 || ferror(w->f);
+	int err = errno;
+	if (w->close && fclose(w->f) != 0 && !bad) {
+		bad = 1;
+		err = errno;
+	}
+	w->f = NULL;
+	if (bad) {
+		snprintf(errbuf, errlen, "writing the capture: %s", strerror(err));
+		return -1;
+	}
+	return 0;
+}

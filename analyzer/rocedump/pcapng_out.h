@@ -1,0 +1,29 @@
+/* pcapng_out.h: rocedump -w: the frames read, written to a pcapng file, each frame that has
+ * events carrying them as its comment (pcapng_out.c). */
+#ifndef ROCEDUMP_PCAPNG_OUT_H
+#define ROCEDUMP_PCAPNG_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct frame;
+
+struct pcapng_out {
+	FILE *f;
+	bool close;               /* not standard output */
+};
+
+/* Create path ("-": standard output) and write the section header and one interface of
+ * linktype (a LINKTYPE_* number) with nanosecond time stamps. 0, or -1 with a message. */
+int pcapng_out_open(struct pcapng_out *w, const char *path, unsigned linktype, char *errbuf, size_t errlen);
+
+/* One enhanced packet block: the frame's bytes, its length on the wire and time, and comment
+ * (comment_len bytes, none when 0) as its opt_comment. */
+void pcapng_out_frame(struct pcapng_out *w, const struct frame *f, const char *comment, size_t comment_len);
+
+/* Flush and close: 0, or -1 when a write failed (message in errbuf). */
+int pcapng_out_close(struct pcapng_out *w, char *errbuf, size_t errlen);
+
+#endif

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""write_comments.py: rocedump -w against rocedump itself and against tshark.
+
+For every capture below the directories given: rocedump -w OUT -r CAPTURE writes OUT (pcapng);
+rocedump -r OUT must print what rocedump -r CAPTURE prints (-vv -e: every field of every frame,
+events included), and tshark must read OUT with each frame's comment ("rocedump: " and the events
+between the brackets of the frame's text line) on exactly the frames that have events.
+
+    write_comments.py --rocedump PATH --tshark PATH [--selftest] DIR|FILE...
+
+--selftest drops the comment of one frame per capture from what is expected and requires every
+capture with events to fail. Exit status: 0 all agree, 1 a difference, 2 usage or a tool failing,
+77 (skip) without tshark or captures."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+from xcommon import captures_or_status, tshark_prefix
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def events_of(line):
+    """The events between the brackets ending a text line, or ''."""
+    if not line.endswith("]") or " [" not in line:
+        return ""
+    return line[line.rindex(" [") + 2:-1]
+
+
+def check(rocedump, tshark, path, tmp, selftest):
+    """(frames, first difference or None, frames with events)."""
+    out = os.path.join(tmp, "w.pcapng")
+    rc, _o, err = run([rocedump, "-w", out, "-r", path])
+    rc0, text0, _e = run([rocedump, "-vv", "-e", "-r", path])
+    if rc != rc0:
+        return 0, "rocedump -w exits %d, -r alone %d (%s)" % (rc, rc0, err.strip()), 0
+    _rc, text1, _e = run([rocedump, "-vv", "-e", "-r", out])
+    if text1 != text0:
+        a, b = text0.splitlines(), text1.splitlines()
+        n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        return 0, "read back, line %d differs: %r / %r" % (n + 1, a[n] if n < len(a) else None,
+                                                            b[n] if n < len(b) else None), 0
+    _rc, plain, _e = run([rocedump, "-r", path])
+    want = [("rocedump: " + e) if e else "" for e in (events_of(l) for l in plain.splitlines())]
+    with_events = sum(1 for w in want if w)
+    if selftest and with_events:
+        i = next(i for i, w in enumerate(want) if w)
+        want[i] = ""
+    rc, fields, err = run(tshark_prefix(tshark) + ["-r", out, "-T", "fields", "-e", "frame.comment"])
+    if rc != 0:
+        raise RuntimeError("tshark failed (%d) on %s: %s" % (rc, out, err.strip()[:200]))
+    got = fields.splitlines()
+    if len(got) != len(want):
+        return 0, "tshark reads %d frames, rocedump printed %d" % (len(got), len(want)), with_events
+    for n, (g, w) in enumerate(zip(got, want), 1):
+        if g != w:
+            return n - 1, "frame %d: comment %r, want %r" % (n, g[:120], w[:120]), with_events
+    return len(want), None, with_events
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rocedump", required=True)
+    ap.add_argument("--tshark", default="")
+    ap.add_argument("--selftest", action="store_true")
+    ap.add_argument("paths", nargs="+")
+    args = ap.parse_args()
+    if not args.tshark or not os.access(args.tshark, os.X_OK):
+        print("SKIP: tshark not found")
+        return 77
+    files, status = captures_or_status(args.paths)
+    if status is not None:
+        return status
+    bad = frames = caught_want = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)  # tshark runs as another user when we are root
+        for path in files:
+            try:
+                n, diff, with_events = check(args.rocedump, args.tshark, path, tmp, args.selftest)
+            except RuntimeError as e:
+                print("error: %s" % e, file=sys.stderr)
+                return 2
+            frames += n
+            caught_want += 1 if with_events else 0
+            if diff:
+                bad += 1
+                if not args.selftest:
+                    print("DIFF %s: %s" % (os.path.basename(path), diff))
+    if args.selftest:
+        print("selftest: %d of %d captures with events caught" % (bad, caught_want))
+        return 0 if bad >= caught_want and caught_want else 1
+    print("%d captures: %d frames written, read back and commented alike, %d differ" % (len(files), frames, bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
