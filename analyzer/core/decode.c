@@ -658,11 +658,6 @@ static void decode_ip(struct ctx *c, uint32_t off, uint32_t lim)
 
 /* ---- link layers ---- */
 
-static bool is_vlan_tpid(uint16_t t)
-{
-	return t == ETHERTYPE_VLAN || t == ETHERTYPE_QINQ || t == ETHERTYPE_QINQ_OLD;
-}
-
 /* type is the EtherType at off-2; walk any 802.1Q/QinQ tags starting at off. */
 static void decode_ethertype(struct ctx *c, uint32_t off, uint32_t lim, uint16_t type)
 {
@@ -670,7 +665,7 @@ static void decode_ethertype(struct ctx *c, uint32_t off, uint32_t lim, uint16_t
 	struct roce_pkt *p = c->p;
 
 	p->n_vlan = 0;
-	for (unsigned i = 0; is_vlan_tpid(type); i++) {
+	for (unsigned i = 0; roce_is_vlan_tpid(type); i++) {
 		if (i == MAX_VLAN_WALK) {
 			ev(c, ROCE_EV_VLAN_TOO_MANY);
 			return;
@@ -786,7 +781,7 @@ static bool decode_fast(struct ctx *c, uint32_t caplen)
 	if (caplen < ETH_HLEN + IP4_HLEN + UDP_HLEN)
 		return false;
 	uint16_t type = ld_be16(f + ETH_TYPE);
-	while (is_vlan_tpid(type)) {
+	while (roce_is_vlan_tpid(type)) {
 		if (n_tags == 2 || caplen < off + VLAN_HLEN + IP4_HLEN + UDP_HLEN)
 			return false;
 		uint16_t tci = ld_be16(f + off + VLAN_TCI);

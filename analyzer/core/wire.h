@@ -16,9 +16,7 @@
 
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_ARP 0x0806
-#define ETHERTYPE_VLAN 0x8100
-#define ETHERTYPE_QINQ 0x88a8
-#define ETHERTYPE_QINQ_OLD 0x9100
+#define ETHERTYPE_VLAN 0x8100   /* the TPID the builder writes; every TPID read: roce_is_vlan_tpid() */
 #define ETHERTYPE_IPV6 0x86dd
 #define ETHERTYPE_ROCEV1 0x8915
 #define ETHERTYPE_MACCTRL 0x8808

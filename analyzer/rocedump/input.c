@@ -132,7 +132,6 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 			input_close(in);
 			return -1;
 		}
-		in->has_filter = true;
 		if (pcap_setfilter(in->pcap, &in->filter) < 0) {
 			snprintf(errbuf, errlen, "filter: %s", pcap_geterr(in->pcap));
 			input_close(in);
@@ -140,7 +139,7 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 		}
 	}
 	if (in->source->plain)
-		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap, in->has_filter ? &in->filter : NULL);
+		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap, in->filter.bf_insns ? &in->filter : NULL);
 	return 0;
 }
 
@@ -187,8 +186,7 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 void input_close(struct input *in)
 {
 	pcapread_close(&in->records);
-	if (in->has_filter)
-		pcap_freecode(&in->filter);
+	pcap_freecode(&in->filter);  /* none compiled: nothing to free */
 	if (in->pcap)
 		pcap_close(in->pcap);  /* closes fp too */
 	else if (in->fp)

@@ -21,8 +21,7 @@ struct input {
 	char *iobuf;
 	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
 	const char *name;
-	struct bpf_program filter;  /* the compiled filter, when has_filter */
-	bool has_filter;
+	struct bpf_program filter;  /* the compiled filter; bf_insns NULL when there is none */
 	bool direct;              /* records come from `records` until it hands over to libpcap */
 	struct pcapread records;
 };

@@ -210,10 +210,11 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 		sb_key_u(s, ",\"ts\":", (uint64_t)f->ts_sec);
 		sb_puts(s, ".");
 		sb_putu0(s, f->ts_nsec, 9);
-	} else if (f->ts_nsec) {  /* before 1970: -(|sec| - 1 + (1 s - nsec)) */
-		sb_printf(s, ",\"ts\":-%lld.%09u", -(long long)(f->ts_sec + 1), 1000000000u - f->ts_nsec);
-	} else {
-		sb_printf(s, ",\"ts\":%lld.000000000", (long long)f->ts_sec);
+	} else {  /* before 1970: the seconds as -tt prints them */
+		char ts[FMT_TIME_MAX];
+		fmt_time(ts, TS_EPOCH, true, f->ts_sec, f->ts_nsec, NULL);
+		sb_puts(s, ",\"ts\":");
+		sb_puts(s, ts);
 	}
 	sb_key_u(s, ",\"caplen\":", f->caplen);
 	sb_key_u(s, ",\"len\":", f->wirelen);

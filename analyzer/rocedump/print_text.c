@@ -326,8 +326,7 @@ static uint32_t link_header_len(const uint8_t *d, uint32_t caplen, unsigned link
 	case ROCE_LINK_ETHERNET: {
 		uint32_t off = 12;
 		while (off + 4 <= caplen) {
-			unsigned t = (unsigned)d[off] << 8 | d[off + 1];
-			if (t != 0x8100 && t != 0x88a8 && t != 0x9100)
+			if (!roce_is_vlan_tpid((uint16_t)(d[off] << 8 | d[off + 1])))
 				break;
 			off += 4;
 		}

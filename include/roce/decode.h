@@ -42,6 +42,13 @@ ROCE_API const char *roce_layer_name(enum roce_layer l);
 
 struct roce_vlan { uint16_t tpid; uint8_t pcp, dei; uint16_t vid; };
 
+/* Whether an EtherType is a VLAN tag's TPID: 802.1Q 0x8100, 802.1ad 0x88a8, the older QinQ
+ * 0x9100. */
+static inline bool roce_is_vlan_tpid(uint16_t t)
+{
+	return t == 0x8100 || t == 0x88a8 || t == 0x9100;
+}
+
 enum roce_wrap_kind {
 	ROCE_WRAP_NONE = 0, ROCE_WRAP_GRE, /* plain GRE: Ethernet (0x6558) or IP inside */
 	ROCE_WRAP_ERSPAN1, ROCE_WRAP_ERSPAN2, ROCE_WRAP_ERSPAN3, ROCE_WRAP_VXLAN,

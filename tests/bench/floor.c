@@ -141,6 +141,16 @@ static void check_frame(struct counts *c, const uint8_t *f, uint32_t caplen)
 		c->bad++;
 }
 
+/* One frame, however it was read: counted, and its ICRC checked unless read_only. */
+static inline void count_frame(struct counts *c, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+			       int read_only)
+{
+	c->frames++;
+	c->bytes += wirelen;
+	if (!read_only)
+		check_frame(c, data, caplen);
+}
+
 int main(int argc, char **argv)
 {
 	long long bufsize = 1 << 20;
@@ -217,12 +227,8 @@ int main(int argc, char **argv)
 		struct frame f;
 		char err[256];
 		int n;
-		while ((n = pcapread_next(&rd, &f, pcap_file(p), err, sizeof(err))) == 1) {
-			c.frames++;
-			c.bytes += f.wirelen;
-			if (!read_only)
-				check_frame(&c, f.data, f.caplen);
-		}
+		while ((n = pcapread_next(&rd, &f, pcap_file(p), err, sizeof(err))) == 1)
+			count_frame(&c, f.data, f.caplen, f.wirelen, read_only);
 		if (n < 0) {
 			fprintf(stderr, "floor: %s: %s\n", path, err);
 			pcap_close(p);
@@ -233,12 +239,8 @@ int main(int argc, char **argv)
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	int rc;
-	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
-		c.frames++;
-		c.bytes += h->len;
-		if (!read_only)
-			check_frame(&c, data, h->caplen);
-	}
+	while ((rc = pcap_next_ex(p, &h, &data)) == 1)
+		count_frame(&c, data, h->caplen, h->len, read_only);
 	if (rc != PCAP_ERROR_BREAK) {
 		fprintf(stderr, "floor: %s: %s\n", path, pcap_geterr(p));
 		pcap_close(p);

@@ -17,7 +17,7 @@ import re
 import sys
 
 from timestamps_tcpdump import NUMBERED, run
-from xcommon import tcpdump_check_args
+from xcommon import run_checks, tcpdump_check_args
 
 MODES = ["-x", "-xx", "-X", "-XX"]
 DUMP = re.compile(r"^\t0x([0-9a-f]{4,}): ")
@@ -79,20 +79,11 @@ def main():
     args, files, status = tcpdump_check_args(__doc__)
     if status is not None:
         return status
-    bad = frames = with_dump = 0
-    for path in files:
-        for mode in MODES:
-            try:
-                n, diff, dumped = compare(args.rocedump, args.tcpdump, path, mode, args.selftest)
-            except RuntimeError as e:
-                print("error: %s" % e, file=sys.stderr)
-                return 2
-            frames += n
-            with_dump += dumped
-            if diff:
-                bad += 1
-                if not args.selftest:
-                    print("DIFF %s %s: %s" % (os.path.basename(path), mode, diff))
+    status, frames, bad, with_dump = run_checks(
+        files, MODES, lambda path, mode: compare(args.rocedump, args.tcpdump, path, mode, args.selftest),
+        args.selftest)
+    if status is not None:
+        return status
     if args.selftest:
         print("selftest: %d of %d runs with a dump caught" % (bad, with_dump))
         return 0 if bad >= with_dump and with_dump else 1

@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 
-from xcommon import tcpdump_check_args
+from xcommon import run_checks, tcpdump_check_args
 
 STYLES = ["", "-t", "-tt", "-ttt", "-tttt", "-ttttt"]
 NUMBERED = re.compile(r"^ *(\d+)  (.*)$")
@@ -47,7 +47,7 @@ def shift_last_digit(stamp):
 
 
 def compare(rocedump, tcpdump, path, style, nano, selftest):
-    """(lines compared, lines skipped, first difference or None)."""
+    """(lines compared, first difference or None, lines skipped)."""
     prec = ["--nano"] if nano else []
     opts = [style] if style else []
     rc, ours = run([rocedump] + opts + prec + ["-r", path])
@@ -63,7 +63,7 @@ def compare(rocedump, tcpdump, path, style, nano, selftest):
         if m and int(m.group(1)) == len(theirs) + 1:
             theirs.append(m.group(2))
     if len(ours) != len(theirs):
-        return 0, 0, "%d lines against tcpdump's %d" % (len(ours), len(theirs))
+        return 0, "%d lines against tcpdump's %d" % (len(ours), len(theirs)), 0
     pattern = STAMP[style]
     compared = skipped = 0
     for n, (a, b) in enumerate(zip(ours, theirs), 1):
@@ -72,39 +72,29 @@ def compare(rocedump, tcpdump, path, style, nano, selftest):
             continue
         m = pattern.match(b)
         if not m:
-            return compared, skipped, "line %d: tcpdump's has no time stamp: %r" % (n, b[:60])
+            return compared, "line %d: tcpdump's has no time stamp: %r" % (n, b[:60]), skipped
         want = m.group(0)
         got = a[:len(want)]
         if selftest and want:
             got = shift_last_digit(got)
         if got != want:
-            return compared, skipped, "line %d: %r against tcpdump's %r" % (n, got, want)
+            return compared, "line %d: %r against tcpdump's %r" % (n, got, want), skipped
         if not want and pattern.match(a) is not None and STAMP[""].match(a):
-            return compared, skipped, "line %d: a time stamp under -t: %r" % (n, a[:30])
+            return compared, "line %d: a time stamp under -t: %r" % (n, a[:30]), skipped
         compared += 1
-    return compared, skipped, None
+    return compared, None, skipped
 
 
 def main():
     args, files, status = tcpdump_check_args(__doc__)
     if status is not None:
         return status
-    bad = compared = skipped = 0
-    for path in files:
-        for nano in (False, True):
-            for style in STYLES:
-                try:
-                    c, s, diff = compare(args.rocedump, args.tcpdump, path, style, nano, args.selftest)
-                except RuntimeError as e:
-                    print("error: %s" % e, file=sys.stderr)
-                    return 2
-                compared += c
-                skipped += s
-                if diff:
-                    bad += 1
-                    if not args.selftest:
-                        print("DIFF %s %s%s: %s" % (os.path.basename(path), style or "(default)",
-                                                    " --nano" if nano else "", diff))
+    variants = [(nano, style) for nano in (False, True) for style in STYLES]
+    status, compared, bad, skipped = run_checks(
+        files, variants, lambda path, v: compare(args.rocedump, args.tcpdump, path, v[1], v[0], args.selftest),
+        args.selftest, lambda v: (v[1] or "(default)") + (" --nano" if v[0] else ""))
+    if status is not None:
+        return status
     runs = len(files) * len(STYLES) * 2
     if args.selftest:
         # -t prints no time stamp, so there is nothing to shift there

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from xcommon import captures_or_status, tshark_prefix
+from xcommon import captures_or_status, run_checks, tshark_prefix
 
 
 def run(cmd):
@@ -76,21 +76,16 @@ def main():
     files, status = captures_or_status(args.paths)
     if status is not None:
         return status
-    bad = frames = caught_want = 0
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)  # tshark runs as another user when we are root
-        for path in files:
-            try:
-                n, diff, with_events = check(args.rocedump, args.tshark, path, tmp, args.selftest)
-            except RuntimeError as e:
-                print("error: %s" % e, file=sys.stderr)
-                return 2
-            frames += n
-            caught_want += 1 if with_events else 0
-            if diff:
-                bad += 1
-                if not args.selftest:
-                    print("DIFF %s: %s" % (os.path.basename(path), diff))
+
+        def one(path, _variant):
+            n, diff, with_events = check(args.rocedump, args.tshark, path, tmp, args.selftest)
+            return n, diff, 1 if with_events else 0  # captures with events
+
+        status, frames, bad, caught_want = run_checks(files, [""], one, args.selftest)
+    if status is not None:
+        return status
     if args.selftest:
         print("selftest: %d of %d captures with events caught" % (bad, caught_want))
         return 0 if bad >= caught_want and caught_want else 1

@@ -166,3 +166,26 @@ def tcpdump_check_args(doc):
         return args, None, 77
     files, status = captures_or_status(args.paths)
     return args, files, status
+
+
+def run_checks(files, variants, check, selftest, name=str):
+    """check(path, variant) -> (count, difference or None, extra) over every capture and variant,
+    each difference printed as "DIFF capture variant: ..." (not under --selftest). Returns (status,
+    counts summed, runs that differ, extras summed); status is 2 when a check raised RuntimeError
+    (a tool failing, said on stderr), else None."""
+    count = bad = extra = 0
+    for path in files:
+        for variant in variants:
+            try:
+                n, diff, x = check(path, variant)
+            except RuntimeError as e:
+                print("error: %s" % e, file=sys.stderr)
+                return 2, count, bad, extra
+            count += n
+            extra += x
+            if diff:
+                bad += 1
+                if not selftest:
+                    label = name(variant)
+                    print("DIFF %s%s: %s" % (os.path.basename(path), " " + label if label else "", diff))
+    return None, count, bad, extra
