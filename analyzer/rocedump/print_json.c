@@ -109,7 +109,7 @@ static void put_net(struct sb *s, const struct frame *f, const struct roce_pkt *
 static void put_ext(struct sb *s, const struct roce_hdrs *h)
 {
 	if (h->hdrs & ROCE_HDR_RDETH)
-		sb_printf(s, ",\"rdeth\":{\"eecnxt\":%" PRIu32 "}", h->rdeth.eecnxt);
+		sb_printf(s, ",\"rdeth\":{\"eecnxt\":%" PRIu32 ",\"resv\":%u}", h->rdeth.eecnxt, h->rdeth.resv);
 	if (h->hdrs & ROCE_HDR_DETH) {
 		sb_key_u(s, ",\"deth\":{\"qkey\":", h->deth.qkey);
 		sb_key_u(s, ",\"srcqp\":", h->deth.srcqp);
@@ -222,8 +222,10 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	if (p->wrap.kind)
 		put_wrap(s, f, p);
 	put_net(s, f, p);
-	if (p->version)
+	if (p->version) {
 		put_roce(s, p);
+		print_mad_json(s, f, p);
+	}
 	sb_puts(s, ",\"events\":[");
 	const char *sep = "";
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
