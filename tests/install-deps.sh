@@ -8,3 +8,6 @@ apt-get install -y -q --no-install-recommends \
 	gcc libc6-dev meson ninja-build pkg-config \
 	libpcap-dev libisal-dev libcriterion-dev \
 	python3 python3-scapy tshark wireshark-common tcpdump util-linux
+# jq: README.md's JSON example pipes rocedump into it (tests/cli/readme_examples.py runs it);
+# groff-base: the man page is checked with groff -man -ww (tests/cli/test-docs.sh)
+apt-get install -y -q --no-install-recommends jq groff-base
