@@ -312,7 +312,7 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	struct roce_findings findings;
 
 	sc->n++;
-	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
 	summary_add(sc->sum, pkt);
 	if (sc->out) {
 		write_frame(sc, f, pkt, &findings);
