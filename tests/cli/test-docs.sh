@@ -3,7 +3,8 @@
 # `rocedump --help` lists is described in the man page (analyzer/rocedump/rocedump.1), in README.md's
 # synopsis and in its table of options; the man page names the version --version prints and
 # formats without a warning (groff -man -ww); `meson install` puts the binary and the man page in
-# place. TAP output.
+# place; no file points at design notes outside the repository; LICENSE is the licence meson.build
+# declares. TAP output.
 #   test-docs.sh ROCEDUMP SOURCE_ROOT BUILD_ROOT
 set -u
 R=$1 SRC=$2 BUILD=$3
@@ -71,6 +72,15 @@ if meson install -C "$BUILD" --no-rebuild --destdir "$T/root" >"$T/install.log" 
 else
 	not_ok "meson install" "$(tail -5 "$T/install.log")"
 fi
+
+# The repository stands alone: nothing points at design or style notes outside it.
+outside=$(grep -rIlE --exclude-dir=.git --exclude-dir='build*' --exclude-dir=captures \
+	-e '\.\./shared|/work/''shared' -e '(DESIGN|STYLE)''\.md' "$SRC" 2>/dev/null)
+[ -z "$outside" ] && ok "no file points at notes outside the repository" ||
+	not_ok "no file points at notes outside the repository" $outside
+[ -f "$SRC/LICENSE" ] && grep -q 'BSD 3-Clause' "$SRC/LICENSE" && grep -q "license: 'BSD-3-Clause'" "$SRC/meson.build" &&
+	ok "LICENSE is the BSD-3-Clause licence meson.build declares" ||
+	not_ok "LICENSE is the BSD-3-Clause licence meson.build declares"
 
 echo "1..$n"
 [ "$failed" = 0 ]
