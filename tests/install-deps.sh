@@ -11,3 +11,5 @@ apt-get install -y -q --no-install-recommends \
 # jq: README.md's JSON example pipes rocedump into it (tests/cli/readme_examples.py runs it);
 # groff-base: the man page is checked with groff -man -ww (tests/cli/test-docs.sh)
 apt-get install -y -q --no-install-recommends jq groff-base
+# the static analysers run by tests/static/run-static.sh (meson test static-analysis)
+apt-get install -y -q --no-install-recommends clang-tidy cppcheck

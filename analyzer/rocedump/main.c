@@ -117,14 +117,17 @@ static char *join_words(int argc, char **argv)
 	size_t len = 1;
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
-	char *s = calloc(1, len);
+	char *s = malloc(len), *end = s;
 	if (!s)
 		return NULL;
 	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]);
 		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
+			*end++ = ' ';
+		memcpy(end, argv[i], n);
+		end += n;
 	}
+	*end = '\0';
 	return s;
 }
 
