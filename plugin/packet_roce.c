@@ -291,7 +291,10 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 		return 0;
 	const guint8 *bytes = tvb_get_ptr(tvb, 0, caplen);
 	struct roce_pkt p;
-	if (roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p) != 1)
+	/* a frame that is not RoCE gets the events the decoder found on it (a capture cut before
+	 * the BTH, a bad IP checksum), as rocedump shows them, and nothing else */
+	if (roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p) != 1 &&
+	    roce_evset_empty(&p.events))
 		return 0;
 	const struct frame_result *r = analyze(pinfo, &p, bytes);
 
@@ -303,7 +306,7 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 				       p.op->name ? p.op->name : "RESERVED", p.h.bth.dqpn, p.h.bth.psn,
 				       roce_icrc_status_name((enum roce_icrc_status)p.icrc_status));
 	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
-	if (tree)
+	if (tree && p.version)
 		add_fields(root, tvb, &p, bytes, pinfo->num);
 	add_events(root, tvb, pinfo, &p, r);
 	tap_queue_packet(roce_tap, pinfo, NULL);
