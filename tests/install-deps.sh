@@ -10,3 +10,6 @@ apt-get install -y -q --no-install-recommends \
 	python3 python3-scapy tshark wireshark-common tcpdump util-linux
 # plugin/ (roce.so): Wireshark 4.0's epan headers and glib (pkg-config wireshark needs both)
 apt-get install -y -q --no-install-recommends libwireshark-dev libglib2.0-dev
+# jq: README.md's JSON example pipes rocedump into it (tests/cli/readme_examples.py runs it);
+# groff-base: the man page is checked with groff -man -ww (tests/cli/test-docs.sh)
+apt-get install -y -q --no-install-recommends jq groff-base
