@@ -1,6 +1,6 @@
 /* roce_stats.c: Statistics > RoCE Queue Pairs (tshark -q -z roce,qp): one row per stream (one
- * direction of a queue pair), its pair number shared with the reverse direction, and what
- * rocedump --summary lists for it, read from the transport analyzer of the open file.
+ * direction of a queue pair) with its stream id and its pair id (shared with the reverse direction;
+ * the frames' roce.stream and roce.pair), and what rocedump --summary lists for it, read from the transport analyzer of the open file.
  *
  * A stat_tap_table_ui: the tap "roce" fires on every RoCE frame. The rows are rebuilt from the
  * analyzer (roce_analyzer_foreach, O(streams)): on every frame the analyzer has just taken
@@ -14,13 +14,14 @@
 #include "roce_plugin.h"
 
 enum col {
-	C_PAIR, C_SRC, C_DST, C_QP, C_PEER, C_TRANSPORT, C_PMTU, C_PACKETS, C_BYTES, C_REQUESTS, C_RESPONSES,
+	C_PAIR, C_STREAM, C_SRC, C_DST, C_QP, C_PEER, C_TRANSPORT, C_PMTU, C_PACKETS, C_BYTES, C_REQUESTS, C_RESPONSES,
 	C_MESSAGES, C_PSNS, C_GAPS, C_MISSING, C_RETRANSMITS, C_OOO, C_TIMEOUTS, C_NAK_SEQ, C_NAK_OTHER, C_RNR,
 	C_RTT, C_COUNT,
 };
 
 static stat_tap_table_item fields[C_COUNT] = {
 	[C_PAIR] = {TABLE_ITEM_UINT, TAP_ALIGN_RIGHT, "Pair", "%u"},
+	[C_STREAM] = {TABLE_ITEM_UINT, TAP_ALIGN_RIGHT, "Stream", "%u"},
 	[C_SRC] = {TABLE_ITEM_STRING, TAP_ALIGN_LEFT, "Source", "%s"},
 	[C_DST] = {TABLE_ITEM_STRING, TAP_ALIGN_LEFT, "Destination", "%s"},
 	[C_QP] = {TABLE_ITEM_STRING, TAP_ALIGN_LEFT, "Destination QP", "%s"},
@@ -116,6 +117,7 @@ static void fill_row(const struct roce_stream_stats *s, void *user)
 	roce_fmt_ip(src, s->src, s->addr_len);
 	roce_fmt_ip(dst, s->dst, s->addr_len);
 	it[C_PAIR].value.uint_value = s->pair;
+	it[C_STREAM].value.uint_value = s->stream;
 	it[C_SRC].value.string_value = g_strdup(src);
 	it[C_DST].value.string_value = g_strdup(dst);
 	it[C_QP].value.string_value = g_strdup_printf("0x%06x", s->dqpn);

@@ -215,7 +215,8 @@ static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt
 	}
 }
 
-/* The frame's events; a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
+/* The frame's events; a field named by a decoder event, its value: bth.reserved_nonzero(resv7 0x01);
+ * a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
  * before). */
 void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
@@ -226,7 +227,7 @@ void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_find
 		if (!roce_evset_has(&p->events, (enum roce_event)e))
 			continue;
 		sb_puts(s, sep);
-		roce_event_text(text, sizeof(text), (enum roce_event)e, fi);
+		roce_event_text(text, sizeof(text), (enum roce_event)e, p, fi);
 		sb_puts(s, text);
 		sep = ",";
 	}
@@ -301,6 +302,8 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	} else {
 		put_other(s, f, p);
 	}
+	if (p->version)
+		print_mad_text(s, o, f, p);
 	put_events(s, p, fi);
 	sb_puts(s, "\n");
 }
