@@ -125,6 +125,11 @@ struct roce_stream_stats {
  * the same pair id; an unpaired stream has its own stream id as its pair id). */
 ROCE_API void roce_analyzer_foreach(const struct roce_analyzer *a,
 				    void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
+/* Call fn for the stream the last frame analyzed went to (the most recently used) and, when it
+ * is paired, the reverse direction of its queue pair: the rows that frame may have changed, for a
+ * table kept up to date frame by frame (the Wireshark plugin's). Nothing when the table is empty. */
+ROCE_API void roce_analyzer_latest(const struct roce_analyzer *a,
+				   void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
 ROCE_API uint64_t roce_analyzer_streams(const struct roce_analyzer *a);   /* in the table now */
 ROCE_API uint64_t roce_analyzer_evictions(const struct roce_analyzer *a);
 
