@@ -90,6 +90,7 @@ static void run_one(const struct conf_opts *o, struct link *l, const struct setu
 	}
 	*setup_ok = true;
 	s->qp_up = true;
+	s->deadline_ns = now_ns() + (int64_t)o->test_timeout_ms * 1000000;  /* from the QP's start */
 	s->epsn = s->qp.my_psn;
 	if (o->verbose)
 		fprintf(stderr, "%s: my QPN 0x%06x PSN 0x%06x, DUT QPN 0x%06x PSN 0x%06x\n", t->id, s->qp.my_qpn,
