@@ -84,6 +84,7 @@ static void rcpp_finish(struct session *s)
 {
 	if (!s->qp_up || s->qp_dead || s->dut_msgs_acked)
 		return;
+	sess_sync(s);
 	if (s->accepted == 0) {
 		uint32_t psn = s->epsn;
 		sess_probe(s, psn, "finish: a SEND so the DUT's server completes a receive");
