@@ -58,6 +58,21 @@ try:
     check(names and set(names) == set(rc), f"rcpp.xml: one <testcase> per test, named by ID ({len(names)})")
 except (OSError, ET.ParseError) as e:
     check(False, f"rcpp.xml parses ({e})")
+# 2b. a per-test pcapng reads in Wireshark with each frame's note as its comment (tshark as nobody: run
+# as root it would ignore plugin directories, and it must read the file like any user)
+import os, shutil, subprocess, tempfile
+if shutil.which("tshark") and shutil.which("setpriv"):
+    tmp = tempfile.mkdtemp()
+    os.chmod(tmp, 0o755)
+    shutil.copy(f"{out}/pcap-rcpp/A5.pcapng", f"{tmp}/A5.pcapng")
+    os.chmod(f"{tmp}/A5.pcapng", 0o644)
+    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp",
+                        "tshark", "-r", f"{tmp}/A5.pcapng", "-T", "fields", "-e", "frame.comment",
+                        "-e", "infiniband.bth.opcode"], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    check(any("from DUT: NAK PSN_SEQ_ERR" in l and l.endswith("\t17") for l in lines),
+          f"A5.pcapng in tshark: the DUT's NAK with its note as the comment ({len(lines)} frames)")
+    shutil.rmtree(tmp)
 # 3. the faults turn the verdicts
 fp = results("fault-psn")
 check(status.get("fault-psn", (None,))[0] == 1 and verdict(fp, "A1") == "FAIL",

@@ -463,3 +463,49 @@ Test(writers, json_junit_pcapng)
 	pcap_close(p);
 	sess_reset(&s);
 }
+
+/* ---- the core's builder additions roceconform uses ---- */
+
+Test(core, icrc_recompute_and_errbuf)
+{
+	uint8_t f[2048], payload[64];
+	char ebuf[ROCE_ERRBUF_SIZE] = "";
+	struct roce_build b;
+	struct roce_pkt p;
+	memset(&b, 0, sizeof(b));
+	memset(payload, 0x5a, sizeof(payload));
+	b.src[0] = 10, b.src[3] = 1, b.dst[0] = 10, b.dst[3] = 2;
+	b.h.bth.opcode = ROCE_OPC_SEND_ONLY;
+	b.h.bth.pkey = 0xffff;
+	b.payload = payload;
+	b.payload_len = sizeof(payload);
+	b.ip_id = 7;
+	b.errbuf = ebuf;
+	int n = roce_build_frame(&b, f, sizeof(f));
+	cr_assert_gt(n, 0, "%s", ebuf);
+	/* a covered byte changed: the ICRC no longer matches, until recomputed */
+	f[n - 10] ^= 1;
+	roce_decode(NULL, f, (uint32_t)n, (uint32_t)n, 1, &p);
+	cr_expect_eq(p.icrc_status, ROCE_ICRC_BAD);
+	cr_expect_geq(roce_icrc_recompute(f, (uint32_t)n, 1, false, ebuf), 0, "%s", ebuf);
+	roce_decode(NULL, f, (uint32_t)n, (uint32_t)n, 1, &p);
+	cr_expect_eq(p.icrc_status, ROCE_ICRC_GOOD);
+	/* the IPv4 ID changed: the header checksum is fixed along */
+	f[14 + 5] ^= 0x10;
+	cr_expect_geq(roce_icrc_recompute(f, (uint32_t)n, 1, true, ebuf), 0, "%s", ebuf);
+	roce_decode(NULL, f, (uint32_t)n, (uint32_t)n, 1, &p);
+	cr_expect_eq(p.icrc_status, ROCE_ICRC_GOOD);
+	cr_expect_eq(p.net.ip_csum, ROCE_CSUM_GOOD);
+	/* not RoCE, or cut: refused with the reason */
+	cr_expect_eq(roce_icrc_recompute(f, 30, 1, false, ebuf), ROCE_ERR_ARG);
+	cr_expect(ebuf[0]);
+	/* the builder says why it failed */
+	ebuf[0] = 0;
+	cr_expect_eq(roce_build_frame(&b, f, 40), ROCE_ERR_NOSPACE);
+	cr_expect(strstr(ebuf, "does not fit"), "%s", ebuf);
+	b.n_vlan = 9;
+	cr_expect_eq(roce_build_frame(&b, f, sizeof(f)), ROCE_ERR_ARG);
+	cr_expect(strstr(ebuf, "VLAN"), "%s", ebuf);
+	cr_expect_eq(ROCE_OPC_CNP, 0x81);
+	cr_expect_str_eq(roce_opcode_info(ROCE_OPC_UC | ROCE_OPC_SEND_ONLY)->name, "SEND_ONLY");
+}
