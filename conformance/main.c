@@ -74,6 +74,7 @@ static void run_one(const struct conf_opts *o, struct link *l, const struct setu
 	s->o = o;
 	s->link = l;
 	s->test = t;
+	s->result = r;
 	s->tcp_fd = -1;
 	s->t_start = now_ns();
 	s->deadline_ns = s->t_start + (int64_t)o->test_timeout_ms * 1000000;

@@ -132,7 +132,9 @@ int sess_send_raw(struct session *s, const uint8_t *frame, uint32_t len, const c
 			return -1;
 		}
 	}
-	record(s, true, now_ns(), frame, len, note);
+	unsigned i = record(s, true, now_ns(), frame, len, note);
+	if (s->result && !s->result->t_ref)
+		s->result->t_ref = s->frames[i].ts_ns;
 	if (s->o->verbose)
 		fprintf(stderr, "  > %s\n", note);
 	return 0;

@@ -57,6 +57,7 @@ struct session {
 	const struct conf_opts *o;
 	struct link *link;         /* NULL in a dry run */
 	const struct conf_test *test;
+	struct conf_result *result; /* the test's result (its t_ref is set by the first stimulus) */
 	struct conf_qp qp;
 	bool qp_up;                /* the setup brought the QP up */
 	bool qp_dead;              /* a test put it in the error state on purpose */

@@ -81,6 +81,8 @@ void v_observed_resps(struct conf_result *r, const struct resp *rs, size_t n, in
 			return;
 		}
 		char at[32] = "";
+		if (!t0)
+			t0 = r->t_ref;
 		if (t0)
 			snprintf(at, sizeof(at), " at +%.1f ms", (double)(rs[i].ts_ns - t0) / 1e6);
 		snprintf(r->observed + len, EVIDENCE_LEN - len, "%s%s%s", sep(r->observed, len),
