@@ -15,7 +15,7 @@
 # hw_counter deltas), dut/NAME-NNN.log. Control: touch OUTDIR/dut/pause-NAME to stop loop NAME (rcpp,
 # write, read, atomic) from restarting its server.
 # Knobs (env): RXE_NS, DUT_SIZE (4096) DUT_MTU (1024) DUT_GID_INDEX (1) DUT_RUN_TIMEOUT (30) PERFTEST (1)
-# BOOT_TIMEOUT (180) HOST_PCAP (1).
+# BOOT_TIMEOUT (300: a TCG boot on a busy 2-core host took 130 s) HOST_PCAP (1).
 # The host's stack: inbound UDP 4791 in the namespace is dropped by nft (else iptables), so the host kernel
 # never answers the DUT's RoCE packets (packet sockets still see them). RXE_DROP says which.
 set -uo pipefail
@@ -33,7 +33,7 @@ fi
 NS=${RXE_NS:-rocedump-conf}; BR=rxebr0; TAP=rxetap0
 HOST_IP=10.77.0.100; TESTER_IP=10.77.0.50; DUT_IP=10.77.0.1; DUT_MAC=52:54:00:77:00:01
 DUT_PORT=18515; DUT_SIZE=${DUT_SIZE:-4096}; DUT_MTU=${DUT_MTU:-1024}; DUT_GID_INDEX=${DUT_GID_INDEX:-1}
-DUT_RUN_TIMEOUT=${DUT_RUN_TIMEOUT:-30}; BOOT_TIMEOUT=${BOOT_TIMEOUT:-180}; PERFTEST=${PERFTEST:-1}
+DUT_RUN_TIMEOUT=${DUT_RUN_TIMEOUT:-30}; BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}; PERFTEST=${PERFTEST:-1}
 ip netns list 2>/dev/null | grep -qw "^$NS" && die "namespace $NS already exists (another run? RXE_NS=...)"
 ip netns add "$NS" || die "cannot create namespace $NS"
 N="ip netns exec $NS"
