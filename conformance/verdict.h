@@ -45,7 +45,8 @@ enum conf_verdict rule_acks_ordered(const struct resp *rs, size_t n, uint32_t la
 /* The requester's retransmissions on a missing ACK (IBTA §9.7.6.1.1 local ACK timeout, C9-141
  * retry count): tx[0..n) are the times the first unacknowledged PSN was sent (tx[0] the first),
  * watched for watch_ns after the last. More than retry_cnt retries is a FAIL (the QP must go to
- * the error state); each gap must be within [T·(1-tol), 4T·(1+tol)], T the timeout; the silence
+ * the error state); the mean gap must be at least T·(1-tol) and each gap at most 4T·(1+tol), T the
+ * timeout (one late capture time makes the next gap short: the mean absorbs it); the silence
  * after the last retry must have been watched for need_ms to call it stopped. */
 enum conf_verdict rule_retries(const int64_t *tx, size_t n, int64_t watch_ns, double timeout_ms,
 			       unsigned retry_cnt, double tol_pct, double need_ms, struct conf_result *r);

@@ -209,6 +209,21 @@ Test(rules, acks_ordered_recorded)
 	sess_reset(&s);
 }
 
+Test(rules, retries_jitter)
+{
+	/* rxe under a busy TCG host (timeout 67.1 ms): one late capture makes the next gap 48 ms */
+	const int64_t ms = 1000000, tx[8] = {0, 106 * ms, 198 * ms, 246 * ms, 350 * ms, 464 * ms, 534 * ms, 581 * ms};
+	struct conf_result r = res();
+	cr_expect_eq(rule_retries(tx, 8, 2000 * ms, 67.108864, 7, 25, 1000, &r), V_PASS, "%s", r.reason);
+	const int64_t fast[4] = {0, 30 * ms, 60 * ms, 90 * ms};
+	r = res();
+	cr_expect_eq(rule_retries(fast, 4, 2000 * ms, 67.108864, 3, 25, 1000, &r), V_FAIL, "30 ms a retry");
+	const int64_t slow[3] = {0, 70 * ms, 500 * ms};
+	r = res();
+	cr_expect_eq(rule_retries(slow, 3, 2000 * ms, 67.108864, 2, 25, 1000, &r), V_FAIL, "430 ms > 4 x 67.1 x 1.25");
+	cr_expect(strstr(r.reason, "later than 4x"), "%s", r.reason);
+}
+
 Test(rules, rnr_wait)
 {
 	struct conf_result r = res();
