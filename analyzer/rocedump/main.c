@@ -16,6 +16,7 @@
 #include "pcapng_out.h"
 #include "pipeline.h"
 #include "print.h"
+#include "report.h"
 #include "roce/roce.h"
 #include "streams.h"
 #include "summary.h"
@@ -43,6 +44,9 @@ struct options {
 	unsigned batch;            /* --batch */
 	struct roce_decoder_config decoder;
 	char *filter;
+	const char *report_file;   /* --report */
+	unsigned report_plots;     /* --report-plots */
+	bool report_plots_set;
 };
 
 static void usage(FILE *f)
@@ -77,6 +81,10 @@ static void usage(FILE *f)
 		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
 		"                     output is the same whatever N\n"
 		"      --batch N      frames a decoding thread takes at a time (1-65536, default 4096)\n"
+		"      --report FILE  also write an HTML report of the capture to FILE: overview, event\n"
+		"                     timeline, queue pairs by trouble, PSN-time and rate plots (one\n"
+		"                     self-contained page; with -q, only the summary and the report)\n"
+		"      --report-plots N  queue pairs with plots in the report (default 50)\n"
 		"      --list-events  print the event table and exit\n"
 		"  -h, --help         this help\n"
 		"      --version      print the version\n"
@@ -130,7 +138,7 @@ static char *join_words(int argc, char **argv)
 
 enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
-	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION,
+	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_REPORT, OPT_REPORT_PLOTS,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -148,6 +156,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"nano", no_argument, NULL, OPT_NANO},
 		{"time-stamp-precision", required_argument, NULL, OPT_TS_PRECISION},
 		{"number", no_argument, NULL, '#'},
+		{"report", required_argument, NULL, OPT_REPORT},
+		{"report-plots", required_argument, NULL, OPT_REPORT_PLOTS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -247,6 +257,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return fail_usage("invalid batch size (1-65536 frames)", optarg);
 			o->batch = (unsigned)v;
 			break;
+		case OPT_REPORT:
+			o->report_file = optarg;
+			break;
+		case OPT_REPORT_PLOTS:
+			if (!parse_uint(optarg, 100000, &v))
+				return fail_usage("invalid plot count (0-100000)", optarg);
+			o->report_plots = (unsigned)v;
+			o->report_plots_set = true;
+			break;
 		case OPT_VERSION:
 			printf("rocedump %s\n%s\n", ROCEDUMP_VERSION, pcap_lib_version());
 			return -1;
@@ -285,6 +304,7 @@ struct sink_ctx {
 	struct summary *sum;
 	struct sb *line;
 	struct pcapng_out *out;    /* -w */
+	struct report *rep;        /* --report */
 	uint64_t n;                /* frames so far */
 };
 
@@ -308,8 +328,10 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	struct roce_findings findings;
 
 	sc->n++;
-	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet && !sc->out && !sc->rep ? NULL : &findings);
 	summary_add(sc->sum, pkt);
+	if (sc->rep)
+		report_frame(sc->rep, sc->n, f, pkt, &findings);
 	if (sc->out) {
 		write_frame(sc, f, pkt, &findings);
 	} else if (!o->quiet) {
@@ -365,6 +387,18 @@ int main(int argc, char **argv)
 		}
 		sc.out = &out;
 	}
+	if (o.report_file) {
+		struct report_config rcfg = {.path = o.report_file, .capture = o.read_file,
+					     .plots = o.report_plots_set ? o.report_plots : REPORT_PLOTS_DEFAULT};
+		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
+			fprintf(stderr, "rocedump: %s\n", err);
+			pcapng_out_close(&out, err, sizeof(err));
+			roce_analyzer_free(an);
+			input_close(&in);
+			free(o.filter);
+			return EXIT_USAGE;
+		}
+	}
 	struct pipeline_config pcfg = {
 		.threads = o.threads ? o.threads : pipeline_default_threads(),
 		.batch_frames = o.batch ? o.batch : PIPELINE_BATCH_DEFAULT,
@@ -402,6 +436,11 @@ int main(int argc, char **argv)
 		printf("streams: %" PRIu64 " (evicted %" PRIu64 "); --summary lists them\n", n_streams,
 		       roce_analyzer_evictions(an));
 	}
+	if (sc.rep && report_finish(sc.rep, &sum, an, input_capstats(&in), err, sizeof(err)) < 0) {
+		fprintf(stderr, "rocedump: %s\n", err);
+		status = EXIT_USAGE;
+	}
+	report_free(sc.rep);
 	roce_analyzer_free(an);
 	input_close(&in);
 	free(o.filter);

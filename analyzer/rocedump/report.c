@@ -1,0 +1,536 @@
+/* report.c: rocedump --report's collection (see report.h): as frames arrive, the capture's event
+ * timeline and, per stream, its frames as plot points, then bins; at the end, the queue pairs
+ * sorted by trouble from the analyzer's own rows, and the page (report_page.c).
+ *
+ * A frame belongs to the stream the transport analyzer counts it on (IBTA Vol 1 §9.4-9.7: one
+ * direction of a queue pair, source address > destination address + destination QP), taken
+ * here by the same test roce_analyze() applies. Memory: a stream's points stop at
+ * REPORT_EXACT_POINTS and turn into TBINS_N bins; all points and bins together stay within
+ * REPORT_MEM_BUDGET (a stream past it gets no series, and the page says how many). */
+#define _GNU_SOURCE
+#include "report_data.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streams.h"
+
+struct report *report_new(const struct report_config *cfg, char *err, size_t errlen)
+{
+	struct report *r = calloc(1, sizeof(*r));
+	if (!r || u64map_init(&r->index, 1024) < 0) {
+		snprintf(err, errlen, "out of memory");
+		free(r);
+		return NULL;
+	}
+	r->cfg = *cfg;
+	r->out = fopen(cfg->path, "w");
+	if (!r->out) {
+		snprintf(err, errlen, "%s: %s", cfg->path, strerror(errno));
+		u64map_free(&r->index);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void free_detail(struct rdetail *d)
+{
+	if (!d)
+		return;
+	free(d->pts);
+	free(d->bins);
+	free(d->marks);
+	free(d);
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	if (r->out)
+		fclose(r->out);
+	for (uint32_t i = 0; i < r->n_streams; i++)
+		free_detail(r->streams[i].d);
+	free(r->streams);
+	u64map_free(&r->index);
+	free(r);
+}
+
+/* ---- streams ---- */
+
+static uint64_t key_hash(const struct rstream_key *k)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ k->addr_len;
+	const uint8_t *parts[2] = {k->src, k->dst};
+	for (unsigned p = 0; p < 2; p++)
+		for (unsigned i = 0; i < k->addr_len; i++)
+			h = (h ^ parts[p][i]) * UINT64_C(0x100000001b3);
+	for (unsigned i = 0; i < 4; i++)
+		h = (h ^ (k->dqpn >> (8 * i) & 0xff)) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+static bool same_key(const struct rstream_key *a, const struct rstream_key *b)
+{
+	return a->addr_len == b->addr_len && a->dqpn == b->dqpn && memcmp(a->src, b->src, a->addr_len) == 0 &&
+	       memcmp(a->dst, b->dst, a->addr_len) == 0;
+}
+
+/* The stream of key; created when create is set (NULL when it is not found, or out of memory). */
+static struct rstream *stream_lookup(struct report *r, const struct rstream_key *k, bool create)
+{
+	uint32_t i;
+	uint64_t h = key_hash(k);
+	for (;; h++) {  /* a hash collision moves on to the next key */
+		if (!u64map_get(&r->index, h, &i))
+			break;
+		if (same_key(&r->streams[i].key, k))
+			return &r->streams[i];
+	}
+	if (!create || r->n_streams == UINT32_MAX - 1)
+		return NULL;
+	if (r->n_streams == r->streams_alloc) {
+		uint32_t n = r->streams_alloc ? r->streams_alloc * 2 : 256;
+		void *p = realloc(r->streams, (size_t)n * sizeof(*r->streams));
+		if (!p)
+			return NULL;
+		r->streams = p;
+		r->streams_alloc = n;
+	}
+	if (u64map_put(&r->index, h, r->n_streams) < 0)
+		return NULL;
+	struct rstream *s = &r->streams[r->n_streams++];
+	memset(s, 0, sizeof(*s));
+	s->key = *k;
+	return s;
+}
+
+/* The frame's stream key, when the transport analyzer counts the frame on a stream (the test
+ * roce_analyze() begins with). */
+static bool frame_key(const struct frame *f, const struct roce_pkt *p, struct rstream_key *k)
+{
+	if (!p->version || !p->op || !(p->op->flags & ROCE_OPF_VALID) || p->op->op == ROCE_OP_CNP ||
+	    p->trunc_layer == ROCE_LAYER_EXT || !p->net.addr_len)
+		return false;
+	unsigned len = p->net.addr_len;
+	if ((uint32_t)p->net.addr_off + 2 * len > roce_readable_len(f->caplen) || len > 16)
+		return false;
+	memset(k, 0, sizeof(*k));
+	k->addr_len = (uint8_t)len;
+	memcpy(k->src, f->data + p->net.addr_off, len);
+	memcpy(k->dst, f->data + p->net.addr_off + len, len);
+	k->dqpn = p->h.bth.dqpn;
+	return true;
+}
+
+/* ---- points and bins ---- */
+
+static bool budget_take(struct report *r, size_t bytes)
+{
+	if (r->mem + bytes > REPORT_MEM_BUDGET)
+		return false;
+	r->mem += bytes;
+	return true;
+}
+
+static void sbin_merge(void *dst, const void *src)
+{
+	struct sbin *a = dst;
+	const struct sbin *b = src;
+	if (b->req) {
+		a->psn_lo = a->req && a->psn_lo < b->psn_lo ? a->psn_lo : b->psn_lo;
+		a->psn_hi = a->req && a->psn_hi > b->psn_hi ? a->psn_hi : b->psn_hi;
+	}
+	if (b->acks)
+		a->ack_hi = a->acks && a->ack_hi > b->ack_hi ? a->ack_hi : b->ack_hi;
+	if (b->rresp) {
+		a->rr_lo = a->rresp && a->rr_lo < b->rr_lo ? a->rr_lo : b->rr_lo;
+		a->rr_hi = a->rresp && a->rr_hi > b->rr_hi ? a->rr_hi : b->rr_hi;
+	}
+	a->req += b->req;
+	a->retx += b->retx;
+	a->ooo += b->ooo;
+	a->gap += b->gap;
+	a->tmo += b->tmo;
+	a->msgs += b->msgs;
+	a->acks += b->acks;
+	a->naks += b->naks;
+	a->rresp += b->rresp;
+	a->other += b->other;
+	a->bytes += b->bytes;
+}
+
+static void bin_add(struct rdetail *d, const struct rpoint *pt)
+{
+	struct sbin one = {.bytes = pt->len};
+	switch (pt->kind) {
+	case RK_REQ:
+		one.req = 1;
+		one.psn_lo = one.psn_hi = pt->psn;
+		one.retx = !!(pt->flags & RF_RETX);
+		one.ooo = !!(pt->flags & RF_OOO);
+		one.gap = !!(pt->flags & RF_GAP);
+		one.tmo = !!(pt->flags & RF_TMO);
+		one.msgs = !!(pt->flags & RF_END);
+		break;
+	case RK_ACK:
+	case RK_AACK:
+		one.acks = 1;
+		one.ack_hi = pt->psn;
+		break;
+	case RK_NAK:
+	case RK_RNR:
+		one.naks = 1;
+		break;
+	case RK_RRESP:
+		one.rresp = 1;
+		one.rr_lo = one.rr_hi = pt->psn;
+		one.retx = !!(pt->flags & RF_RETX);
+		break;
+	default:
+		one.other = 1;
+	}
+	unsigned i = tbins_index(&d->tb, d->bins, sizeof(*d->bins), sbin_merge, pt->t);
+	sbin_merge(&d->bins[i], &one);
+	if ((pt->flags & RF_RARE) || pt->kind == RK_NAK || pt->kind == RK_RNR) {
+		if (d->marks && d->n_marks < REPORT_MARKS_MAX)
+			d->marks[d->n_marks++] = *pt;
+		else
+			d->marks_dropped++;
+	}
+}
+
+/* Exact → binned: the points so far go into the bins. False when the budget has no room. */
+static bool to_bins(struct report *r, struct rdetail *d)
+{
+	size_t need = TBINS_N * sizeof(*d->bins) + REPORT_MARKS_MAX * sizeof(*d->marks);
+	if (!budget_take(r, need))
+		return false;
+	d->bins = calloc(TBINS_N, sizeof(*d->bins));
+	d->marks = malloc(REPORT_MARKS_MAX * sizeof(*d->marks));
+	if (!d->bins || !d->marks) {
+		free(d->bins);
+		free(d->marks);
+		d->bins = NULL;
+		d->marks = NULL;
+		r->mem -= need;
+		return false;
+	}
+	for (uint32_t i = 0; i < d->n; i++)
+		bin_add(d, &d->pts[i]);
+	r->mem -= (uint64_t)d->cap * sizeof(*d->pts);
+	free(d->pts);
+	d->pts = NULL;
+	d->n = d->cap = 0;
+	return true;
+}
+
+static void drop_series(struct report *r, struct rstream *s)
+{
+	if (s->d) {
+		r->mem -= (uint64_t)s->d->cap * sizeof(*s->d->pts) + sizeof(*s->d);
+		free_detail(s->d);
+		s->d = NULL;
+	}
+	s->dropped = true;
+	r->dropped_streams++;
+}
+
+static void add_point(struct report *r, struct rstream *s, const struct rpoint *pt)
+{
+	if (s->dropped)
+		return;
+	if (!s->d) {
+		if (!budget_take(r, sizeof(*s->d)) || !(s->d = calloc(1, sizeof(*s->d)))) {
+			drop_series(r, s);
+			return;
+		}
+	}
+	struct rdetail *d = s->d;
+	if (!d->bins) {
+		if (d->n < REPORT_EXACT_POINTS) {
+			if (d->n == d->cap) {
+				uint32_t n = d->cap ? d->cap * 2 : 64;
+				n = n > REPORT_EXACT_POINTS ? REPORT_EXACT_POINTS : n;
+				void *p = NULL;
+				if (budget_take(r, (size_t)(n - d->cap) * sizeof(*d->pts))) {
+					p = realloc(d->pts, (size_t)n * sizeof(*d->pts));
+					if (!p)
+						r->mem -= (size_t)(n - d->cap) * sizeof(*d->pts);
+				}
+				if (p) {
+					d->pts = p;
+					d->cap = n;
+				}
+			}
+			if (d->n < d->cap) {
+				d->pts[d->n++] = *pt;
+				return;
+			}
+		}
+		if (!to_bins(r, d)) {
+			drop_series(r, s);
+			return;
+		}
+	}
+	bin_add(d, pt);
+}
+
+/* A 24-bit PSN unwrapped next to the last one (modulo 2^24, window 2^23). */
+static int64_t unwrap(int64_t *last, bool *has, uint32_t psn)
+{
+	if (!*has) {
+		*has = true;
+		*last = psn;
+		return psn;
+	}
+	int32_t d = (int32_t)((psn - (uint32_t)*last) << 8) >> 8;
+	*last += d;
+	return *last;
+}
+
+static void gbin_merge(void *dst, const void *src)
+{
+	struct gbin *a = dst;
+	const struct gbin *b = src;
+	for (uint64_t i = 0; i < b->ev_frames && i < GBIN_FRAMES && a->ev_frames + i < GBIN_FRAMES; i++)
+		a->f[a->ev_frames + i] = b->f[i];
+	a->frames += b->frames;
+	a->bytes += b->bytes;
+	a->roce += b->roce;
+	for (unsigned s = 0; s < 3; s++)
+		a->sev[s] += b->sev[s];
+	a->ev_frames += b->ev_frames;
+}
+
+/* The point a frame of a stream makes. */
+static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const struct roce_pkt *p,
+		       const struct roce_findings *fi, const uint64_t sev[3], struct rpoint *pt)
+{
+	const struct roce_opcode_info *op = p->op;
+	*pt = (struct rpoint){.t = t, .frame = frame_no, .val = -1, .len = p->wirelen};
+	if (sev[ROCE_SEV_ERROR])
+		pt->flags |= RF_ERROR;
+	if (op->flags & ROCE_OPF_RESPONSE) {
+		pt->psn = unwrap(&s->resp_u, &s->has_resp, p->h.bth.psn);
+		unsigned kind = (p->h.hdrs & ROCE_HDR_AETH) ? p->h.aeth.syndrome >> 5 : ROCE_AETH_ACK;
+		if (op->op == ROCE_OP_READ_RESP && kind == ROCE_AETH_ACK)
+			pt->kind = RK_RRESP;
+		else if (kind == ROCE_AETH_NAK)
+			pt->kind = RK_NAK;
+		else if (kind == ROCE_AETH_RNR_NAK)
+			pt->kind = RK_RNR;
+		else
+			pt->kind = op->op == ROCE_OP_ATOMIC_ACK ? RK_AACK : RK_ACK;
+		if (pt->kind == RK_NAK || pt->kind == RK_RNR)
+			pt->code = p->h.aeth.syndrome & 0x1f;
+		if (roce_evset_has(&p->events, ROCE_EV_PSN_RETRANSMIT))
+			pt->flags |= RF_RETX;
+		return;
+	}
+	pt->kind = RK_REQ;
+	pt->psn = unwrap(&s->req_u, &s->has_req, p->h.bth.psn);
+	if (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY || op->op == ROCE_OP_READ_REQ ||
+	    op->op == ROCE_OP_CMP_SWAP || op->op == ROCE_OP_FETCH_ADD)
+		pt->flags |= RF_END;
+	if (op->op == ROCE_OP_READ_REQ)
+		pt->flags |= RF_READ;
+	if (roce_evset_has(&p->events, ROCE_EV_PSN_RETRANSMIT))
+		pt->flags |= RF_RETX;
+	if (roce_evset_has(&p->events, ROCE_EV_PSN_OUT_OF_ORDER))
+		pt->flags |= RF_OOO;
+	if (roce_evset_has(&p->events, ROCE_EV_PSN_GAP))
+		pt->flags |= RF_GAP;
+	if (roce_evset_has(&p->events, ROCE_EV_RETRANSMIT_TIMEOUT)) {
+		pt->flags |= RF_TMO;
+		for (unsigned i = 0; i < fi->n; i++)
+			if (fi->f[i].event == ROCE_EV_RETRANSMIT_TIMEOUT)
+				pt->val = fi->f[i].delta_ns;
+	}
+}
+
+void report_frame(struct report *r, uint64_t frame_no, const struct frame *f, const struct roce_pkt *p,
+		  const struct roce_findings *fi)
+{
+	int64_t t = frame_ts_ns(f);
+	if (!r->have_ts) {
+		r->first_ts = r->last_ts = t;
+		r->have_ts = true;
+	}
+	r->first_ts = t < r->first_ts ? t : r->first_ts;
+	r->last_ts = t > r->last_ts ? t : r->last_ts;
+
+	uint64_t sev[3] = {0};
+	bool has_ev = summary_count_events(p, NULL, sev) >= 0;
+	struct gbin *g = &r->bins[tbins_index(&r->tl, r->bins, sizeof(*r->bins), gbin_merge, t)];
+	g->frames++;
+	g->bytes += p->wirelen;
+	g->roce += p->version != 0;
+	if (has_ev) {
+		if (g->ev_frames < GBIN_FRAMES)
+			g->f[g->ev_frames] = frame_no;
+		g->ev_frames++;
+		for (unsigned s = 0; s < 3; s++)
+			g->sev[s] += sev[s];
+	}
+
+	struct rstream_key k;
+	if (!frame_key(f, p, &k))
+		return;
+	struct rstream *s = stream_lookup(r, &k, true);
+	if (!s)
+		return;
+	for (unsigned i = 0; i < 3; i++)
+		s->ev[i] += sev[i];
+	struct rpoint pt;
+	make_point(s, frame_no, t, p, fi, sev, &pt);
+	add_point(r, s, &pt);
+}
+
+/* ---- the end: pairs by trouble ---- */
+
+struct pass_ctx {
+	struct report *r;
+	struct report_sel *sel;
+	bool oom;
+	const uint32_t *rank;     /* pass 2: per pair number, its rank, or UINT32_MAX: not listed */
+};
+
+static struct rstream *row_stream(struct report *r, const struct roce_stream_stats *st)
+{
+	struct rstream_key k = {.addr_len = st->addr_len, .dqpn = st->dqpn};
+	memcpy(k.src, st->src, sizeof(k.src));
+	memcpy(k.dst, st->dst, sizeof(k.dst));
+	if (st->addr_len < 16) {
+		memset(k.src + st->addr_len, 0, 16 - st->addr_len);
+		memset(k.dst + st->addr_len, 0, 16 - st->addr_len);
+	}
+	return stream_lookup(r, &k, false);
+}
+
+static void pass1_row(const struct roce_stream_stats *st, void *user)
+{
+	struct pass_ctx *c = user;
+	struct report_sel *sel = c->sel;
+	if (c->oom)
+		return;
+	if (!sel->n_pairs || sel->pairs[sel->n_pairs - 1].pair != st->pair) {
+		if ((sel->n_pairs & (sel->n_pairs - 1)) == 0 && sel->n_pairs >= 64) {
+			void *p = realloc(sel->pairs, (size_t)sel->n_pairs * 2 * sizeof(*sel->pairs));
+			if (!p) {
+				c->oom = true;
+				return;
+			}
+			sel->pairs = p;
+		}
+		sel->pairs[sel->n_pairs++] = (struct rpair){.pair = st->pair};
+	}
+	struct rpair *pr = &sel->pairs[sel->n_pairs - 1];
+	struct rstream *s = row_stream(c->r, st);
+	pr->rows++;
+	if (s) {
+		pr->errors += s->ev[ROCE_SEV_ERROR];
+		pr->warnings += s->ev[ROCE_SEV_WARN];
+	}
+	pr->retransmits += st->retransmits;
+	pr->bytes += st->bytes;
+}
+
+static int trouble_cmp(const void *pa, const void *pb)
+{
+	const struct rpair *a = pa, *b = pb;
+	if (a->errors != b->errors)
+		return a->errors > b->errors ? -1 : 1;
+	if (a->warnings != b->warnings)
+		return a->warnings > b->warnings ? -1 : 1;
+	if (a->retransmits != b->retransmits)
+		return a->retransmits > b->retransmits ? -1 : 1;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return a->pair < b->pair ? -1 : a->pair > b->pair;
+}
+
+/* Pass 2, as the streams block prints: whether the row is listed (its pair is), noting it. */
+static bool pass2_keep(const struct roce_stream_stats *st, void *user)
+{
+	struct pass_ctx *c = user;
+	struct report_sel *sel = c->sel;
+	if (st->pair >= sel->n_pairs || c->rank[st->pair] == UINT32_MAX)
+		return false;
+	struct rpair *pr = &sel->pairs[c->rank[st->pair]];
+	if (pr->first_row == UINT32_MAX)
+		pr->first_row = sel->n_rows;
+	sel->rows[sel->n_rows++] = (struct rrow){row_stream(c->r, st), st->pair, st->pmtu};
+	return true;
+}
+
+/* The streams block: --summary -T json's object with the rows of the listed pairs. */
+static int select_rows(struct report *r, const struct roce_analyzer *an, const struct capstats *cs,
+		       struct report_sel *sel)
+{
+	struct pass_ctx c = {.r = r, .sel = sel};
+	sel->pairs = malloc(64 * sizeof(*sel->pairs));
+	if (!sel->pairs)
+		return -1;
+	roce_analyzer_foreach(an, pass1_row, &c);
+	if (c.oom)
+		return -1;
+	/* foreach numbers the pairs 0, 1, 2, ... in its order */
+	uint32_t *rank = malloc(((size_t)sel->n_pairs + 1) * sizeof(*rank));
+	if (!rank)
+		return -1;
+	uint32_t rows = 0;
+	qsort(sel->pairs, sel->n_pairs, sizeof(*sel->pairs), trouble_cmp);
+	sel->listed = sel->n_pairs < REPORT_TABLE_MAX ? sel->n_pairs : REPORT_TABLE_MAX;
+	for (uint32_t i = 0; i < sel->n_pairs; i++)
+		rank[i] = UINT32_MAX;
+	for (uint32_t i = 0; i < sel->listed; i++) {
+		if (sel->pairs[i].pair < sel->n_pairs)
+			rank[sel->pairs[i].pair] = i;
+		sel->pairs[i].first_row = UINT32_MAX;
+		rows += sel->pairs[i].rows;
+	}
+	sel->rows = malloc(((size_t)rows + 1) * sizeof(*sel->rows));
+	FILE *m = open_memstream(&sel->streams_json, &sel->streams_len);
+	if (!sel->rows || !m) {
+		if (m)
+			fclose(m);
+		free(rank);
+		return -1;
+	}
+	c.rank = rank;
+	streams_print_json_some(an, cs, m, pass2_keep, &c);
+	free(rank);
+	return fclose(m) == 0 ? 0 : -1;
+}
+
+int report_finish(struct report *r, const struct summary *sum, const struct roce_analyzer *an,
+		  const struct capstats *cs, char *err, size_t errlen)
+{
+	struct report_sel sel = {0};
+	int rc = -1;
+	FILE *m = open_memstream(&sel.summary_json, &sel.summary_len);
+	if (m) {
+		summary_print_json(sum, cs, m);
+		if (fclose(m) == 0 && select_rows(r, an, cs, &sel) == 0)
+			rc = 0;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s: out of memory", r->cfg.path);
+	else
+		rc = report_page_write(r, &sel, err, errlen);
+	free(sel.pairs);
+	free(sel.rows);
+	free(sel.streams_json);
+	free(sel.summary_json);
+	FILE *out = r->out;
+	r->out = NULL;
+	if (fclose(out) != 0 && rc == 0) {
+		snprintf(err, errlen, "%s: %s", r->cfg.path, strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}

@@ -1,0 +1,121 @@
+/* report_data.h: what --report collects while frames arrive (internal to report.c and
+ * report_page.c): points and bins per stream, the capture's event timeline. */
+#ifndef ROCEDUMP_REPORT_DATA_H
+#define ROCEDUMP_REPORT_DATA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "tbins.h"
+#include "u64map.h"
+
+/* What a point is: a request of the stream's source, or a response to its destination's requests. */
+enum rpoint_kind { RK_REQ = 0, RK_ACK, RK_NAK, RK_RNR, RK_RRESP, RK_AACK, RK_KINDS };
+#define RF_RETX 0x01u     /* psn.retransmit */
+#define RF_OOO 0x02u      /* psn.out_of_order */
+#define RF_GAP 0x04u      /* psn.gap before it */
+#define RF_TMO 0x08u      /* retransmit.timeout: val is the age of the original sending, if known */
+#define RF_END 0x10u      /* ends a message (LAST/ONLY) */
+#define RF_READ 0x20u     /* a READ request */
+#define RF_ERROR 0x40u    /* carries an error-severity event */
+#define RF_RARE (RF_RETX | RF_OOO | RF_GAP | RF_TMO | RF_ERROR)  /* kept exactly in binned mode */
+
+struct rpoint {
+	int64_t t;          /* ns since 1970 */
+	uint64_t frame;     /* rocedump's frame number */
+	int64_t psn;        /* unwrapped (24-bit PSN plus 2^24 per wrap) */
+	int64_t val;        /* ns: a timeout's age; -1 none */
+	uint32_t len;       /* wire bytes */
+	uint8_t kind, flags;
+	uint16_t code;      /* NAK code; RNR timer */
+};
+
+/* One time bin of one stream. */
+struct sbin {
+	uint32_t req, retx, ooo, gap, tmo, msgs, acks, naks, rresp, other;
+	uint64_t bytes;
+	int64_t psn_lo, psn_hi;   /* of its requests (req > 0) */
+	int64_t ack_hi;           /* highest PSN ACKed (acks > 0) */
+	int64_t rr_lo, rr_hi;     /* READ responses' PSNs (rresp > 0) */
+};
+
+#define REPORT_MARKS_MAX 4096  /* rare points (RF_RARE, NAKs) a binned stream keeps exactly */
+
+struct rdetail {
+	struct rpoint *pts;       /* exact mode; NULL once binned */
+	uint32_t n, cap;
+	struct sbin *bins;        /* binned mode: TBINS_N of them */
+	struct tbins tb;
+	struct rpoint *marks;     /* binned mode */
+	uint32_t n_marks, marks_dropped;
+};
+
+struct rstream_key {
+	uint8_t addr_len;
+	uint8_t src[16], dst[16];
+	uint32_t dqpn;
+};
+
+struct rstream {
+	struct rstream_key key;
+	uint64_t ev[3];           /* events on its frames, by severity */
+	int64_t req_u, resp_u;    /* last unwrapped request / response PSN */
+	bool has_req, has_resp;
+	bool dropped;             /* over the memory budget: no series */
+	struct rdetail *d;
+};
+
+#define GBIN_FRAMES 8          /* frame numbers a timeline bin lists */
+struct gbin {
+	uint64_t frames, bytes, roce;
+	uint64_t sev[3];          /* events by severity */
+	uint64_t ev_frames;       /* frames with events */
+	uint64_t f[GBIN_FRAMES];  /* the first of them */
+};
+
+struct report {
+	struct report_config cfg;
+	FILE *out;
+	char *path;
+	struct u64map index;      /* key hash -> streams[] */
+	struct rstream *streams;
+	uint32_t n_streams, streams_alloc;
+	uint64_t mem;             /* bytes of points and bins held */
+	uint64_t dropped_streams; /* streams without series (memory budget) */
+	bool have_ts;
+	int64_t first_ts, last_ts;
+	struct tbins tl;          /* the event timeline */
+	struct gbin bins[TBINS_N];
+};
+
+/* The selection report_finish() makes: pairs sorted by trouble, rows listed, rows plotted. */
+struct rpair {
+	uint32_t pair;
+	uint32_t rows;            /* rows of the pair (1 or 2) */
+	uint64_t errors, warnings, retransmits, bytes;
+	uint32_t first_row;       /* its first row's index in the page's rows, when listed */
+};
+
+struct rrow {
+	struct rstream *s;        /* NULL: the stream has no report state */
+	uint32_t pair;
+	uint32_t pmtu;
+};
+
+struct report_sel {
+	struct rpair *pairs;      /* sorted by trouble */
+	uint32_t n_pairs, listed; /* listed = the first pairs of pairs[] in the table */
+	struct rrow *rows;        /* the rows of the listed pairs, in the streams block's order */
+	uint32_t n_rows;
+	char *streams_json;       /* the streams block */
+	size_t streams_len;
+	char *summary_json;
+	size_t summary_len;
+};
+
+/* report_page.c: write the page. */
+int report_page_write(struct report *r, const struct report_sel *sel, char *err, size_t errlen);
+
+#endif
