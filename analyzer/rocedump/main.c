@@ -328,7 +328,7 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	struct roce_findings findings;
 
 	sc->n++;
-	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet && !sc->out && !sc->rep ? NULL : &findings);
+	roce_analyze(sc->an, pkt, sc->n, f->data, frame_ts_ns(f), o->quiet && !sc->out && !sc->rep ? NULL : &findings);
 	summary_add(sc->sum, pkt);
 	if (sc->rep)
 		report_frame(sc->rep, sc->n, f, pkt, &findings);

@@ -2,9 +2,9 @@
  * timeline and, per stream, its frames as plot points, then bins; at the end, the queue pairs
  * sorted by trouble from the analyzer's own rows, and the page (report_page.c).
  *
- * A frame belongs to the stream the transport analyzer counts it on (IBTA Vol 1 §9.4-9.7: one
- * direction of a queue pair, source address > destination address + destination QP), taken
- * here by the same test roce_analyze() applies. Memory: a stream's points stop at
+ * A frame belongs to the stream the transport analyzer put it on (IBTA Vol 1 §9.4-9.7: one
+ * direction of a queue pair, source address > destination address + destination QP): the
+ * stream id of its findings, which the summary's rows carry too. Memory: a stream's points stop at
  * REPORT_EXACT_POINTS and turn into TBINS_N bins; all points and bins together stay within
  * REPORT_MEM_BUDGET (a stream past it gets no series, and the page says how many). */
 #define _GNU_SOURCE
@@ -61,35 +61,13 @@ void report_free(struct report *r)
 
 /* ---- streams ---- */
 
-static uint64_t key_hash(const struct rstream_key *k)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ k->addr_len;
-	const uint8_t *parts[2] = {k->src, k->dst};
-	for (unsigned p = 0; p < 2; p++)
-		for (unsigned i = 0; i < k->addr_len; i++)
-			h = (h ^ parts[p][i]) * UINT64_C(0x100000001b3);
-	for (unsigned i = 0; i < 4; i++)
-		h = (h ^ (k->dqpn >> (8 * i) & 0xff)) * UINT64_C(0x100000001b3);
-	return h;
-}
-
-static bool same_key(const struct rstream_key *a, const struct rstream_key *b)
-{
-	return a->addr_len == b->addr_len && a->dqpn == b->dqpn && memcmp(a->src, b->src, a->addr_len) == 0 &&
-	       memcmp(a->dst, b->dst, a->addr_len) == 0;
-}
-
-/* The stream of key; created when create is set (NULL when it is not found, or out of memory). */
-static struct rstream *stream_lookup(struct report *r, const struct rstream_key *k, bool create)
+/* The report's state of the analyzer's stream id; created when create is set (NULL when it is
+ * not found, or out of memory). */
+static struct rstream *stream_lookup(struct report *r, uint32_t id, bool create)
 {
 	uint32_t i;
-	uint64_t h = key_hash(k);
-	for (;; h++) {  /* a hash collision moves on to the next key */
-		if (!u64map_get(&r->index, h, &i))
-			break;
-		if (same_key(&r->streams[i].key, k))
-			return &r->streams[i];
-	}
+	if (u64map_get(&r->index, id, &i))
+		return &r->streams[i];
 	if (!create || r->n_streams == UINT32_MAX - 1)
 		return NULL;
 	if (r->n_streams == r->streams_alloc) {
@@ -100,30 +78,12 @@ static struct rstream *stream_lookup(struct report *r, const struct rstream_key 
 		r->streams = p;
 		r->streams_alloc = n;
 	}
-	if (u64map_put(&r->index, h, r->n_streams) < 0)
+	if (u64map_put(&r->index, id, r->n_streams) < 0)
 		return NULL;
 	struct rstream *s = &r->streams[r->n_streams++];
 	memset(s, 0, sizeof(*s));
-	s->key = *k;
+	s->id = id;
 	return s;
-}
-
-/* The frame's stream key, when the transport analyzer counts the frame on a stream (the test
- * roce_analyze() begins with). */
-static bool frame_key(const struct frame *f, const struct roce_pkt *p, struct rstream_key *k)
-{
-	if (!p->version || !p->op || !(p->op->flags & ROCE_OPF_VALID) || p->op->op == ROCE_OP_CNP ||
-	    p->trunc_layer == ROCE_LAYER_EXT || !p->net.addr_len)
-		return false;
-	unsigned len = p->net.addr_len;
-	if ((uint32_t)p->net.addr_off + 2 * len > roce_readable_len(f->caplen) || len > 16)
-		return false;
-	memset(k, 0, sizeof(*k));
-	k->addr_len = (uint8_t)len;
-	memcpy(k->src, f->data + p->net.addr_off, len);
-	memcpy(k->dst, f->data + p->net.addr_off + len, len);
-	k->dqpn = p->h.bth.dqpn;
-	return true;
 }
 
 /* ---- points and bins ---- */
@@ -311,7 +271,7 @@ static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const st
 		       const struct roce_findings *fi, const uint64_t sev[3], struct rpoint *pt)
 {
 	const struct roce_opcode_info *op = p->op;
-	*pt = (struct rpoint){.t = t, .frame = frame_no, .val = -1, .len = p->wirelen};
+	*pt = (struct rpoint){.t = t, .frame = frame_no, .val = -1, .rec = -1, .len = p->wirelen};
 	if (sev[ROCE_SEV_ERROR])
 		pt->flags |= RF_ERROR;
 	if (op->flags & ROCE_OPF_RESPONSE) {
@@ -329,6 +289,7 @@ static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const st
 			pt->code = p->h.aeth.syndrome & 0x1f;
 		if (roce_evset_has(&p->events, ROCE_EV_PSN_RETRANSMIT))
 			pt->flags |= RF_RETX;
+		pt->val = fi->response_ns;
 		return;
 	}
 	pt->kind = RK_REQ;
@@ -344,6 +305,10 @@ static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const st
 		pt->flags |= RF_OOO;
 	if (roce_evset_has(&p->events, ROCE_EV_PSN_GAP))
 		pt->flags |= RF_GAP;
+	if (fi->recovery_ns >= 0) {
+		pt->flags |= RF_RECOVER;
+		pt->rec = fi->recovery_ns;
+	}
 	if (roce_evset_has(&p->events, ROCE_EV_RETRANSMIT_TIMEOUT)) {
 		pt->flags |= RF_TMO;
 		for (unsigned i = 0; i < fi->n; i++)
@@ -377,10 +342,9 @@ void report_frame(struct report *r, uint64_t frame_no, const struct frame *f, co
 			g->sev[s] += sev[s];
 	}
 
-	struct rstream_key k;
-	if (!frame_key(f, p, &k))
+	if (!fi->stream)  /* a frame no stream took */
 		return;
-	struct rstream *s = stream_lookup(r, &k, true);
+	struct rstream *s = stream_lookup(r, fi->stream, true);
 	if (!s)
 		return;
 	for (unsigned i = 0; i < 3; i++)
@@ -396,19 +360,21 @@ struct pass_ctx {
 	struct report *r;
 	struct report_sel *sel;
 	bool oom;
-	const uint32_t *rank;     /* pass 2: per pair number, its rank, or UINT32_MAX: not listed */
+	uint32_t *rank;           /* pass 2: per pair (its listing number), its rank, or UINT32_MAX */
+	uint32_t number, last_pair;  /* the listing's number of the current pair, and its pair id */
+	bool any;
 };
 
-static struct rstream *row_stream(struct report *r, const struct roce_stream_stats *st)
+/* The listing's number of the row's pair: 0, 1, ... a row or two (a pair) at a time, as
+ * --summary numbers them. */
+static uint32_t pair_number(struct pass_ctx *c, const struct roce_stream_stats *st)
 {
-	struct rstream_key k = {.addr_len = st->addr_len, .dqpn = st->dqpn};
-	memcpy(k.src, st->src, sizeof(k.src));
-	memcpy(k.dst, st->dst, sizeof(k.dst));
-	if (st->addr_len < 16) {
-		memset(k.src + st->addr_len, 0, 16 - st->addr_len);
-		memset(k.dst + st->addr_len, 0, 16 - st->addr_len);
-	}
-	return stream_lookup(r, &k, false);
+	if (c->any && st->pair == c->last_pair)
+		return c->number;
+	c->number = c->any ? c->number + 1 : 0;
+	c->any = true;
+	c->last_pair = st->pair;
+	return c->number;
 }
 
 static void pass1_row(const struct roce_stream_stats *st, void *user)
@@ -417,7 +383,8 @@ static void pass1_row(const struct roce_stream_stats *st, void *user)
 	struct report_sel *sel = c->sel;
 	if (c->oom)
 		return;
-	if (!sel->n_pairs || sel->pairs[sel->n_pairs - 1].pair != st->pair) {
+	uint32_t number = pair_number(c, st);
+	if (number == sel->n_pairs) {
 		if ((sel->n_pairs & (sel->n_pairs - 1)) == 0 && sel->n_pairs >= 64) {
 			void *p = realloc(sel->pairs, (size_t)sel->n_pairs * 2 * sizeof(*sel->pairs));
 			if (!p) {
@@ -426,10 +393,10 @@ static void pass1_row(const struct roce_stream_stats *st, void *user)
 			}
 			sel->pairs = p;
 		}
-		sel->pairs[sel->n_pairs++] = (struct rpair){.pair = st->pair};
+		sel->pairs[sel->n_pairs++] = (struct rpair){.pair = number, .pair_id = st->pair};
 	}
 	struct rpair *pr = &sel->pairs[sel->n_pairs - 1];
-	struct rstream *s = row_stream(c->r, st);
+	struct rstream *s = stream_lookup(c->r, st->stream, false);
 	pr->rows++;
 	if (s) {
 		pr->errors += s->ev[ROCE_SEV_ERROR];
@@ -458,12 +425,13 @@ static bool pass2_keep(const struct roce_stream_stats *st, void *user)
 {
 	struct pass_ctx *c = user;
 	struct report_sel *sel = c->sel;
-	if (st->pair >= sel->n_pairs || c->rank[st->pair] == UINT32_MAX)
+	uint32_t number = pair_number(c, st);
+	if (number >= sel->n_pairs || c->rank[number] == UINT32_MAX)
 		return false;
-	struct rpair *pr = &sel->pairs[c->rank[st->pair]];
+	struct rpair *pr = &sel->pairs[c->rank[number]];
 	if (pr->first_row == UINT32_MAX)
 		pr->first_row = sel->n_rows;
-	sel->rows[sel->n_rows++] = (struct rrow){row_stream(c->r, st), st->pair, st->pmtu};
+	sel->rows[sel->n_rows++] = (struct rrow){stream_lookup(c->r, st->stream, false), c->rank[number]};
 	return true;
 }
 
@@ -478,7 +446,6 @@ static int select_rows(struct report *r, const struct roce_analyzer *an, const s
 	roce_analyzer_foreach(an, pass1_row, &c);
 	if (c.oom)
 		return -1;
-	/* foreach numbers the pairs 0, 1, 2, ... in its order */
 	uint32_t *rank = malloc(((size_t)sel->n_pairs + 1) * sizeof(*rank));
 	if (!rank)
 		return -1;
@@ -502,6 +469,7 @@ static int select_rows(struct report *r, const struct roce_analyzer *an, const s
 		return -1;
 	}
 	c.rank = rank;
+	c.any = false;
 	streams_print_json_some(an, cs, m, pass2_keep, &c);
 	free(rank);
 	return fclose(m) == 0 ? 0 : -1;

@@ -20,13 +20,15 @@ enum rpoint_kind { RK_REQ = 0, RK_ACK, RK_NAK, RK_RNR, RK_RRESP, RK_AACK, RK_KIN
 #define RF_END 0x10u      /* ends a message (LAST/ONLY) */
 #define RF_READ 0x20u     /* a READ request */
 #define RF_ERROR 0x40u    /* carries an error-severity event */
-#define RF_RARE (RF_RETX | RF_OOO | RF_GAP | RF_TMO | RF_ERROR)  /* kept exactly in binned mode */
+#define RF_RECOVER 0x80u  /* the requester's restart after a NAK: rec is the time since the NAK */
+#define RF_RARE (RF_RETX | RF_OOO | RF_GAP | RF_TMO | RF_ERROR | RF_RECOVER)  /* kept exactly when binned */
 
 struct rpoint {
 	int64_t t;          /* ns since 1970 */
 	uint64_t frame;     /* rocedump's frame number */
 	int64_t psn;        /* unwrapped (24-bit PSN plus 2^24 per wrap) */
-	int64_t val;        /* ns: a timeout's age; -1 none */
+	int64_t val;        /* ns: a request's timeout age, a response's response time; -1 none */
+	int64_t rec;        /* ns: NAK -> this restart (RF_RECOVER); -1 none */
 	uint32_t len;       /* wire bytes */
 	uint8_t kind, flags;
 	uint16_t code;      /* NAK code; RNR timer */
@@ -52,14 +54,8 @@ struct rdetail {
 	uint32_t n_marks, marks_dropped;
 };
 
-struct rstream_key {
-	uint8_t addr_len;
-	uint8_t src[16], dst[16];
-	uint32_t dqpn;
-};
-
 struct rstream {
-	struct rstream_key key;
+	uint32_t id;              /* the analyzer's stream id */
 	uint64_t ev[3];           /* events on its frames, by severity */
 	int64_t req_u, resp_u;    /* last unwrapped request / response PSN */
 	bool has_req, has_resp;
@@ -79,7 +75,7 @@ struct report {
 	struct report_config cfg;
 	FILE *out;
 	char *path;
-	struct u64map index;      /* key hash -> streams[] */
+	struct u64map index;      /* stream id -> streams[] */
 	struct rstream *streams;
 	uint32_t n_streams, streams_alloc;
 	uint64_t mem;             /* bytes of points and bins held */
@@ -92,7 +88,8 @@ struct report {
 
 /* The selection report_finish() makes: pairs sorted by trouble, rows listed, rows plotted. */
 struct rpair {
-	uint32_t pair;
+	uint32_t pair;            /* its number in the listing (the rows' "pair") */
+	uint32_t pair_id;         /* the analyzer's pair id */
 	uint32_t rows;            /* rows of the pair (1 or 2) */
 	uint64_t errors, warnings, retransmits, bytes;
 	uint32_t first_row;       /* its first row's index in the page's rows, when listed */
@@ -100,8 +97,7 @@ struct rpair {
 
 struct rrow {
 	struct rstream *s;        /* NULL: the stream has no report state */
-	uint32_t pair;
-	uint32_t pmtu;
+	uint32_t rank;            /* its pair's rank */
 };
 
 struct report_sel {

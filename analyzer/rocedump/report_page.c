@@ -114,6 +114,12 @@ static void put_points(FILE *out, const struct rpoint *p, uint32_t n, int64_t t0
 			fputc(',', out);
 		put_dur_us(out, p[i].val);
 	}
+	fputs("],\"rec\":[", out);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', out);
+		put_dur_us(out, p[i].rec);
+	}
 	fputs("]}", out);
 }
 
@@ -255,7 +261,8 @@ static void put_report(FILE *out, const struct report *r, const struct report_se
 	fputs(",\"pairs\":[", out);
 	for (uint32_t i = 0; i < sel->listed; i++) {
 		const struct rpair *p = &sel->pairs[i];
-		fprintf(out, "%s{\"pair\":%" PRIu32 ",\"rank\":%" PRIu32 ",\"rows\":[", i ? "," : "", p->pair, i);
+		fprintf(out, "%s{\"pair\":%" PRIu32 ",\"pair_id\":%" PRIu32 ",\"rank\":%" PRIu32 ",\"rows\":[", i ? "," : "",
+			p->pair, p->pair_id, i);
 		for (uint32_t k = 0; k < p->rows && p->first_row != UINT32_MAX; k++)
 			fprintf(out, "%s%" PRIu32, k ? "," : "", p->first_row + k);
 		fprintf(out, "],\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64 ",\"retransmits\":%" PRIu64
@@ -268,13 +275,7 @@ static void put_report(FILE *out, const struct report *r, const struct report_se
 		if (i)
 			fputc(',', out);
 		const struct rrow *row = &sel->rows[i];
-		bool plotted = false;
-		for (uint32_t k = 0; k < sel->listed && k < r->cfg.plots; k++)
-			if (sel->pairs[k].pair == row->pair) {
-				plotted = true;
-				break;
-			}
-		if (plotted)
+		if (row->rank < r->cfg.plots)
 			put_series(out, row->s, t0);
 		else
 			fputs("null", out);

@@ -58,9 +58,13 @@ CAPTURES = [
 ]
 
 RK_REQ = 0
+RK_NAK, RK_RNR = 2, 3
 RF_RETX = 1
+RF_TMO = 8
+RF_RECOVER = 128
 
 failures = []
+timed = {"recoveries": 0, "timeout ages": 0, "response times": 0}  # checked against the summary
 
 
 def fail(msg):
@@ -190,6 +194,39 @@ def check_exact(name, row, series, frames):
     return len(mine)
 
 
+def check_timings(name, rows, series):
+    """The per-frame times in the points against the summary's figures of the same pair: response
+    times (on the responses, counted on the requester's row), NAK->recovery and timeout ages."""
+    if any(s is None or s["mode"] != "exact" for s in series):
+        return
+    pts = [s["points"] for s in series]
+    for k, row in enumerate(rows):
+        p = pts[k]
+        req = [i for i in range(p["n"]) if p["kind"][i] == RK_REQ]
+        rec = [p["rec"][i] for i in req if p["flags"][i] & RF_RECOVER]
+        tmo = [p["val"][i] for i in req if p["flags"][i] & RF_TMO and p["val"][i] is not None]
+        timed["recoveries"] += len(rec)
+        timed["timeout ages"] += len(tmo)
+        got = (len(rec), int(max(rec)) if rec else 0)
+        want = (row.get("nak_recovery_us", {}).get("count", 0), row.get("nak_recovery_us", {}).get("max", 0))
+        if got != want:
+            fail(f"{name}: {row['src']}>{row['dst']}/{row['dqpn']}: NAK->recovery points (count, max µs) {got}, summary {want}")
+        got = (len(tmo), int(max(tmo)) if tmo else 0)
+        want = (row.get("timeout_age_us", {}).get("count", 0), row.get("timeout_age_us", {}).get("max", 0))
+        if got != want:
+            fail(f"{name}: {row['src']}>{row['dst']}/{row['dqpn']}: timeout age points {got}, summary {want}")
+        # this row's requests are answered on the other row of the pair
+        if len(rows) == 2:
+            q = pts[1 - k]
+            rt = [q["val"][i] for i in range(q["n"]) if q["kind"][i] != RK_REQ and q["val"][i] is not None]
+            r = row.get("rtt_us")
+            timed["response times"] += len(rt)
+            got = (len(rt), int(min(rt)) if rt else 0, int(max(rt)) if rt else 0)
+            want = (r["count"], r["min"], r["max"]) if r else (0, 0, 0)
+            if got != want:
+                fail(f"{name}: {row['src']}>{row['dst']}/{row['dqpn']}: response time points (count, min, max) {got}, summary {want}")
+
+
 def check_bins(name, row, s):
     if sum(s["req"]) != row["requests"]:
         fail(f"{name}: binned stream: {sum(s['req'])} requests in the bins, {row['requests']} in its row")
@@ -230,6 +267,8 @@ def check_json(args, name, path, page, hostile):
             fail(f"{name}: pair {p['pair']}: retransmits differ from its rows'")
         if p["plotted"] != (p["rank"] < rep["options"]["plots"]):
             fail(f"{name}: pair {p['pair']}: plotted {p['plotted']} at rank {p['rank']}")
+        if p["plotted"]:
+            check_timings(name, [rows[i] for i in p["rows"]], [rep["series"][i] for i in p["rows"]])
     tl = rep["timeline"]
     summ = b["rd-summary"]["summary"]
     if sum(tl["frames"]) != summ["frames"] or sum(tl["bytes"]) != summ["bytes"]:
@@ -269,6 +308,9 @@ def cmd_json(args):
                 n_binned += res[1]
         if not n_exact or not n_binned:
             fail(f"expected streams of both kinds: {n_exact} exact, {n_binned} binned")
+        print("per-frame times checked against the summary: " + ", ".join(f"{k} {v}" for k, v in timed.items()))
+        if not all(timed.values()):
+            fail("some kind of per-frame time was never checked")
         # --report-plots 0: a table, no series
         page = os.path.join(tmp, "noplots.html")
         run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", "0"])
