@@ -36,15 +36,6 @@ struct report *report_new(const struct report_config *cfg, char *err, size_t err
 	return r;
 }
 
-static void free_detail(struct rdetail *d)
-{
-	if (!d)
-		return;
-	free(d->pts);
-	free(d->bins);
-	free(d->marks);
-	free(d);
-}
 
 void report_free(struct report *r)
 {
@@ -52,8 +43,10 @@ void report_free(struct report *r)
 		return;
 	if (r->out)
 		fclose(r->out);
-	for (uint32_t i = 0; i < r->n_streams; i++)
-		free_detail(r->streams[i].d);
+	for (uint32_t i = 0; i < r->n_streams; i++) {
+		free(r->streams[i].enc);
+		free(r->streams[i].d);
+	}
 	free(r->streams);
 	u64map_free(&r->index);
 	free(r);
@@ -156,43 +149,155 @@ static void bin_add(struct rdetail *d, const struct rpoint *pt)
 	unsigned i = tbins_index(&d->tb, d->bins, sizeof(*d->bins), sbin_merge, pt->t);
 	sbin_merge(&d->bins[i], &one);
 	if ((pt->flags & RF_RARE) || pt->kind == RK_NAK || pt->kind == RK_RNR) {
-		if (d->marks && d->n_marks < REPORT_MARKS_MAX)
+		if (d->n_marks < REPORT_MARKS_MAX)
 			d->marks[d->n_marks++] = *pt;
 		else
 			d->marks_dropped++;
 	}
 }
 
-/* Exact → binned: the points so far go into the bins. False when the budget has no room. */
-static bool to_bins(struct report *r, struct rdetail *d)
+/* ---- exact points, encoded ----
+ * A point: a byte of kind (bits 0-2), has-code (bit 3), has-value (bit 4); a byte of flags;
+ * then LEB128 varints: time - the previous point's (zigzag), frame - the previous frame,
+ * PSN - the previous PSN of the same kind, request or response (zigzag), wire bytes; the code
+ * byte and the value (ns, varint) when present. */
+#define POINT_ENC_MAX (2 + 4 * 10 + 1 + 10)
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
-	size_t need = TBINS_N * sizeof(*d->bins) + REPORT_MARKS_MAX * sizeof(*d->marks);
-	if (!budget_take(r, need))
-		return false;
-	d->bins = calloc(TBINS_N, sizeof(*d->bins));
-	d->marks = malloc(REPORT_MARKS_MAX * sizeof(*d->marks));
-	if (!d->bins || !d->marks) {
-		free(d->bins);
-		free(d->marks);
-		d->bins = NULL;
-		d->marks = NULL;
-		r->mem -= need;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		uint8_t b = *p++;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	*v = x;
+	return p;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static bool is_response(const struct rpoint *pt)
+{
+	return pt->kind != RK_REQ;
+}
+
+/* Append pt to s's encoded points; false when the budget or memory has no room. */
+static bool point_encode(struct report *r, struct rstream *s, const struct rpoint *pt)
+{
+	if (s->enc_cap - s->enc_len < POINT_ENC_MAX) {
+		uint32_t cap = s->enc_cap ? s->enc_cap * 2 : 64;
+		if (!budget_take(r, cap - s->enc_cap))
+			return false;
+		void *p = realloc(s->enc, cap);
+		if (!p) {
+			r->mem -= cap - s->enc_cap;
+			return false;
+		}
+		s->enc = p;
+		s->enc_cap = cap;
+	}
+	uint8_t *p = s->enc + s->enc_len;
+	bool code = pt->code != 0, val = pt->val >= 0;
+	*p++ = (uint8_t)(pt->kind | code << 3 | val << 4);
+	*p++ = pt->flags;
+	p = put_varint(p, zigzag((int64_t)((uint64_t)pt->t - (uint64_t)s->last_t)));
+	p = put_varint(p, pt->frame - s->last_frame);
+	p = put_varint(p, zigzag(pt->psn - s->last_psn[is_response(pt)]));
+	p = put_varint(p, pt->len);
+	if (code)
+		*p++ = (uint8_t)pt->code;
+	if (val)
+		p = put_varint(p, (uint64_t)pt->val);
+	s->enc_len = (uint32_t)(p - s->enc);
+	s->n++;
+	return true;
+}
+
+void rstream_decode(const struct rstream *s, struct rpoint *out)
+{
+	const uint8_t *p = s->enc;
+	int64_t t = 0, psn[2] = {0, 0};
+	uint64_t frame = 0, v;
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct rpoint *pt = &out[i];
+		uint8_t head = *p++;
+		pt->kind = head & 7;
+		pt->flags = *p++;
+		p = get_varint(p, &v);
+		t = (int64_t)((uint64_t)t + (uint64_t)unzigzag(v));
+		pt->t = t;
+		p = get_varint(p, &v);
+		frame += v;
+		pt->frame = frame;
+		p = get_varint(p, &v);
+		psn[is_response(pt)] += unzigzag(v);
+		pt->psn = psn[is_response(pt)];
+		p = get_varint(p, &v);
+		pt->len = (uint32_t)v;
+		pt->code = (head & 8) ? *p++ : 0;
+		pt->val = -1;
+		if (head & 16) {
+			p = get_varint(p, &v);
+			pt->val = (int64_t)v;
+		}
+	}
+}
+
+static void free_exact(struct report *r, struct rstream *s)
+{
+	r->mem -= s->enc_cap;
+	free(s->enc);
+	s->enc = NULL;
+	s->n = s->enc_len = s->enc_cap = 0;
+}
+
+/* Exact → binned: the points so far go into the bins. False when the budget has no room. */
+static bool to_bins(struct report *r, struct rstream *s)
+{
+	struct rpoint *pts = malloc(((size_t)s->n + 1) * sizeof(*pts));
+	if (!pts || !budget_take(r, sizeof(*s->d))) {
+		free(pts);
 		return false;
 	}
-	for (uint32_t i = 0; i < d->n; i++)
-		bin_add(d, &d->pts[i]);
-	r->mem -= (uint64_t)d->cap * sizeof(*d->pts);
-	free(d->pts);
-	d->pts = NULL;
-	d->n = d->cap = 0;
+	if (!(s->d = calloc(1, sizeof(*s->d)))) {
+		r->mem -= sizeof(*s->d);
+		free(pts);
+		return false;
+	}
+	rstream_decode(s, pts);
+	for (uint32_t i = 0; i < s->n; i++)
+		bin_add(s->d, &pts[i]);
+	free(pts);
+	free_exact(r, s);
 	return true;
 }
 
 static void drop_series(struct report *r, struct rstream *s)
 {
+	free_exact(r, s);
 	if (s->d) {
-		r->mem -= (uint64_t)s->d->cap * sizeof(*s->d->pts) + sizeof(*s->d);
-		free_detail(s->d);
+		r->mem -= sizeof(*s->d);
+		free(s->d);
 		s->d = NULL;
 	}
 	s->dropped = true;
@@ -201,55 +306,25 @@ static void drop_series(struct report *r, struct rstream *s)
 
 static void add_point(struct report *r, struct rstream *s, const struct rpoint *pt)
 {
-	if (s->dropped)
-		return;
-	if (!s->d) {
-		if (!budget_take(r, sizeof(*s->d)) || !(s->d = calloc(1, sizeof(*s->d)))) {
+	if (!s->dropped) {
+		if (!s->d && !(s->n < REPORT_EXACT_POINTS && point_encode(r, s, pt)) && !to_bins(r, s))
 			drop_series(r, s);
-			return;
-		}
+		else if (s->d)
+			bin_add(s->d, pt);
 	}
-	struct rdetail *d = s->d;
-	if (!d->bins) {
-		if (d->n < REPORT_EXACT_POINTS) {
-			if (d->n == d->cap) {
-				uint32_t n = d->cap ? d->cap * 2 : 64;
-				n = n > REPORT_EXACT_POINTS ? REPORT_EXACT_POINTS : n;
-				void *p = NULL;
-				if (budget_take(r, (size_t)(n - d->cap) * sizeof(*d->pts))) {
-					p = realloc(d->pts, (size_t)n * sizeof(*d->pts));
-					if (!p)
-						r->mem -= (size_t)(n - d->cap) * sizeof(*d->pts);
-				}
-				if (p) {
-					d->pts = p;
-					d->cap = n;
-				}
-			}
-			if (d->n < d->cap) {
-				d->pts[d->n++] = *pt;
-				return;
-			}
-		}
-		if (!to_bins(r, d)) {
-			drop_series(r, s);
-			return;
-		}
-	}
-	bin_add(d, pt);
+	s->last_t = pt->t;
+	s->last_frame = pt->frame;
+	s->last_psn[is_response(pt)] = pt->psn;
+	s->has_psn[is_response(pt)] = true;
 }
 
-/* A 24-bit PSN unwrapped next to the last one (modulo 2^24, window 2^23). */
-static int64_t unwrap(int64_t *last, bool *has, uint32_t psn)
+/* A 24-bit PSN unwrapped next to the last one of its kind (modulo 2^24, window 2^23). */
+static int64_t unwrap(const struct rstream *s, bool response, uint32_t psn)
 {
-	if (!*has) {
-		*has = true;
-		*last = psn;
+	if (!s->has_psn[response])
 		return psn;
-	}
-	int32_t d = (int32_t)((psn - (uint32_t)*last) << 8) >> 8;
-	*last += d;
-	return *last;
+	int64_t last = s->last_psn[response];
+	return last + ((int32_t)((psn - (uint32_t)last) << 8) >> 8);
 }
 
 static void gbin_merge(void *dst, const void *src)
@@ -271,11 +346,14 @@ static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const st
 		       const struct roce_findings *fi, const uint64_t sev[3], struct rpoint *pt)
 {
 	const struct roce_opcode_info *op = p->op;
-	*pt = (struct rpoint){.t = t, .frame = frame_no, .val = -1, .rec = -1, .len = p->wirelen};
+	int64_t psn;
+	*pt = (struct rpoint){.t = t, .frame = frame_no, .val = -1, .len = p->wirelen};
 	if (sev[ROCE_SEV_ERROR])
 		pt->flags |= RF_ERROR;
+	if (roce_evset_has(&p->events, ROCE_EV_PSN_RETRANSMIT))
+		pt->flags |= RF_RETX;
 	if (op->flags & ROCE_OPF_RESPONSE) {
-		pt->psn = unwrap(&s->resp_u, &s->has_resp, p->h.bth.psn);
+		psn = unwrap(s, true, p->h.bth.psn);
 		unsigned kind = (p->h.hdrs & ROCE_HDR_AETH) ? p->h.aeth.syndrome >> 5 : ROCE_AETH_ACK;
 		if (op->op == ROCE_OP_READ_RESP && kind == ROCE_AETH_ACK)
 			pt->kind = RK_RRESP;
@@ -287,34 +365,32 @@ static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const st
 			pt->kind = op->op == ROCE_OP_ATOMIC_ACK ? RK_AACK : RK_ACK;
 		if (pt->kind == RK_NAK || pt->kind == RK_RNR)
 			pt->code = p->h.aeth.syndrome & 0x1f;
-		if (roce_evset_has(&p->events, ROCE_EV_PSN_RETRANSMIT))
-			pt->flags |= RF_RETX;
 		pt->val = fi->response_ns;
-		return;
+	} else {
+		pt->kind = RK_REQ;
+		psn = unwrap(s, false, p->h.bth.psn);
+		if (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY || op->op == ROCE_OP_READ_REQ ||
+		    op->op == ROCE_OP_CMP_SWAP || op->op == ROCE_OP_FETCH_ADD)
+			pt->flags |= RF_END;
+		if (op->op == ROCE_OP_READ_REQ)
+			pt->flags |= RF_READ;
+		if (roce_evset_has(&p->events, ROCE_EV_PSN_OUT_OF_ORDER))
+			pt->flags |= RF_OOO;
+		if (roce_evset_has(&p->events, ROCE_EV_PSN_GAP))
+			pt->flags |= RF_GAP;
+		/* a restart after a NAK and a timeout resend exclude each other (analyze.c) */
+		if (fi->recovery_ns >= 0) {
+			pt->flags |= RF_RECOVER;
+			pt->val = fi->recovery_ns;
+		}
+		if (roce_evset_has(&p->events, ROCE_EV_RETRANSMIT_TIMEOUT)) {
+			pt->flags |= RF_TMO;
+			for (unsigned i = 0; i < fi->n; i++)
+				if (fi->f[i].event == ROCE_EV_RETRANSMIT_TIMEOUT)
+					pt->val = fi->f[i].delta_ns;
+		}
 	}
-	pt->kind = RK_REQ;
-	pt->psn = unwrap(&s->req_u, &s->has_req, p->h.bth.psn);
-	if (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY || op->op == ROCE_OP_READ_REQ ||
-	    op->op == ROCE_OP_CMP_SWAP || op->op == ROCE_OP_FETCH_ADD)
-		pt->flags |= RF_END;
-	if (op->op == ROCE_OP_READ_REQ)
-		pt->flags |= RF_READ;
-	if (roce_evset_has(&p->events, ROCE_EV_PSN_RETRANSMIT))
-		pt->flags |= RF_RETX;
-	if (roce_evset_has(&p->events, ROCE_EV_PSN_OUT_OF_ORDER))
-		pt->flags |= RF_OOO;
-	if (roce_evset_has(&p->events, ROCE_EV_PSN_GAP))
-		pt->flags |= RF_GAP;
-	if (fi->recovery_ns >= 0) {
-		pt->flags |= RF_RECOVER;
-		pt->rec = fi->recovery_ns;
-	}
-	if (roce_evset_has(&p->events, ROCE_EV_RETRANSMIT_TIMEOUT)) {
-		pt->flags |= RF_TMO;
-		for (unsigned i = 0; i < fi->n; i++)
-			if (fi->f[i].event == ROCE_EV_RETRANSMIT_TIMEOUT)
-				pt->val = fi->f[i].delta_ns;
-	}
+	pt->psn = psn;
 }
 
 void report_frame(struct report *r, uint64_t frame_no, const struct frame *f, const struct roce_pkt *p,

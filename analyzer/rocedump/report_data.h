@@ -23,12 +23,13 @@ enum rpoint_kind { RK_REQ = 0, RK_ACK, RK_NAK, RK_RNR, RK_RRESP, RK_AACK, RK_KIN
 #define RF_RECOVER 0x80u  /* the requester's restart after a NAK: rec is the time since the NAK */
 #define RF_RARE (RF_RETX | RF_OOO | RF_GAP | RF_TMO | RF_ERROR | RF_RECOVER)  /* kept exactly when binned */
 
+/* A point as made and as written out; exact points are kept encoded (struct rdetail). */
 struct rpoint {
 	int64_t t;          /* ns since 1970 */
+	int64_t val;        /* ns: a response's response time, a timeout resend's age of the first
+			     * sending (RF_TMO), a restart's time since the NAK (RF_RECOVER); -1 none */
 	uint64_t frame;     /* rocedump's frame number */
-	int64_t psn;        /* unwrapped (24-bit PSN plus 2^24 per wrap) */
-	int64_t val;        /* ns: a request's timeout age, a response's response time; -1 none */
-	int64_t rec;        /* ns: NAK -> this restart (RF_RECOVER); -1 none */
+	int64_t psn;        /* unwrapped: 2^24 added per wrap */
 	uint32_t len;       /* wire bytes */
 	uint8_t kind, flags;
 	uint16_t code;      /* NAK code; RNR timer */
@@ -45,22 +46,30 @@ struct sbin {
 
 #define REPORT_MARKS_MAX 4096  /* rare points (RF_RARE, NAKs) a binned stream keeps exactly */
 
+/* A stream past REPORT_EXACT_POINTS (or whose points the budget could not hold): bins. */
 struct rdetail {
-	struct rpoint *pts;       /* exact mode; NULL once binned */
-	uint32_t n, cap;
-	struct sbin *bins;        /* binned mode: TBINS_N of them */
 	struct tbins tb;
-	struct rpoint *marks;     /* binned mode */
+	struct sbin bins[TBINS_N];
+	struct rpoint marks[REPORT_MARKS_MAX];
 	uint32_t n_marks, marks_dropped;
 };
 
+/* A stream: its exact points are kept as the difference from its previous point, in
+ * variable-length integers (report.c: point_encode): 8 to 12 bytes a point where struct rpoint
+ * takes 40, so a capture's points cost a quarter of the memory and of the memory traffic. The
+ * encoder's fields come first: every frame of the stream touches them. */
 struct rstream {
+	uint8_t *enc;             /* exact mode: the encoded points; NULL once binned or dropped */
+	uint32_t enc_len, enc_cap;
+	uint32_t n;               /* exact points */
 	uint32_t id;              /* the analyzer's stream id */
-	uint64_t ev[3];           /* events on its frames, by severity */
-	int64_t req_u, resp_u;    /* last unwrapped request / response PSN */
-	bool has_req, has_resp;
+	int64_t last_t;           /* the previous point's time and frame */
+	uint64_t last_frame;
+	int64_t last_psn[2];      /* the previous request's / response's PSN, unwrapped */
+	bool has_psn[2];
 	bool dropped;             /* over the memory budget: no series */
-	struct rdetail *d;
+	uint64_t ev[3];           /* events on its frames, by severity */
+	struct rdetail *d;        /* binned mode */
 };
 
 #define GBIN_FRAMES 8          /* frame numbers a timeline bin lists */
@@ -110,6 +119,9 @@ struct report_sel {
 	char *summary_json;
 	size_t summary_len;
 };
+
+/* report.c: s's exact points, decoded into out[s->n]. */
+void rstream_decode(const struct rstream *s, struct rpoint *out);
 
 /* report_page.c: write the page. */
 int report_page_write(struct report *r, const struct report_sel *sel, char *err, size_t errlen);

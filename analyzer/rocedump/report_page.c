@@ -12,16 +12,20 @@
 #include <string.h>
 
 #include "report_assets.h"
+#include "sb.h"
 
 /* JSON text inside <script>: a '<' (only ever inside a string) as \u003c, so "</script>" in a
  * name cannot end the block. */
 static void put_json_text(FILE *out, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '<')
-			fputs("\\u003c", out);
-		else
-			fputc(s[i], out);
+	const char *end = s + n;
+	while (s < end) {
+		const char *lt = memchr(s, '<', (size_t)(end - s));
+		fwrite(s, 1, (size_t)((lt ? lt : end) - s), out);
+		if (!lt)
+			break;
+		fputs("\\u003c", out);
+		s = lt + 1;
 	}
 }
 
@@ -76,51 +80,98 @@ static void put_dur_us(FILE *out, int64_t ns)
 
 /* ---- series ---- */
 
-#define PUT_COLUMN(out, name, arr, n, fmt, expr)                  \
+/* ---- columns: arrays of numbers, written through a string builder (printf per number made
+ * a quarter of the report's time) ---- */
+
+static struct sb col;
+
+static void col_begin(const char *name)
+{
+	sb_reset(&col);
+	sb_puts(&col, ",\"");
+	sb_puts(&col, name);
+	sb_puts(&col, "\":[");
+}
+
+/* Before value i: its comma, and the builder emptied into out when it is nearly full. */
+static void col_next(FILE *out, uint32_t i)
+{
+	sb_end_record(&col, out);
+	if (i)
+		sb_putn(&col, ",", 1);
+}
+
+static void col_i(int64_t v)
+{
+	if (v < 0) {
+		sb_putn(&col, "-", 1);
+		sb_putu(&col, (uint64_t)0 - (uint64_t)v);
+	} else {
+		sb_putu(&col, (uint64_t)v);
+	}
+}
+
+/* ns as µs: integral, or with 3 decimals; null when negative and nullable. */
+static void col_us(int64_t ns, bool nullable)
+{
+	if (ns < 0 && nullable) {
+		sb_putn(&col, "null", 4);
+		return;
+	}
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	if (ns < 0)
+		sb_putn(&col, "-", 1);
+	sb_putu(&col, a / 1000);
+	if (a % 1000) {
+		sb_putn(&col, ".", 1);
+		sb_putu0(&col, a % 1000, 3);
+	}
+}
+
+static void col_end(FILE *out)
+{
+	sb_putn(&col, "]", 1);
+	sb_flush(&col, out);
+}
+
+#define PUT_COLUMN(out, name, arr, n, expr)                       \
 	do {                                                      \
-		fprintf(out, ",\"%s\":[", name);                  \
+		col_begin(name);                                  \
 		for (uint32_t i_ = 0; i_ < (n); i_++) {           \
-			if (i_)                                   \
-				fputc(',', out);                  \
-			fprintf(out, fmt, expr((arr)[i_]));       \
+			col_next(out, i_);                        \
+			col_i((int64_t)expr((arr)[i_]));          \
 		}                                                 \
-		fputc(']', out);                                  \
+		col_end(out);                                     \
 	} while (0)
 
 static void put_points(FILE *out, const struct rpoint *p, uint32_t n, int64_t t0)
 {
-	fprintf(out, "{\"n\":%" PRIu32 ",\"t\":[", n);
+	fprintf(out, "{\"n\":%" PRIu32, n);
+	col_begin("t");
 	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			fputc(',', out);
-		put_us(out, p[i].t, t0);
+		col_next(out, i);
+		col_us((int64_t)((uint64_t)p[i].t - (uint64_t)t0), false);
 	}
-	fputc(']', out);
+	col_end(out);
 #define P_FRAME(x) (x).frame
 #define P_PSN(x) (x).psn
-#define P_KIND(x) (unsigned)(x).kind
-#define P_FLAGS(x) (unsigned)(x).flags
-#define P_CODE(x) (unsigned)(x).code
+#define P_KIND(x) (x).kind
+#define P_FLAGS(x) (x).flags
+#define P_CODE(x) (x).code
 #define P_LEN(x) (x).len
-	PUT_COLUMN(out, "frame", p, n, "%" PRIu64, P_FRAME);
-	PUT_COLUMN(out, "psn", p, n, "%" PRId64, P_PSN);
-	PUT_COLUMN(out, "kind", p, n, "%u", P_KIND);
-	PUT_COLUMN(out, "flags", p, n, "%u", P_FLAGS);
-	PUT_COLUMN(out, "code", p, n, "%u", P_CODE);
-	PUT_COLUMN(out, "len", p, n, "%" PRIu32, P_LEN);
-	fputs(",\"val\":[", out);
+	PUT_COLUMN(out, "frame", p, n, P_FRAME);
+	PUT_COLUMN(out, "psn", p, n, P_PSN);
+	PUT_COLUMN(out, "kind", p, n, P_KIND);
+	PUT_COLUMN(out, "flags", p, n, P_FLAGS);
+	PUT_COLUMN(out, "code", p, n, P_CODE);
+	PUT_COLUMN(out, "len", p, n, P_LEN);
+	col_begin("val");
 	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			fputc(',', out);
-		put_dur_us(out, p[i].val);
+		col_next(out, i);
+		col_us(p[i].val, true);
 	}
-	fputs("],\"rec\":[", out);
-	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			fputc(',', out);
-		put_dur_us(out, p[i].rec);
-	}
-	fputs("]}", out);
+	col_end(out);
+	fputs("}", out);
 }
 
 static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
@@ -143,32 +194,31 @@ static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
 #define B_RRESP(x) (x).rresp
 #define B_OTHER(x) (x).other
 #define B_BYTES(x) (x).bytes
-	PUT_COLUMN(out, "req", b, n, "%" PRIu32, B_REQ);
-	PUT_COLUMN(out, "retx", b, n, "%" PRIu32, B_RETX);
-	PUT_COLUMN(out, "ooo", b, n, "%" PRIu32, B_OOO);
-	PUT_COLUMN(out, "gap", b, n, "%" PRIu32, B_GAP);
-	PUT_COLUMN(out, "tmo", b, n, "%" PRIu32, B_TMO);
-	PUT_COLUMN(out, "msgs", b, n, "%" PRIu32, B_MSGS);
-	PUT_COLUMN(out, "acks", b, n, "%" PRIu32, B_ACKS);
-	PUT_COLUMN(out, "naks", b, n, "%" PRIu32, B_NAKS);
-	PUT_COLUMN(out, "rresp", b, n, "%" PRIu32, B_RRESP);
-	PUT_COLUMN(out, "other", b, n, "%" PRIu32, B_OTHER);
-	PUT_COLUMN(out, "bytes", b, n, "%" PRIu64, B_BYTES);
+	PUT_COLUMN(out, "req", b, n, B_REQ);
+	PUT_COLUMN(out, "retx", b, n, B_RETX);
+	PUT_COLUMN(out, "ooo", b, n, B_OOO);
+	PUT_COLUMN(out, "gap", b, n, B_GAP);
+	PUT_COLUMN(out, "tmo", b, n, B_TMO);
+	PUT_COLUMN(out, "msgs", b, n, B_MSGS);
+	PUT_COLUMN(out, "acks", b, n, B_ACKS);
+	PUT_COLUMN(out, "naks", b, n, B_NAKS);
+	PUT_COLUMN(out, "rresp", b, n, B_RRESP);
+	PUT_COLUMN(out, "other", b, n, B_OTHER);
+	PUT_COLUMN(out, "bytes", b, n, B_BYTES);
 	/* PSN extremes: null in a bin without them */
 	static const char *const names[5] = {"psn_lo", "psn_hi", "ack_hi", "rr_lo", "rr_hi"};
 	for (unsigned c = 0; c < 5; c++) {
-		fprintf(out, ",\"%s\":[", names[c]);
+		col_begin(names[c]);
 		for (uint32_t i = 0; i < n; i++) {
 			bool has = c < 2 ? b[i].req : c == 2 ? b[i].acks : b[i].rresp;
 			int64_t v = c == 0 ? b[i].psn_lo : c == 1 ? b[i].psn_hi : c == 2 ? b[i].ack_hi : c == 3 ? b[i].rr_lo : b[i].rr_hi;
-			if (i)
-				fputc(',', out);
+			col_next(out, i);
 			if (has)
-				fprintf(out, "%" PRId64, v);
+				col_i(v);
 			else
-				fputs("null", out);
+				sb_putn(&col, "null", 4);
 		}
-		fputc(']', out);
+		col_end(out);
 	}
 	fputs(",\"marks\":", out);
 	put_points(out, d->marks, d->n_marks, t0);
@@ -181,14 +231,19 @@ static void put_series(FILE *out, const struct rstream *s, int64_t t0)
 		fputs("{\"mode\":\"none\",\"reason\":\"no frames seen on this stream\"}", out);
 	} else if (s->dropped) {
 		fputs("{\"mode\":\"none\",\"reason\":\"memory budget for the report's series exhausted\"}", out);
-	} else if (!s->d) {
-		fputs("{\"mode\":\"none\",\"reason\":\"no frames\"}", out);
-	} else if (s->d->bins) {
+	} else if (s->d) {
 		put_bins(out, s->d, t0);
 	} else {
+		struct rpoint *pts = malloc(((size_t)s->n + 1) * sizeof(*pts));
+		if (!pts) {
+			fputs("{\"mode\":\"none\",\"reason\":\"out of memory\"}", out);
+			return;
+		}
+		rstream_decode(s, pts);
 		fputs("{\"mode\":\"exact\",\"points\":", out);
-		put_points(out, s->d->pts, s->d->n, t0);
+		put_points(out, pts, s->n, t0);
 		fputc('}', out);
+		free(pts);
 	}
 }
 
@@ -210,13 +265,13 @@ static void put_timeline(FILE *out, const struct report *r)
 #define G_WARN(x) (x).sev[ROCE_SEV_WARN]
 #define G_ERROR(x) (x).sev[ROCE_SEV_ERROR]
 #define G_EVF(x) (x).ev_frames
-	PUT_COLUMN(out, "frames", b, n, "%" PRIu64, G_FRAMES);
-	PUT_COLUMN(out, "bytes", b, n, "%" PRIu64, G_BYTES);
-	PUT_COLUMN(out, "roce", b, n, "%" PRIu64, G_ROCE);
-	PUT_COLUMN(out, "info", b, n, "%" PRIu64, G_INFO);
-	PUT_COLUMN(out, "warn", b, n, "%" PRIu64, G_WARN);
-	PUT_COLUMN(out, "error", b, n, "%" PRIu64, G_ERROR);
-	PUT_COLUMN(out, "ev_frames", b, n, "%" PRIu64, G_EVF);
+	PUT_COLUMN(out, "frames", b, n, G_FRAMES);
+	PUT_COLUMN(out, "bytes", b, n, G_BYTES);
+	PUT_COLUMN(out, "roce", b, n, G_ROCE);
+	PUT_COLUMN(out, "info", b, n, G_INFO);
+	PUT_COLUMN(out, "warn", b, n, G_WARN);
+	PUT_COLUMN(out, "error", b, n, G_ERROR);
+	PUT_COLUMN(out, "ev_frames", b, n, G_EVF);
 	fputs(",\"frame_list\":[", out);
 	for (uint32_t i = 0; i < n; i++) {
 		fputs(i ? ",[" : "[", out);

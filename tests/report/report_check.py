@@ -203,7 +203,7 @@ def check_timings(name, rows, series):
     for k, row in enumerate(rows):
         p = pts[k]
         req = [i for i in range(p["n"]) if p["kind"][i] == RK_REQ]
-        rec = [p["rec"][i] for i in req if p["flags"][i] & RF_RECOVER]
+        rec = [p["val"][i] for i in req if p["flags"][i] & RF_RECOVER]
         tmo = [p["val"][i] for i in req if p["flags"][i] & RF_TMO and p["val"][i] is not None]
         timed["recoveries"] += len(rec)
         timed["timeout ages"] += len(tmo)

@@ -108,7 +108,7 @@
 		const out = [];
 		if (!p) return out;
 		for (let i = 0; i < p.n; i++)
-			out.push({ t: p.t[i] / 1e6, frame: p.frame[i], psn: p.psn[i], kind: p.kind[i], flags: p.flags[i], code: p.code[i], len: p.len[i], val: p.val[i], rec: p.rec[i] });
+			out.push({ t: p.t[i] / 1e6, frame: p.frame[i], psn: p.psn[i], kind: p.kind[i], flags: p.flags[i], code: p.code[i], len: p.len[i], val: p.val[i] });
 		return out;
 	}
 
@@ -378,7 +378,7 @@
 
 	/* NAK → recovery times and the ages of timed-out PSNs. */
 	function recoveryPlot(td, row, req) {
-		const rec = req.filter(q => (q.flags & RF.RECOVER) && q.rec !== null).map(q => [q.t, q.rec]);
+		const rec = req.filter(q => (q.flags & RF.RECOVER) && q.val !== null).map(q => [q.t, q.val]);
 		const tmo = req.filter(q => (q.flags & RF.TMO) && q.val !== null).map(q => [q.t, q.val]);
 		plot(td, 'recovery', row, 'NAK → recovery time and timeout ages', 'time since the first frame (s)', 'µs',
 			[pointSeries('NAK → resend', COLOR.nak, 8), pointSeries('timeout: age of the resent PSN', COLOR.tmo, 8)], aligned([rec, tmo]));
@@ -392,6 +392,7 @@
 		mainEl.append(el('p', { class: 'note', text: 'Written by rocedump ' + rep.version + '. Drag on a plot to zoom, double-click to zoom out. ' +
 			'The data of every plot is in this file\'s JSON blocks (rd-summary, rd-streams, rd-report).' }));
 		document.body.dataset.ready = '1';
+		document.body.dataset.builtMs = String(Math.round(performance.now()));
 	}
 
 	try {
