@@ -416,8 +416,8 @@ class Browser:
                 return m
             self.events.append(m)
 
-    def open(self, url, width=1000, height=1800):
-        """A fresh tab at url, loaded; returns (console messages and exceptions, DOM, PNG)."""
+    def open(self, url, width=1000, height=1800, screenshot=True):
+        """A fresh tab at url, loaded; returns (console messages and exceptions, DOM, PNG or None)."""
         if self.session:
             self.send("Target.closeTarget", {"targetId": self.target}, session=False)
         self.events = []
@@ -429,7 +429,7 @@ class Browser:
         self.send("Page.navigate", {"url": url})
         self.wait_event("Page.loadEventFired")
         dom = self.send("Runtime.evaluate", {"expression": "document.documentElement.outerHTML", "returnByValue": True})["result"]["value"]
-        png = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png"})["data"])
+        png = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png"})["data"]) if screenshot else None
         self.send("Runtime.evaluate", {"expression": "1"})  # flush events queued before it
         noise = []
         for m in self.events:

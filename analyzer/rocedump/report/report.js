@@ -16,7 +16,7 @@
 	const SEV_ORDER = { error: 0, warn: 1, info: 2 };
 	const COLOR = {
 		req: '#1f5fa8', retx: '#d62728', ooo: '#9467bd', tmo: '#ff7f0e', ack: '#2ca02c', nak: '#d62728',
-		rnr: '#8c564b', nakm: '#111111', rresp: '#17becf', error: '#b3261e', warn: '#e08a00', info: '#5b8bd0', bytes: '#1f5fa8', msgs: '#2ca02c',
+		rnr: '#8c564b', rretx: '#0b6e79', nakm: '#111111', rresp: '#17becf', error: '#b3261e', warn: '#e08a00', info: '#5b8bd0', bytes: '#1f5fa8', msgs: '#2ca02c',
 	};
 	const PLOT_W = 880, PLOT_H = 250;
 
@@ -278,7 +278,7 @@
 		take(mine, true);
 		take(theirs, false);
 		/* PSN-time */
-		const L = { req: [], retx: [], ooo: [], tmo: [], ack: [], nak: [], rnr: [], rresp: [] };
+		const L = { req: [], retx: [], ooo: [], tmo: [], ack: [], nak: [], rnr: [], rresp: [], rretx: [] };
 		for (const q of req) {
 			if (q.flags & RF.TMO) L.tmo.push([q.t, q.psn]);
 			else if (q.flags & RF.RETX) L.retx.push([q.t, q.psn]);
@@ -288,15 +288,16 @@
 		for (const q of resp) {
 			if (q.kind === RK.NAK) L.nak.push([q.t, q.psn]);
 			else if (q.kind === RK.RNR) L.rnr.push([q.t, q.psn]);
-			else if (q.kind === RK.RRESP) L.rresp.push([q.t, q.psn]);
+			else if (q.kind === RK.RRESP) ((q.flags & RF.RETX) ? L.rretx : L.rresp).push([q.t, q.psn]);
 			else L.ack.push([q.t, q.psn]);
 		}
 		const series = [
 			pointSeries('request', COLOR.req, 4), pointSeries('retransmission', COLOR.retx, 7), pointSeries('out of order', COLOR.ooo, 6),
 			pointSeries('timeout resend', COLOR.tmo, 9), lineSeries('ACKed PSN', COLOR.ack, true), pointSeries('NAK', COLOR.nakm, 10),
 			pointSeries('RNR NAK', COLOR.rnr, 9), pointSeries('READ response', COLOR.rresp, 3),
+			pointSeries('READ response resent', COLOR.rretx, 6),
 		];
-		const lists = [L.req, L.retx, L.ooo, L.tmo, L.ack, L.nak, L.rnr, L.rresp];
+		const lists = [L.req, L.retx, L.ooo, L.tmo, L.ack, L.nak, L.rnr, L.rresp, L.rretx];
 		if (binned) {
 			/* bins: the requests' and READ responses' PSN range per bin as lines, the ACKed PSN */
 			const add = (s, f) => { if (s && s.mode === 'bins') for (let b = 0; b < s.n; b++) f(s, b, (s.t0 + s.width * (b + 0.5)) / 1e6); };
