@@ -8,3 +8,5 @@ apt-get install -y -q --no-install-recommends \
 	gcc libc6-dev meson ninja-build pkg-config \
 	libpcap-dev libisal-dev libcriterion-dev \
 	python3 python3-scapy tshark wireshark-common tcpdump util-linux
+# headless Chromium: the report tests open rocedump --report's pages in it (tests/report)
+apt-get install -y -q --no-install-recommends chromium

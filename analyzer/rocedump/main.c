@@ -1,7 +1,7 @@
 /* main.c: rocedump, a tcpdump-style RoCE analyzer over the core library.
  *
  *   rocedump -r FILE [-c N] [-n] [-v[v]] [-e] [-q] [-T text|json] [--strict] [--roce-port N]
- *            [--summary] [--threads N] [--batch N] [EXPR]
+ *            [--summary] [--threads N] [--batch N] [--report FILE [--report-plots N]] [EXPR]
  *
  * Exit status: 0 ok; 1 an error-severity event occurred and --strict was given; 2 usage or
  * input error (message on stderr, prefixed "rocedump: "). */

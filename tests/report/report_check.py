@@ -318,6 +318,10 @@ def cmd_json(args):
             rep = blocks(f.read())["rd-report"]
         if any(s is not None for s in rep["series"]) or any(p["plotted"] for p in rep["pairs"]):
             fail("--report-plots 0 still has series")
+        for bad in ("abc", "-1", "100001"):
+            r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", bad])
+            if r.returncode != 2 or "plot count" not in r.stderr:
+                fail(f"--report-plots {bad}: exit {r.returncode}, {r.stderr.strip()}")
         # an unwritable path: exit 2 before reading
         r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", "/nonexistent/dir/x.html"])
         if r.returncode != 2 or "nonexistent" not in r.stderr:

@@ -365,7 +365,7 @@
 	function responsePlots(td, row, resp) {
 		const rt = resp.filter(q => q.val !== null && q.kind !== RK.NAK && q.kind !== RK.RNR).map(q => [q.t, q.val]);
 		plot(td, 'response', row, 'Response time (request → response) over time', 'time since the first frame (s)', 'µs',
-			[pointSeries('response time', COLOR.req, 4)], aligned([rt]));
+			[pointSeries('response time', COLOR.req, 6)], aligned([rt]));
 		/* distribution: half-octave bins, log scale */
 		const counts = new Map();
 		for (const [, v] of rt) { const b = v > 0 ? Math.floor(2 * Math.log2(v)) : -1; counts.set(b, (counts.get(b) || 0) + 1); }
@@ -373,7 +373,7 @@
 		const xs = keys.map(b => (b < 0 ? 0 : Math.pow(2, b / 2))), ys = keys.map(b => counts.get(b));
 		const box = plot(td, 'response-dist', row, 'Response time distribution (half-octave bins)', 'µs (log)', 'responses',
 			[{ label: 'responses', stroke: COLOR.req, fill: COLOR.req + '88', paths: uPlot.paths.bars({ size: [0.8, 40] }), points: { show: false } }],
-			[xs, ys], { scales: { x: { time: false, distr: xs.length && xs[0] > 0 ? 3 : 1 } } });
+			[xs, ys], { scales: { x: { time: false, distr: xs.length && xs[0] > 0 ? 3 : 1 }, y: { range: (u, lo, hi) => [0, Math.max(1, hi) * 1.1] } } });
 		box.dataset.points = String(rt.length);
 	}
 
