@@ -113,12 +113,13 @@ static void sbin_merge(void *dst, const void *src)
 	a->naks += b->naks;
 	a->rresp += b->rresp;
 	a->other += b->other;
+	a->ce += b->ce;
 	a->bytes += b->bytes;
 }
 
 static void bin_add(struct rdetail *d, const struct rpoint *pt)
 {
-	struct sbin one = {.bytes = pt->len};
+	struct sbin one = {.bytes = pt->len, .ce = !!(pt->flags & RF_CE)};
 	switch (pt->kind) {
 	case RK_REQ:
 		one.req = 1;
@@ -157,11 +158,11 @@ static void bin_add(struct rdetail *d, const struct rpoint *pt)
 }
 
 /* ---- exact points, encoded ----
- * A point: a byte of kind (bits 0-2), has-code (bit 3), has-value (bit 4); a byte of flags;
- * then LEB128 varints: time - the previous point's (zigzag), frame - the previous frame,
+ * A point: a byte of kind (bits 0-2), has-code (bit 3), has-value (bit 4); then LEB128
+ * varints: flags, time - the previous point's (zigzag), frame - the previous frame,
  * PSN - the previous PSN of the same kind, request or response (zigzag), wire bytes; the code
  * byte and the value (ns, varint) when present. */
-#define POINT_ENC_MAX (2 + 4 * 10 + 1 + 10)
+#define POINT_ENC_MAX (1 + 3 + 4 * 10 + 1 + 10)
 
 static uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
@@ -219,7 +220,7 @@ static bool point_encode(struct report *r, struct rstream *s, const struct rpoin
 	uint8_t *p = s->enc + s->enc_len;
 	bool code = pt->code != 0, val = pt->val >= 0;
 	*p++ = (uint8_t)(pt->kind | code << 3 | val << 4);
-	*p++ = pt->flags;
+	p = put_varint(p, pt->flags);
 	p = put_varint(p, zigzag((int64_t)((uint64_t)pt->t - (uint64_t)s->last_t)));
 	p = put_varint(p, pt->frame - s->last_frame);
 	p = put_varint(p, zigzag(pt->psn - s->last_psn[is_response(pt)]));
@@ -242,7 +243,8 @@ void rstream_decode(const struct rstream *s, struct rpoint *out)
 		struct rpoint *pt = &out[i];
 		uint8_t head = *p++;
 		pt->kind = head & 7;
-		pt->flags = *p++;
+		p = get_varint(p, &v);
+		pt->flags = (uint16_t)v;
 		p = get_varint(p, &v);
 		t = (int64_t)((uint64_t)t + (uint64_t)unzigzag(v));
 		pt->t = t;
@@ -350,6 +352,8 @@ static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const st
 	*pt = (struct rpoint){.t = t, .frame = frame_no, .val = -1, .len = p->wirelen};
 	if (sev[ROCE_SEV_ERROR])
 		pt->flags |= RF_ERROR;
+	if (roce_ecn(&p->net) == 3)
+		pt->flags |= RF_CE;
 	if (roce_evset_has(&p->events, ROCE_EV_PSN_RETRANSMIT))
 		pt->flags |= RF_RETX;
 	if (op->flags & ROCE_OPF_RESPONSE) {

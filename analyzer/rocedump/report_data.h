@@ -20,7 +20,8 @@ enum rpoint_kind { RK_REQ = 0, RK_ACK, RK_NAK, RK_RNR, RK_RRESP, RK_AACK, RK_KIN
 #define RF_END 0x10u      /* ends a message (LAST/ONLY) */
 #define RF_READ 0x20u     /* a READ request */
 #define RF_ERROR 0x40u    /* carries an error-severity event */
-#define RF_RECOVER 0x80u  /* the requester's restart after a NAK: rec is the time since the NAK */
+#define RF_RECOVER 0x80u  /* the requester's restart after a NAK: val is the time since the NAK */
+#define RF_CE 0x100u      /* IP ECN field CE (congestion experienced) */
 #define RF_RARE (RF_RETX | RF_OOO | RF_GAP | RF_TMO | RF_ERROR | RF_RECOVER)  /* kept exactly when binned */
 
 /* A point as made and as written out; exact points are kept encoded (struct rdetail). */
@@ -31,13 +32,14 @@ struct rpoint {
 	uint64_t frame;     /* rocedump's frame number */
 	int64_t psn;        /* unwrapped: 2^24 added per wrap */
 	uint32_t len;       /* wire bytes */
-	uint8_t kind, flags;
+	uint8_t kind;
+	uint16_t flags;     /* RF_* */
 	uint16_t code;      /* NAK code; RNR timer */
 };
 
 /* One time bin of one stream. */
 struct sbin {
-	uint32_t req, retx, ooo, gap, tmo, msgs, acks, naks, rresp, other;
+	uint32_t req, retx, ooo, gap, tmo, msgs, acks, naks, rresp, other, ce;
 	uint64_t bytes;
 	int64_t psn_lo, psn_hi;   /* of its requests (req > 0) */
 	int64_t ack_hi;           /* highest PSN ACKed (acks > 0) */

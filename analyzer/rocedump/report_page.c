@@ -193,6 +193,7 @@ static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
 #define B_NAKS(x) (x).naks
 #define B_RRESP(x) (x).rresp
 #define B_OTHER(x) (x).other
+#define B_CE(x) (x).ce
 #define B_BYTES(x) (x).bytes
 	PUT_COLUMN(out, "req", b, n, B_REQ);
 	PUT_COLUMN(out, "retx", b, n, B_RETX);
@@ -204,6 +205,7 @@ static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
 	PUT_COLUMN(out, "naks", b, n, B_NAKS);
 	PUT_COLUMN(out, "rresp", b, n, B_RRESP);
 	PUT_COLUMN(out, "other", b, n, B_OTHER);
+	PUT_COLUMN(out, "ce", b, n, B_CE);
 	PUT_COLUMN(out, "bytes", b, n, B_BYTES);
 	/* PSN extremes: null in a bin without them */
 	static const char *const names[5] = {"psn_lo", "psn_hi", "ack_hi", "rr_lo", "rr_hi"};

@@ -62,6 +62,7 @@ RK_NAK, RK_RNR = 2, 3
 RF_RETX = 1
 RF_TMO = 8
 RF_RECOVER = 128
+RF_CE = 256
 
 failures = []
 timed = {"recoveries": 0, "timeout ages": 0, "response times": 0}  # checked against the summary
@@ -188,6 +189,10 @@ def check_exact(name, row, series, frames):
             fail(f"{name}: frame {f['frame']}: PSN {p['psn'][i]} in the page, {f['roce']['psn']} in rocedump's output")
         if p["len"][i] != f["len"]:
             fail(f"{name}: frame {f['frame']}: {p['len'][i]} bytes in the page, {f['len']}")
+        net = f.get("ip") or f.get("grh") or {}
+        ecn = net.get("ecn", net.get("tclass", 0) & 3)
+        if bool(p["flags"][i] & RF_CE) != (ecn == 3):
+            fail(f"{name}: frame {f['frame']}: CE flag {p['flags'][i] & RF_CE} in the page, ECN {ecn}")
         retx = "psn.retransmit" in f.get("events", [])
         if bool(p["flags"][i] & RF_RETX) != retx:
             fail(f"{name}: frame {f['frame']}: retransmission flag {p['flags'][i] & RF_RETX} in the page, event {retx}")
@@ -463,8 +468,18 @@ class Browser:
         shutil.rmtree(self.prof, ignore_errors=True)
 
 
+def ce_marks(s):
+    """CE-marked frames in a series."""
+    if s is None or s["mode"] == "none":
+        return 0
+    if s["mode"] == "bins":
+        return sum(s["ce"])
+    return sum(1 for f in s["points"]["flags"] if f & RF_CE)
+
+
 def expected_plots(rep, rows):
-    """Plots the page must draw with #all: 2 in the overview (1 without frames) + 5 per direction."""
+    """Plots the page must draw with #all: 2 in the overview (none without frames) and 5 per
+    direction, 6 when the pair has CE marks."""
     n = 2 if rep["timeline"]["n"] else 0
     psn = {}
     for p in rep["pairs"]:
@@ -474,7 +489,7 @@ def expected_plots(rep, rows):
         for i in dirs:
             s = rep["series"][i]
             if s and s["mode"] != "none":
-                n += 5
+                n += 5 + (sum(ce_marks(rep["series"][j]) for j in p["rows"]) > 0)
                 psn[i] = s
     return n, psn
 
@@ -489,7 +504,10 @@ def check_dom(name, dom, rep, rows):
     if len(d.plots) != want or d.body.get("data-plots", "0") != str(want):
         fail(f"{name}: {len(d.plots)} plots drawn (body says {d.body.get('data-plots')}), expected {want}")
     seen = {}
+    ce = {}
     for p in d.plots:
+        if p["data-plot"] == "congestion":
+            ce[int(p["data-row"])] = int(p["data-points"])
         if p["data-plot"] == "psn":
             seen[int(p["data-row"])] = p
         if p["data-plot"] == "timeline":
@@ -497,6 +515,10 @@ def check_dom(name, dom, rep, rows):
             if int(p["data-points"]) != sum(tl["info"]) + sum(tl["warn"]) + sum(tl["error"]) or int(p["data-bins"]) != tl["n"]:
                 fail(f"{name}: the timeline drew {p['data-points']} events in {p['data-bins']} bins")
     for i, s in psn.items():
+        pair = next(p for p in rep["pairs"] if i in p["rows"])
+        want = sum(ce_marks(rep["series"][j]) for j in pair["rows"])
+        if want and ce.get(i) != want:
+            fail(f"{name}: row {i}: congestion plot drew {ce.get(i)} CE marks, the JSON has {want}")
         p = seen.get(i)
         if not p:
             fail(f"{name}: no PSN-time plot for row {i}")

@@ -11,7 +11,7 @@
 
 	/* point kinds and flags, as report_data.h */
 	const RK = { REQ: 0, ACK: 1, NAK: 2, RNR: 3, RRESP: 4, AACK: 5 };
-	const RF = { RETX: 1, OOO: 2, GAP: 4, TMO: 8, END: 16, READ: 32, ERROR: 64, RECOVER: 128 };
+	const RF = { RETX: 1, OOO: 2, GAP: 4, TMO: 8, END: 16, READ: 32, ERROR: 64, RECOVER: 128, CE: 256 };
 	const NAK_NAMES = ['PSN sequence error', 'invalid request', 'remote access error', 'remote operational error', 'invalid RD request'];
 	const SEV_ORDER = { error: 0, warn: 1, info: 2 };
 	const COLOR = {
@@ -324,6 +324,34 @@
 		ratePlot(td, row, mine, theirs, req, resp);
 		responsePlots(td, row, resp);
 		recoveryPlot(td, row, req);
+		congestionPlot(td, row, mine, theirs);
+	}
+
+	/* CE marks over time, when the pair has any: this direction's frames (its requests and its
+	 * responses to the other side) and the other direction's, per time bin. */
+	function congestionPlot(td, row, mine, theirs) {
+		const ceOf = s => {
+			if (!s || s.mode === 'none') return [];
+			if (s.mode === 'bins') {
+				const out = [];
+				for (let b = 0; b < s.n; b++) if (s.ce[b]) out.push([(s.t0 + s.width * (b + 0.5)) / 1e6, s.ce[b]]);
+				return out;
+			}
+			return points(s.points).filter(q => q.flags & RF.CE).map(q => [q.t, 1]);
+		};
+		const a = ceOf(mine), b = ceOf(theirs);
+		if (!a.length && !b.length) return;
+		/* one scale of bins over both */
+		let t0 = Infinity, t1 = -Infinity;
+		for (const [t] of a.concat(b)) { t0 = Math.min(t0, t); t1 = Math.max(t1, t); }
+		const n = Math.max(1, Math.min(100, a.length + b.length)), w = (t1 - t0) / n || 1e-6;
+		const xs = Array.from({ length: n }, (_, i) => t0 + i * w), ya = new Array(n).fill(0), yb = new Array(n).fill(0);
+		const bin = t => Math.min(n - 1, Math.floor((t - t0) / w));
+		for (const [t, c] of a) ya[bin(t)] += c;
+		for (const [t, c] of b) yb[bin(t)] += c;
+		const box = plot(td, 'congestion', row, 'CE marks (ECN congestion experienced) per ' + fmtUs(Math.round(w * 1e6)) + ' bin', 'time since the first frame (s)', 'CE-marked frames',
+			[lineSeries('this direction', COLOR.tmo), lineSeries('the other direction', COLOR.ooo)], [xs, ya, yb]);
+		box.dataset.points = String(ya.reduce((x, y) => x + y, 0) + yb.reduce((x, y) => x + y, 0));
 	}
 
 	/* Throughput and message rate over time. */
