@@ -20,7 +20,7 @@
 
 #define REPORT_PLOTS_DEFAULT 50         /* queue pairs with plots */
 #define REPORT_EXACT_POINTS 10000       /* a stream's frames plotted one by one up to this */
-#define REPORT_TABLE_MAX 10000          /* queue pairs listed in the table (the most troubled) */
+#define REPORT_TABLE_MAX 5000           /* queue pairs listed in the table (the most troubled) */
 #define REPORT_MEM_BUDGET (256u << 20)  /* bytes of points and bins over all streams */
 
 struct report;

@@ -19,6 +19,7 @@
 		rnr: '#8c564b', rretx: '#0b6e79', nakm: '#111111', rresp: '#17becf', error: '#b3261e', warn: '#e08a00', info: '#5b8bd0', bytes: '#1f5fa8', msgs: '#2ca02c',
 	};
 	const PLOT_W = 880, PLOT_H = 250;
+	const TABLE_PAGE = 200;  /* pairs shown in the table at first, and per click */
 
 	let plotsDrawn = 0;
 
@@ -210,7 +211,7 @@
 			.map((h, i) => el('th', { class: i >= 4 ? 'n' : '', text: h }))));
 		sec.append(t);
 		const opened = [];
-		rep.pairs.forEach(p => {
+		const addRow = p => {
 			const rs = p.rows.map(i => rows[i]);
 			const sumOf = f => rs.reduce((a, r) => a + f(r), 0);
 			const naks = sumOf(r => Object.values(r.naks).reduce((a, b) => a + b, 0) + r.rnr_naks);
@@ -238,7 +239,19 @@
 			};
 			tr.addEventListener('click', open);
 			if (p.plotted) opened.push(open);
-		});
+		};
+		/* rows a page at a time: a table of thousands of rows takes seconds to lay out */
+		let shown = 0;
+		const more = el('button', { type: 'button', id: 'rd-more' });
+		const showMore = () => {
+			const end = Math.min(rep.pairs.length, Math.max(shown + TABLE_PAGE, rep.options.plots));
+			for (; shown < end; shown++) addRow(rep.pairs[shown]);
+			more.textContent = 'Show ' + Math.min(TABLE_PAGE, rep.pairs.length - shown) + ' more of the ' + fmtInt(rep.pairs.length - shown) + ' pairs not shown';
+			more.hidden = shown >= rep.pairs.length;
+		};
+		more.addEventListener('click', showMore);
+		showMore();
+		sec.append(more);
 		if (!rep.pairs.length) sec.append(el('p', { class: 'note', text: 'No queue pairs: no RoCE transport traffic in this capture.' }));
 		const all = location.hash === '#all';
 		opened.slice(0, all ? opened.length : 1).forEach(f => f());
