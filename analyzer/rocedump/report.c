@@ -113,8 +113,26 @@ static void sbin_merge(void *dst, const void *src)
 	a->naks += b->naks;
 	a->rresp += b->rresp;
 	a->other += b->other;
+	if (b->rt_n) {
+		a->rt_min = a->rt_n && a->rt_min < b->rt_min ? a->rt_min : b->rt_min;
+		a->rt_max = a->rt_n && a->rt_max > b->rt_max ? a->rt_max : b->rt_max;
+		a->rt_sum += b->rt_sum;
+		a->rt_n += b->rt_n;
+	}
 	a->ce += b->ce;
 	a->bytes += b->bytes;
+}
+
+static unsigned rt_bucket(int64_t ns)
+{
+	uint64_t us = (uint64_t)ns / 1000;
+	if (!us)
+		return 0;
+	unsigned k = 63u - (unsigned)__builtin_clzll(us);
+	/* [2^k·√2, 2^(k+1)): us² ≥ 2^(2k+1), compared without overflow past 2^32 µs */
+	bool upper = k < 31 ? us * us >= UINT64_C(1) << (2 * k + 1) : (double)us >= 1.4142135623730951 * (double)(UINT64_C(1) << k);
+	unsigned b = 1 + 2 * k + upper;
+	return b < RT_BUCKETS ? b : RT_BUCKETS - 1;
 }
 
 static void bin_add(struct rdetail *d, const struct rpoint *pt)
@@ -146,6 +164,12 @@ static void bin_add(struct rdetail *d, const struct rpoint *pt)
 		break;
 	default:
 		one.other = 1;
+	}
+	if (pt->kind != RK_REQ && pt->val >= 0) {  /* a response's response time */
+		one.rt_n = 1;
+		one.rt_min = one.rt_max = pt->val;
+		one.rt_sum = (uint64_t)pt->val;
+		d->rt_hist[rt_bucket(pt->val)]++;
 	}
 	unsigned i = tbins_index(&d->tb, d->bins, sizeof(*d->bins), sbin_merge, pt->t);
 	sbin_merge(&d->bins[i], &one);

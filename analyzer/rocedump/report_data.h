@@ -44,7 +44,14 @@ struct sbin {
 	int64_t psn_lo, psn_hi;   /* of its requests (req > 0) */
 	int64_t ack_hi;           /* highest PSN ACKed (acks > 0) */
 	int64_t rr_lo, rr_hi;     /* READ responses' PSNs (rresp > 0) */
+	int64_t rt_min, rt_max;   /* response times, ns (rt_n > 0) */
+	uint64_t rt_sum;
+	uint32_t rt_n;
 };
+
+/* Response times of a binned stream by half-octave of microseconds: bucket 0 below 1 µs, then
+ * 1 + 2k for [2^k, 2^k·√2) µs and 2 + 2k for [2^k·√2, 2^(k+1)) µs. */
+#define RT_BUCKETS 66
 
 #define REPORT_MARKS_MAX 4096  /* rare points (RF_RARE, NAKs) a binned stream keeps exactly */
 
@@ -53,6 +60,7 @@ struct rdetail {
 	struct tbins tb;
 	struct sbin bins[TBINS_N];
 	struct rpoint marks[REPORT_MARKS_MAX];
+	uint64_t rt_hist[RT_BUCKETS];
 	uint32_t n_marks, marks_dropped;
 };
 

@@ -222,6 +222,31 @@ static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
 		}
 		col_end(out);
 	}
+	/* response times: per bin, and the stream's half-octave histogram [lo_us, hi_us, count] */
+#define B_RTN(x) (x).rt_n
+	PUT_COLUMN(out, "rt_n", b, n, B_RTN);
+	static const char *const rt_names[3] = {"rt_min", "rt_max", "rt_mean"};
+	for (unsigned c = 0; c < 3; c++) {
+		col_begin(rt_names[c]);
+		for (uint32_t i = 0; i < n; i++) {
+			col_next(out, i);
+			int64_t v = c == 0 ? b[i].rt_min : c == 1 ? b[i].rt_max : b[i].rt_n ? (int64_t)(b[i].rt_sum / b[i].rt_n) : 0;
+			col_us(b[i].rt_n ? v : -1, true);
+		}
+		col_end(out);
+	}
+	fputs(",\"rt_hist\":[", out);
+	const char *sep = "";
+	for (unsigned k = 0; k < RT_BUCKETS; k++) {
+		if (!d->rt_hist[k])
+			continue;
+		/* bucket 0: [0, 1); 1 + 2j: [2^j, 2^j·√2); 2 + 2j: [2^j·√2, 2^(j+1)) */
+		double lo = k == 0 ? 0 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 1.4142135623730951 : 1);
+		double hi = k == 0 ? 1 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 2 : 1.4142135623730951);
+		fprintf(out, "%s[%.3f,%.3f,%" PRIu64 "]", sep, lo, hi, d->rt_hist[k]);
+		sep = ",";
+	}
+	fputc(']', out);
 	fputs(",\"marks\":", out);
 	put_points(out, d->marks, d->n_marks, t0);
 	fprintf(out, ",\"marks_dropped\":%" PRIu32 "}", d->marks_dropped);

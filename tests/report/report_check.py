@@ -202,6 +202,16 @@ def check_exact(name, row, series, frames):
 def check_timings(name, rows, series):
     """The per-frame times in the points against the summary's figures of the same pair: response
     times (on the responses, counted on the requester's row), NAK->recovery and timeout ages."""
+    if len(rows) == 2 and all(s is not None and s["mode"] == "bins" for s in series):
+        for k, row in enumerate(rows):  # the responses to row k's requests are binned on the other row
+            b = series[1 - k]
+            want = row.get("rtt_us", {}).get("count", 0)
+            timed["response times"] += sum(b["rt_n"])
+            if sum(b["rt_n"]) != want or sum(h[2] for h in b["rt_hist"]) != want:
+                fail(f"{name}: binned response times {sum(b['rt_n'])} (histogram {sum(h[2] for h in b['rt_hist'])}), summary {want}")
+            mx = max((v for v in b["rt_max"] if v is not None), default=0)
+            if int(mx) != row.get("rtt_us", {}).get("max", 0):
+                fail(f"{name}: binned response time max {mx}, summary {row.get('rtt_us', {}).get('max')}")
     if any(s is None or s["mode"] != "exact" for s in series):
         return
     pts = [s["points"] for s in series]

@@ -335,7 +335,7 @@
 		psnBox.dataset.retransmissions = String(req.filter(q => q.flags & RF.RETX).length);
 		psnBox.dataset.mode = binned ? 'bins' : 'exact';
 		ratePlot(td, row, mine, theirs, req, resp);
-		responsePlots(td, row, resp);
+		responsePlots(td, row, resp, theirs);
 		recoveryPlot(td, row, req);
 		congestionPlot(td, row, mine, theirs);
 	}
@@ -403,19 +403,37 @@
 	}
 
 	/* Response time (request → its response, at the capture point) over time and as a distribution. */
-	function responsePlots(td, row, resp) {
-		const rt = resp.filter(q => q.val !== null && q.kind !== RK.NAK && q.kind !== RK.RNR).map(q => [q.t, q.val]);
-		plot(td, 'response', row, 'Response time (request → response) over time', 'time since the first frame (s)', 'µs',
-			[pointSeries('response time', COLOR.req, 6)], aligned([rt]));
-		/* distribution: half-octave bins, log scale */
-		const counts = new Map();
-		for (const [, v] of rt) { const b = v > 0 ? Math.floor(2 * Math.log2(v)) : -1; counts.set(b, (counts.get(b) || 0) + 1); }
-		const keys = [...counts.keys()].sort((a, b) => a - b);
-		const xs = keys.map(b => (b < 0 ? 0 : Math.pow(2, b / 2))), ys = keys.map(b => counts.get(b));
+	function responsePlots(td, row, resp, theirs) {
+		let rt, xs, ys, drawn;
+		if (theirs && theirs.mode === 'bins') {
+			/* binned: the least, mean and largest per bin; the stream's histogram */
+			const bx = [], mn = [], me = [], mx = [];
+			for (let b = 0; b < theirs.n; b++) {
+				bx.push((theirs.t0 + theirs.width * (b + 0.5)) / 1e6);
+				mn.push(theirs.rt_min[b]); me.push(theirs.rt_mean[b]); mx.push(theirs.rt_max[b]);
+			}
+			drawn = theirs.rt_n.reduce((a, b) => a + b, 0);
+			const box = plot(td, 'response', row, 'Response time (request → response) per ' + fmtUs(theirs.width) + ' bin', 'time since the first frame (s)', 'µs',
+				[lineSeries('largest', COLOR.retx), lineSeries('mean', COLOR.req), lineSeries('least', COLOR.ack)], [bx, mx, me, mn]);
+			box.dataset.points = String(drawn);
+			xs = theirs.rt_hist.map(h => Math.max(h[0], 0.5) * Math.SQRT2 ** 0.5);
+			ys = theirs.rt_hist.map(h => h[2]);
+		} else {
+			rt = resp.filter(q => q.val !== null).map(q => [q.t, q.val]);
+			drawn = rt.length;
+			plot(td, 'response', row, 'Response time (request → response) over time', 'time since the first frame (s)', 'µs',
+				[pointSeries('response time', COLOR.req, 6)], aligned([rt]));
+			/* distribution: half-octave bins, log scale */
+			const counts = new Map();
+			for (const [, v] of rt) { const b = v > 0 ? Math.floor(2 * Math.log2(v)) : -1; counts.set(b, (counts.get(b) || 0) + 1); }
+			const keys = [...counts.keys()].sort((a, b) => a - b);
+			xs = keys.map(b => (b < 0 ? 0 : Math.pow(2, b / 2)));
+			ys = keys.map(b => counts.get(b));
+		}
 		const box = plot(td, 'response-dist', row, 'Response time distribution (half-octave bins)', 'µs (log)', 'responses',
 			[{ label: 'responses', stroke: COLOR.req, fill: COLOR.req + '88', paths: uPlot.paths.bars({ size: [0.8, 40] }), points: { show: false } }],
 			[xs, ys], { scales: { x: { time: false, distr: xs.length && xs[0] > 0 ? 3 : 1 }, y: { range: (u, lo, hi) => [0, Math.max(1, hi) * 1.1] } } });
-		box.dataset.points = String(rt.length);
+		box.dataset.points = String(drawn);
 	}
 
 	/* NAK → recovery times and the ages of timed-out PSNs. */
