@@ -36,7 +36,6 @@ struct report *report_new(const struct report_config *cfg, char *err, size_t err
 	return r;
 }
 
-
 void report_free(struct report *r)
 {
 	if (!r)
