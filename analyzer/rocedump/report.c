@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "streams.h"
 
@@ -26,6 +27,14 @@ struct report *report_new(const struct report_config *cfg, char *err, size_t err
 		return NULL;
 	}
 	r->cfg = *cfg;
+	struct stat in_st, out_st;
+	if (cfg->capture && stat(cfg->capture, &in_st) == 0 && stat(cfg->path, &out_st) == 0 &&
+	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+		snprintf(err, errlen, "%s: the report would overwrite the capture", cfg->path);
+		u64map_free(&r->index);
+		free(r);
+		return NULL;
+	}
 	r->out = fopen(cfg->path, "w");
 	if (!r->out) {
 		snprintf(err, errlen, "%s: %s", cfg->path, strerror(errno));

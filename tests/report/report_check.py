@@ -337,6 +337,13 @@ def cmd_json(args):
             r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", bad])
             if r.returncode != 2 or "plot count" not in r.stderr:
                 fail(f"--report-plots {bad}: exit {r.returncode}, {r.stderr.strip()}")
+        # the capture itself as the report: refused, the capture untouched
+        victim = os.path.join(tmp, "victim.pcap")
+        shutil.copy(os.path.join(args.captures, CAPTURES[0]), victim)
+        before = open(victim, "rb").read()
+        r = run([args.rocedump, "-q", "-r", victim, "--report", victim])
+        if r.returncode != 2 or open(victim, "rb").read() != before:
+            fail(f"--report onto the capture: exit {r.returncode}, capture {'intact' if open(victim, 'rb').read() == before else 'overwritten'}")
         # an unwritable path: exit 2 before reading
         r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", "/nonexistent/dir/x.html"])
         if r.returncode != 2 or "nonexistent" not in r.stderr:

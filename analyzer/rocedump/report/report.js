@@ -119,7 +119,8 @@
 		const sec = el('section', { id: 'rd-overview' }, el('h2', { text: 'Overview' }));
 		main.append(sec);
 		const first = rep.first_ts.split('.');
-		const firstDate = new Date(Number(first[0]) * 1000).toISOString().replace('.000Z', '.' + first[1] + ' UTC').replace('T', ' ');
+		const d0 = new Date(Number(first[0]) * 1000);
+		const firstDate = isNaN(d0) ? rep.first_ts + ' s since 1970' : d0.toISOString().replace('.000Z', '.' + first[1] + ' UTC').replace('T', ' ');
 		const cap = sum.capture || {};
 		const drops = cap.if_drops === undefined && cap.os_drops === undefined
 			? 'not recorded (' + (cap.format || 'unknown') + ')'
