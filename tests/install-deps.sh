@@ -16,3 +16,5 @@ apt-get install -y -q --no-install-recommends libwireshark-dev libglib2.0-dev
 # jq: README.md's JSON example pipes rocedump into it (tests/cli/readme_examples.py runs it);
 # groff-base: the man page is checked with groff -man -ww (tests/cli/test-docs.sh)
 apt-get install -y -q --no-install-recommends jq groff-base
+# headless Chromium: the report tests open rocedump --report's pages in it (tests/report)
+apt-get install -y -q --no-install-recommends chromium
