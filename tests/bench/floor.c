@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 	struct counts c = {0};
 	int mode = read_only ? READ_ONLY : pcap_datalink(p) == DLT_EN10MB ? CHECK : OTHER;
 	struct pcapread rd;
-	if (records && pcapread_open(&rd, fileno(pcap_file(p)), p, NULL)) {
+	if (records && pcapread_open(&rd, fileno(pcap_file(p)), p)) {
 		struct frame f;
 		char err[256];
 		int n;
