@@ -8,3 +8,7 @@ apt-get install -y -q --no-install-recommends \
 	gcc libc6-dev meson ninja-build pkg-config \
 	libpcap-dev libisal-dev libcriterion-dev \
 	python3 python3-scapy tshark wireshark-common tcpdump util-linux
+# live capture (rocedump -i): the metrics endpoint's HTTP library
+apt-get install -y -q --no-install-recommends libmicrohttpd-dev
+# live capture tests: replaying captures onto veth pairs, scraping and checking the metrics
+apt-get install -y -q --no-install-recommends tcpreplay iproute2 curl prometheus
