@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fmt.h"
 
@@ -65,20 +66,23 @@ static void capture(FILE *f, const struct capstats *cs)
 static void frames(FILE *f, const struct summary *s)
 {
 	head(f, "rocedump_frames_total", "counter",
-	     "Frames analysed, by RoCE opcode (transport_name; none: not RoCE or no BTH).");
+	     "Frames analysed, by BTH opcode (code; opcode: transport_name; none: not RoCE or no BTH).");
 	uint64_t with_op = 0;
 	for (unsigned op = 0; op < 256; op++) {
 		if (!s->opcode[op])
 			continue;
 		const struct roce_opcode_info *i = roce_opcode_info((uint8_t)op);
 		with_op += s->opcode[op];
-		if (i->name)
-			fprintf(f, "rocedump_frames_total{opcode=\"%s_%s\"} %" PRIu64 "\n",
-				roce_transport_name((enum roce_transport)i->transport), i->name, s->opcode[op]);
+		const char *tr = roce_transport_name((enum roce_transport)i->transport);
+		if (!i->name)
+			fprintf(f, "rocedump_frames_total{code=\"0x%02x\",opcode=\"RESERVED\"}", op);
+		else if (strcmp(tr, i->name) == 0)  /* CNP */
+			fprintf(f, "rocedump_frames_total{code=\"0x%02x\",opcode=\"%s\"}", op, i->name);
 		else
-			fprintf(f, "rocedump_frames_total{opcode=\"RESERVED_0x%02x\"} %" PRIu64 "\n", op, s->opcode[op]);
+			fprintf(f, "rocedump_frames_total{code=\"0x%02x\",opcode=\"%s_%s\"}", op, tr, i->name);
+		fprintf(f, " %" PRIu64 "\n", s->opcode[op]);
 	}
-	fprintf(f, "rocedump_frames_total{opcode=\"none\"} %" PRIu64 "\n", s->frames - with_op);
+	fprintf(f, "rocedump_frames_total{code=\"none\",opcode=\"none\"} %" PRIu64 "\n", s->frames - with_op);
 	head(f, "rocedump_bytes_total", "counter", "Bytes of the frames analysed, as on the wire.");
 	fprintf(f, "rocedump_bytes_total %" PRIu64 "\n", s->bytes);
 	head(f, "rocedump_roce_frames_total", "counter", "RoCE frames by version.");

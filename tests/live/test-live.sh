@@ -282,6 +282,8 @@ kill -INT $pid
 finish 10
 during=$(awk '/^rocedump_frames_total/ {s += $2} END {print s + 0}' "$T/during.prom")
 after=$(awk '/^rocedump_frames_total/ {s += $2} END {print s + 0}' "$T/after.prom")
+repeated() { grep -v '^#' "$1" | sed 's/ [^ ]*$//' | sort | uniq -d | wc -l; }  # series given twice
+dups=$(($(repeated "$T/during.prom") + $(repeated "$T/after.prom")))
 promtool check metrics <"$T/during.prom" >"$T/promtool.log" 2>&1 && [ "$during" -gt 0 ] && [ "$during" -lt "$cnt" ] &&
 	ok "/metrics during a replay ($during of $cnt frames): promtool check metrics passes" ||
 	not_ok "/metrics during a replay: promtool check metrics passes" "$during of $cnt frames" "$(head -5 "$T/promtool.log")"
@@ -289,9 +291,9 @@ grep -q '^rocedump_capture_dropped_total{by="kernel"} 0$' "$T/after.prom" &&
 	grep -q "^rocedump_capture_received_total $cnt$" "$T/after.prom" && [ "$after" = "$cnt" ] &&
 	grep -q '^rocedump_events_total{event="psn.retransmit",severity="warn"} 149$' "$T/after.prom" &&
 	grep -q '^rocedump_stream_retransmits_total{src="10.77.0.1",dst="10.77.0.2",dqpn="0x[0-9a-f]*"} [1-9]' "$T/after.prom" &&
-	grep -q '^rocedump_icrc_total{status="good"} ' "$T/after.prom" && [ "$code" = 404 ] &&
+	grep -q '^rocedump_icrc_total{status="good"} ' "$T/after.prom" && [ "$code" = 404 ] && [ "$dups" = 0 ] &&
 	ok "/metrics after it: every frame, drops, received, events, top streams by retransmissions; 404 elsewhere" ||
-	not_ok "/metrics after it" "frames $after of $cnt, other path: $code" "$(grep -v '^#' "$T/after.prom" | grep -E 'capture|psn.gap|stream_retr' | head -5)"
+	not_ok "/metrics after it" "frames $after of $cnt, other path: $code, series repeated in a scrape: $dups" "$(grep -v '^#' "$T/after.prom" | grep -E 'capture|psn.gap|stream_retr' | head -5)"
 promtool check metrics <"$T/rocedump.prom" >"$T/promtool.log" 2>&1 && [ "$(awk '/^rocedump_frames_total/ {s += $2} END {print s + 0}' "$T/rocedump.prom")" = "$cnt" ] &&
 	ok "--metrics-file: written at the end, every frame counted, promtool check metrics passes" ||
 	not_ok "--metrics-file: promtool check metrics passes" "$(head -5 "$T/promtool.log")"
