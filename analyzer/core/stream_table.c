@@ -142,6 +142,9 @@ static uint32_t entry_take(struct roce_analyzer *a)
 			if (!p)
 				return NO_IDX;
 			a->s = p;
+			if (!(p = realloc(a->ids, (size_t)n * sizeof(*a->ids))))
+				return NO_IDX;  /* s[] grew alone: n_alloc stays, the next try grows both */
+			a->ids = p;
 			a->n_alloc = n;
 		}
 		return a->n_used++;
@@ -173,6 +176,9 @@ struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 	e->key = key;
 	e->peer_qpn = NO_QPN;
 	e->pmtu_log = 0;
+	if (!++a->next_id)
+		a->next_id = 1;  /* 0 means none: after 2^32 - 1 streams, ids start over */
+	a->ids[i] = (struct stream_ids){a->next_id, a->next_id};
 	lru_push_head(a, i);
 	*idx = i;
 	return e;
@@ -215,6 +221,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	u64map_free(&a->pairs);
 	u64map_free(&a->addr_index);
 	free(a->s);
+	free(a->ids);
 	free(a->addrs);
 	free(a->sends);
 	free(a->ack_pool.mem);
@@ -254,11 +261,12 @@ uint32_t rtt_quantile_us(const struct ack_block *r, double q)
 }
 
 /* One stream's row. */
-static void fill_stats(const struct roce_analyzer *a, uint32_t i, uint32_t pair, struct roce_stream_stats *st)
+static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_stream_stats *st)
 {
 	const struct stream *e = &a->s[i];
 	memset(st, 0, sizeof(*st));
-	st->pair = pair;
+	st->stream = a->ids[i].id;
+	st->pair = a->ids[i].pair;
 	uint32_t sid = key_src(e->key), did = key_dst(e->key);
 	st->addr_len = a->addrs[sid][16];
 	memcpy(st->src, a->addrs[sid], 16);
@@ -338,23 +346,21 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 {
 	/* least recently used first; a stream's mutual peer right after it */
 	uint8_t *done = calloc(a->n_used / 8 + 1, 1);  /* out of memory: no grouping, nothing lost */
-	uint32_t pair = 0;
 	for (uint32_t i = a->lru_tail; i != NO_IDX; i = a->s[i].lru_prev) {
 		if (done && bit_test(done, i))
 			continue;
 		struct roce_stream_stats st;
-		fill_stats(a, i, pair, &st);
+		fill_stats(a, i, &st);
 		fn(&st, user);
 		if (done) {
 			bit_set(done, i);
 			uint32_t j = mutual_peer(a, &a->s[i]);
 			if (j != NO_IDX && !bit_test(done, j)) {
-				fill_stats(a, j, pair, &st);
+				fill_stats(a, j, &st);
 				fn(&st, user);
 				bit_set(done, j);
 			}
 		}
-		pair++;
 	}
 	free(done);
 }

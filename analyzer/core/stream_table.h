@@ -126,6 +126,7 @@ struct loss_block {
 	uint32_t timeout_aged, timeout_max_us;  /* timeouts whose original send is known; their ages */
 	uint64_t timeout_sum_us;
 	uint32_t naks[5], rnr;    /* NAKs sent on this stream, by code; RNR NAKs */
+	uint32_t nak_frame;       /* the frame of the NAK or RNR NAK that armed the restart (frame_back) */
 	uint8_t nak_code;
 };
 _Static_assert(sizeof(struct loss_block) == 104, "104 bytes");
@@ -156,7 +157,21 @@ struct send_rec {
 	uint32_t seq, prev;       /* this entry's number; the stream's previous entry */
 	uint32_t stream;          /* stream index */
 	uint32_t psn, span;       /* the request's first PSN and the PSNs it takes (READ: several) */
-	uint32_t unused;
+	uint32_t frame;           /* its frame number's low 32 bits (frame_back) */
+};
+
+/* A frame number kept as its low 32 bits: the number of the latest frame at or before now with
+ * those bits (the frames referred to are at most 2^32 frames old). */
+static inline uint64_t frame_back(uint64_t now, uint32_t lo)
+{
+	uint64_t back = (uint32_t)((uint32_t)now - lo);
+	return back < now ? now - back : 0;
+}
+
+/* A stream's numbers for the outside (analyze.h): kept beside the table, not in the 128-byte
+ * core, one entry per table entry. */
+struct stream_ids {
+	uint32_t id, pair;
 };
 
 struct roce_analyzer {
@@ -165,6 +180,8 @@ struct roce_analyzer {
 	struct u64map pairs;      /* (src id, dst id) → most recent request stream index */
 	struct u64map addr_index; /* address hash → address id */
 	struct stream *s;
+	struct stream_ids *ids;   /* beside s[], as many */
+	uint32_t next_id;         /* the last stream id given */
 	uint32_t n_alloc, n_used;
 	uint32_t lru_head, lru_tail;  /* most / least recently used */
 	uint8_t (*addrs)[17];     /* address bytes + length */

@@ -1,4 +1,4 @@
-/* input.c: capture-file input over libpcap (see input.h).
+/* input.c: capture-file and live input over libpcap (see input.h).
  *
  * libpcap reads files through stdio; with glibc's default buffer the read and ICRC loop was
  * 10-15 % slower on a 1 GB file (tests/bench/README.md), so the stream gets a 1 MiB buffer
@@ -110,22 +110,6 @@ static unsigned dlt_to_linktype(int dlt)
 	}
 }
 
-/* Compile and set filter on in->pcap (net: the interface's netmask, for "ip broadcast"). */
-static int set_filter(struct input *in, const char *filter, bpf_u_int32 net, char *errbuf, size_t errlen)
-{
-	if (!filter || !*filter)
-		return 0;
-	if (pcap_compile(in->pcap, &in->filter, filter, 1, net) < 0) {
-		snprintf(errbuf, errlen, "filter \"%s\": %s", filter, pcap_geterr(in->pcap));
-		return -1;
-	}
-	if (pcap_setfilter(in->pcap, &in->filter) < 0) {
-		snprintf(errbuf, errlen, "filter: %s", pcap_geterr(in->pcap));
-		return -1;
-	}
-	return 0;
-}
-
 int input_open_file(struct input *in, const char *path, const char *filter, char *errbuf, size_t errlen)
 {
 	char perr[PCAP_ERRBUF_SIZE] = "";
@@ -149,18 +133,38 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 		return -1;
 	}
 	in->linktype = dlt_to_linktype(pcap_datalink(in->pcap));
-	if (set_filter(in, filter, PCAP_NETMASK_UNKNOWN, errbuf, errlen) < 0) {
-		input_close(in);
-		return -1;
+	if (filter && *filter) {
+		if (pcap_compile(in->pcap, &in->filter, filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+			snprintf(errbuf, errlen, "filter \"%s\": %s", filter, pcap_geterr(in->pcap));
+			input_close(in);
+			return -1;
+		}
 	}
 	if (in->source->plain)
-		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap, in->filter.bf_insns ? &in->filter : NULL);
+		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap);
 	struct stat st;
 	if (fstat(in->source->fd, &st) == 0 && S_ISREG(st.st_mode))
 		in->size = (uint64_t)st.st_size;
 	else
 		in->poll = true;
 	in->nano = true;
+	return 0;
+}
+
+/* Live: compile filter and hand it to the kernel (net: the interface's netmask, for "ip
+ * broadcast"); frames come already filtered. */
+static int set_live_filter(struct input *in, const char *filter, bpf_u_int32 net, char *errbuf, size_t errlen)
+{
+	if (!filter || !*filter)
+		return 0;
+	if (pcap_compile(in->pcap, &in->filter, filter, 1, net) < 0) {
+		snprintf(errbuf, errlen, "filter \"%s\": %s", filter, pcap_geterr(in->pcap));
+		return -1;
+	}
+	if (pcap_setfilter(in->pcap, &in->filter) < 0) {
+		snprintf(errbuf, errlen, "filter: %s", pcap_geterr(in->pcap));
+		return -1;
+	}
 	return 0;
 }
 
@@ -188,7 +192,7 @@ int input_open_live(struct input *in, const struct live_config *cfg, const char 
 	bpf_u_int32 net = 0, mask = PCAP_NETMASK_UNKNOWN;
 	if (strcmp(cfg->device, "any") == 0 || pcap_lookupnet(cfg->device, &net, &mask, perr) < 0)
 		mask = PCAP_NETMASK_UNKNOWN;
-	if (set_filter(in, filter, mask, errbuf, errlen) < 0 || pcap_setnonblock(in->pcap, 1, perr) < 0) {
+	if (set_live_filter(in, filter, mask, errbuf, errlen) < 0 || pcap_setnonblock(in->pcap, 1, perr) < 0) {
 		if (!*errbuf)
 			snprintf(errbuf, errlen, "%s: %s", cfg->device, perr);
 		input_close(in);
@@ -249,38 +253,8 @@ void input_wait(struct input *in, int timeout_ms, int wake_fd)
 	poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms);
 }
 
-/* The growth of a 32-bit kernel count since it was last seen, added to its 64-bit total. */
-static void widen(uint64_t *total, uint32_t *last, u_int now)
-{
-	*total += (uint32_t)((uint32_t)now - *last);
-	*last = (uint32_t)now;
-}
-
-void input_update_stats(struct input *in)
-{
-	struct pcap_stat ps;
-	if (!in->live || pcap_stats(in->pcap, &ps) < 0)
-		return;
-	widen(&in->recv, &in->last_recv, ps.ps_recv);
-	widen(&in->drop, &in->last_drop, ps.ps_drop);
-	widen(&in->ifdrop, &in->last_ifdrop, ps.ps_ifdrop);
-	capstats_set_live(&in->source->stats, in->recv, in->drop, in->ifdrop);
-}
-
-uint64_t input_offset(const struct input *in)
-{
-	if (!in->source || in->live)
-		return 0;
-	if (in->direct)
-		return in->records.buf_off + in->records.pos;
-	if (in->source->plain) {
-		off_t off = ftello(in->fp);
-		return off < 0 ? 0 : (uint64_t)off;
-	}
-	return in->source->bytes_read - stdio_buffered(in->fp);
-}
-
-int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
+/* The next record of the file, whatever the filter says. */
+static int next_record(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 {
 	if (in->direct) {
 		char err[256];
@@ -323,6 +297,55 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 	}
 	snprintf(errbuf, errlen, "%s: %s", in->name, pcap_geterr(in->pcap));
 	return -1;
+}
+
+/* The filter runs here, on every record, rather than in libpcap's reader, so that the records it
+ * rejects are counted too: f->number is the record's place in the file, as tshark's
+ * frame.number. Live, the kernel has run it: the number counts the frames captured. */
+int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
+{
+	for (;;) {
+		int rc = next_record(in, f, errbuf, errlen);
+		if (rc != 1)
+			return rc;
+		f->number = ++in->records_read;
+		if (!in->filter.bf_insns || in->live)
+			return 1;
+		struct pcap_pkthdr ph = {.caplen = f->caplen, .len = f->wirelen};
+		if (pcap_offline_filter(&in->filter, &ph, f->data))
+			return 1;
+	}
+}
+
+/* The growth of a 32-bit kernel count since it was last seen, added to its 64-bit total. */
+static void widen(uint64_t *total, uint32_t *last, u_int now)
+{
+	*total += (uint32_t)((uint32_t)now - *last);
+	*last = (uint32_t)now;
+}
+
+void input_update_stats(struct input *in)
+{
+	struct pcap_stat ps;
+	if (!in->live || pcap_stats(in->pcap, &ps) < 0)
+		return;
+	widen(&in->recv, &in->last_recv, ps.ps_recv);
+	widen(&in->drop, &in->last_drop, ps.ps_drop);
+	widen(&in->ifdrop, &in->last_ifdrop, ps.ps_ifdrop);
+	capstats_set_live(&in->source->stats, in->recv, in->drop, in->ifdrop);
+}
+
+uint64_t input_offset(const struct input *in)
+{
+	if (!in->source || in->live)
+		return 0;
+	if (in->direct)
+		return in->records.buf_off + in->records.pos;
+	if (in->source->plain) {
+		off_t off = ftello(in->fp);
+		return off < 0 ? 0 : (uint64_t)off;
+	}
+	return in->source->bytes_read - stdio_buffered(in->fp);
 }
 
 void input_close(struct input *in)

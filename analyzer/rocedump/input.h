@@ -1,7 +1,9 @@
 /* input.h: open a capture file (pcap or pcapng, or "-" for stdin) or a network interface (live,
- * live.h) with libpcap, apply a BPF filter, and hand out frames with the link type mapped to the
- * core's ROCE_LINK_* numbers. A live capture or a pipe may have no complete frame ready: then
- * input_next() says so (INPUT_AGAIN) rather than waiting, and input_wait() waits. The
+ * live.h) with libpcap, apply a BPF filter to each record (counting the ones it rejects, so frames
+ * keep their numbers in the file; live, the kernel filters), and hand out frames with the link
+ * type mapped to the core's ROCE_LINK_* numbers. A live capture or a pipe may have no complete
+ * frame ready: then input_next() says so (INPUT_AGAIN) rather than waiting, and input_wait()
+ * waits. The
  * records of a plain pcap file are read by pcapread.c as long as it is sure of them.
  * The bytes libpcap reads pass by a capstats scanner on the way, which collects the capture's
  * drop counts from pcapng statistics blocks (capstats.h). */
@@ -25,6 +27,7 @@ struct input {
 	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
 	const char *name;
 	struct bpf_program filter;  /* the compiled filter; bf_insns NULL when there is none */
+	uint64_t records_read;    /* records of the file read so far, the filter's rejects too */
 	bool direct;              /* records come from `records` until it hands over to libpcap */
 	struct pcapread records;
 	bool live;                /* a network interface (input_open_live) */
@@ -47,6 +50,7 @@ struct frame {
 	uint32_t caplen, wirelen;
 	int64_t ts_sec;           /* may be negative (a pcapng if_tsoffset, a pcap past 2038) */
 	uint32_t ts_nsec;         /* 0 .. 999,999,999 */
+	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number) */
 };
 
 /* The frame's time in nanoseconds since 1970, held at the int64 range (years ±292) */
@@ -66,7 +70,8 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 /* Open a live capture on cfg->device with filter (NULL or "" for none). 0, or -1 with a message. */
 int input_open_live(struct input *in, const struct live_config *cfg, const char *filter, char *errbuf,
 		    size_t errlen);
-/* 1: a frame; 0: end of file; -1: read error (message in errbuf); INPUT_AGAIN: none ready yet. */
+/* 1: the next frame that passes the filter; 0: end of file; -1: read error (message in errbuf);
+ * INPUT_AGAIN: none ready yet. */
 int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
 void input_close(struct input *in);
 /* After INPUT_AGAIN: wait until a frame may be ready, at most timeout_ms (a signal cuts it short),

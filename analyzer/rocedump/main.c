@@ -222,8 +222,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	unsigned long long v;
 	int c, x_count = 0, X_count = 0;
 
+	/* As tcpdump on Linux: glibc's getopt permutes, so options may follow the filter expression's
+	 * words ("-r f 'udp port 4791' -c 1"); "--" ends the options; with POSIXLY_CORRECT set the
+	 * options end at the first word that is not one. The leading ':' reports a missing argument
+	 * as ':'. A new option: a letter here or a row in longopts, and a case below. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:w:c:nveqtxX#T:hi:DJs:B:pQ:j:lUC:G:W:Z:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:w:c:nveqtxX#T:hi:DJs:B:pQ:j:lUC:G:W:Z:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->live.device = optarg;
@@ -562,13 +566,13 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 		return false;
 	sc->n++;
 	sc->offset += f->caplen + sc->record_overhead;
-	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
 	summary_add(sc->sum, pkt);
 	if (sc->out) {
 		write_frame(sc, f, pkt, &findings);
 	} else if (!o->quiet) {
 		if (o->format == OUT_JSON)
-			print_json(sc->line, &o->print, sc->n, f, pkt, &findings);
+			print_json(sc->line, &o->print, f->number, f, pkt, &findings);
 		else
 			print_text(sc->line, &o->print, sc->n, f, pkt, &findings);
 		sb_end_record(sc->line, stdout);

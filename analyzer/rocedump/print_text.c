@@ -215,7 +215,28 @@ static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt
 	}
 }
 
-/* The frame's events; a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
+/* A decoder event that names a field: which field, and its value. */
+static void put_event_field(struct sb *s, const struct roce_pkt *p, enum roce_event e)
+{
+	if (e != ROCE_EV_BTH_RESERVED_NONZERO)
+		return;
+	const struct { const char *name; unsigned v; } f[] = {
+		{"resv6", p->h.bth.resv6}, {"resv7", p->h.bth.resv7},
+		{"rdeth.resv", p->h.hdrs & ROCE_HDR_RDETH ? p->h.rdeth.resv : 0u},
+	};
+	const char *sep = "(";
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].v) {
+			sb_printf(s, "%s%s 0x%02x", sep, f[i].name, f[i].v);
+			sep = ", ";
+		}
+	}
+	if (*sep == ',')
+		sb_puts(s, ")");
+}
+
+/* The frame's events; a field named by a decoder event, its value: bth.reserved_nonzero(resv7 0x01);
+ * a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
  * before). */
 void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
@@ -226,6 +247,7 @@ void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_find
 			continue;
 		sb_printf(s, "%s%s", sep, roce_event_name((enum roce_event)e));
 		sep = ",";
+		put_event_field(s, p, (enum roce_event)e);
 		for (unsigned i = 0; fi && i < fi->n; i++) {
 			const struct roce_finding *x = &fi->f[i];
 			if (x->event != e || !x->has_psn)
@@ -314,6 +336,8 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	} else {
 		put_other(s, f, p);
 	}
+	if (p->version)
+		print_mad_text(s, o, f, p);
 	put_events(s, p, fi);
 	sb_puts(s, "\n");
 }

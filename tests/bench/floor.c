@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 
 	struct counts c = {0};
 	struct pcapread rd;
-	if (records && pcapread_open(&rd, fileno(pcap_file(p)), p, NULL)) {
+	if (records && pcapread_open(&rd, fileno(pcap_file(p)), p)) {
 		struct frame f;
 		char err[256];
 		int n;
