@@ -225,7 +225,7 @@ cnt=$(($(frames "$f") * loops))
 mkdir "$T/rot"
 capture rotc -i live0b -c "$cnt" -w "$T/rot/c.pcapng" -C 1 && replay live0a --loop=$loops --topspeed "$f"
 finish 60
-files=$(ls "$T/rot" | sort -V)
+files=$(ls "$T/rot" | sort -V | tr "\n" " ")
 ok_files=1 reread=$T/rot.frames
 : >"$reread"
 for x in $files; do
@@ -251,7 +251,7 @@ f=$CAPS/rxe/rc_pingpong.pcap
 cnt=$(frames "$f")
 capture rotg -i live0b -c "$cnt" -w "$T/rot/g-%s.pcapng" -G 1 && replay live0a --pps=60 "$f"
 finish 30
-files=$(ls "$T/rot" | sort)
+files=$(ls "$T/rot" | sort | tr "\n" " ")
 : >"$reread"
 good=1
 for x in $files; do
