@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dfilter.h"
 #include "input.h"
 #include "live.h"
 #include "metrics.h"
@@ -58,6 +59,7 @@ struct options {
 	unsigned batch;            /* --batch */
 	struct roce_decoder_config decoder;
 	char *filter;
+	struct dfilter *display;   /* -Y */
 	/* live capture and long runs */
 	struct live_config live;   /* live.device: -i */
 	bool list_devices;         /* -D */
@@ -99,7 +101,7 @@ static void usage(FILE *f)
 		"                     textfile collector)\n"
 		"On SIGINT, SIGTERM or SIGHUP rocedump stops cleanly (summary, counts); SIGUSR1 prints the\n"
 		"capture counts.\n"
-		"  -c N               stop after N frames (counted after the filter)\n"
+		"  -c N               stop after N frames (counted after the filter, before -Y)\n"
 		"  -w FILE            write the frames to FILE (pcapng; \"-\" for standard output) instead\n"
 		"                     of printing them, each frame's events as its packet comment\n"
 		"  -n                 no name resolution (always the case)\n"
@@ -114,6 +116,11 @@ static void usage(FILE *f)
 		"  -x, -xx, -X, -XX   after each line, the frame's bytes in hex (-X: and ASCII), past\n"
 		"                     the link-layer header (-xx, -XX: all of them), as tcpdump does\n"
 		"  -#, --number       each line starts with the frame's number\n"
+		"  -Y EXPR            print (or -w write) only the frames EXPR selects, a display filter\n"
+		"                     as tshark's -Y over the JSON's dotted field names and the events,\n"
+		"                     after the analysis (which, the summary and --strict still see every\n"
+		"                     frame): roce.dqpn == 0x11, ip.src == 10.0.0.1, event psn.*,\n"
+		"                     roce.icrc.status != \"good\" and not wrapper.kind == \"vxlan\"\n"
 		"  -q                 no per-frame output; print a summary at the end, and the\n"
 		"                     --summary table when it has at most 64 rows\n"
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
@@ -227,7 +234,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	 * options end at the first word that is not one. The leading ':' reports a missing argument
 	 * as ':'. A new option: a letter here or a row in longopts, and a case below. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":r:w:c:nveqtxX#T:hi:DJs:B:pQ:j:lUC:G:W:Z:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:w:c:nveqtxX#T:hY:i:DJs:B:pQ:j:lUC:G:W:Z:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->live.device = optarg;
@@ -301,6 +308,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'w':
 			o->write_file = optarg;
 			break;
+		case 'Y': {
+			char derr[256];
+			dfilter_free(o->display);
+			o->display = dfilter_compile(optarg, derr, sizeof(derr));
+			if (!o->display)
+				return fail_usage("invalid display filter (-Y)", derr);
+			break;
+		}
 		case 'c':
 			if (!parse_uint(optarg, LLONG_MAX, &v) || v == 0)
 				return fail_usage("invalid packet count", optarg);
@@ -568,6 +583,12 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	sc->offset += f->caplen + sc->record_overhead;
 	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
 	summary_add(sc->sum, pkt);
+	if (o->display && (sc->out || !o->quiet)) {
+		struct roce_field_src src = {.data = f->data, .p = pkt, .frame_no = f->number, .ts_sec = f->ts_sec,
+					     .ts_nsec = f->ts_nsec};
+		if (!dfilter_match(o->display, &src, &pkt->events))
+			return !o->count || (long long)sc->n < o->count;
+	}
 	if (sc->out) {
 		write_frame(sc, f, pkt, &findings);
 	} else if (!o->quiet) {
@@ -604,6 +625,15 @@ static struct rotate_counts live_counts(void *ctx)
 		return (struct rotate_counts){0};
 	input_update_stats(in);
 	return (struct rotate_counts){.valid = true, .recv = in->recv, .os_drop = in->drop, .if_drop = in->ifdrop};
+}
+
+/* What parse_options() allocated. */
+static void free_options(struct options *o)
+{
+	free(o->filter);
+	o->filter = NULL;
+	dfilter_free(o->display);
+	o->display = NULL;
 }
 
 /* -D, -J: list and exit. */
@@ -655,17 +685,19 @@ int main(int argc, char **argv)
 	char err[INPUT_ERRLEN];
 	int rc = parse_options(argc, argv, &o);
 
-	if (rc)
+	if (rc) {
+		free_options(&o);
 		return rc < 0 ? 0 : rc;
+	}
 	if (o.list_devices || o.list_tstamp_types) {
-		free(o.filter);
+		free_options(&o);
 		return list_and_exit(&o);
 	}
 	signals_install();
 	struct metrics_server *metrics = NULL;
 	rc = open_input(&o, &in, &metrics);
 	if (rc) {
-		free(o.filter);
+		free_options(&o);
 		return rc;
 	}
 	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu};
@@ -675,7 +707,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rocedump: %s\n", aerr);
 		metrics_server_stop(metrics);
 		input_close(&in);
-		free(o.filter);
+		free_options(&o);
 		return EXIT_USAGE;
 	}
 	static char outbuf[1 << 16];
@@ -694,7 +726,7 @@ int main(int argc, char **argv)
 			roce_analyzer_free(an);
 			metrics_server_stop(metrics);
 			input_close(&in);
-			free(o.filter);
+			free_options(&o);
 			return EXIT_USAGE;
 		}
 		sc.out = &out;
@@ -759,7 +791,7 @@ int main(int argc, char **argv)
 	metrics_server_stop(metrics);
 	roce_analyzer_free(an);
 	input_close(&in);
-	free(o.filter);
+	free_options(&o);
 	if (!ok_out) {
 		fprintf(stderr, "rocedump: writing output: %s\n", strerror(out_errno));
 		return EXIT_USAGE;

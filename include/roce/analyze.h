@@ -61,6 +61,15 @@ struct roce_findings {
 	struct roce_finding f[ROCE_MAX_FINDINGS];
 };
 
+/* Event e of a frame as text (findings.c): its name and, for a decoder event that names a
+ * field, the field and its value when p is not NULL: "bth.reserved_nonzero(resv7 0x01)"; when fi
+ * holds a finding of it with PSNs, their details: "psn.gap(expected 100 seen 103)", "nak.psn_seq_err(psn 7)",
+ * "retransmit.timeout(expected 9 seen 3, first sent 4.210 ms before)". Written into buf (cap
+ * bytes, truncated, NUL-terminated when cap > 0); returns the length the whole text takes. The
+ * CLI's text line, its -w comments and the Wireshark plugin's expert info all use it. */
+ROCE_API size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
+				 const struct roce_findings *fi);
+
 /* Create an analyzer; NULL with the reason in errbuf on failure. */
 ROCE_API struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg,
 						 char errbuf[ROCE_ERRBUF_SIZE]);
