@@ -18,3 +18,7 @@ apt-get install -y -q --no-install-recommends libwireshark-dev libglib2.0-dev
 apt-get install -y -q --no-install-recommends jq groff-base
 # headless Chromium: the report tests open rocedump --report's pages in it (tests/report)
 apt-get install -y -q --no-install-recommends chromium
+# live capture (rocedump -i): the metrics endpoint's HTTP library
+apt-get install -y -q --no-install-recommends libmicrohttpd-dev
+# live capture tests: replaying captures onto veth pairs, scraping and checking the metrics
+apt-get install -y -q --no-install-recommends tcpreplay iproute2 curl prometheus
