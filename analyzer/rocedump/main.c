@@ -1,7 +1,7 @@
 /* main.c: rocedump, a tcpdump-style RoCE analyzer over the core library.
  *
  *   rocedump -r FILE [-c N] [-n] [-v[v]] [-e] [-q] [-T text|json] [--strict] [--roce-port N]
- *            [--summary] [--threads N] [--batch N] [EXPR]
+ *            [--summary] [--threads N] [--batch N] [--report FILE [--report-plots N]] [EXPR]
  *
  * Exit status: 0 ok; 1 an error-severity event occurred and --strict was given; 2 usage or
  * input error (message on stderr, prefixed "rocedump: "). */
@@ -17,6 +17,7 @@
 #include "pcapng_out.h"
 #include "pipeline.h"
 #include "print.h"
+#include "report.h"
 #include "roce/roce.h"
 #include "streams.h"
 #include "summary.h"
@@ -45,6 +46,9 @@ struct options {
 	struct roce_decoder_config decoder;
 	char *filter;
 	struct dfilter *display;   /* -Y */
+	const char *report_file;   /* --report */
+	unsigned report_plots;     /* --report-plots */
+	bool report_plots_set;
 };
 
 static void usage(FILE *f)
@@ -84,6 +88,10 @@ static void usage(FILE *f)
 		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
 		"                     output is the same whatever N\n"
 		"      --batch N      frames a decoding thread takes at a time (1-65536, default 4096)\n"
+		"      --report FILE  also write an HTML report of the capture to FILE: overview, event\n"
+		"                     timeline, queue pairs by trouble, PSN-time and rate plots (one\n"
+		"                     self-contained page; with -q, only the summary and the report)\n"
+		"      --report-plots N  queue pairs with plots in the report (default 50)\n"
 		"      --list-events  print the event table and exit\n"
 		"  -h, --help         this help\n"
 		"      --version      print the version\n"
@@ -137,7 +145,7 @@ static char *join_words(int argc, char **argv)
 
 enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
-	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION,
+	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_REPORT, OPT_REPORT_PLOTS,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -155,6 +163,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"nano", no_argument, NULL, OPT_NANO},
 		{"time-stamp-precision", required_argument, NULL, OPT_TS_PRECISION},
 		{"number", no_argument, NULL, '#'},
+		{"report", required_argument, NULL, OPT_REPORT},
+		{"report-plots", required_argument, NULL, OPT_REPORT_PLOTS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -266,6 +276,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return fail_usage("invalid batch size (1-65536 frames)", optarg);
 			o->batch = (unsigned)v;
 			break;
+		case OPT_REPORT:
+			o->report_file = optarg;
+			break;
+		case OPT_REPORT_PLOTS:
+			if (!parse_uint(optarg, 100000, &v))
+				return fail_usage("invalid plot count (0-100000)", optarg);
+			o->report_plots = (unsigned)v;
+			o->report_plots_set = true;
+			break;
 		case OPT_VERSION:
 			printf("rocedump %s\n%s\n", ROCEDUMP_VERSION, pcap_lib_version());
 			return -1;
@@ -304,6 +323,7 @@ struct sink_ctx {
 	struct summary *sum;
 	struct sb *line;
 	struct pcapng_out *out;    /* -w */
+	struct report *rep;        /* --report */
 	uint64_t n;                /* frames so far */
 };
 
@@ -327,8 +347,10 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	struct roce_findings findings;
 
 	sc->n++;
-	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out && !sc->rep ? NULL : &findings);
 	summary_add(sc->sum, pkt);
+	if (sc->rep)  /* every frame analyzed, as the summary: -Y selects what is printed */
+		report_frame(sc->rep, f->number, f, pkt, &findings);
 	if (o->display && (sc->out || !o->quiet)) {
 		struct roce_field_src src = {.data = f->data, .p = pkt, .frame_no = f->number, .ts_sec = f->ts_sec,
 					     .ts_nsec = f->ts_nsec};
@@ -396,6 +418,18 @@ int main(int argc, char **argv)
 		}
 		sc.out = &out;
 	}
+	if (o.report_file) {
+		struct report_config rcfg = {.path = o.report_file, .capture = o.read_file,
+					     .plots = o.report_plots_set ? o.report_plots : REPORT_PLOTS_DEFAULT};
+		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
+			fprintf(stderr, "rocedump: %s\n", err);
+			pcapng_out_close(&out, err, sizeof(err));
+			roce_analyzer_free(an);
+			input_close(&in);
+			free(o.filter);
+			return EXIT_USAGE;
+		}
+	}
 	struct pipeline_config pcfg = {
 		.threads = o.threads ? o.threads : pipeline_default_threads(),
 		.batch_frames = o.batch ? o.batch : PIPELINE_BATCH_DEFAULT,
@@ -433,6 +467,11 @@ int main(int argc, char **argv)
 		printf("streams: %" PRIu64 " (evicted %" PRIu64 "); --summary lists them\n", n_streams,
 		       roce_analyzer_evictions(an));
 	}
+	if (sc.rep && report_finish(sc.rep, &sum, an, input_capstats(&in), err, sizeof(err)) < 0) {
+		fprintf(stderr, "rocedump: %s\n", err);
+		status = EXIT_USAGE;
+	}
+	report_free(sc.rep);
 	roce_analyzer_free(an);
 	input_close(&in);
 	free(o.filter);

@@ -59,6 +59,11 @@ struct roce_findings {
 				    * the request it is the first to answer, resends excluded, as the
 				    * summary's figures), in ns; -1 if none */
 	struct roce_finding f[ROCE_MAX_FINDINGS];
+	/* the requester's restart after a NAK or RNR NAK (the summary's nak_recovery figures):
+	 * the time from that NAK to this frame in ns, -1 if this frame is no such restart, and the
+	 * NAK's frame number (0 if unknown) */
+	int64_t recovery_ns;
+	uint64_t recovery_ref;
 };
 
 /* Event e of frame p as text (findings.c): its name; for bth.reserved_nonzero the fields and

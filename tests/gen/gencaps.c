@@ -4,7 +4,9 @@
  *
  *   gencaps DIR                      write every scenario capture into DIR
  *   gencaps --bench-small FILE N Q   N small packets (SEND_ONLY/ACK pairs) over Q queue pairs
- *   gencaps --bench-mtu FILE BYTES Q 4096-byte WRITE FIRST/MIDDLE/LAST packets, ~BYTES in all */
+ *   gencaps --bench-mtu FILE BYTES Q 4096-byte WRITE FIRST/MIDDLE/LAST packets, ~BYTES in all
+ *   gencaps --bench-hosts FILE N Q   N small packets over Q queue pairs between many hosts, in
+ *                                    near-random order, as a mirror port sees them */
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -870,6 +872,63 @@ static void bench_mtu(const char *file, unsigned long long bytes, unsigned qps)
 	free(psn);
 }
 
+/* Many hosts, as on a mirror port of a cluster: each QP joins two of H hosts (10.0.0.0/8, a MAC
+ * each), and every frame belongs to a QP drawn at random: a SEND_ONLY of 64 bytes asking for an
+ * ACK, or, when the QP has requests outstanding and a coin says so, the responder's ACK (MSN
+ * counting the messages) of the newest of them. H = 56 · sqrt(Q / 1000): 1,000 QPs make about
+ * 1,500 address pairs (both directions) in any 100,000 frames. Clean traffic: no anomalies. */
+static void bench_hosts(const char *file, unsigned long long n, unsigned qps)
+{
+	struct writer w;
+	struct roce_build b;
+	uint32_t *psn = calloc(qps, sizeof(*psn)), *host = calloc(qps, sizeof(*host));
+	uint8_t *outstanding = calloc(qps, 1);
+	if (!psn || !host || !outstanding || !qps)
+		die("bench-hosts", qps ? strerror(errno) : "no QPs");
+	unsigned hosts = 56;
+	while ((unsigned long long)hosts * hosts * 1000 < 56ull * 56 * qps)
+		hosts++;
+	uint64_t x = 0x2545f4914f6cdd1dull;  /* xorshift64: deterministic */
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17)
+	for (unsigned q = 0; q < qps; q++) {
+		uint32_t a = (uint32_t)(NEXT() % hosts), c = (uint32_t)(NEXT() % (hosts - 1));
+		host[q] = a << 16 | (c >= a ? c + 1 : c);  /* requester : responder */
+		psn[q] = (uint32_t)(NEXT() & 0xffffff);      /* random first PSNs, as NICs pick them */
+	}
+	w_open_path(&w, file, DLT_EN10MB);
+	base_flow(&b);
+	for (unsigned long long i = 0; i < n; i++) {
+		unsigned q = (unsigned)(NEXT() % qps);
+		bool ack = outstanding[q] && (NEXT() & 1);
+		uint32_t from = ack ? host[q] & 0xffff : host[q] >> 16, to = ack ? host[q] >> 16 : host[q] & 0xffff;
+		uint32_t hs[2] = {from, to};
+		for (unsigned k = 0; k < 2; k++) {
+			uint8_t *ip = k ? b.dst : b.src, *mac = k ? b.eth_dst : b.eth_src;
+			ip[0] = 10, ip[1] = (uint8_t)(hs[k] >> 16), ip[2] = (uint8_t)(hs[k] >> 8), ip[3] = (uint8_t)(hs[k] + 1);
+			mac[0] = 0x02, mac[1] = 0, mac[2] = 0, mac[3] = (uint8_t)(hs[k] >> 16), mac[4] = (uint8_t)(hs[k] >> 8),
+			mac[5] = (uint8_t)hs[k];
+		}
+		b.udp_sport = (uint16_t)(49152 + q % 16384);
+		if (ack) {
+			fill_ext(&b, 0x11, (psn[q] - 1) & 0xffffff);
+			b.h.bth.dqpn = 0x800000 + q;
+			outstanding[q] = 0;
+		} else {
+			fill_ext(&b, 0x04, psn[q]);
+			b.h.bth.dqpn = 0x100 + q;
+			b.payload_len = 64;
+			psn[q] = (psn[q] + 1) & 0xffffff;
+			outstanding[q] = 1;
+		}
+		put(&w, &b);
+	}
+#undef NEXT
+	w_close(&w);
+	free(psn);
+	free(host);
+	free(outstanding);
+}
+
 int main(int argc, char **argv)
 {
 	for (unsigned i = 0; i < sizeof(payload_bytes); i++)
@@ -882,8 +941,13 @@ int main(int argc, char **argv)
 		bench_mtu(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
 		return 0;
 	}
+	if (argc == 5 && strcmp(argv[1], "--bench-hosts") == 0) {
+		bench_hosts(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: gencaps DIR | --bench-small FILE N QPS | --bench-mtu FILE BYTES QPS\n");
+		fprintf(stderr, "usage: gencaps DIR | --bench-small FILE N QPS | --bench-mtu FILE BYTES QPS | "
+			"--bench-hosts FILE N QPS\n");
 		return 2;
 	}
 	scenario_opcodes(argv[1]);
