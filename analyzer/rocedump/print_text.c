@@ -215,26 +215,6 @@ static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt
 	}
 }
 
-/* A decoder event that names a field: which field, and its value. */
-static void put_event_field(struct sb *s, const struct roce_pkt *p, enum roce_event e)
-{
-	if (e != ROCE_EV_BTH_RESERVED_NONZERO)
-		return;
-	const struct { const char *name; unsigned v; } f[] = {
-		{"resv6", p->h.bth.resv6}, {"resv7", p->h.bth.resv7},
-		{"rdeth.resv", p->h.hdrs & ROCE_HDR_RDETH ? p->h.rdeth.resv : 0u},
-	};
-	const char *sep = "(";
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		if (f[i].v) {
-			sb_printf(s, "%s%s 0x%02x", sep, f[i].name, f[i].v);
-			sep = ", ";
-		}
-	}
-	if (*sep == ',')
-		sb_puts(s, ")");
-}
-
 /* The frame's events; a field named by a decoder event, its value: bth.reserved_nonzero(resv7 0x01);
  * a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
@@ -242,28 +222,14 @@ static void put_event_field(struct sb *s, const struct roce_pkt *p, enum roce_ev
 void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	const char *sep = "";
+	char text[160];
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
 		if (!roce_evset_has(&p->events, (enum roce_event)e))
 			continue;
-		sb_printf(s, "%s%s", sep, roce_event_name((enum roce_event)e));
+		sb_puts(s, sep);
+		roce_event_text(text, sizeof(text), (enum roce_event)e, p, fi);
+		sb_puts(s, text);
 		sep = ",";
-		put_event_field(s, p, (enum roce_event)e);
-		for (unsigned i = 0; fi && i < fi->n; i++) {
-			const struct roce_finding *x = &fi->f[i];
-			if (x->event != e || !x->has_psn)
-				continue;
-			if (x->msn)
-				sb_printf(s, "(expected msn %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
-			else if (x->expected_psn != x->seen_psn)
-				sb_printf(s, "(expected %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
-			else
-				sb_printf(s, "(psn %" PRIu32, x->seen_psn);
-			if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0)
-				sb_printf(s, ", first sent %" PRId64 ".%03" PRId64 " ms before", x->delta_ns / 1000000,
-					  x->delta_ns / 1000 % 1000);
-			sb_puts(s, ")");
-			break;
-		}
 	}
 }
 
