@@ -7,6 +7,24 @@
 #include <string.h>
 #include <time.h>
 
+void fmt_duration(char out[FMT_DUR_MAX], double ns)
+{
+	double v = ns, a = ns < 0 ? -ns : ns;
+	const char *unit = "ns";
+	if (a >= 1e9) {
+		v /= 1e9;
+		unit = "s";
+	} else if (a >= 1e6) {
+		v /= 1e6;
+		unit = "ms";
+	} else if (a >= 1e3) {
+		v /= 1e3;
+		unit = "us";
+	}
+	a = v < 0 ? -v : v;
+	snprintf(out, FMT_DUR_MAX, "%.*f%s", a >= 100 ? 1 : a >= 10 ? 2 : 3, v, unit);
+}
+
 void fmt_mac(char out[18], const uint8_t *m)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 
+#include "congestion_out.h"
 #include "fmt.h"
 
 static const char *paired_name(unsigned p)
@@ -48,6 +49,7 @@ void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs
 		"s/w/r/a/other", "psn range",
 		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/p50/p99/max (n)");
 	roce_analyzer_foreach(a, text_row, out);
+	congestion_streams_text(a, out);
 }
 
 struct json_ctx {
@@ -95,6 +97,7 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 		fprintf(j->out, ",\"timeout_age_us\":{\"count\":%" PRIu64 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
 			s->timeout_aged, s->timeout_age_mean_us, s->timeout_age_max_us);
 	fprintf(j->out, ",\"max_idle_us\":%" PRIu32, s->max_idle_us);
+	congestion_stream_json(s, j->out);
 	fputs("}", j->out);
 	j->sep = ",";
 }
