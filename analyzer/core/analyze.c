@@ -26,6 +26,7 @@ struct frame_ctx {
 	struct roce_findings *out;
 	uint32_t qpn;
 	int64_t ts;
+	uint64_t frame;           /* its number in the file */
 };
 
 /* The frame gets event e; out, when there is one and room in it, the details: a pointer to
@@ -41,6 +42,15 @@ static struct roce_finding *find(struct frame_ctx *f, enum roce_event e, bool ha
 		x->delta_ns = delta;
 	}
 	return x;
+}
+
+/* find(), referring to an earlier frame (0: none). */
+static void find_ref(struct frame_ctx *f, enum roce_event e, uint32_t expected, uint32_t seen, int64_t delta,
+		     uint64_t ref)
+{
+	struct roce_finding *x = find(f, e, true, expected, seen, delta);
+	if (x)
+		x->ref_frame = ref;
 }
 
 /* ---- requests ---- */
@@ -216,7 +226,8 @@ static void restarted(struct loss_block *l, struct frame_ctx *f)
 {
 	uint32_t us = us_since(l->nak_ts, f->ts);
 	if (l->rnr_wait_us && us < l->rnr_wait_us)
-		find(f, ROCE_EV_RNR_RETRY_EARLY, true, l->restart_psn, f->p->h.bth.psn, f->ts - l->nak_ts);
+		find_ref(f, ROCE_EV_RNR_RETRY_EARLY, l->restart_psn, f->p->h.bth.psn, f->ts - l->nak_ts,
+			 frame_back(f->frame, l->nak_frame));
 	if (us > l->recover_max_us)
 		l->recover_max_us = us;
 	l->recover_sum_us += us;
@@ -224,19 +235,22 @@ static void restarted(struct loss_block *l, struct frame_ctx *f)
 }
 
 /* Log the first sending of a request (the send log, stream_table.h). */
-static void log_send(struct roce_analyzer *a, struct stream *s, uint32_t psn, uint32_t span, int64_t ts)
+static void log_send(struct roce_analyzer *a, struct stream *s, uint32_t psn, uint32_t span, const struct frame_ctx *f)
 {
 	uint32_t seq = ++a->send_seq;
 	if (!seq)
 		seq = ++a->send_seq;  /* 0 means none */
-	a->sends[seq % SEND_LOG_SIZE] = (struct send_rec){ts, seq, s->last_send, (uint32_t)(s - a->s), psn, span, 0};
+	a->sends[seq % SEND_LOG_SIZE] =
+		(struct send_rec){f->ts, seq, s->last_send, (uint32_t)(s - a->s), psn, span, (uint32_t)f->frame};
 	s->last_send = seq;
 }
 
-/* When the request holding psn was first sent, or -1 when the log no longer holds it (or the
- * capture never had it). */
-static int64_t original_send_ts(const struct roce_analyzer *a, const struct stream *s, uint32_t psn)
+/* When the request holding psn was first sent, with its frame number in *frame, or -1 (and 0)
+ * when the log no longer holds it (or the capture never had it). */
+static int64_t original_send(const struct roce_analyzer *a, const struct stream *s, uint32_t psn,
+			     const struct frame_ctx *f, uint64_t *frame)
 {
+	*frame = 0;
 	uint32_t seq = s->last_send, self = (uint32_t)(s - a->s);
 	/* a PSN is logged once, so each PSN between this one and next_psn (and a late one below it)
 	 * is an entry to walk past: this far back the walk would give up anyway, so give up now (a
@@ -249,8 +263,10 @@ static int64_t original_send_ts(const struct roce_analyzer *a, const struct stre
 		if (r->seq != seq || r->stream != self)
 			return -1;  /* overwritten by newer sends */
 		int32_t off = psn_diff(psn, r->psn);
-		if (off >= 0 && (uint32_t)off < r->span)
+		if (off >= 0 && (uint32_t)off < r->span) {
+			*frame = frame_back(f->frame, r->frame);
 			return r->ts;
+		}
 		seq = r->prev;
 	}
 	return -1;
@@ -324,7 +340,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		check_pmtu(a, s, f);
 		check_message(a, s, f);
 		advance(a, s, f, psn, span, (uint32_t)d);
-		log_send(a, s, psn, span, f->ts);
+		log_send(a, s, psn, span, f);
 		if (s->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
 		    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
 		     p->op->op == ROCE_OP_FETCH_ADD)) {
@@ -347,7 +363,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	uint32_t lo = span <= k + 1 ? k + 1 - span : 0;
 	s->holes &= ~holes_shift(low_bits(k + 1 - lo), lo);
 	if (hole) {  /* its first sending, late */
-		log_send(a, s, psn, span, f->ts);
+		log_send(a, s, psn, span, f);
 		if (span <= k + 1)
 			mark_message_end(a, s, p, k + 1 - span);
 		if (ends_message(p->op))
@@ -357,17 +373,19 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		s->first_psn = psn;
 	l = loss_count(a, s);  /* a resend or a late request: loss state from here on (no block: no
 				* F_RESTART, and the checks below still run, uncounted) */
+	uint64_t first = 0;  /* a resend's first sending, once looked up */
 	if (restart_point && (s->flags & F_RESTART) && (!hole || psn == l->restart_psn)) {
 		restarted(l, f);
 		/* restarting past the NAK's PSN skips requests; restarting before it is only needed
 		 * for a READ whose responses did not all arrive (the NAK acknowledges the rest) */
 		int32_t off = psn_diff(psn, l->restart_psn);
 		if (off > 0 || (off < 0 && p->op->op != ROCE_OP_READ_REQ))
-			find(f, ROCE_EV_NAK_RESTART_WRONG, true, l->restart_psn, psn, f->ts - l->nak_ts);
+			find_ref(f, ROCE_EV_NAK_RESTART_WRONG, l->restart_psn, psn, f->ts - l->nak_ts,
+				 frame_back(f->frame, l->nak_frame));
 		s->flags = (uint16_t)((s->flags & ~F_RESTART) | F_RESEND);
 	} else if (restart_point && !hole && s->transport != ROCE_TR_UC) {  /* UC: no ACK timer */
-		int64_t sent = original_send_ts(a, s, psn);
-		find(f, ROCE_EV_RETRANSMIT_TIMEOUT, true, s->next_psn, psn, sent < 0 ? -1 : f->ts - sent);
+		int64_t sent = original_send(a, s, psn, f, &first);
+		find_ref(f, ROCE_EV_RETRANSMIT_TIMEOUT, s->next_psn, psn, sent < 0 ? -1 : f->ts - sent, first);
 		l->timeouts++;
 		if (sent >= 0) {
 			uint32_t us = us_since(sent, f->ts);
@@ -379,7 +397,9 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		s->flags |= F_RESEND;
 	}
 	if (!hole) {
-		find(f, ROCE_EV_PSN_RETRANSMIT, true, s->next_psn, psn, -1);
+		if (!first && f->out)
+			original_send(a, s, psn, f, &first);
+		find_ref(f, ROCE_EV_PSN_RETRANSMIT, s->next_psn, psn, -1, first);
 		l->retransmits++;
 	} else if (!(s->flags & F_RESEND)) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, s->next_psn, psn, -1);
@@ -397,6 +417,14 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 }
 
 /* ---- responses ---- */
+
+/* Streams i and j are the two directions of one queue pair: they share the older one's id as
+ * their pair id. */
+static void share_pair_id(struct roce_analyzer *a, uint32_t i, uint32_t j)
+{
+	uint32_t id = a->ids[i].id < a->ids[j].id ? a->ids[i].id : a->ids[j].id;
+	a->ids[i].pair = a->ids[j].pair = id;
+}
 
 /* The request stream these responses answer: (dst → src, some QPN). */
 static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_t src, uint32_t dst, uint32_t psn)
@@ -430,17 +458,22 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 	q->peer_qpn = key_qpn(r->key);
 	r->flags |= F_PAIRED_PSN;
 	q->flags |= F_PAIRED_PSN;
+	share_pair_id(a, (uint32_t)(r - a->s), (uint32_t)(q - a->s));
 	return q;
 }
 
-/* A response at psn answers q's timed request if it covers its PSN (coalesced ACKs included). */
-static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, int64_t ts)
+/* A response at psn answers q's timed request if it covers its PSN (coalesced ACKs included):
+ * the time goes to the frame's findings and to q's statistics. */
+static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, struct frame_ctx *f)
 {
+	int64_t ts = f->ts;
 	if (!q || !(q->flags & F_RTT_PENDING))
 		return;
 	struct ack_block *r = ack_of(a, q);  /* F_RTT_PENDING has one */
 	if (psn_diff(psn, r->psn) < 0 || ts < r->ts)
 		return;
+	if (f->out)
+		f->out->response_ns = ts - r->ts;
 	uint64_t us = (uint64_t)(ts - r->ts) / 1000;
 	uint32_t v = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 	if (!r->count || v < r->min_us)
@@ -490,7 +523,8 @@ static void check_msn(struct roce_analyzer *a, struct stream *q, struct frame_ct
 	q->flags |= F_MSN_KNOWN;
 }
 
-static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn, int64_t ts, uint32_t rnr_wait_us)
+static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn, const struct frame_ctx *f,
+			uint32_t rnr_wait_us)
 {
 	struct loss_block *l = q ? loss_need(a, q) : NULL;
 	if (!l)
@@ -498,7 +532,8 @@ static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn,
 	l->rnr_wait_us = rnr_wait_us;
 	q->flags = (uint16_t)((q->flags | F_RESTART) & ~F_RESEND);
 	l->restart_psn = psn;
-	l->nak_ts = ts;
+	l->nak_ts = f->ts;
+	l->nak_frame = (uint32_t)f->frame;
 }
 
 /* The PSN after the last one q's READs reserved for their responses: next_psn, or, while the
@@ -545,7 +580,7 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		if (q && !q->pmtu_log)
 			q->pmtu_log = r->pmtu_log;  /* the READs' PSN spans need the path MTU */
 		if (p->op->seg == ROCE_SEG_FIRST || p->op->seg == ROCE_SEG_ONLY)
-			rtt_sample(a, q, psn, f->ts);
+			rtt_sample(a, q, psn, f);
 	}
 	if (!(p->h.hdrs & ROCE_HDR_AETH))
 		return;
@@ -567,12 +602,12 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 				check_msn(a, q, f, psn, p->h.aeth.msn);
 		}
 		r->flags |= F_ACK_SEEN;
-		rtt_sample(a, q, psn, f->ts);
+		rtt_sample(a, q, psn, f);
 		break;
 	case ROCE_AETH_RNR_NAK:
 		find(f, ROCE_EV_NAK_RNR, true, psn, psn, -1);
 		loss_count(a, r)->rnr++;
-		arm_restart(a, q, psn, f->ts, roce_rnr_timer_usec(code));
+		arm_restart(a, q, psn, f, roce_rnr_timer_usec(code));
 		break;
 	case ROCE_AETH_NAK: {
 		static const enum roce_event by_code[5] = {
@@ -593,7 +628,7 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 			l->nak_code = (uint8_t)code;
 		}
 		if (code == ROCE_NAK_PSN_SEQ_ERR)
-			arm_restart(a, q, psn, f->ts, 0);
+			arm_restart(a, q, psn, f, 0);
 		break;
 	}
 	default:
@@ -627,6 +662,7 @@ static void cm_pair(struct roce_analyzer *a, const struct roce_mad *m, uint32_t 
 		rev->peer_qpn = m->cm.rep.local_qpn;
 		fwd->flags = (uint16_t)((fwd->flags | F_PAIRED_CM) & ~F_PAIRED_PSN);
 		rev->flags = (uint16_t)((rev->flags | F_PAIRED_CM) & ~F_PAIRED_PSN);
+		share_pair_id(a, i1, i2);
 		unsigned mtu = roce_cm_mtu_bytes(r->path_mtu);
 		if (mtu && !fwd->pmtu_log)
 			fwd->pmtu_log = (uint8_t)__builtin_ctz(mtu);
@@ -643,16 +679,19 @@ static void cm_pair(struct roce_analyzer *a, const struct roce_mad *m, uint32_t 
  * than INT64_MAX, and the intervals taken between them cannot overflow. */
 #define TS_LIMIT ((INT64_C(1) << 62) - 1)
 
-void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame, int64_t ts_ns,
+void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, const uint8_t *frame, int64_t ts_ns,
 		  struct roce_findings *out)
 {
-	if (out)
+	if (out) {
 		out->n = 0;
+		out->stream = out->pair = 0;
+		out->response_ns = -1;
+	}
 	ts_ns = ts_ns > TS_LIMIT ? TS_LIMIT : ts_ns < -TS_LIMIT ? -TS_LIMIT : ts_ns;
 	/* congestion (congestion.c): the capture's extent, and only a compare or two per frame
 	 * unless a CE mark's deadline passed, a pause is on, or this is a MAC control frame */
 	struct cong_state *c = &a->cong;
-	c->frames++;
+	c->frame = number;
 	if (c->first_ts == INT64_MIN)
 		c->first_ts = ts_ns;
 	if (ts_ns > c->last_ts)
@@ -675,7 +714,7 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	struct stream *s = stream_get(a, key, &idx);
 	if (!s)
 		return;
-	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns};
+	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns, number};
 	if (s->packets || s->packets_hi) {
 		uint32_t idle = us_since(s->last_ts, ts_ns);
 		if (idle > s->max_idle_us)
@@ -698,13 +737,17 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *fr
 	}
 	if (p->op->flags & ROCE_OPF_RESPONSE) {
 		on_response(a, s, &f, src, dst);
-		return;
+	} else {
+		bool first = !(s->flags & F_REQ_SEEN);
+		on_request(a, s, &f);
+		if (first) {  /* a new request stream heads its host pair's chain */
+			uint32_t head;
+			s->pair_next = u64map_get(&a->pairs, pair_key(src, dst), &head) ? head : NO_IDX;
+			u64map_put(&a->pairs, pair_key(src, dst), idx);
+		}
 	}
-	bool first = !(s->flags & F_REQ_SEEN);
-	on_request(a, s, &f);
-	if (first) {  /* a new request stream heads its host pair's chain */
-		uint32_t head;
-		s->pair_next = u64map_get(&a->pairs, pair_key(src, dst), &head) ? head : NO_IDX;
-		u64map_put(&a->pairs, pair_key(src, dst), idx);
+	if (out) {  /* after the analysis: pairing may have given the stream its pair id */
+		out->stream = a->ids[idx].id;
+		out->pair = a->ids[idx].pair;
 	}
 }

@@ -58,36 +58,49 @@ void cong_free(struct roce_analyzer *a)
 
 /* ---- per-stream blocks ---- */
 
-static struct cong_block *block_of(const struct roce_analyzer *a, uint64_t key)
+static struct cong_block *block_of(const struct roce_analyzer *a, const struct stream *s)
 {
-	uint32_t i;
-	return u64map_get(&a->cong.blocks, key, &i) ? block_at(&a->cong_pool, i) : NULL;
+	uint32_t i = s->cong;
+	if (i == CONG_IN_MAP && !u64map_get(&a->cong.blocks, s->key, &i))
+		return NULL;
+	return i ? block_at(&a->cong_pool, i) : NULL;
 }
 
-static struct cong_block *block_need(struct roce_analyzer *a, uint64_t key)
+/* The block of the stream with this key, if the stream is still in the table. */
+static struct cong_block *block_of_key(struct roce_analyzer *a, uint64_t key)
 {
-	struct cong_block *b = block_of(a, key);
+	const struct stream *s = stream_find(a, key);
+	return s ? block_of(a, s) : NULL;
+}
+
+static struct cong_block *block_need(struct roce_analyzer *a, struct stream *s)
+{
+	struct cong_block *b = block_of(a, s);
 	if (b)
 		return b;
 	uint32_t i = block_take(&a->cong_pool);
 	if (!i)
 		return NULL;
-	if (u64map_put(&a->cong.blocks, key, i) < 0) {
+	if (i >= CONG_IN_MAP && u64map_put(&a->cong.blocks, s->key, i) < 0) {
 		block_give(&a->cong_pool, i);
 		return NULL;
 	}
+	s->cong = (uint16_t)(i < CONG_IN_MAP ? i : CONG_IN_MAP);
 	b = block_at(&a->cong_pool, i);
 	b->cover_ts = b->last_ce_ts = b->open_ce_ts = NONE;
 	return b;
 }
 
-void cong_stream_gone(struct roce_analyzer *a, uint64_t key)
+void cong_stream_gone(struct roce_analyzer *a, struct stream *s)
 {
-	uint32_t i;
-	if (!u64map_get(&a->cong.blocks, key, &i))
-		return;
-	u64map_del(&a->cong.blocks, key);
+	uint32_t i = s->cong;
+	if (i == CONG_IN_MAP) {
+		if (!u64map_get(&a->cong.blocks, s->key, &i))
+			return;
+		u64map_del(&a->cong.blocks, s->key);
+	}
 	block_give(&a->cong_pool, i);
+	s->cong = 0;
 }
 
 /* ---- the ring of CE marks due a CNP ---- */
@@ -174,7 +187,7 @@ static void expire(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, stru
 			continue;
 		if (ts - d->ce_ts <= c->timeout_ns)
 			break;
-		struct cong_block *b = block_of(a, d->stream_key);
+		struct cong_block *b = block_of_key(a, d->stream_key);
 		if (b && b->n_due) {
 			b->missing++;
 			due_done(c, b, c->head, DUE_MISSED);
@@ -183,7 +196,7 @@ static void expire(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, stru
 		}
 		struct roce_finding *x = finding_add(p, out, ROCE_EV_CNP_MISSING, d->qpn);
 		if (x) {
-			x->ce_frame = d->ce_frame;
+			x->ref_frame = d->ce_frame;
 			x->delta_ns = ts - d->ce_ts;
 		}
 	}
@@ -195,7 +208,7 @@ static void expire(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, stru
 void cong_mark(struct roce_analyzer *a, struct stream *s, const struct roce_pkt *p, int64_t ts)
 {
 	struct cong_state *c = &a->cong;
-	struct cong_block *b = block_need(a, s->key);
+	struct cong_block *b = block_need(a, s);
 	if (!b)
 		return;
 	unsigned ecn = roce_ecn(&p->net);
@@ -207,11 +220,11 @@ void cong_mark(struct roce_analyzer *a, struct stream *s, const struct roce_pkt 
 	b->last_ce_ts = ts;
 	if (b->open_ce_ts == NONE) {
 		b->open_ce_ts = ts;
-		b->open_ce_frame = c->frames;
+		b->open_ce_frame = c->frame;
 	}
 	if (b->cover_ts == NONE || ts - b->cover_ts > c->interval_ns) {
 		b->cover_ts = ts;
-		due_add(c, b, s->key, ts, c->frames);
+		due_add(c, b, s->key, ts, c->frame);
 	}
 }
 
@@ -299,7 +312,7 @@ static struct stream *cnp_target(struct roce_analyzer *a, uint32_t src, uint32_t
 			return s;
 		if (s->peer_qpn != NO_QPN)
 			continue;
-		const struct cong_block *b = block_of(a, s->key);
+		const struct cong_block *b = block_of(a, s);
 		if (b && b->last_ce_ts != NONE && ts - b->last_ce_ts <= a->cong.timeout_ns && ts >= b->open_ce_ts &&
 		    b->open_ce_ts != NONE) {
 			only = s;
@@ -317,7 +330,7 @@ void cong_cnp(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, uint32_t 
 	uint32_t q = p->h.bth.dqpn;
 	bool ambiguous;
 	struct stream *t = cnp_target(a, src, dst, q, ts, &ambiguous);
-	struct cong_block *b = t ? block_need(a, t->key) : NULL;
+	struct cong_block *b = t ? block_need(a, t) : NULL;
 	if (!b) {
 		cnp_pair_count(c, src, dst, ambiguous);
 		if (!ambiguous)
@@ -513,9 +526,9 @@ void cong_frame_slow(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t 
 
 /* ---- reports ---- */
 
-void cong_fill_stats(const struct roce_analyzer *a, uint64_t key, struct roce_stream_stats *st)
+void cong_fill_stats(const struct roce_analyzer *a, const struct stream *s, struct roce_stream_stats *st)
 {
-	const struct cong_block *b = block_of(a, key);
+	const struct cong_block *b = block_of(a, s);
 	if (!b)
 		return;
 	for (unsigned e = 1; e < 4; e++) {

@@ -85,6 +85,8 @@ struct stream {
 	uint16_t pkey, flags;
 	uint8_t transport, msg_op, pmtu_log;
 	uint8_t packets_hi, requests_hi, messages_hi;
+	uint16_t cong;            /* congestion block (congestion.h): its index below CONG_IN_MAP,
+				     CONG_IN_MAP: in the congestion map (a larger index), 0: none */
 };
 _Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
 
@@ -127,6 +129,7 @@ struct loss_block {
 	uint32_t timeout_aged, timeout_max_us;  /* timeouts whose original send is known; their ages */
 	uint64_t timeout_sum_us;
 	uint32_t naks[5], rnr;    /* NAKs sent on this stream, by code; RNR NAKs */
+	uint32_t nak_frame;       /* the frame of the NAK or RNR NAK that armed the restart (frame_back) */
 	uint8_t nak_code;
 };
 _Static_assert(sizeof(struct loss_block) == 104, "104 bytes");
@@ -157,7 +160,21 @@ struct send_rec {
 	uint32_t seq, prev;       /* this entry's number; the stream's previous entry */
 	uint32_t stream;          /* stream index */
 	uint32_t psn, span;       /* the request's first PSN and the PSNs it takes (READ: several) */
-	uint32_t unused;
+	uint32_t frame;           /* its frame number's low 32 bits (frame_back) */
+};
+
+/* A frame number kept as its low 32 bits: the number of the latest frame at or before now with
+ * those bits (the frames referred to are at most 2^32 frames old). */
+static inline uint64_t frame_back(uint64_t now, uint32_t lo)
+{
+	uint64_t back = (uint32_t)((uint32_t)now - lo);
+	return back < now ? now - back : 0;
+}
+
+/* A stream's numbers for the outside (analyze.h): kept beside the table, not in the 128-byte
+ * core, one entry per table entry. */
+struct stream_ids {
+	uint32_t id, pair;
 };
 
 struct roce_analyzer {
@@ -166,6 +183,8 @@ struct roce_analyzer {
 	struct u64map pairs;      /* (src id, dst id) → most recent request stream index */
 	struct u64map addr_index; /* address hash → address id */
 	struct stream *s;
+	struct stream_ids *ids;   /* beside s[], as many */
+	uint32_t next_id;         /* the last stream id given */
 	uint32_t n_alloc, n_used;
 	uint32_t lru_head, lru_tail;  /* most / least recently used */
 	uint8_t (*addrs)[17];     /* address bytes + length */
@@ -281,6 +300,29 @@ static inline struct loss_block *loss_need(struct roce_analyzer *a, struct strea
 static inline struct resp_block *resp_need(struct roce_analyzer *a, struct stream *s)
 {
 	return side_need(&a->resp_pool, &s->resp);
+}
+
+/* The address map's key (addr_index). An IPv4 address is its own key, with bit 32 set: exact, so
+ * a key found is the address (no compare with the stored bytes, which at many hosts is a cache
+ * miss of its own). An IPv6 address (or GID) is a hash of its two 8-byte halves with bit 63 set,
+ * so that it never meets an IPv4 key; its stored bytes are compared, and a collision moves on to
+ * the next key. Both replace a byte-wise hash that took ~50 instructions an address
+ * (tests/bench/README.md). */
+#define ADDR_KEY_V4 (UINT64_C(1) << 32)
+#define ADDR_KEY_V6 (UINT64_C(1) << 63)
+
+static inline uint64_t addr_key(const uint8_t *addr, unsigned len)
+{
+	if (len == 4) {
+		uint32_t v;
+		memcpy(&v, addr, 4);
+		return ADDR_KEY_V4 | v;
+	}
+	uint64_t lo, hi;
+	memcpy(&lo, addr, 8);
+	memcpy(&hi, addr + 8, 8);
+	hi *= UINT64_C(0x9e3779b97f4a7c15);
+	return ((lo ^ (hi >> 29 | hi << 35)) * UINT64_C(0xff51afd7ed558ccd)) | ADDR_KEY_V6;
 }
 
 /* The id of an address (4 or 16 bytes), interned on first sight; NO_IDX when the table is full. */

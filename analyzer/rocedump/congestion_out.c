@@ -122,25 +122,21 @@ void congestion_print_json(const struct roce_analyzer *a, FILE *out)
 
 /* ---- per stream ---- */
 
-static bool has_congestion(const struct roce_stream_stats *s)
+bool congestion_stream_has(const struct roce_stream_stats *s)
 {
 	return s->ecn[1] || s->ecn[2] || s->ecn[3] || s->cnps || s->fecn || s->becn || s->cnp_missing || s->cnp_pending;
 }
 
-struct stream_ctx {
-	FILE *out;
-	unsigned rows;
-};
-
-static void stream_text_row(const struct roce_stream_stats *s, void *user)
+void congestion_stream_text_header(FILE *out)
 {
-	struct stream_ctx *c = user;
-	if (!has_congestion(s))
-		return;
-	if (!c->rows++)
-		fprintf(c->out, "%4s %-15s   %-15s %-8s %8s %7s %5s %7s %6s %5s %5s %-16s %5s\n", "pair", "source",
-			"destination", "qp", "not-ect", "ect0", "ect1", "ce", "cnps", "miss", "pend",
-			"ce>cnp us p50/99/max", "f/b");
+	fprintf(out, "congestion: packets by ECN codepoint, CNPs from the destination, cnp.missing, CE marks pending "
+		     "at the end, FECN/BECN\n");
+	fprintf(out, "%4s %-15s   %-15s %-8s %8s %7s %5s %7s %6s %5s %5s %-16s %5s\n", "pair", "source", "destination",
+		"qp", "not-ect", "ect0", "ect1", "ce", "cnps", "miss", "pend", "ce>cnp us p50/99/max", "f/b");
+}
+
+void congestion_stream_text_row(FILE *out, uint32_t number, const struct roce_stream_stats *s)
+{
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], lat[48] = "-", fb[24];
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
@@ -148,27 +144,10 @@ static void stream_text_row(const struct roce_stream_stats *s, void *user)
 		snprintf(lat, sizeof(lat), "%.1f/%.1f/%.1f", (double)s->ce_to_cnp_p50_ns / 1e3,
 			 (double)s->ce_to_cnp_p99_ns / 1e3, (double)s->ce_to_cnp_max_ns / 1e3);
 	snprintf(fb, sizeof(fb), "%" PRIu64 "/%" PRIu64, s->fecn, s->becn);
-	fprintf(c->out, "%4" PRIu32 " %-15s > %-15s 0x%06" PRIx32 " %8" PRIu64 " %7" PRIu64 " %5" PRIu64 " %7" PRIu64
-			" %6" PRIu64 " %5" PRIu64 " %5" PRIu64 " %-16s %5s\n",
-		s->pair, src, dst, s->dqpn, s->ecn[0], s->ecn[2], s->ecn[1], s->ecn[3], s->cnps, s->cnp_missing,
+	fprintf(out, "%4" PRIu32 " %-15s > %-15s 0x%06" PRIx32 " %8" PRIu64 " %7" PRIu64 " %5" PRIu64 " %7" PRIu64
+		     " %6" PRIu64 " %5" PRIu64 " %5" PRIu64 " %-16s %5s\n",
+		number, src, dst, s->dqpn, s->ecn[0], s->ecn[2], s->ecn[1], s->ecn[3], s->cnps, s->cnp_missing,
 		s->cnp_pending, lat, fb);
-}
-
-static void count_stream(const struct roce_stream_stats *s, void *user)
-{
-	*(unsigned *)user += has_congestion(s);
-}
-
-void congestion_streams_text(const struct roce_analyzer *a, FILE *out)
-{
-	struct stream_ctx c = {out, 0};
-	unsigned n = 0;
-	roce_analyzer_foreach(a, count_stream, &n);
-	if (!n)
-		return;
-	fprintf(out, "congestion: packets by ECN codepoint, CNPs from the destination, cnp.missing, CE marks pending "
-		     "at the end, FECN/BECN\n");
-	roce_analyzer_foreach(a, stream_text_row, &c);
 }
 
 void congestion_stream_json(const struct roce_stream_stats *s, FILE *out)

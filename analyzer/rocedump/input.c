@@ -132,18 +132,14 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 			input_close(in);
 			return -1;
 		}
-		if (pcap_setfilter(in->pcap, &in->filter) < 0) {
-			snprintf(errbuf, errlen, "filter: %s", pcap_geterr(in->pcap));
-			input_close(in);
-			return -1;
-		}
 	}
 	if (in->source->plain)
-		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap, in->filter.bf_insns ? &in->filter : NULL);
+		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap);
 	return 0;
 }
 
-int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
+/* The next record of the file, whatever the filter says. */
+static int next_record(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 {
 	if (in->direct) {
 		char err[256];
@@ -181,6 +177,24 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 	}
 	snprintf(errbuf, errlen, "%s: %s", in->name, pcap_geterr(in->pcap));
 	return -1;
+}
+
+/* The filter runs here, on every record, rather than in libpcap's reader, so that the records it
+ * rejects are counted too: f->number is the record's place in the file, as tshark's
+ * frame.number. */
+int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
+{
+	for (;;) {
+		int rc = next_record(in, f, errbuf, errlen);
+		if (rc != 1)
+			return rc;
+		f->number = ++in->records_read;
+		if (!in->filter.bf_insns)
+			return 1;
+		struct pcap_pkthdr ph = {.caplen = f->caplen, .len = f->wirelen};
+		if (pcap_offline_filter(&in->filter, &ph, f->data))
+			return 1;
+	}
 }
 
 void input_close(struct input *in)

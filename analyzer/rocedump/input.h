@@ -1,5 +1,6 @@
 /* input.h: open a capture file (pcap or pcapng, or "-" for stdin) with libpcap, apply a BPF
- * filter, and hand out frames with the link type mapped to the core's ROCE_LINK_* numbers. The
+ * filter to each record (counting the ones it rejects, so frames keep their numbers in the file),
+ * and hand out frames with the link type mapped to the core's ROCE_LINK_* numbers. The
  * records of a plain pcap file are read by pcapread.c as long as it is sure of them.
  * The bytes libpcap reads pass by a capstats scanner on the way, which collects the capture's
  * drop counts from pcapng statistics blocks (capstats.h). */
@@ -22,6 +23,7 @@ struct input {
 	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
 	const char *name;
 	struct bpf_program filter;  /* the compiled filter; bf_insns NULL when there is none */
+	uint64_t records_read;    /* records of the file read so far, the filter's rejects too */
 	bool direct;              /* records come from `records` until it hands over to libpcap */
 	struct pcapread records;
 };
@@ -34,6 +36,7 @@ struct frame {
 	uint32_t caplen, wirelen;
 	int64_t ts_sec;           /* may be negative (a pcapng if_tsoffset, a pcap past 2038) */
 	uint32_t ts_nsec;         /* 0 .. 999,999,999 */
+	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number) */
 };
 
 /* The frame's time in nanoseconds since 1970, held at the int64 range (years ±292) */
@@ -50,7 +53,7 @@ static inline int64_t frame_ts_ns(const struct frame *f)
 /* Open path ("-" is stdin) and compile filter (NULL or "" for none). Returns 0, or -1 with
  * a message in errbuf. */
 int input_open_file(struct input *in, const char *path, const char *filter, char *errbuf, size_t errlen);
-/* 1: a frame; 0: end of file; -1: read error (message in errbuf). */
+/* 1: the next frame that passes the filter; 0: end of file; -1: read error (message in errbuf). */
 int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
 void input_close(struct input *in);
 /* The drop counts found in the bytes read so far (complete once input_next returned 0). */

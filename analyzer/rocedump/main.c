@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dfilter.h"
 #include "input.h"
 #include "pcapng_out.h"
 #include "pipeline.h"
@@ -44,6 +45,7 @@ struct options {
 	struct roce_decoder_config decoder;
 	struct roce_congestion_config congestion;  /* --link-speed, --pfc-storm-ms, --cnp-*, --dscp-prio */
 	char *filter;
+	struct dfilter *display;   /* -Y */
 };
 
 static void usage(FILE *f)
@@ -51,7 +53,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: rocedump -r FILE [options] [filter expression]\n"
 		"  -r FILE            read a pcap or pcapng file (\"-\" for standard input)\n"
-		"  -c N               stop after N frames (counted after the filter)\n"
+		"  -c N               stop after N frames (counted after the filter, before -Y)\n"
 		"  -w FILE            write the frames to FILE (pcapng; \"-\" for standard output) instead\n"
 		"                     of printing them, each frame's events as its packet comment\n"
 		"  -n                 no name resolution (always the case)\n"
@@ -66,6 +68,11 @@ static void usage(FILE *f)
 		"  -x, -xx, -X, -XX   after each line, the frame's bytes in hex (-X: and ASCII), past\n"
 		"                     the link-layer header (-xx, -XX: all of them), as tcpdump does\n"
 		"  -#, --number       each line starts with the frame's number\n"
+		"  -Y EXPR            print (or -w write) only the frames EXPR selects, a display filter\n"
+		"                     as tshark's -Y over the JSON's dotted field names and the events,\n"
+		"                     after the analysis (which, the summary and --strict still see every\n"
+		"                     frame): roce.dqpn == 0x11, ip.src == 10.0.0.1, event psn.*,\n"
+		"                     roce.icrc.status != \"good\" and not wrapper.kind == \"vxlan\"\n"
 		"  -q                 no per-frame output; print a summary at the end, and the\n"
 		"                     --summary table when it has at most 64 rows\n"
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
@@ -219,8 +226,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	unsigned long long v;
 	int c, x_count = 0, X_count = 0;
 
+	/* As tcpdump on Linux: glibc's getopt permutes, so options may follow the filter expression's
+	 * words ("-r f 'udp port 4791' -c 1"); "--" ends the options; with POSIXLY_CORRECT set the
+	 * options end at the first word that is not one. The leading ':' reports a missing argument
+	 * as ':'. A new option: a letter here or a row in longopts, and a case below. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:w:c:nveqtxX#T:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:w:c:nveqtxX#T:hY:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->read_file = optarg;
@@ -228,6 +239,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'w':
 			o->write_file = optarg;
 			break;
+		case 'Y': {
+			char derr[256];
+			dfilter_free(o->display);
+			o->display = dfilter_compile(optarg, derr, sizeof(derr));
+			if (!o->display)
+				return fail_usage("invalid display filter (-Y)", derr);
+			break;
+		}
 		case 'c':
 			if (!parse_uint(optarg, LLONG_MAX, &v) || v == 0)
 				return fail_usage("invalid packet count", optarg);
@@ -398,13 +417,19 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	struct roce_findings findings;
 
 	sc->n++;
-	roce_analyze(sc->an, pkt, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
 	summary_add(sc->sum, pkt);
+	if (o->display && (sc->out || !o->quiet)) {
+		struct roce_field_src src = {.data = f->data, .p = pkt, .frame_no = f->number, .ts_sec = f->ts_sec,
+					     .ts_nsec = f->ts_nsec};
+		if (!dfilter_match(o->display, &src, &pkt->events))
+			return !o->count || (long long)sc->n < o->count;
+	}
 	if (sc->out) {
 		write_frame(sc, f, pkt, &findings);
 	} else if (!o->quiet) {
 		if (o->format == OUT_JSON)
-			print_json(sc->line, &o->print, sc->n, f, pkt, &findings);
+			print_json(sc->line, &o->print, f->number, f, pkt, &findings);
 		else
 			print_text(sc->line, &o->print, sc->n, f, pkt, &findings);
 		sb_end_record(sc->line, stdout);
@@ -422,11 +447,15 @@ int main(int argc, char **argv)
 	char err[INPUT_ERRLEN];
 	int rc = parse_options(argc, argv, &o);
 
-	if (rc)
+	if (rc) {
+		free(o.filter);
+		dfilter_free(o.display);
 		return rc < 0 ? 0 : rc;
+	}
 	if (input_open_file(&in, o.read_file, o.filter, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rocedump: %s\n", err);
 		free(o.filter);
+		dfilter_free(o.display);
 		return EXIT_USAGE;
 	}
 	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu, .congestion = &o.congestion};
@@ -436,6 +465,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rocedump: %s\n", aerr);
 		input_close(&in);
 		free(o.filter);
+		dfilter_free(o.display);
 		return EXIT_USAGE;
 	}
 	static char outbuf[1 << 16];
@@ -451,6 +481,7 @@ int main(int argc, char **argv)
 			roce_analyzer_free(an);
 			input_close(&in);
 			free(o.filter);
+			dfilter_free(o.display);
 			return EXIT_USAGE;
 		}
 		sc.out = &out;
@@ -495,6 +526,7 @@ int main(int argc, char **argv)
 	roce_analyzer_free(an);
 	input_close(&in);
 	free(o.filter);
+	dfilter_free(o.display);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "rocedump: writing output: %s\n", strerror(errno));
 		return EXIT_USAGE;

@@ -272,84 +272,21 @@ static void put_other(struct sb *s, const struct print_opts *o, const struct fra
 	}
 }
 
-/* One congestion finding's details, e.g. "p3 65535q", "p3 after 1.234ms", "ce frame 12, qp
- * 0x000011, 1.002ms later". */
-static void put_congestion_finding(struct sb *s, const struct roce_finding *x)
-{
-	char d[FMT_DUR_MAX];
-	if (x->event == ROCE_EV_CNP_MISSING || x->event == ROCE_EV_CNP_UNEXPECTED) {
-		if (x->event == ROCE_EV_CNP_MISSING)
-			sb_printf(s, "ce frame %" PRIu64 ", ", x->ce_frame);
-		sb_printf(s, "qp 0x%06" PRIx32, x->qpn);
-		if (x->delta_ns >= 0) {
-			fmt_duration(d, (double)x->delta_ns);
-			sb_printf(s, ", %s later", d);
-		}
-		if (x->event == ROCE_EV_CNP_UNEXPECTED)
-			sb_puts(s, ", no CE mark before it: one direction captured?");
-		return;
-	}
-	if (x->priority < 0)
-		sb_puts(s, "all");
-	else
-		sb_printf(s, "p%d", x->priority);
-	if (x->event == ROCE_EV_PFC_PAUSE)
-		sb_printf(s, " %uq", x->quanta);
-	if (x->event == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED && x->pause)
-		sb_puts(s, " by PAUSE");
-	if (x->delta_ns >= 0) {
-		fmt_duration(d, (double)x->delta_ns);
-		sb_printf(s, x->event == ROCE_EV_PFC_RESUME ? " after %s%s" : " %s into the pause%s", d,
-			  x->expired ? " expired" : "");
-	}
-}
-
-/* Every finding of congestion event e, in one pair of parentheses, "; " between them. */
-static void put_congestion_details(struct sb *s, enum roce_event e, const struct roce_findings *fi)
-{
-	const char *sep = "(";
-	for (unsigned i = 0; fi && i < fi->n; i++) {
-		if (fi->f[i].event != e)
-			continue;
-		sb_puts(s, sep);
-		put_congestion_finding(s, &fi->f[i]);
-		sep = "; ";
-	}
-	if (*sep == ';')
-		sb_puts(s, ")");
-}
-
-/* The frame's events; a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
+/* The frame's events; a field named by a decoder event, its value: bth.reserved_nonzero(resv7 0x01);
+ * a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
  * before). */
 void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	const char *sep = "";
+	char text[512];  /* a PFC frame's findings on eight classes */
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
 		if (!roce_evset_has(&p->events, (enum roce_event)e))
 			continue;
-		sb_printf(s, "%s%s", sep, roce_event_name((enum roce_event)e));
+		sb_puts(s, sep);
+		roce_event_text(text, sizeof(text), (enum roce_event)e, p, fi);
+		sb_puts(s, text);
 		sep = ",";
-		if (e >= ROCE_EV_PFC_PAUSE && e <= ROCE_EV_CNP_UNEXPECTED) {
-			put_congestion_details(s, (enum roce_event)e, fi);
-			continue;
-		}
-		for (unsigned i = 0; fi && i < fi->n; i++) {
-			const struct roce_finding *x = &fi->f[i];
-			if (x->event != e || !x->has_psn)
-				continue;
-			if (x->msn)
-				sb_printf(s, "(expected msn %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
-			else if (x->expected_psn != x->seen_psn)
-				sb_printf(s, "(expected %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
-			else
-				sb_printf(s, "(psn %" PRIu32, x->seen_psn);
-			if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0)
-				sb_printf(s, ", first sent %" PRId64 ".%03" PRId64 " ms before", x->delta_ns / 1000000,
-					  x->delta_ns / 1000 % 1000);
-			sb_puts(s, ")");
-			break;
-		}
 	}
 }
 
@@ -422,6 +359,8 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	} else {
 		put_other(s, o, f, p);
 	}
+	if (p->version)
+		print_mad_text(s, o, f, p);
 	put_events(s, p, fi);
 	sb_puts(s, "\n");
 }

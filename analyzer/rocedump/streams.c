@@ -12,9 +12,29 @@ static const char *paired_name(unsigned p)
 	return p == ROCE_PAIRED_CM ? "cm" : p == ROCE_PAIRED_PSN ? "psn" : "-";
 }
 
+/* The listing's numbers: 0, 1, ... a row or two (a pair) at a time. */
+struct listing {
+	FILE *out;
+	const char *sep;          /* JSON: before the next row */
+	uint32_t last_pair, n;    /* the previous row's pair id; the number of the previous row */
+	bool any;
+};
+
+static uint32_t listing_number(struct listing *l, const struct roce_stream_stats *s)
+{
+	if (l->any && s->pair == l->last_pair)
+		return l->n;
+	l->n = l->any ? l->n + 1 : 0;
+	l->any = true;
+	l->last_pair = s->pair;
+	return l->n;
+}
+
 static void text_row(const struct roce_stream_stats *s, void *user)
 {
-	FILE *out = user;
+	struct listing *l = user;
+	FILE *out = l->out;
+	uint32_t number = listing_number(l, s);
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], psns[40] = "-", rtt[64] = "-", kinds[64];
 
 	if (s->rtt_count)
@@ -32,10 +52,24 @@ static void text_row(const struct roce_stream_stats *s, void *user)
 	fprintf(out, "%4" PRIu32 " %-15s > %-15s 0x%06" PRIx32 " %-12s %-3s %5" PRIu32 " %8" PRIu64 " %10" PRIu64 " %7" PRIu64
 		     " %7" PRIu64 " %7" PRIu64 " %-13s %-17s %5" PRIu64 "/%-6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %5" PRIu64
 		     " %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 " %4" PRIu64 " %s\n",
-		s->pair, src, dst, s->dqpn, peer, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "-",
+		number, src, dst, s->dqpn, peer, s->requests ? roce_transport_name((enum roce_transport)s->transport) : "-",
 		s->pmtu, s->packets, s->bytes, s->requests, s->responses, s->messages, kinds, psns, s->gaps,
 		s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->naks[0], s->naks[1], s->naks[2],
 		s->naks[3], s->naks[4], s->rnr_naks, rtt);
+}
+
+/* The congestion table after the stream table: its rows numbered alike; headed at its first row. */
+static void congestion_row(const struct roce_stream_stats *s, void *user)
+{
+	struct listing *l = user;
+	uint32_t number = listing_number(l, s);
+	if (!congestion_stream_has(s))
+		return;
+	if (!l->sep) {
+		congestion_stream_text_header(l->out);
+		l->sep = "";
+	}
+	congestion_stream_text_row(l->out, number, s);
 }
 
 void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs, FILE *out)
@@ -48,18 +82,16 @@ void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs
 		"pair", "source", "destination", "qp", "peer/paired", "tr", "pmtu", "packets", "bytes", "reqs", "resps", "msgs",
 		"s/w/r/a/other", "psn range",
 		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/p50/p99/max (n)");
-	roce_analyzer_foreach(a, text_row, out);
-	congestion_streams_text(a, out);
+	struct listing l = {.out = out};
+	roce_analyzer_foreach(a, text_row, &l);
+	struct listing c = {.out = out};
+	roce_analyzer_foreach(a, congestion_row, &c);
 }
-
-struct json_ctx {
-	FILE *out;
-	const char *sep;
-};
 
 static void json_row(const struct roce_stream_stats *s, void *user)
 {
-	struct json_ctx *j = user;
+	struct listing *j = user;
+	uint32_t number = listing_number(j, s);
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
 
 	fmt_ip(src, s->src, s->addr_len);
@@ -72,7 +104,7 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 		     ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64
 		     ",\"messages\":%" PRIu64 ",\"messages_by_op\":{\"send\":%" PRIu64 ",\"write\":%" PRIu64
 		     ",\"read\":%" PRIu64 ",\"atomic\":%" PRIu64 ",\"other\":%" PRIu64 "}",
-		j->sep, s->pair, src, dst, s->dqpn, s->paired ? paired_name(s->paired) : "none", peer,
+		j->sep, number, src, dst, s->dqpn, s->paired ? paired_name(s->paired) : "none", peer,
 		/* of its requests: none for a stream of responses only */
 		s->requests ? "\"" : "", s->requests ? roce_transport_name((enum roce_transport)s->transport) : "null",
 		s->requests ? "\"" : "",
@@ -104,7 +136,7 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 
 void streams_print_json(const struct roce_analyzer *a, const struct capstats *cs, FILE *out)
 {
-	struct json_ctx j = {out, ""};
+	struct listing j = {.out = out, .sep = ""};
 	fprintf(out, "{\"streams\":{\"count\":%" PRIu64 ",\"evicted\":%" PRIu64 ",", roce_analyzer_streams(a),
 		roce_analyzer_evictions(a));
 	capstats_print_json(cs, out);

@@ -7,7 +7,18 @@
  * bounded (128 bytes, and up to 232 more as its traffic needs them); the table holds at most
  * max_streams and evicts the least recently used. A log of the last 65,536 request PSNs' first
  * sendings (2 MiB) ages timeout resends. Findings are
- * events of the one event table (events.def), added to the frame's event set, with details. */
+ * events of the one event table (events.def), added to the frame's event set, with details.
+ *
+ * Numbers that tie the findings to the file and to the summary:
+ *   frame number  the caller's number of the frame, as the file numbers its frames (1-based,
+ *                 tshark's frame.number); findings refer to earlier frames by it (ref_frame).
+ *   stream id     given to a stream when the table creates it (1, 2, 3 ...), never reused, also
+ *                 not after an eviction (a stream evicted and seen again gets a new one).
+ *   pair id       the two directions of a queue pair share one: the stream id of the older of
+ *                 the two once they are paired (by RDMA-CM or by PSN); a stream not paired (yet)
+ *                 has its own stream id as its pair id.
+ * A frame carries the ids its stream had when the frame was analyzed; the summary's rows
+ * (roce_analyzer_foreach) carry the same ids. */
 #ifndef ROCE_ANALYZE_H
 #define ROCE_ANALYZE_H
 
@@ -34,8 +45,12 @@ struct roce_finding {
 	uint32_t qpn;          /* the frame's destination QP */
 	uint32_t expected_psn, seen_psn;
 	int64_t delta_ns;      /* e.g. NAK to retransmission, age of a timed-out PSN; -1 if none */
+	uint64_t ref_frame;    /* the frame number the finding refers to, 0 if none: the first
+				* sending of a resent PSN (psn.retransmit, retransmit.timeout), the
+				* NAK or RNR NAK a restart answers (nak.restart_wrong, rnr.retry_early),
+				* the CE-marked frame a CNP was due for (cnp.missing) or answers
+				* (cnp.unexpected: none) */
 	/* congestion events (congestion.h) */
-	uint64_t ce_frame;     /* cnp.missing: the CE-marked frame (its number from 1, as analyzed) */
 	int8_t priority;       /* pfc.*: the priority (0-7); -1: a legacy PAUSE (all traffic) */
 	uint16_t quanta;       /* pfc.pause: the pause time */
 	bool expired;          /* pfc.resume: the pause timer ran out (no XON) */
@@ -46,19 +61,35 @@ struct roce_finding {
  * practice (five do on a frame built for it); any further ones are in p->events only. */
 #define ROCE_MAX_FINDINGS 8
 struct roce_findings {
-	unsigned n;
+	unsigned n;                /* findings in f[] */
+	uint32_t stream, pair;     /* the frame's stream id and pair id; 0 for a frame that no stream
+				    * took (not RoCE, not analyzable, a CNP, the table out of memory) */
+	int64_t response_ns;       /* a response: request->response time measured on this frame (from
+				    * the request it is the first to answer, resends excluded, as the
+				    * summary's figures), in ns; -1 if none */
 	struct roce_finding f[ROCE_MAX_FINDINGS];
 };
+
+/* Event e of a frame as text (findings.c): its name and, for a decoder event that names a
+ * field, the field and its value when p is not NULL: "bth.reserved_nonzero(resv7 0x01)"; when fi
+ * holds a finding of it with PSNs, their details: "psn.gap(expected 100 seen 103)", "nak.psn_seq_err(psn 7)",
+ * "retransmit.timeout(expected 9 seen 3, first sent 4.210 ms before)". Written into buf (cap
+ * bytes, truncated, NUL-terminated when cap > 0); returns the length the whole text takes. The
+ * CLI's text line, its -w comments and the Wireshark plugin's expert info all use it. */
+ROCE_API size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
+				 const struct roce_findings *fi);
 
 /* Create an analyzer; NULL with the reason in errbuf on failure. */
 ROCE_API struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg,
 						 char errbuf[ROCE_ERRBUF_SIZE]);
 ROCE_API void roce_analyzer_free(struct roce_analyzer *a);
 
-/* Analyze one decoded frame (any frame: non-RoCE ones are ignored). ts_ns is its capture time
- * (nanoseconds since 1970; taken as ±(2^62 - 1) beyond that, years 1824 and 2116).
- * Adds the transport events to p->events and, when out is not NULL, their details to out. */
-ROCE_API void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame,
+/* Analyze one decoded frame (any frame: non-RoCE ones are ignored). number is the frame's
+ * number in the file (1-based; frames filtered out before analysis still count); ts_ns is its
+ * capture time (nanoseconds since 1970; taken as ±(2^62 - 1) beyond that, years 1824 and 2116).
+ * Adds the transport events to p->events and, when out is not NULL, their details and the
+ * frame's ids to out. */
+ROCE_API void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, const uint8_t *frame,
 			   int64_t ts_ns, struct roce_findings *out);
 
 /* How a stream was paired with the reverse direction of its connection. */
@@ -94,7 +125,8 @@ struct roce_stream_stats {
 	uint64_t timeout_aged;
 	uint32_t timeout_age_mean_us, timeout_age_max_us;
 	uint32_t max_idle_us;      /* the longest silence between two frames of the stream */
-	uint32_t pair;             /* the two directions of a paired QP share this number (the listing's) */
+	uint32_t stream;           /* its stream id (as the frames' findings carry it) */
+	uint32_t pair;             /* its pair id: the two directions of a paired QP share it */
 	/* congestion (congestion.h) */
 	uint64_t ecn[4];           /* packets by ECN codepoint: [0] Not-ECT, [1] ECT(1), [2] ECT(0), [3] CE */
 	uint64_t fecn, becn;       /* BTH FECN / BECN set, on packets other than CNPs */
@@ -108,7 +140,7 @@ struct roce_stream_stats {
 
 /* Call fn for every stream in the table: least recently used first, each stream followed by the
  * reverse direction of its queue pair when the two are paired with each other (both rows carry
- * the same `pair` number; an unpaired stream has a number of its own). */
+ * the same pair id; an unpaired stream has its own stream id as its pair id). */
 ROCE_API void roce_analyzer_foreach(const struct roce_analyzer *a,
 				    void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
 ROCE_API uint64_t roce_analyzer_streams(const struct roce_analyzer *a);   /* in the table now */

@@ -11,5 +11,6 @@
 #include "roce/analyze.h"
 #include "roce/congestion.h"
 #include "roce/mad.h"
+#include "roce/fields.h"
 
 #endif

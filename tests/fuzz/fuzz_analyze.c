@@ -150,13 +150,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct roce_findings fi;
 		roce_decode(NULL, frame, (uint32_t)n, (uint32_t)n, ROCE_LINK_ETHERNET, &p);
 		q = p;
-		roce_analyze(a, &p, frame, ts, &fi);
-		roce_analyze(b, &q, frame, ts, NULL);
+		roce_analyze(a, &p, at / 6 + 1, frame, ts, &fi);
+		roce_analyze(b, &q, at / 6 + 1, frame, ts, NULL);
 		if (fi.n > ROCE_MAX_FINDINGS)
 			abort();
 		for (unsigned i = 0; i < fi.n; i++)
-			if (!roce_evset_has(&p.events, (enum roce_event)fi.f[i].event))
+			if (!roce_evset_has(&p.events, (enum roce_event)fi.f[i].event) ||
+			    fi.f[i].ref_frame >= at / 6 + 1)  /* refers back, never to itself or ahead */
 				abort();
+		if (fi.n && !fi.stream)
+			abort();  /* a finding belongs to a stream */
 		if (p.op) {
 			uint64_t *t = tally_of(hosts[0], hosts[1], p.h.bth.dqpn);
 			for (unsigned i = 0; i < N_COUNTED; i++)

@@ -111,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	struct roce_findings fi;
-	roce_analyze(an, &p, data + 1, ts += 1000, &fi);
+	ts += 1000;
+	roce_analyze(an, &p, (uint64_t)(ts / 1000), data + 1, ts, &fi);
 	if (fi.n > ROCE_MAX_FINDINGS)
 		abort();
 	check_printers(data + 1, len, len + (data[0] >> 4), ts, &p, &fi);

@@ -54,6 +54,7 @@ static struct roce_pkt P;        /* the last frame fed */
 static struct roce_findings F;   /* its findings */
 static struct roce_pkt P_analyzed; /* with null_out: the frame after analysis */
 static int64_t now;
+static uint64_t frame_no;        /* the last frame fed: its number */
 static uint8_t frame_buf[8192];
 static uint8_t payload_buf[4096];
 
@@ -111,6 +112,7 @@ static void mk(uint32_t max_streams, uint32_t pmtu)
 	A = roce_analyzer_new(&cfg, err);
 	cr_assert_not_null(A, "roce_analyzer_new: %s", err);
 	now = 1000000;
+	frame_no = 0;
 }
 
 static const struct roce_pkt *feed(struct fr x)
@@ -159,7 +161,7 @@ static const struct roce_pkt *feed(struct fr x)
 	cr_assert_eq(P.payload_len, x.len);
 	if (x.no_ext) {  /* the caller checks the events */
 		EXPECT_EVENTS(&P, "packet.too_short");
-		roce_analyze(A, &P, frame_buf, now, &F);
+		roce_analyze(A, &P, ++frame_no, frame_buf, now, &F);
 		return &P;
 	}
 	cr_assert(roce_evset_empty(&P.events), "the decoder found {%s}", u_events_str(&P));
@@ -167,11 +169,11 @@ static const struct roce_pkt *feed(struct fr x)
 	memset(&F, 0xee, sizeof(F));
 	if (x.null_out) {
 		P_analyzed = P;
-		roce_analyze(A, &P_analyzed, frame_buf, now, NULL);
+		roce_analyze(A, &P_analyzed, ++frame_no, frame_buf, now, NULL);
 		F.n = 0;
 		return &P;
 	}
-	roce_analyze(A, &P, frame_buf, now, &F);
+	roce_analyze(A, &P, ++frame_no, frame_buf, now, &F);
 	cr_assert_leq(F.n, ROCE_MAX_FINDINGS);
 	for (unsigned i = 0; i < F.n; i++) {
 		cr_assert(roce_evset_has(&P.events, (enum roce_event)F.f[i].event), "finding %u not in events", i);
@@ -1485,9 +1487,9 @@ Test(analyze, cnp_and_non_roce_ignored)
 	static const uint8_t arp[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06};
 	cr_assert_eq(roce_decode(NULL, arp, sizeof(arp), sizeof(arp), ROCE_LINK_ETHERNET, &p), 0);
 	struct roce_findings f = {.n = 3};
-	roce_analyze(A, &p, arp, 1, &f);
+	roce_analyze(A, &p, 1, arp, 1, &f);
 	cr_assert_eq(f.n, 0, "out->n is reset on every frame");
-	roce_analyze(A, &p, arp, 2, NULL);
+	roce_analyze(A, &p, 2, arp, 2, NULL);
 	cr_assert_eq(roce_analyzer_streams(A), 0);
 }
 
@@ -1605,4 +1607,90 @@ Test(analyze, rtt_histogram_saturation)
 	cr_assert_eq(st.rtt_count, 1000);
 	cr_assert(st.rtt_p50_us >= 16 && st.rtt_p50_us <= 24, "p50 %u", st.rtt_p50_us);
 	cr_assert(st.rtt_p99_us >= 3240 && st.rtt_p99_us <= 4000, "p99 %u", st.rtt_p99_us);
+}
+
+/* ---- the numbers that tie findings to the file and the summary (analyze.h) ---- */
+
+/* Stream ids count up from 1 as streams are created; a pair takes its older stream's id; the
+ * summary's rows carry the same ids as the frames. */
+Test(analyze, stream_and_pair_ids)
+{
+	mk(0, 0);
+	send_only(100);
+	cr_assert_eq(F.stream, 1);
+	cr_assert_eq(F.pair, 1, "not paired yet: its own id");
+	REQ(.op = SEND_ONLY, .psn = 7, .len = 64, .src = 3);
+	cr_assert_eq(F.stream, 2);
+	cr_assert_eq(F.pair, 2);
+	ack(100);
+	cr_assert_eq(F.stream, 3);
+	cr_assert_eq(F.pair, 1, "paired by PSN with stream 1");
+	send_only(101);
+	cr_assert_eq(F.stream, 1);
+	cr_assert_eq(F.pair, 1);
+	struct roce_stream_stats st;
+	cr_assert(stats(2, 1, QP_A, &st));
+	cr_assert_eq(st.stream, 3);
+	cr_assert_eq(st.pair, 1);
+	cr_assert(stats(3, 2, QP_B, &st));
+	cr_assert_eq(st.stream, 2);
+	cr_assert_eq(st.pair, 2);
+}
+
+/* An evicted stream seen again is a new stream: a new id, never an old one. */
+Test(analyze, stream_ids_not_reused_after_eviction)
+{
+	mk(2, 0);
+	for (uint32_t q = 1; q <= 3; q++) {
+		REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .qpn = q);
+		cr_assert_eq(F.stream, q);
+	}
+	REQ(.op = SEND_ONLY, .psn = 5000, .len = 64, .qpn = 1);  /* evicted by 3: back as 4 */
+	cr_assert_eq(F.stream, 4);
+	cr_assert_eq(F.pair, 4);
+}
+
+/* A frame no stream takes has ids 0 and no response time. */
+Test(analyze, ids_zero_without_a_stream)
+{
+	mk(0, 0);
+	REQ(.op = CNP, .qpn = QP_A);
+	cr_assert_eq(F.stream, 0);
+	cr_assert_eq(F.pair, 0);
+	cr_assert_eq(F.response_ns, -1);
+}
+
+/* The request->response time is on the response that measured it, and on no other frame. */
+Test(analyze, response_time_on_the_answering_frame)
+{
+	mk(0, 0);
+	REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .ts = 5000000);
+	cr_assert_eq(F.response_ns, -1);
+	RSP(.op = ACK, .psn = 100, .syn = SYN_ACK, .ts = 5012345);
+	cr_assert_eq(F.response_ns, 12345);
+	ack(100);  /* answers nothing pending */
+	cr_assert_eq(F.response_ns, -1);
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.rtt_count, 1);
+	cr_assert_eq(st.rtt_max_us, 12);
+}
+
+/* ref_frame: a resend refers to its PSN's first sending, a restart to the NAK it answers. */
+Test(analyze, ref_frame_of_resends_and_restarts)
+{
+	mk(0, 0);
+	sends_ok(100, 105);                            /* frames 1-6: PSNs 100-105 */
+	nak(102, ROCE_NAK_PSN_SEQ_ERR);                /* frame 7 */
+	EXPECT_EVENTS(send_only(104), "nak.restart_wrong", "psn.retransmit");  /* frame 8 */
+	cr_assert_eq(finding("nak.restart_wrong")->ref_frame, 7);
+	cr_assert_eq(finding("psn.retransmit")->ref_frame, 5, "104 was first sent in frame 5");
+	EXPECT_EVENTS(send_only(105), "psn.retransmit");
+	cr_assert_eq(finding("psn.retransmit")->ref_frame, 6);
+	EXPECT_NO_EVENTS(send_only(106));              /* frame 10 */
+	EXPECT_EVENTS(send_only(103), "retransmit.timeout", "psn.retransmit");
+	cr_assert_eq(finding("retransmit.timeout")->ref_frame, 4);
+	cr_assert_eq(finding("psn.retransmit")->ref_frame, 4);
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 103, .syn = SYN_RNR), "nak.rnr");  /* frame 12 */
+	EXPECT_EVENTS(send_only(103), "psn.retransmit", "rnr.retry_early");
+	cr_assert_eq(finding("rnr.retry_early")->ref_frame, 12);
 }

@@ -41,8 +41,7 @@ static void analyze(uint32_t len, unsigned linktype, int64_t ts)
 {
 	roce_decode(NULL, fb, len, len, linktype, &P);
 	memset(&F, 0xee, sizeof(F));
-	roce_analyze(A, &P, fb, ts, &F);
-	n_frames++;
+	roce_analyze(A, &P, ++n_frames, fb, ts, &F);
 }
 
 /* ---- MAC control frames ---- */
@@ -550,7 +549,7 @@ static void cnp_delays_and_bursts(bool v6, unsigned n_vlan)
 	send_at(&f, 1064 * US + 1, 0, false, false);         /* Not-ECT, 1 ns past it */
 	EXPECT_EVENTS(&P, "cnp.missing");
 	const struct roce_finding *x = finding(ROCE_EV_CNP_MISSING, 0);
-	cr_assert_eq(x->ce_frame, ce2);
+	cr_assert_eq(x->ref_frame, ce2);
 	cr_assert_eq(x->qpn, QP_B);
 	cr_assert_eq(x->delta_ns, 1000 * US + 1);
 	cnp_at(&f, 2000 * US, QP_A);                          /* no CE within 1 ms before it */
@@ -605,7 +604,7 @@ Test(cnp, one_missing_per_interval_of_uncovered_marks)
 		for (unsigned i = 0; i < F.n; i++) {
 			cr_assert_eq(F.f[i].event, ROCE_EV_CNP_MISSING);
 			cr_assert_lt(seen, n_due);
-			cr_assert_eq(F.f[i].ce_frame, due[seen], "missing #%u", seen);
+			cr_assert_eq(F.f[i].ref_frame, due[seen], "missing #%u", seen);
 			int64_t ce_ts = (int64_t)seen * 60 * US;
 			cr_assert_gt(t - ce_ts, 1000 * US);
 			cr_assert_leq(t - ce_ts, 1010 * US, "on the first frame past the deadline");
@@ -715,4 +714,32 @@ Test(cnp, eviction_gives_the_block_back)
 	/* every mark's deadline passed at the next host's frame; the evicted streams' too */
 	cr_assert_eq(stream_of(59, QP_B).cnp_pending, 1);
 	cr_assert_eq(stream_of(58, QP_B).cnp_missing, 1);
+}
+
+Test(cnp, blocks_past_the_core_index_live_in_the_map)
+{
+	/* the first 65,534 congestion blocks are indexed from the stream core, the rest by the map */
+	mk(NULL);
+	struct flow f = {false, 0, 1, 2, 0};
+	struct roce_build x;
+	flow_build(&x, &f, false);
+	x.h.bth.opcode = 0x04;
+	x.payload = u_payload();
+	x.payload_len = 8;
+	for (uint32_t q = 1; q <= 70000; q++) {
+		x.h.bth.dqpn = q;
+		x.tclass = q == 69999 ? 0x03 : 0x01;  /* ECT(1), one CE */
+		analyze(u_build(&x, fb), ROCE_LINK_ETHERNET, (int64_t)q * 1000);
+	}
+	for (uint32_t q = 1; q <= 70000; q += 9999) {
+		struct roce_stream_stats s = stream_of(1, q);
+		cr_assert_eq(s.ecn[1], 1, "qp %u", q);
+		cr_assert_eq(s.ecn[0] + s.ecn[2] + s.ecn[3], 0, "qp %u", q);
+	}
+	struct roce_stream_stats s = stream_of(1, 69999);
+	cr_assert_eq(s.ecn[3], 1);
+	cr_assert_eq(s.cnp_pending, 1);
+	cnp_at(&f, 70000 * 1000 + 500, 0x777);  /* unpaired: the one stream with a mark */
+	cr_assert_eq(stream_of(1, 69999).cnps, 1);
+	cr_assert_eq(stream_of(1, 69999).cnp_pending, 0);
 }

@@ -764,7 +764,7 @@ Test(mad, cm_pairing_evicts_the_qp1_stream)
 
 	uint32_t len = build_mad_frame(f, 0x64, 1, req_mad);  /* 10.0.0.1 -> 10.0.0.2 */
 	cr_assert_eq(u_decode(f, len, ROCE_LINK_ETHERNET, &p), 1);
-	roce_analyze(a, &p, f, 1000, NULL);
+	roce_analyze(a, &p, 1, f, 1000, NULL);
 
 	struct roce_build b;
 	u_base(&b);
@@ -780,7 +780,7 @@ Test(mad, cm_pairing_evicts_the_qp1_stream)
 	b.payload_len = ROCE_MAD_LEN;
 	len = u_build(&b, f);  /* 10.0.0.2 -> 10.0.0.1 */
 	cr_assert_eq(u_decode(f, len, ROCE_LINK_ETHERNET, &p), 1);
-	roce_analyze(a, &p, f, 2000, NULL);
+	roce_analyze(a, &p, 2, f, 2000, NULL);
 
 	unsigned paired = 0;
 	roce_analyzer_foreach(a, counts_add_up, &paired);

@@ -1,0 +1,135 @@
+/* findings.c: a frame's event as the CLI's text line and the Wireshark plugin's expert info both
+ * show it: its name, and for a transport finding its details, "psn.gap(expected 100 seen 103)". */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "roce/analyze.h"
+#include "roce/fields.h"
+
+/* bth.reserved_nonzero: which reserved fields are set, and their values: "(resv7 0x01)". */
+static int put_reserved(char *buf, size_t cap, int n, const struct roce_pkt *p)
+{
+	const struct { const char *name; unsigned v; } f[] = {
+		{"resv6", p->h.bth.resv6}, {"resv7", p->h.bth.resv7},
+		{"rdeth.resv", p->h.hdrs & ROCE_HDR_RDETH ? p->h.rdeth.resv : 0u},
+	};
+	const char *sep = "(";
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && n >= 0; i++) {
+		if (!f[i].v)
+			continue;
+		size_t at = (size_t)n < cap ? (size_t)n : cap;
+		int k = snprintf(buf + at, cap - at, "%s%s 0x%02x", sep, f[i].name, f[i].v);
+		n += k > 0 ? k : 0;
+		sep = ", ";
+	}
+	if (*sep == ',' && n >= 0) {
+		size_t at = (size_t)n < cap ? (size_t)n : cap;
+		int k = snprintf(buf + at, cap - at, ")");
+		n += k > 0 ? k : 0;
+	}
+	return n;
+}
+
+/* Append to buf at *n (snprintf's way: *n counts what would have been written). */
+static void put(char *buf, size_t cap, int *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, int *n, const char *fmt, ...)
+{
+	va_list ap;
+	size_t at = (size_t)*n < cap ? (size_t)*n : cap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf + at, cap - at, fmt, ap);
+	va_end(ap);
+	*n += k > 0 ? k : 0;
+}
+
+/* One congestion finding's details: "p3 65535q", "p3 after 1.234ms", "ce frame 12, qp 0x000011,
+ * 1.002ms later". */
+static void put_congestion(char *buf, size_t cap, int *n, const struct roce_finding *x)
+{
+	char d[ROCE_DURSTR_MAX];
+	if (x->event == ROCE_EV_CNP_MISSING || x->event == ROCE_EV_CNP_UNEXPECTED) {
+		if (x->event == ROCE_EV_CNP_MISSING)
+			put(buf, cap, n, "ce frame %" PRIu64 ", ", x->ref_frame);
+		put(buf, cap, n, "qp 0x%06" PRIx32, x->qpn);
+		if (x->delta_ns >= 0) {
+			roce_fmt_duration(d, (double)x->delta_ns);
+			put(buf, cap, n, ", %s later", d);
+		}
+		if (x->event == ROCE_EV_CNP_UNEXPECTED)
+			put(buf, cap, n, ", no CE mark before it, one direction captured?");
+		return;
+	}
+	if (x->priority < 0)
+		put(buf, cap, n, "all");
+	else
+		put(buf, cap, n, "p%d", x->priority);
+	if (x->event == ROCE_EV_PFC_PAUSE)
+		put(buf, cap, n, " %uq", x->quanta);
+	if (x->event == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED && x->pause)
+		put(buf, cap, n, " by PAUSE");
+	if (x->delta_ns >= 0) {
+		roce_fmt_duration(d, (double)x->delta_ns);
+		put(buf, cap, n, x->event == ROCE_EV_PFC_RESUME ? " after %s%s" : " %s into the pause%s", d,
+		    x->expired ? " expired" : "");
+	}
+}
+
+static bool congestion_event(enum roce_event e)
+{
+	switch (e) {
+	case ROCE_EV_PFC_PAUSE:
+	case ROCE_EV_PFC_RESUME:
+	case ROCE_EV_PFC_STORM:
+	case ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED:
+	case ROCE_EV_CNP_MISSING:
+	case ROCE_EV_CNP_UNEXPECTED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
+		       const struct roce_findings *fi)
+{
+	int n = snprintf(buf, cap, "%s", roce_event_name(e));
+	if (p && e == ROCE_EV_BTH_RESERVED_NONZERO)
+		n = put_reserved(buf, cap, n, p);
+	if (congestion_event(e)) {  /* every finding of the event, "; " between them */
+		const char *sep = "(";
+		for (unsigned i = 0; fi && i < fi->n; i++) {
+			if (fi->f[i].event != e)
+				continue;
+			put(buf, cap, &n, "%s", sep);
+			put_congestion(buf, cap, &n, &fi->f[i]);
+			sep = "; ";
+		}
+		if (*sep == ';')
+			put(buf, cap, &n, ")");
+		return n > 0 ? (size_t)n : 0;
+	}
+	for (unsigned i = 0; fi && i < fi->n && n >= 0; i++) {
+		const struct roce_finding *x = &fi->f[i];
+		if (x->event != e || !x->has_psn)
+			continue;
+		size_t at = (size_t)n < cap ? (size_t)n : cap;
+		int k;
+		if (x->msn)
+			k = snprintf(buf + at, cap - at, "(expected msn %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
+		else if (x->expected_psn != x->seen_psn)
+			k = snprintf(buf + at, cap - at, "(expected %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
+		else
+			k = snprintf(buf + at, cap - at, "(psn %" PRIu32, x->seen_psn);
+		n += k > 0 ? k : 0;
+		at = (size_t)n < cap ? (size_t)n : cap;
+		if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0)
+			k = snprintf(buf + at, cap - at, ", first sent %" PRId64 ".%03" PRId64 " ms before)",
+				     x->delta_ns / 1000000, x->delta_ns / 1000 % 1000);
+		else
+			k = snprintf(buf + at, cap - at, ")");
+		n += k > 0 ? k : 0;
+		break;
+	}
+	return n > 0 ? (size_t)n : 0;
+}
