@@ -96,16 +96,26 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 	int n = snprintf(buf, cap, "%s", roce_event_name(e));
 	if (p && e == ROCE_EV_BTH_RESERVED_NONZERO)
 		n = put_reserved(buf, cap, n, p);
-	if (congestion_event(e)) {  /* every finding of the event, "; " between them */
+	if (congestion_event(e)) {  /* the first two findings of the event, "; " between them, and
+				    * how many more (the JSON has them all; an expert info's text has
+				    * 240 bytes in all) */
 		const char *sep = "(";
+		unsigned shown = 0, more = 0;
 		for (unsigned i = 0; fi && i < fi->n; i++) {
 			if (fi->f[i].event != e)
 				continue;
+			if (shown == 2) {
+				more++;
+				continue;
+			}
 			put(buf, cap, &n, "%s", sep);
 			put_congestion(buf, cap, &n, &fi->f[i]);
 			sep = "; ";
+			shown++;
 		}
-		if (*sep == ';')
+		if (more)
+			put(buf, cap, &n, "; +%u more", more);
+		if (shown)
 			put(buf, cap, &n, ")");
 		return n > 0 ? (size_t)n : 0;
 	}
