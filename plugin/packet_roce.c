@@ -287,7 +287,7 @@ static void add_analysis(proto_tree *root, tvbuff_t *tvb, const struct roce_find
 static void add_events(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, const struct roce_pkt *p,
 		       const struct roce_findings *fi)
 {
-	char text[200];
+	char text[512];  /* a PFC frame's findings on eight classes */
 
 	if (roce_evset_empty(&p->events))
 		return;
@@ -333,12 +333,14 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	const guint8 *bytes = tvb_get_ptr(tvb, 0, caplen);
 	struct roce_pkt p;
 	/* a frame that is not RoCE gets the events the decoder found on it (a capture cut before
-	 * the BTH, a bad IP checksum), as rocedump shows them, and nothing else */
-	if (roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p) != 1 &&
-	    roce_evset_empty(&p.events))
-		return 0;
+	 * the BTH, a bad IP checksum) and the analyzer's (the congestion analysis reads PFC/PAUSE
+	 * frames, and notes a missing CNP on whichever frame comes past its deadline), as rocedump
+	 * shows them, and nothing else */
+	int roce = roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p);
 	struct roce_findings fi;
 	analyze(pinfo, &p, bytes, &fi);
+	if (roce != 1 && roce_evset_empty(&p.events))
+		return 0;
 
 	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? p.bth_off : 0,
 					     p.bth_off < caplen ? -1 : 0, ENC_NA);

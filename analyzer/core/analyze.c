@@ -34,11 +34,13 @@ struct frame_ctx {
 static struct roce_finding *find(struct frame_ctx *f, enum roce_event e, bool has_psn, uint32_t expected,
 				 uint32_t seen, int64_t delta)
 {
-	roce_evset_add(&f->p->events, e);
-	if (!f->out || f->out->n >= ROCE_MAX_FINDINGS)
-		return NULL;
-	struct roce_finding *x = &f->out->f[f->out->n++];
-	*x = (struct roce_finding){(uint16_t)e, has_psn, false, f->qpn, expected, seen, delta, 0};
+	struct roce_finding *x = finding_add(f->p, f->out, e, f->qpn);
+	if (x) {
+		x->has_psn = has_psn;
+		x->expected_psn = expected;
+		x->seen_psn = seen;
+		x->delta_ns = delta;
+	}
 	return x;
 }
 
@@ -492,10 +494,7 @@ static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, 
 		if (b >= RTT_BUCKETS)
 			b = RTT_BUCKETS - 1;
 	}
-	if (r->hist[b] == UINT8_MAX)
-		for (unsigned i = 0; i < RTT_BUCKETS; i++)
-			r->hist[i] = (uint8_t)((r->hist[i] + 1) / 2);
-	r->hist[b]++;
+	hist_add(r->hist, RTT_BUCKETS, b);
 }
 
 /* An ACK's MSN (IBTA Vol 1 §9.7.5.1.4: the responder counts the request messages it completed) is
@@ -694,14 +693,28 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		out->recovery_ns = -1;
 		out->recovery_ref = 0;
 	}
-	if (!p->version || !p->op || !(p->op->flags & ROCE_OPF_VALID) || p->op->op == ROCE_OP_CNP ||
-	    p->trunc_layer == ROCE_LAYER_EXT || !p->net.addr_len)
-		return;
 	ts_ns = ts_ns > TS_LIMIT ? TS_LIMIT : ts_ns < -TS_LIMIT ? -TS_LIMIT : ts_ns;
+	/* congestion (congestion.c): the capture's extent, and only a compare or two per frame
+	 * unless a CE mark's deadline passed, a pause is on, or this is a MAC control frame */
+	struct cong_state *c = &a->cong;
+	c->frame = number;
+	if (c->first_ts == INT64_MIN)
+		c->first_ts = ts_ns;
+	if (ts_ns > c->last_ts)
+		c->last_ts = ts_ns;
+	if (ts_ns > c->next_deadline || ts_ns < c->pause_until || p->net.kind == ROCE_NET_MACC)
+		cong_frame_slow(a, p, frame, ts_ns, out);
+	if (!p->version || !p->op || !(p->op->flags & ROCE_OPF_VALID) || p->trunc_layer == ROCE_LAYER_EXT ||
+	    !p->net.addr_len)
+		return;
 	const struct roce_net *n = &p->net;
 	uint32_t src, dst;
 	if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst))
 		return;
+	if (p->op->op == ROCE_OP_CNP) {  /* CNPs make no stream of their own */
+		cong_cnp(a, p, ts_ns, src, dst, out);
+		return;
+	}
 	uint32_t idx;
 	uint64_t key = stream_key(src, dst, p->h.bth.dqpn);
 	struct stream *s = stream_get(a, key, &idx);
@@ -716,6 +729,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 	s->last_ts = ts_ns;
 	count40_add(&s->packets, &s->packets_hi);
 	s->bytes += p->wirelen;
+	if (n->tclass & 3 || p->h.bth.fecn || p->h.bth.becn)  /* ECT, CE, FECN, BECN */
+		cong_mark(a, s, p, ts_ns);
 	if (p->h.bth.dqpn == 1 && p->op->transport == ROCE_TR_UD) {
 		struct roce_mad m;
 		if (roce_mad_decode_pkt(p, frame, &m) == 1) {

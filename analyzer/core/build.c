@@ -7,6 +7,7 @@
 #include "bytes.h"
 #include "csum.h"
 #include "icrc.h"
+#include "macc.h"
 #include "roce/build.h"
 #include "transport.h"
 #include "wire.h"
@@ -333,4 +334,28 @@ int roce_build_wrap(const struct roce_build_wrap *wr, const uint8_t *inner, uint
 	n += h;
 	memcpy(out + n, inner, keep);
 	return (int)(n + keep);
+}
+
+int roce_build_macc(const struct roce_build_macc *b, uint8_t *out, size_t cap)
+{
+	if (b->n_vlan > ROCE_MAX_VLAN)
+		return ROCE_ERR_ARG;
+	uint32_t hlen = ETH_HLEN + VLAN_HLEN * b->n_vlan;
+	uint32_t fields = b->opcode == ROCE_MACC_PFC ? MACC_PFC_LEN : b->opcode == ROCE_MACC_PAUSE ? MACC_PAUSE_LEN : 2;
+	uint32_t body = b->length ? b->length : (hlen + fields < MACC_MIN_FRAME ? MACC_MIN_FRAME - hlen : fields);
+	if (hlen + body > cap)
+		return ROCE_ERR_NOSPACE;
+	uint8_t f[MACC_PFC_LEN] = {0};
+	wr_be16(f + MACC_OPCODE, b->opcode);
+	if (b->opcode == ROCE_MACC_PFC) {
+		wr_be16(f + MACC_PFC_ENBV, b->enbv);
+		for (unsigned i = 0; i < 8; i++)
+			wr_be16(f + MACC_PFC_TIME + 2 * i, b->quanta[i]);
+	} else if (b->opcode == ROCE_MACC_PAUSE) {
+		wr_be16(f + MACC_PAUSE_TIME, b->quanta[0]);
+	}
+	write_ether(out, b->eth_dst, b->eth_src, b->n_vlan, b->vlan, ETHERTYPE_MACCTRL);
+	memset(out + hlen, 0, body);
+	memcpy(out + hlen, f, body < fields ? body : fields);
+	return (int)(hlen + body);
 }

@@ -16,6 +16,7 @@
 #include "bytes.h"
 #include "csum.h"
 #include "icrc.h"
+#include "macc.h"
 #include "roce/decode.h"
 #include "transport.h"
 #include "wire.h"
@@ -708,6 +709,10 @@ static void decode_ethertype(struct ctx *c, uint32_t off, uint32_t lim, uint16_t
 	case ETHERTYPE_ARP:
 		p->net.kind = ROCE_NET_ARP;
 		p->net.off = (uint16_t)off;
+		break;
+	case ETHERTYPE_MACCTRL:
+		/* the frame's end: an enclosing packet's (a mirror's inner frame), else the wire's */
+		macc_decode(p, c->frame, off, lim, lim < p->caplen ? lim : p->wirelen);
 		break;
 	default:
 		p->net.kind = ROCE_NET_OTHER;

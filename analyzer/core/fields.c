@@ -1,6 +1,7 @@
 /* fields.c: the field table (include/roce/fields.def) read from a decoded frame: each field's
  * presence, value and bytes, and the text forms of addresses the table's strings use. */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "roce/fields.h"
@@ -278,6 +279,24 @@ bool roce_field_span(enum roce_field f, const struct roce_pkt *p, unsigned idx, 
 }
 
 /* ---- addresses as text ---- */
+
+void roce_fmt_duration(char out[ROCE_DURSTR_MAX], double ns)
+{
+	double v = ns, a = ns < 0 ? -ns : ns;
+	const char *unit = "ns";
+	if (a >= 1e9) {
+		v /= 1e9;
+		unit = "s";
+	} else if (a >= 1e6) {
+		v /= 1e6;
+		unit = "ms";
+	} else if (a >= 1e3) {
+		v /= 1e3;
+		unit = "us";
+	}
+	a = v < 0 ? -v : v;
+	snprintf(out, ROCE_DURSTR_MAX, "%.*f%s", a >= 100 ? 1 : a >= 10 ? 2 : 3, v, unit);
+}
 
 void roce_fmt_mac(char out[18], const uint8_t *m)
 {

@@ -3,9 +3,11 @@
  * "bth.reserved_nonzero(resv7 0x01)"; for a transport finding its details,
  * "psn.gap(expected 100 seen 103)". */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "roce/analyze.h"
+#include "roce/fields.h"
 
 /* The reserved BTH (and RDETH) fields that are not zero: "(resv6 0x01, rdeth.resv 0x02)". */
 static int reserved_fields(char *buf, size_t cap, const struct roce_pkt *p)
@@ -32,6 +34,65 @@ static int reserved_fields(char *buf, size_t cap, const struct roce_pkt *p)
 	return n;
 }
 
+/* Append to buf at *n (snprintf's way: *n counts what would have been written). */
+static void put(char *buf, size_t cap, int *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, int *n, const char *fmt, ...)
+{
+	va_list ap;
+	size_t at = (size_t)*n < cap ? (size_t)*n : cap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf + at, cap - at, fmt, ap);
+	va_end(ap);
+	*n += k > 0 ? k : 0;
+}
+
+/* One congestion finding's details: "p3 65535q", "p3 after 1.234ms", "ce frame 12, qp 0x000011,
+ * 1.002ms later". */
+static void put_congestion(char *buf, size_t cap, int *n, const struct roce_finding *x)
+{
+	char d[ROCE_DURSTR_MAX];
+	if (x->event == ROCE_EV_CNP_MISSING || x->event == ROCE_EV_CNP_UNEXPECTED) {
+		if (x->event == ROCE_EV_CNP_MISSING)
+			put(buf, cap, n, "ce frame %" PRIu64 ", ", x->ref_frame);
+		put(buf, cap, n, "qp 0x%06" PRIx32, x->qpn);
+		if (x->delta_ns >= 0) {
+			roce_fmt_duration(d, (double)x->delta_ns);
+			put(buf, cap, n, ", %s later", d);
+		}
+		if (x->event == ROCE_EV_CNP_UNEXPECTED)
+			put(buf, cap, n, ", no CE mark before it, one direction captured?");
+		return;
+	}
+	if (x->priority < 0)
+		put(buf, cap, n, "all");
+	else
+		put(buf, cap, n, "p%d", x->priority);
+	if (x->event == ROCE_EV_PFC_PAUSE)
+		put(buf, cap, n, " %uq", x->quanta);
+	if (x->event == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED && x->pause)
+		put(buf, cap, n, " by PAUSE");
+	if (x->delta_ns >= 0) {
+		roce_fmt_duration(d, (double)x->delta_ns);
+		put(buf, cap, n, x->event == ROCE_EV_PFC_RESUME ? " after %s%s" : " %s into the pause%s", d,
+		    x->expired ? " expired" : "");
+	}
+}
+
+static bool congestion_event(enum roce_event e)
+{
+	switch (e) {
+	case ROCE_EV_PFC_PAUSE:
+	case ROCE_EV_PFC_RESUME:
+	case ROCE_EV_PFC_STORM:
+	case ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED:
+	case ROCE_EV_CNP_MISSING:
+	case ROCE_EV_CNP_UNEXPECTED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
 		       const struct roce_findings *fi)
 {
@@ -39,6 +100,29 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 	if (n >= 0 && e == ROCE_EV_BTH_RESERVED_NONZERO && p) {
 		size_t at = (size_t)n < cap ? (size_t)n : cap;
 		n += reserved_fields(buf + at, cap - at, p);
+	}
+	if (congestion_event(e)) {  /* the first two findings of the event, "; " between them, and
+				    * how many more (the JSON has them all; an expert info's text has
+				    * 240 bytes in all) */
+		const char *sep = "(";
+		unsigned shown = 0, more = 0;
+		for (unsigned i = 0; fi && i < fi->n; i++) {
+			if (fi->f[i].event != e)
+				continue;
+			if (shown == 2) {
+				more++;
+				continue;
+			}
+			put(buf, cap, &n, "%s", sep);
+			put_congestion(buf, cap, &n, &fi->f[i]);
+			sep = "; ";
+			shown++;
+		}
+		if (more)
+			put(buf, cap, &n, "; +%u more", more);
+		if (shown)
+			put(buf, cap, &n, ")");
+		return n > 0 ? (size_t)n : 0;
 	}
 	for (unsigned i = 0; fi && i < fi->n && n >= 0; i++) {
 		const struct roce_finding *x = &fi->f[i];

@@ -99,7 +99,7 @@ uint32_t block_take(struct block_pool *p)
 	return i;
 }
 
-static void block_give(struct block_pool *p, uint32_t i)
+void block_give(struct block_pool *p, uint32_t i)
 {
 	if (!i)
 		return;
@@ -160,6 +160,8 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	block_give(&a->ack_pool, v->ack);
 	block_give(&a->loss_pool, v->loss);
 	block_give(&a->resp_pool, v->resp);
+	if (v->cong)
+		cong_stream_gone(a, v);
 	a->evictions++;
 	return victim;
 }
@@ -207,9 +209,10 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->ack_pool.size = sizeof(struct ack_block);
 	a->loss_pool.size = sizeof(struct loss_block);
 	a->resp_pool.size = sizeof(struct resp_block);
+	a->cong_pool.size = sizeof(struct cong_block);
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
 	if (!a->sends || u64map_init(&a->streams, 1024) < 0 || u64map_init(&a->pairs, 256) < 0 ||
-	    u64map_init(&a->addr_index, 256) < 0) {
+	    u64map_init(&a->addr_index, 256) < 0 || cong_init(a, cfg ? cfg->congestion : NULL) < 0) {
 		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
 		roce_analyzer_free(a);
 		return NULL;
@@ -231,37 +234,46 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	free(a->ack_pool.mem);
 	free(a->loss_pool.mem);
 	free(a->resp_pool.mem);
+	cong_free(a);
+	free(a->cong_pool.mem);
 	free(a);
 }
 
 /* ---- reports ---- */
 
-uint32_t rtt_quantile_us(const struct ack_block *r, double q)
+int hist_quantile_bucket(const uint8_t *hist, unsigned n, double q)
 {
 	unsigned total = 0, seen = 0;
-	for (unsigned i = 0; i < RTT_BUCKETS; i++)
-		total += r->hist[i];
+	for (unsigned i = 0; i < n; i++)
+		total += hist[i];
 	if (!total)
-		return 0;
+		return -1;
 	unsigned want = (unsigned)(q * total + 0.999999);
 	if (want < 1)
 		want = 1;
-	for (unsigned b = 0; b < RTT_BUCKETS; b++) {
-		seen += r->hist[b];
-		if (seen < want)
-			continue;
-		if (b == RTT_BUCKETS - 1)
-			return r->max_us;  /* open above: its largest sample */
-		/* the bucket's geometric middle: 2^k · 2^(1/4) or 2^k · 2^(3/4), within [min, max] */
-		double v = (double)(1u << (b / 2)) * (b % 2 ? 1.6817928 : 1.1892071);
-		uint32_t u = (uint32_t)(v + 0.5);
-		if (u < r->min_us)
-			u = r->min_us;
-		if (u > r->max_us)
-			u = r->max_us;
-		return u;
+	for (unsigned b = 0; b < n; b++) {
+		seen += hist[b];
+		if (seen >= want)
+			return (int)b;
 	}
-	return r->max_us;
+	return (int)n - 1;
+}
+
+uint32_t rtt_quantile_us(const struct ack_block *r, double q)
+{
+	int b = hist_quantile_bucket(r->hist, RTT_BUCKETS, q);
+	if (b < 0)
+		return 0;
+	if (b == RTT_BUCKETS - 1)
+		return r->max_us;  /* open above: its largest sample */
+	/* the bucket's geometric middle: 2^k · 2^(1/4) or 2^k · 2^(3/4), within [min, max] */
+	double v = (double)(1u << (b / 2)) * (b % 2 ? 1.6817928 : 1.1892071);
+	uint32_t u = (uint32_t)(v + 0.5);
+	if (u < r->min_us)
+		u = r->min_us;
+	if (u > r->max_us)
+		u = r->max_us;
+	return u;
 }
 
 /* One stream's row. */
@@ -322,6 +334,9 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 		st->rtt_p99_us = rtt_quantile_us(r, 0.99);
 	}
 	st->max_idle_us = e->max_idle_us;
+	st->ecn[0] = st->packets;  /* less the marked ones, which cong_fill_stats() counts */
+	if (e->cong)
+		cong_fill_stats(a, e, st);
 }
 
 /* The index of the stream that e is paired with, if that one is paired with e too; NO_IDX if not. */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "congestion.h"
 #include "roce/analyze.h"
 #include "u64map.h"
 
@@ -84,6 +85,8 @@ struct stream {
 	uint16_t pkey, flags;
 	uint8_t transport, msg_op, pmtu_log;
 	uint8_t packets_hi, requests_hi, messages_hi;
+	uint16_t cong;            /* congestion block (congestion.h): its index below CONG_IN_MAP,
+				     CONG_IN_MAP: in the congestion map (a larger index), 0: none */
 };
 _Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
 
@@ -199,9 +202,23 @@ struct roce_analyzer {
 	uint64_t evictions;
 	struct send_rec *sends;   /* the send log (above) */
 	uint32_t send_seq;        /* the newest entry's number */
-	struct block_pool ack_pool, loss_pool, resp_pool;
+	struct block_pool ack_pool, loss_pool, resp_pool, cong_pool;
+	struct cong_state cong;   /* congestion analysis (congestion.h) */
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 };
+
+/* The frame gets event e; out, when there is one and room in it, the details: a pointer to them
+ * is returned (NULL otherwise), zeroed but for qpn (delta_ns and priority -1), for more. */
+static inline struct roce_finding *finding_add(struct roce_pkt *p, struct roce_findings *out, enum roce_event e,
+					       uint32_t qpn)
+{
+	roce_evset_add(&p->events, e);
+	if (!out || out->n >= ROCE_MAX_FINDINGS)
+		return NULL;
+	struct roce_finding *x = &out->f[out->n++];
+	*x = (struct roce_finding){.event = (uint16_t)e, .qpn = qpn, .delta_ns = -1, .priority = -1};
+	return x;
+}
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
 {
@@ -229,11 +246,24 @@ static inline uint32_t pmtu_of(const struct roce_analyzer *a, const struct strea
 	return a->pmtu_cfg ? a->pmtu_cfg : s->pmtu_log ? 1u << s->pmtu_log : 0;
 }
 
+/* Histograms of 8-bit counts (round trips here, CE-to-CNP latencies in congestion.c): one more
+ * sample in bucket k, all counts halved first when it would overflow (proportions kept); and the
+ * bucket holding the sample below which a fraction q (0..1) of them lie, -1 when empty. */
+static inline void hist_add(uint8_t *hist, unsigned n, unsigned k)
+{
+	if (hist[k] == UINT8_MAX)
+		for (unsigned i = 0; i < n; i++)
+			hist[i] = (uint8_t)((hist[i] + 1) / 2);
+	hist[k]++;
+}
+int hist_quantile_bucket(const uint8_t *hist, unsigned n, double q);
+
 /* The round trip below which a fraction q (0..1) of a stream's samples lie, in microseconds. */
 uint32_t rtt_quantile_us(const struct ack_block *r, double q);
 
-/* A zeroed block's index, or 0 when out of memory. */
+/* A zeroed block's index, or 0 when out of memory; block_give() hands one back (0: nothing). */
 uint32_t block_take(struct block_pool *p);
+void block_give(struct block_pool *p, uint32_t i);
 static inline void *block_at(const struct block_pool *p, uint32_t i)
 {
 	return p->mem + (size_t)i * p->size;

@@ -35,6 +35,10 @@ struct ts_clock {
 	bool set;
 };
 
+/* A duration: "5.120ns", "335.5us", "1.234ms", "2.500s" (the core's form). */
+#define FMT_DUR_MAX ROCE_DURSTR_MAX
+static inline void fmt_duration(char out[FMT_DUR_MAX], double ns) { roce_fmt_duration(out, ns); }
+
 #define FMT_TIME_MAX 48
 /* The time stamp (sec, nsec) in style, with 6 digits of fraction or 9 when nano; "" for TS_NONE.
  * The delta styles read and move *clock. Hours of a delta are not wrapped at 24 (tcpdump's are). */

@@ -59,6 +59,7 @@ struct options {
 	unsigned threads;          /* --threads; 0 = pipeline_default_threads() */
 	unsigned batch;            /* --batch */
 	struct roce_decoder_config decoder;
+	struct roce_congestion_config congestion;  /* --link-speed, --pfc-storm-ms, --cnp-*, --dscp-prio */
 	char *filter;
 	struct dfilter *display;   /* -Y */
 	const char *report_file;   /* --report */
@@ -134,6 +135,15 @@ static void usage(FILE *f)
 		"                     1 M queue pairs, both directions)\n"
 		"      --pmtu N       the path MTU (256, 512, 1024, 2048, 4096); default: learned per stream\n"
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
+		"      --link-speed S the link's speed for PFC/PAUSE quanta (512 bit times each): e.g.\n"
+		"                     10G, 25G, 100G (default), 400G; bits per second, K/M/G/T suffix\n"
+		"      --pfc-storm-ms N  one continuous pause longer than N ms is pfc.storm (default 100)\n"
+		"      --dscp-prio MAP   priority of untagged RoCE by DSCP, e.g. 26=3,48=6 (the DSCPs not\n"
+		"                     listed: DSCP >> 3); tagged frames use their VLAN PCP\n"
+		"      --cnp-interval-us N  the NIC's least time between CNPs on a QP (default 50; 0: a\n"
+		"                     CNP is due for every CE mark)\n"
+		"      --cnp-timeout-us N   a CNP later than N us after a CE mark due one is cnp.missing\n"
+		"                     (default 1000)\n"
 		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
 		"                     output is the same whatever N\n"
 		"      --batch N      frames a decoding thread takes at a time (1-65536, default 4096)\n"
@@ -201,12 +211,62 @@ enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
 	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_REPORT, OPT_REPORT_PLOTS,
 	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE,
+	OPT_LINK_SPEED, OPT_PFC_STORM, OPT_DSCP_PRIO, OPT_CNP_INTERVAL, OPT_CNP_TIMEOUT,
 };
 
 /* -C, -G, -W, -B, -s: a whole number in range. */
 static bool parse_count(const char *s, unsigned long long min, unsigned long long max, unsigned long long *v)
 {
 	return parse_uint(s, max, v) && *v >= min;
+}
+
+/* --link-speed: N with an optional K, M, G or T (decimal) suffix, in bits per second. */
+static bool parse_speed(const char *arg, uint64_t *bps)
+{
+	char num[24];
+	size_t n = strlen(arg);
+	unsigned long long v, mult = 1;
+	if (n == 0 || n >= sizeof(num))
+		return false;
+	memcpy(num, arg, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K': mult = 1000ULL; break;
+	case 'm': case 'M': mult = 1000000ULL; break;
+	case 'g': case 'G': mult = 1000000000ULL; break;
+	case 't': case 'T': mult = 1000000000000ULL; break;
+	default: break;
+	}
+	if (mult > 1)
+		num[n - 1] = '\0';
+	if (!parse_uint(num, 1000000, &v) || v == 0 || v * mult < 1000000ULL)  /* 1 Mb/s .. 1 Pb/s */
+		return false;
+	*bps = v * mult;
+	return true;
+}
+
+/* --dscp-prio: DSCP=PRIORITY pairs, comma-separated; the DSCPs not named keep DSCP >> 3. */
+static bool parse_dscp_map(const char *arg, struct roce_congestion_config *c)
+{
+	char buf[512];
+	size_t n = strlen(arg);
+	if (n >= sizeof(buf) || !n || arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,"))
+		return false;  /* no empty items */
+	strcpy(buf, arg);
+	for (unsigned d = 0; d < 64; d++)
+		c->dscp_prio[d] = (uint8_t)(d >> 3);
+	char *save = NULL;
+	for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		unsigned long long d, prio;
+		if (!eq)
+			return false;
+		*eq = '\0';
+		if (!parse_uint(item, 63, &d) || !parse_uint(eq + 1, 7, &prio))
+			return false;
+		c->dscp_prio[d] = (uint8_t)prio;
+	}
+	c->dscp_map = true;
+	return true;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -226,6 +286,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"number", no_argument, NULL, '#'},
 		{"report", required_argument, NULL, OPT_REPORT},
 		{"report-plots", required_argument, NULL, OPT_REPORT_PLOTS},
+		{"link-speed", required_argument, NULL, OPT_LINK_SPEED},
+		{"pfc-storm-ms", required_argument, NULL, OPT_PFC_STORM},
+		{"dscp-prio", required_argument, NULL, OPT_DSCP_PRIO},
+		{"cnp-interval-us", required_argument, NULL, OPT_CNP_INTERVAL},
+		{"cnp-timeout-us", required_argument, NULL, OPT_CNP_TIMEOUT},
 		{"help", no_argument, NULL, 'h'},
 		{"interface", required_argument, NULL, 'i'},
 		{"list-interfaces", no_argument, NULL, 'D'},
@@ -425,6 +490,31 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return fail_usage("invalid plot count (0-100000)", optarg);
 			o->report_plots = (unsigned)v;
 			o->report_plots_set = true;
+			break;
+		case OPT_LINK_SPEED:
+			if (!parse_speed(optarg, &o->congestion.link_bps))
+				return fail_usage("invalid link speed (e.g. 25G, 100G, 400G)", optarg);
+			o->print.link_bps = o->congestion.link_bps;
+			break;
+		case OPT_PFC_STORM:
+			if (!parse_uint(optarg, 86400000, &v) || v == 0)
+				return fail_usage("invalid PFC storm time (1-86400000 ms)", optarg);
+			o->congestion.pfc_storm_ns = (int64_t)v * 1000000;
+			break;
+		case OPT_DSCP_PRIO:
+			if (!parse_dscp_map(optarg, &o->congestion))
+				return fail_usage("invalid DSCP to priority map (DSCP=PRIORITY,...: 0-63=0-7)", optarg);
+			break;
+		case OPT_CNP_INTERVAL:
+			if (!parse_uint(optarg, 1000000000, &v))
+				return fail_usage("invalid CNP interval (0-1000000000 us)", optarg);
+			o->congestion.cnp_interval_ns = (int64_t)v * 1000;
+			o->congestion.cnp_interval_zero = v == 0;
+			break;
+		case OPT_CNP_TIMEOUT:
+			if (!parse_uint(optarg, 1000000000, &v) || v == 0)
+				return fail_usage("invalid CNP timeout (1-1000000000 us)", optarg);
+			o->congestion.cnp_timeout_ns = (int64_t)v * 1000;
 			break;
 		case OPT_VERSION:
 			printf("rocedump %s\n%s\n", ROCEDUMP_VERSION, pcap_lib_version());
@@ -707,7 +797,7 @@ static int open_input(struct options *o, struct input *in, struct metrics_server
 int main(int argc, char **argv)
 {
 	struct ts_clock clock = {0};
-	struct options o = {.print.clock = &clock};
+	struct options o = {.print.clock = &clock, .print.link_bps = ROCE_LINK_BPS_DEFAULT};
 	struct input in;
 	char err[INPUT_ERRLEN];
 	int rc = parse_options(argc, argv, &o);
@@ -727,7 +817,7 @@ int main(int argc, char **argv)
 		free_options(&o);
 		return rc;
 	}
-	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu};
+	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu, .congestion = &o.congestion};
 	char aerr[ROCE_ERRBUF_SIZE];
 	struct roce_analyzer *an = roce_analyzer_new(&acfg, aerr);
 	if (!an) {
@@ -805,9 +895,9 @@ int main(int argc, char **argv)
 	input_update_stats(&in);
 	if (o.quiet) {
 		if (o.format == OUT_JSON)
-			summary_print_json(&sum, input_capstats(&in), stdout);
+			summary_print_json(&sum, input_capstats(&in), an, stdout);
 		else
-			summary_print_text(&sum, input_capstats(&in), stdout);
+			summary_print_text(&sum, input_capstats(&in), an, o.print.link_bps, stdout);
 	}
 	uint64_t n_streams = roce_analyzer_streams(an);
 	if (o.streams || (o.quiet && n_streams >= 1 && n_streams <= QUIET_TABLE_MAX)) {

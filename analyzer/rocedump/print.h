@@ -21,6 +21,7 @@ struct print_opts {
 	bool ascii;      /* -X: the hex dump with its ASCII column */
 	bool number;     /* -#: the frame's number first */
 	struct ts_clock *clock;  /* the delta styles' reference (the printer moves it) */
+	uint64_t link_bps;  /* --link-speed: -v prints what a PFC/PAUSE frame's quanta last */
 };
 
 /* fi: the transport analyzer's findings on the frame (details of its transport events), or NULL */
@@ -31,6 +32,9 @@ void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_find
 /* -x/-X: the frame's bytes after its line, 16 a line as tcpdump prints them; written to out as
  * the builder fills. */
 void print_hex(struct sb *s, FILE *out, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p);
+/* A MAC control frame (PFC, PAUSE or another opcode) as its text line shows it, "PFC XOFF p3
+ * 65535q p5 XON"; -v adds what the quanta last at the link speed. */
+void print_macc_text(struct sb *s, const struct print_opts *o, const struct roce_pkt *p);
 /* A MAD on QP1 (RDMA-CM messages by name, with their key fields), appended to the text line
  * after the RoCE fields; nothing for other frames (print_mad.c). In JSON the "mad" and "cm"
  * members come from the field table (fields.def). */

@@ -55,6 +55,43 @@ static void nest_to(struct sb *s, struct nest *n, const char *path, size_t plen)
 	}
 }
 
+/* A MAC control frame: pfc{opcode, enbv, enabled[], quanta[8]} or pause{quanta}, or
+ * mac_control{opcode}; "malformed":[reasons] in it when it is. */
+static void put_macc(struct sb *s, const struct roce_pkt *p)
+{
+	const struct roce_macc *m = &p->macc;
+	if (m->opcode == ROCE_MACC_PFC && m->fields) {
+		sb_printf(s, ",\"pfc\":{\"opcode\":%u,\"enbv\":%u,\"enabled\":[", m->opcode, m->enbv);
+		const char *sep = "";
+		for (unsigned i = 0; i < 8; i++)
+			if (m->enbv >> i & 1) {
+				sb_printf(s, "%s%u", sep, i);
+				sep = ",";
+			}
+		sb_puts(s, "],\"quanta\":[");
+		for (unsigned i = 0; i < m->fields; i++)
+			sb_printf(s, "%s%u", i ? "," : "", m->quanta[i]);
+		sb_puts(s, "]");
+	} else if (m->opcode == ROCE_MACC_PAUSE && m->fields) {
+		sb_printf(s, ",\"pause\":{\"quanta\":%u", m->quanta[0]);
+	} else {
+		sb_puts(s, ",\"mac_control\":{");
+		if (m->opcode || m->fields || (uint32_t)m->off + 2 <= p->caplen)
+			sb_printf(s, "\"opcode\":%u", m->opcode);
+	}
+	if (m->malformed) {
+		const char *sep = "";
+		sb_puts(s, s->buf[s->len - 1] == '{' ? "\"malformed\":[" : ",\"malformed\":[");
+		for (unsigned b = 1; b <= ROCE_MACC_SHORT; b <<= 1)
+			if (m->malformed & b) {
+				sb_printf(s, "%s\"%s\"", sep, roce_macc_bad_name(b));
+				sep = ",";
+			}
+		sb_puts(s, "]");
+	}
+	sb_puts(s, "}");
+}
+
 static void put_value(struct sb *s, enum roce_field_kind kind, const struct roce_field_val *v)
 {
 	switch (kind) {
@@ -151,6 +188,34 @@ static void put_fields(struct sb *s, const struct roce_field_src *src)
 	nest_to(s, &n, "", 0);
 }
 
+/* A congestion finding's own keys: the priority of a pfc.* event (null: a legacy PAUSE), a
+ * missing CNP's CE frame. */
+static void put_congestion_finding(struct sb *s, const struct roce_finding *x)
+{
+	switch (x->event) {
+	case ROCE_EV_PFC_PAUSE:
+	case ROCE_EV_PFC_RESUME:
+	case ROCE_EV_PFC_STORM:
+	case ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED:
+		if (x->priority < 0)
+			sb_puts(s, ",\"priority\":null");
+		else
+			sb_printf(s, ",\"priority\":%d", x->priority);
+		if (x->event == ROCE_EV_PFC_PAUSE)
+			sb_printf(s, ",\"quanta\":%u", x->quanta);
+		if (x->event == ROCE_EV_PFC_RESUME)
+			sb_printf(s, ",\"expired\":%s", x->expired ? "true" : "false");
+		if (x->event == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED)
+			sb_printf(s, ",\"by\":\"%s\"", x->pause ? "pause" : "pfc");
+		break;
+	case ROCE_EV_CNP_MISSING:
+		sb_printf(s, ",\"ce_frame\":%" PRIu64, x->ref_frame);
+		break;
+	default:
+		break;
+	}
+}
+
 void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
 		const struct roce_pkt *p, const struct roce_findings *fi)
 {
@@ -159,6 +224,8 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 				     .ts_nsec = f->ts_nsec};
 	sb_puts(s, "{");
 	put_fields(s, &src);
+	if (p->net.kind == ROCE_NET_MACC)
+		put_macc(s, p);  /* PFC, PAUSE: after the link fields */
 	sb_puts(s, ",\"events\":[");
 	const char *sep = "";
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
@@ -180,6 +247,7 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 					  x->expected_psn, x->seen_psn);
 			if (x->delta_ns >= 0)
 				sb_printf(s, ",\"delta_ns\":%lld", (long long)x->delta_ns);
+			put_congestion_finding(s, x);
 			sb_puts(s, "}");
 		}
 		sb_puts(s, "]");

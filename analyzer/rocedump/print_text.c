@@ -199,10 +199,67 @@ static void put_roce(struct sb *s, const struct print_opts *o, const struct roce
 	}
 }
 
+static void put_quanta(struct sb *s, const struct print_opts *o, unsigned q)
+{
+	sb_putu(s, q);
+	sb_puts(s, "q");
+	if (o->verbose && q) {
+		char d[FMT_DUR_MAX];
+		fmt_duration(d, roce_quanta_ns(q, o->link_bps));
+		sb_printf(s, " (%s)", d);
+	}
+}
+
+void print_macc_text(struct sb *s, const struct print_opts *o, const struct roce_pkt *p)
+{
+	const struct roce_macc *m = &p->macc;
+	if (m->opcode == ROCE_MACC_PAUSE && m->fields) {
+		sb_puts(s, "PAUSE ");
+		put_quanta(s, o, m->quanta[0]);
+		if (!m->quanta[0])
+			sb_puts(s, " XON");
+	} else if (m->opcode == ROCE_MACC_PFC && m->fields) {
+		sb_puts(s, "PFC");
+		bool xoff = false;
+		for (unsigned i = 0; i < m->fields; i++) {
+			if ((m->enbv >> i & 1) && m->quanta[i]) {
+				sb_printf(s, "%s p%u ", xoff ? "" : " XOFF", i);
+				put_quanta(s, o, m->quanta[i]);
+				xoff = true;
+			}
+		}
+		for (unsigned i = 0; i < m->fields; i++)
+			if ((m->enbv >> i & 1) && !m->quanta[i])
+				sb_printf(s, " p%u XON", i);
+		if (!(m->enbv & 0xff))
+			sb_puts(s, " no class enabled");
+		if (o->verbose)
+			sb_printf(s, " enbv 0x%04x", m->enbv);
+	} else if (m->opcode || m->fields) {
+		sb_printf(s, "MAC control opcode 0x%04x", m->opcode);
+	} else {
+		sb_puts(s, "MAC control");
+	}
+	if (m->malformed) {
+		const char *sep = " (malformed: ";
+		for (unsigned b = 1; b <= ROCE_MACC_SHORT; b <<= 1)
+			if (m->malformed & b) {
+				sb_printf(s, "%s%s", sep, roce_macc_bad_name(b));
+				sep = ",";
+			}
+		sb_puts(s, ")");
+	}
+	if (p->trunc_layer)
+		sb_printf(s, " [|%s]", roce_layer_name(p->trunc_layer));
+}
+
 /* A frame that is neither RoCE nor IP. */
-static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt *p)
+static void put_other(struct sb *s, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p)
 {
 	switch (p->net.kind) {
+	case ROCE_NET_MACC:
+		print_macc_text(s, o, p);
+		break;
 	case ROCE_NET_ARP:
 		sb_puts(s, "ARP");
 		break;
@@ -222,7 +279,7 @@ static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt
 void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	const char *sep = "";
-	char text[160];
+	char text[512];  /* a PFC frame's findings on eight classes */
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
 		if (!roce_evset_has(&p->events, (enum roce_event)e))
 			continue;
@@ -300,7 +357,7 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	} else if (p->trunc_layer) {
 		sb_printf(s, "[|%s]", roce_layer_name(p->trunc_layer));
 	} else {
-		put_other(s, f, p);
+		put_other(s, o, f, p);
 	}
 	if (p->version)
 		print_mad_text(s, o, f, p);
@@ -332,7 +389,10 @@ void print_hex(struct sb *s, FILE *out, const struct print_opts *o, const struct
 {
 	static const char digits[] = "0123456789abcdef";
 	uint32_t len = roce_readable_len(f->caplen), start = 0;
-	if (o->hex < 2) {
+	/* tcpdump dumps the whole frame when its printer runs out of bytes: so does a MAC control
+	 * frame without its opcode, or a PAUSE without its pause time */
+	bool cut = p->net.kind == ROCE_NET_MACC && (uint32_t)p->macc.off + (p->macc.opcode == ROCE_MACC_PAUSE ? 4 : 2) > len;
+	if (o->hex < 2 && !cut) {
 		start = link_header_len(f->data, len, p->linktype);
 		if (start >= len)
 			return;  /* nothing past the link-layer header: nothing, as tcpdump */

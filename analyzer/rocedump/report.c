@@ -594,7 +594,7 @@ int report_finish(struct report *r, const struct summary *sum, const struct roce
 	int rc = -1;
 	FILE *m = open_memstream(&sel.summary_json, &sel.summary_len);
 	if (m) {
-		summary_print_json(sum, cs, m);
+		summary_print_json(sum, cs, an, m);
 		if (fclose(m) == 0 && select_rows(r, an, cs, &sel) == 0)
 			rc = 0;
 	}

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 
+#include "congestion_out.h"
 #include "fmt.h"
 
 static const char *paired_name(unsigned p)
@@ -59,6 +60,20 @@ static void text_row(const struct roce_stream_stats *s, void *user)
 		s->naks[3], s->naks[4], s->rnr_naks, rtt);
 }
 
+/* The congestion table after the stream table: its rows numbered alike; headed at its first row. */
+static void congestion_row(const struct roce_stream_stats *s, void *user)
+{
+	struct listing *l = user;
+	uint32_t number = listing_number(l, s);
+	if (!congestion_stream_has(s))
+		return;
+	if (!l->sep) {
+		congestion_stream_text_header(l->out);
+		l->sep = "";
+	}
+	congestion_stream_text_row(l->out, number, s);
+}
+
 void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs, FILE *out)
 {
 	char drops[160];
@@ -71,6 +86,8 @@ void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs
 		"gaps/missing", "retx", "ooo", "tmout", "naks0-4", "rnr", "rtt us min/p50/p99/max (n)");
 	struct listing l = {.out = out};
 	roce_analyzer_foreach(a, text_row, &l);
+	struct listing c = {.out = out};
+	roce_analyzer_foreach(a, congestion_row, &c);
 }
 
 static void json_row(const struct roce_stream_stats *s, void *user)
@@ -116,6 +133,7 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 		fprintf(j->out, ",\"timeout_age_us\":{\"count\":%" PRIu64 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
 			s->timeout_aged, s->timeout_age_mean_us, s->timeout_age_max_us);
 	fprintf(j->out, ",\"max_idle_us\":%" PRIu32, s->max_idle_us);
+	congestion_stream_json(s, j->out);
 	fputs("}", j->out);
 	j->sep = ",";
 }

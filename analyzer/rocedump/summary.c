@@ -3,7 +3,10 @@
 
 #include <inttypes.h>
 
-void summary_print_text(const struct summary *s, const struct capstats *cs, FILE *out)
+#include "congestion_out.h"
+
+void summary_print_text(const struct summary *s, const struct capstats *cs, const struct roce_analyzer *an,
+			uint64_t link_bps, FILE *out)
 {
 	char drops[160];
 	fprintf(out, "%" PRIu64 " frames, %" PRIu64 " bytes; RoCE %" PRIu64 " (v1 %" PRIu64 ", v2 %" PRIu64
@@ -35,9 +38,10 @@ void summary_print_text(const struct summary *s, const struct capstats *cs, FILE
 	}
 	if (!any)
 		fprintf(out, "events: none\n");
+	congestion_print_text(an, link_bps, out);
 }
 
-void summary_print_json(const struct summary *s, const struct capstats *cs, FILE *out)
+void summary_print_json(const struct summary *s, const struct capstats *cs, const struct roce_analyzer *an, FILE *out)
 {
 	fprintf(out, "{\"summary\":{\"frames\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"roce\":{\"v1\":%" PRIu64
 		     ",\"v2\":%" PRIu64 "},\"not_roce\":%" PRIu64 ",\"icrc\":{\"good\":%" PRIu64 ",\"bad\":%" PRIu64
@@ -64,5 +68,7 @@ void summary_print_json(const struct summary *s, const struct capstats *cs, FILE
 	}
 	fprintf(out, "},");
 	capstats_print_json(cs, out);
-	fprintf(out, "}}\n");
+	fprintf(out, "}");
+	congestion_print_json(an, out);
+	fprintf(out, "}\n");
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "capstats.h"
+#include "roce/analyze.h"
 #include "roce/decode.h"
 
 struct summary {
@@ -56,7 +57,9 @@ static inline void summary_add(struct summary *s, const struct roce_pkt *p)
 	}
 }
 
-void summary_print_text(const struct summary *s, const struct capstats *cs, FILE *out);
-void summary_print_json(const struct summary *s, const struct capstats *cs, FILE *out);
+/* an: the analyzer, for the congestion (PFC/PAUSE) part; link_bps: --link-speed */
+void summary_print_text(const struct summary *s, const struct capstats *cs, const struct roce_analyzer *an,
+			uint64_t link_bps, FILE *out);
+void summary_print_json(const struct summary *s, const struct capstats *cs, const struct roce_analyzer *an, FILE *out);
 
 #endif

@@ -22,6 +22,7 @@
 #ifndef ROCE_ANALYZE_H
 #define ROCE_ANALYZE_H
 
+#include "roce/congestion.h"
 #include "roce/decode.h"
 
 #ifdef __cplusplus
@@ -33,6 +34,7 @@ struct roce_analyzer;
 struct roce_analyzer_config {
 	uint32_t max_streams;  /* table capacity; 0 means 1 << 21: 1 M QPs, both directions */
 	uint32_t pmtu;         /* path MTU in bytes if known; 0: learn it from FIRST/MIDDLE payloads */
+	const struct roce_congestion_config *congestion; /* congestion.h; NULL: defaults */
 };
 
 /* One finding on a frame. */
@@ -45,7 +47,14 @@ struct roce_finding {
 	int64_t delta_ns;      /* e.g. NAK to retransmission, age of a timed-out PSN; -1 if none */
 	uint64_t ref_frame;    /* the frame number the finding refers to, 0 if none: the first
 				* sending of a resent PSN (psn.retransmit, retransmit.timeout), the
-				* NAK or RNR NAK a restart answers (nak.restart_wrong, rnr.retry_early) */
+				* NAK or RNR NAK a restart answers (nak.restart_wrong, rnr.retry_early),
+				* the CE-marked frame a CNP was due for (cnp.missing) or answers
+				* (cnp.unexpected: none) */
+	/* congestion events (congestion.h) */
+	int8_t priority;       /* pfc.*: the priority (0-7); -1: a legacy PAUSE (all traffic) */
+	uint16_t quanta;       /* pfc.pause: the pause time */
+	bool expired;          /* pfc.resume: the pause timer ran out (no XON) */
+	bool pause;            /* pfc.traffic_while_paused: a legacy PAUSE paused it */
 };
 
 /* The most details a frame keeps: more than the analyzer's events pile up on one frame in
@@ -123,6 +132,15 @@ struct roce_stream_stats {
 	uint32_t max_idle_us;      /* the longest silence between two frames of the stream */
 	uint32_t stream;           /* its stream id (as the frames' findings carry it) */
 	uint32_t pair;             /* its pair id: the two directions of a paired QP share it */
+	/* congestion (congestion.h) */
+	uint64_t ecn[4];           /* packets by ECN codepoint: [0] Not-ECT, [1] ECT(1), [2] ECT(0), [3] CE */
+	uint64_t fecn, becn;       /* BTH FECN / BECN set, on packets other than CNPs */
+	uint64_t cnps;             /* CNPs from the destination answering this stream (its QP pair) */
+	uint64_t cnp_unexpected;   /* of them: answering no CE mark within the timeout */
+	uint64_t cnp_missing;      /* cnp.missing on this stream's CE marks */
+	uint64_t cnp_pending;      /* CE marks due a CNP whose deadline the capture ended before */
+	uint64_t ce_to_cnp_count;  /* CE (the first since the previous CNP) to CNP, nanoseconds: */
+	int64_t ce_to_cnp_min_ns, ce_to_cnp_p50_ns, ce_to_cnp_p99_ns, ce_to_cnp_max_ns; /* quantiles ±9 % */
 };
 
 /* Call fn for every stream in the table: least recently used first, each stream followed by the

@@ -81,6 +81,21 @@ struct roce_build_wrap {
 ROCE_API int roce_build_wrap(const struct roce_build_wrap *wr, const uint8_t *inner, uint32_t len,
 			     uint8_t *out, size_t cap);
 
+/* A MAC control frame (decode.h: PAUSE, PFC or any other opcode) on Ethernet. */
+struct roce_build_macc {
+	uint8_t eth_dst[6], eth_src[6]; /* roce_macc_dst for a well-formed frame */
+	unsigned n_vlan;
+	struct roce_vlan vlan[ROCE_MAX_VLAN]; /* outer first; tpid 0 means 0x8100 */
+	uint16_t opcode;            /* ROCE_MACC_PAUSE, ROCE_MACC_PFC or any other */
+	uint16_t enbv;              /* PFC: class-enable vector, written as given (all 16 bits) */
+	uint16_t quanta[8];         /* PFC: pause time per priority; PAUSE: quanta[0] */
+	uint32_t length;            /* bytes after the EtherType (cut short or padded); 0: the opcode's
+				       fields, zero-padded to a 60-byte frame */
+};
+
+/* Write the frame into out (cap bytes). Returns its length, or a negative ROCE_ERR_*. */
+ROCE_API int roce_build_macc(const struct roce_build_macc *b, uint8_t *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,7 +77,8 @@ struct roce_wrap {
 	uint16_t udp_sport;       /* VXLAN */
 };
 
-enum roce_net_kind { ROCE_NET_NONE = 0, ROCE_NET_IPV4, ROCE_NET_IPV6, ROCE_NET_GRH, ROCE_NET_ARP, ROCE_NET_OTHER };
+enum roce_net_kind { ROCE_NET_NONE = 0, ROCE_NET_IPV4, ROCE_NET_IPV6, ROCE_NET_GRH, ROCE_NET_ARP, ROCE_NET_OTHER,
+		     ROCE_NET_MACC /* a MAC control frame (EtherType 0x8808): roce_pkt.macc */ };
 
 /* The network header carrying the RoCE packet (or the innermost IP of a non-RoCE frame). */
 struct roce_net {
@@ -97,6 +98,37 @@ struct roce_net {
 };
 static inline unsigned roce_ecn(const struct roce_net *n) { return n->tclass & 3; }
 static inline unsigned roce_dscp(const struct roce_net *n) { return n->tclass >> 2; }
+
+/* ---- MAC control frames: IEEE 802.3 Annex 31B PAUSE, IEEE 802.1Qbb PFC (EtherType 0x8808) ---- */
+#define ROCE_ETHERTYPE_MACC 0x8808
+#define ROCE_MACC_PAUSE 0x0001      /* 802.3x PAUSE: one pause time, all traffic */
+#define ROCE_MACC_PFC 0x0101        /* 802.1Qbb PFC: class-enable vector + eight pause times */
+/* The destination MAC control frames must carry: 01-80-C2-00-00-01. */
+ROCE_API extern const uint8_t roce_macc_dst[6];
+
+/* Why a MAC control frame is malformed (pfc.malformed); several may hold. */
+#define ROCE_MACC_BAD_OPCODE 0x01   /* to 01-80-C2-00-00-01 with an opcode other than PAUSE or PFC */
+#define ROCE_MACC_BAD_DST 0x02      /* PAUSE or PFC to another destination */
+#define ROCE_MACC_BAD_ENBV 0x04     /* PFC: one of the 8 high bits of the class-enable vector set */
+#define ROCE_MACC_BAD_TIME 0x08     /* PFC: a pause time set for a class that is not enabled */
+#define ROCE_MACC_SHORT 0x10        /* the frame ends before the opcode's fields */
+/* The reason's name ("opcode", "dst", "enbv", "time_disabled_class", "short"), for one bit. */
+ROCE_API const char *roce_macc_bad_name(unsigned bit);
+
+struct roce_macc {
+	uint16_t off;             /* offset of the opcode in the frame */
+	uint16_t opcode;
+	uint16_t enbv;            /* PFC: the class-enable vector, all 16 bits (bit n: priority n) */
+	uint16_t quanta[8];       /* PFC: pause time per priority; PAUSE: quanta[0] (units of 512 bit times) */
+	uint8_t fields;           /* PFC: pause times captured (0-8); PAUSE: 1 if its pause time was */
+	uint8_t malformed;        /* ROCE_MACC_* reasons, 0 if well formed */
+	bool has_dst;             /* the frame has a destination MAC (not a cooked capture) */
+};
+/* Nanoseconds that q quanta (512 bit times each) last at link_bps bits per second. */
+static inline double roce_quanta_ns(unsigned q, uint64_t link_bps)
+{
+	return link_bps ? (double)q * 512.0 * 1e9 / (double)link_bps : 0.0;
+}
 
 struct roce_udp {
 	uint16_t off, sport, dport, len, csum;
@@ -137,6 +169,7 @@ struct roce_pkt {
 	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */
 	struct roce_wrap wrap;
 	struct roce_hdrs h;
+	struct roce_macc macc;    /* when net.kind is ROCE_NET_MACC */
 };
 
 /* Offsets are 16-bit: roce_decode() looks at no more than the first ROCE_DECODE_MAX_CAPLEN

@@ -88,6 +88,9 @@ ROCE_API uint32_t roce_hdr_offset(const struct roce_pkt *p, unsigned hdr);
 #define ROCE_ADDRSTR_MAX 46
 ROCE_API void roce_fmt_mac(char out[18], const uint8_t *mac);
 ROCE_API void roce_fmt_ip(char out[ROCE_ADDRSTR_MAX], const uint8_t *addr, unsigned len);
+/* A duration: "5.120ns", "335.5us", "1.234ms", "2.500s" (four significant digits). */
+#define ROCE_DURSTR_MAX 32
+ROCE_API void roce_fmt_duration(char out[ROCE_DURSTR_MAX], double ns);
 
 #ifdef __cplusplus
 }

@@ -67,6 +67,18 @@ expect "--threads 17 rejected" 2 'invalid thread count' -- --threads 17 -r "$G/r
 expect "--batch 0 rejected" 2 'invalid batch size' -- --batch 0 -r "$G/rc_opcodes.pcap"
 expect "--batch x rejected" 2 'invalid batch size' -- --batch x -r "$G/rc_opcodes.pcap"
 expect "--batch 65537 rejected" 2 'invalid batch size' -- --batch 65537 -r "$G/rc_opcodes.pcap"
+# congestion options (issue 11)
+for a in 0 25X G 100Q 2000000G ' 25G' -5G 999K; do
+	expect "--link-speed '$a' rejected" 2 'invalid link speed' -- --link-speed "$a" -r "$G/pfc_pause.pcap"
+done
+expect "--pfc-storm-ms 0 rejected" 2 'invalid PFC storm time' -- --pfc-storm-ms 0 -r "$G/pfc_pause.pcap"
+for a in 64=1 1=8 '1=3,' =3 1=3,x 'a=b' ''; do
+	expect "--dscp-prio '$a' rejected" 2 'invalid DSCP to priority map' -- --dscp-prio "$a" -r "$G/pfc_pause.pcap"
+done
+expect "--cnp-timeout-us 0 rejected" 2 'invalid CNP timeout' -- --cnp-timeout-us 0 -r "$G/cnp_matching.pcap"
+expect "--cnp-interval-us x rejected" 2 'invalid CNP interval' -- --cnp-interval-us x -r "$G/cnp_matching.pcap"
+expect "--link-speed 25G accepted" 0 '' -- -q --link-speed 25G --pfc-storm-ms 5 --dscp-prio 26=3,48=6 --cnp-interval-us 0 \
+	--cnp-timeout-us 10 -r "$G/pfc_pause.pcap"
 expect "missing file" 2 "^rocedump: $T/nope.pcap: No such file" -- -r "$T/nope.pcap"
 expect "bad filter" 2 '^rocedump: filter "udp porrt 1"' -- -r "$G/rc_opcodes.pcap" udp porrt 1
 expect "--help exits 0" 0 '' -- --help
@@ -299,6 +311,10 @@ for f in "$CAPS"/*/*.pcap "$CAPS"/*/*.pcapng; do
 	"$PY" - "$T/sum.json" <<'PYEOF' || bad=$((bad + 1))
 import json, sys
 summary, streams = [json.loads(l) for l in open(sys.argv[1])]
+assert set(summary) == {"summary", "pfc", "pause", "cnp_unattributed", "pfc_untracked"}, summary.keys()
+for r in summary["pfc"] + summary["pause"]:  # congestion: PFC/PAUSE rows per source MAC (and priority)
+    assert {"src", "frames", "xoff", "xon", "paused_ns", "longest_ns", "storms", "paused_fraction"} <= r.keys(), r
+    assert ("priority" in r) == (r in summary["pfc"]), r
 s = summary["summary"]
 assert {"frames", "bytes", "roce", "not_roce", "icrc", "opcodes", "events", "capture"} <= s.keys(), s.keys()
 assert set(s["capture"]) == {"format", "if_drops", "os_drops"}
@@ -306,7 +322,7 @@ t = streams["streams"]
 assert set(t) == {"count", "evicted", "capture", "rows"} and len(t["rows"]) == t["count"]
 always = ["pair", "src", "dst", "dqpn", "paired", "peer_qpn", "transport", "pmtu", "packets", "bytes", "requests",
           "responses", "messages", "messages_by_op", "gaps", "missing_psns", "retransmits", "out_of_order", "timeouts", "naks",
-          "rnr_naks", "max_idle_us"]
+          "rnr_naks", "max_idle_us", "congestion"]
 sometimes = {"first_psn": None, "last_psn": None, "rtt_us": {"count", "min", "mean", "p50", "p99", "max"},
              "nak_recovery_us": {"count", "mean", "max"}, "timeout_age_us": {"count", "mean", "max"}}
 for row in t["rows"]:
@@ -328,6 +344,10 @@ for i, row in enumerate(rows):  # a QP's two directions, paired with each other:
     for k, sub in sometimes.items():
         if sub and k in row:
             assert set(row[k]) == sub, (k, row[k])
+    c = row["congestion"]
+    assert set(c) == {"ecn", "cnps", "cnp_unexpected", "ce_to_cnp_ns", "cnp_missing", "cnp_pending", "fecn", "becn"}, c
+    assert set(c["ecn"]) == {"not_ect", "ect0", "ect1", "ce"} and sum(c["ecn"].values()) == row["packets"], row
+    assert c["ce_to_cnp_ns"] is None or set(c["ce_to_cnp_ns"]) == {"count", "min", "p50", "p99", "max"}, c
 PYEOF
 done
 [ "$bad" = 0 ] && ok "summary and --summary JSON carry the documented keys" || not_ok "summary JSON keys" "$bad files failed"
@@ -364,12 +384,13 @@ ev=$("$R" --list-events | wc -l)
 "$R" -q -r "$T/q32.pcap" >"$T/q32.out"
 "$R" -q --summary -r "$T/q32.pcap" >"$T/q32s.out"
 if grep -qx 'streams: 64 (evicted 0); capture drops: not recorded (pcap files carry no drop counts)' "$T/q32.out" &&
-	[ "$(grep -cE '^ *[0-9]+ 10\.' "$T/q32.out")" = 64 ] && cmp -s "$T/q32.out" "$T/q32s.out"; then
+	[ "$(sed '/^congestion:/,$d' "$T/q32.out" | grep -cE '^ *[0-9]+ 10\.')" = 64 ] && cmp -s "$T/q32.out" "$T/q32s.out"; then
 	ok "-q with 64 streams ends with the --summary table"
 else not_ok "-q with 64 streams ends with the --summary table" "$(tail -3 "$T/q32.out")"; fi
 "$R" -q -r "$T/q33.pcap" >"$T/q33.out"
 if [ "$(tail -1 "$T/q33.out")" = 'streams: 66 (evicted 0); --summary lists them' ] &&
-	! grep -q '^pair source ' "$T/q33.out" && [ "$("$R" -q --summary -r "$T/q33.pcap" | grep -cE '^ *[0-9]+ 10\.')" = 66 ]; then
+	! grep -q '^pair source ' "$T/q33.out" &&
+	[ "$("$R" -q --summary -r "$T/q33.pcap" | sed '/^congestion:/,$d' | grep -cE '^ *[0-9]+ 10\.')" = 66 ]; then
 	ok "-q with 66 streams prints one line; --summary the 66 rows"
 else not_ok "-q with 66 streams prints one line; --summary the 66 rows" "$(tail -3 "$T/q33.out")"; fi
 if [ "$("$R" -q -T json -r "$T/q32.pcap" | wc -l)" = 2 ] && [ "$("$R" -q -T json -r "$T/q33.pcap" | wc -l)" = 1 ]; then

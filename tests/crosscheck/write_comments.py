@@ -11,13 +11,12 @@ between the brackets of the frame's text line) on exactly the frames that have e
 --selftest drops the comment of one frame per capture from what is expected and requires every
 capture with events to fail. Exit status: 0 all agree, 1 a difference, 2 usage or a tool failing,
 77 (skip) without tshark or captures."""
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
-from xcommon import captures_or_status, run_checks, tshark_prefix
+from xcommon import run_checks, tshark_check_args, tshark_prefix
 
 
 def run(cmd):
@@ -64,16 +63,7 @@ def check(rocedump, tshark, path, tmp, selftest):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rocedump", required=True)
-    ap.add_argument("--tshark", default="")
-    ap.add_argument("--selftest", action="store_true")
-    ap.add_argument("paths", nargs="+")
-    args = ap.parse_args()
-    if not args.tshark or not os.access(args.tshark, os.X_OK):
-        print("SKIP: tshark not found")
-        return 77
-    files, status = captures_or_status(args.paths)
+    args, files, status = tshark_check_args(__doc__)
     if status is not None:
         return status
     with tempfile.TemporaryDirectory() as tmp:

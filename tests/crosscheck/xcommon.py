@@ -153,21 +153,30 @@ def collect(paths):
     return sorted(out)
 
 
-def tcpdump_check_args(doc):
-    """The command line of a check against tcpdump (--rocedump, --tcpdump, --selftest, captures):
-    (args, capture files, None), or (args, None, exit status) after saying why (77 without
-    tcpdump or without captures)."""
+def tool_check_args(doc, tool):
+    """The command line of a check against tool ("tshark" or "tcpdump"): --rocedump, --TOOL (default
+    the one on PATH), --selftest, captures. Returns (args, capture files, None), or (args, None, exit
+    status) after saying why (77 without the tool or without captures)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--rocedump", required=True)
-    ap.add_argument("--tcpdump", default=shutil.which("tcpdump") or "")
+    ap.add_argument("--" + tool, default=shutil.which(tool) or "")
     ap.add_argument("--selftest", action="store_true")
     ap.add_argument("paths", nargs="+")
     args = ap.parse_args()
-    if not args.tcpdump or not os.access(args.tcpdump, os.X_OK):
-        print("SKIP: tcpdump not found")
+    path = getattr(args, tool)
+    if not path or not os.access(path, os.X_OK):
+        print("SKIP: %s not found" % tool)
         return args, None, 77
     files, status = captures_or_status(args.paths)
     return args, files, status
+
+
+def tshark_check_args(doc):
+    return tool_check_args(doc, "tshark")
+
+
+def tcpdump_check_args(doc):
+    return tool_check_args(doc, "tcpdump")
 
 
 def run_checks(files, variants, check, selftest, name=str):

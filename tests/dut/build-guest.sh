@@ -34,7 +34,7 @@ MODSRC=$KPKG/lib/modules/$KVER
 depmod -b "$KPKG" "$KVER"
 WANT="rdma_rxe crc32_generic crc32_pclmul ib_uverbs ib_umad rdma_ucm veth dummy tun virtio_net virtio_pci virtio_blk 9p 9pnet_virtio
       sch_netem sch_red sch_prio sch_ingress cls_u32 cls_matchall act_pedit act_csum
-      ip_tables iptable_mangle iptable_filter ipt_ECN xt_DSCP xt_dscp xt_tcpudp xt_u32 ipv6 af_packet
+      ip_tables iptable_mangle iptable_filter ipt_ECN xt_DSCP xt_dscp xt_tcpudp xt_u32 xt_statistic ipv6 af_packet
       8021q ip_gre ip6_gre act_mirred act_gact cls_flower rdma_cm"
 declare -A SEEN=()
 add_mod() {  # $1 = module name; copy file + recurse deps

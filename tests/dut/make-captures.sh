@@ -42,7 +42,7 @@ fi
 BATCHES=(
   "rc_pingpong ud_pingpong write_bw read_bw atomic_bw send_bw rc_pingpong_ecn_ce write_bw_loss rc_pingpong_loss"
   "v6_rc_pingpong vlan_rc_pingpong sll_rc_pingpong snap_rc_pingpong erspan2_rc_pingpong erspan3_rc_pingpong ip6erspan_rc_pingpong gretap_rc_pingpong"
-  "read_bw_lossy send_bw_reorder cm_send_bw rping"
+  "read_bw_lossy send_bw_reorder cm_send_bw rping rc_pingpong_ecn_part write_bw_ecn_part"
 )
 PCAPNG_SCEN=rping
 if [ -n "${ONLY:-}" ]; then

@@ -10,6 +10,8 @@ T() { timeout 90 "$@"; }   # rxe treats retry_cnt=7 as infinite: a lost final AC
 netem_on()  { /sbin/tc qdisc add dev eth0 root netem loss ${1:-5}%; }
 netem_off() { /sbin/tc qdisc del dev eth0 root 2>/dev/null; }
 ce_on()  { /usr/sbin/iptables -t mangle -A POSTROUTING -p udp --dport 4791 -j ECN --ecn-ip-ect 3; }
+# CE on about one packet in ten (xt_statistic), for CE->CNP matching on partly marked traffic
+ce_part_on() { /usr/sbin/iptables -t mangle -A POSTROUTING -p udp --dport 4791 -m statistic --mode random --probability 0.1 -j ECN --ecn-ip-ect 3; }
 ce_off() { /usr/sbin/iptables -t mangle -F POSTROUTING 2>/dev/null; }
 # client retries until the server side is listening
 # (retry only while the TCP out-of-band exchange cannot connect yet)
@@ -114,7 +116,7 @@ p=18515
 for s in $SCEN; do
   p=$((p+1)); st=$(cut -d" " -f1 /proc/uptime)
   if is_new $s; then run_new $s; continue; fi
-  case $s in *_loss) netem_on 5;; *_ecn_ce) ce_on;; esac
+  case $s in *_loss) netem_on 5;; *_ecn_ce) ce_on;; *_ecn_part) ce_part_on;; esac
   if [ "$ROLE" = srv ]; then
     case $s in
       rc_pingpong*) T ibv_rc_pingpong -d rxe0 -g $GID -p $p -n 100 ;;

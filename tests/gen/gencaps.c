@@ -5,6 +5,10 @@
  *   gencaps DIR                      write every scenario capture into DIR
  *   gencaps --bench-small FILE N Q   N small packets (SEND_ONLY/ACK pairs) over Q queue pairs
  *   gencaps --bench-mtu FILE BYTES Q 4096-byte WRITE FIRST/MIDDLE/LAST packets, ~BYTES in all
+ *   gencaps --bench-cong FILE N Q C  N small packets as --bench-small, 1 us apart; with C = 1, one
+ *                                    packet in ten (pseudo-random) CE-marked and answered by a CNP,
+ *                                    and one PFC frame in 1,000; with C = 0 the same without; with
+ *                                    C = 2 also Not-ECT (no ECN at all)
  *   gencaps --bench-hosts FILE N Q   N small packets over Q queue pairs between many hosts, in
  *                                    near-random order, as a mirror port sees them */
 #include <errno.h>
@@ -24,6 +28,8 @@ struct writer {
 	uint64_t n;
 	uint32_t snaplen;      /* cut frames to this many captured bytes (0: none) */
 	uint64_t if_recv, if_drop, os_drop;  /* pcapng: the closing Interface Statistics Block */
+	int64_t at_ns;         /* pcap: the next frame's time after TS_BASE, when > 0 (else frame n is
+				  n ms after it) */
 };
 
 static void die(const char *what, const char *detail)
@@ -140,6 +146,10 @@ static void w_put(struct writer *w, const uint8_t *frame, int len)
 	}
 	h.ts.tv_sec = (time_t)(TS_BASE + (int64_t)(w->n / 1000));
 	h.ts.tv_usec = (suseconds_t)((w->n % 1000) * 1000000 + 500);  /* nanoseconds */
+	if (w->at_ns > 0) {
+		h.ts.tv_sec = (time_t)(TS_BASE + w->at_ns / 1000000000);
+		h.ts.tv_usec = (suseconds_t)(w->at_ns % 1000000000);
+	}
 	h.len = (uint32_t)len;
 	h.caplen = caplen;
 	pcap_dump((u_char *)w->d, &h, frame);
@@ -325,6 +335,209 @@ static void scenario_congestion(const char *dir)
 	b.h.bth.opcode = 0x81;
 	b.h.bth.becn = 0;
 	put(&w, &b);
+	w_close(&w);
+}
+
+/* ---- MAC control frames: PFC and PAUSE ---- */
+
+static void put_macc(struct writer *w, const struct roce_build_macc *m)
+{
+	static uint8_t frame[256];
+	w_put(w, frame, roce_build_macc(m, frame, sizeof(frame)));
+}
+
+static void macc_base(struct roce_build_macc *m, uint16_t opcode, const uint8_t src[6])
+{
+	memset(m, 0, sizeof(*m));
+	memcpy(m->eth_dst, roce_macc_dst, 6);
+	memcpy(m->eth_src, src, 6);
+	m->opcode = opcode;
+}
+
+/* Every shape of PFC and PAUSE frame, well formed and not, for the tshark cross-check. */
+static void scenario_pfc(const char *dir)
+{
+	struct writer w;
+	struct roce_build_macc m;
+
+	w_open(&w, dir, "pfc_pause.pcap", DLT_EN10MB);
+	macc_base(&m, ROCE_MACC_PFC, MAC_B);
+	m.enbv = 0x08, m.quanta[3] = 65535;                   /* XOFF p3 */
+	put_macc(&w, &m);
+	m.enbv = 0x28, m.quanta[5] = 0;                       /* XOFF p3, XON p5 */
+	put_macc(&w, &m);
+	m.enbv = 0xff;                                        /* all classes, many quanta */
+	for (unsigned i = 0; i < 8; i++)
+		m.quanta[i] = (uint16_t)(i * 4681 + i);
+	put_macc(&w, &m);
+	memset(m.quanta, 0, sizeof(m.quanta));                /* all XON */
+	put_macc(&w, &m);
+	m.enbv = 0;                                           /* no class enabled */
+	put_macc(&w, &m);
+	m.enbv = 0x81, m.quanta[0] = 1, m.quanta[7] = 0xfffe; /* the edges */
+	put_macc(&w, &m);
+	m.n_vlan = 1;                                         /* behind a VLAN tag */
+	m.vlan[0] = (struct roce_vlan){0x8100, 7, 0, 100};
+	put_macc(&w, &m);
+	m.n_vlan = 2;                                         /* QinQ */
+	m.vlan[0] = (struct roce_vlan){0x88a8, 5, 1, 10};
+	m.vlan[1] = (struct roce_vlan){0x8100, 3, 0, 200};
+	put_macc(&w, &m);
+	macc_base(&m, ROCE_MACC_PAUSE, MAC_A);                /* legacy PAUSE */
+	static const uint16_t pause_q[] = {500, 0, 65535, 1};
+	for (unsigned i = 0; i < 4; i++) {
+		m.quanta[0] = pause_q[i];
+		put_macc(&w, &m);
+	}
+	m.n_vlan = 1;
+	m.vlan[0] = (struct roce_vlan){0x8100, 0, 0, 5};
+	put_macc(&w, &m);
+	/* malformed */
+	macc_base(&m, 0x0002, MAC_B);                         /* an unknown opcode to the PFC address */
+	put_macc(&w, &m);
+	macc_base(&m, ROCE_MACC_PFC, MAC_B);                  /* PFC to a unicast address */
+	memcpy(m.eth_dst, MAC_A, 6);
+	m.enbv = 0x08, m.quanta[3] = 100;
+	put_macc(&w, &m);
+	macc_base(&m, ROCE_MACC_PAUSE, MAC_A);                /* PAUSE to a unicast address */
+	memcpy(m.eth_dst, MAC_B, 6);
+	m.quanta[0] = 100;
+	put_macc(&w, &m);
+	macc_base(&m, ROCE_MACC_PFC, MAC_B);                  /* high class-enable bits */
+	m.enbv = 0x0108, m.quanta[3] = 100;
+	put_macc(&w, &m);
+	macc_base(&m, ROCE_MACC_PFC, MAC_B);                  /* a pause time on a disabled class */
+	m.enbv = 0x01, m.quanta[0] = 10, m.quanta[2] = 100;
+	put_macc(&w, &m);
+	macc_base(&m, ROCE_MACC_PFC, MAC_B);                  /* short: four pause times only */
+	m.enbv = 0x03, m.quanta[0] = 7, m.quanta[1] = 9;
+	m.length = 12;
+	put_macc(&w, &m);
+	macc_base(&m, ROCE_MACC_PAUSE, MAC_A);                /* short: half a pause time */
+	m.quanta[0] = 0x1234;
+	m.length = 3;
+	put_macc(&w, &m);
+	macc_base(&m, 0x0003, MAC_B);                         /* another opcode elsewhere: not ours */
+	memcpy(m.eth_dst, MAC_A, 6);
+	put_macc(&w, &m);
+	w_close(&w);
+}
+
+/* A PFC and PAUSE timeline on one link (100 Gb/s: a quantum is 5.12 ns; 65535 q = 335.539 us):
+ * pauses, refreshes, XON, expiry, a storm (at --pfc-storm-ms 1), traffic into a pause. */
+static void scenario_pfc_timeline(const char *dir)
+{
+	struct writer w;
+	struct roce_build_macc m;
+	struct roce_build d;  /* data A -> B on priority 3 (VLAN PCP 3) */
+	uint32_t psn = 1000;
+
+	w_open(&w, dir, "pfc_timeline.pcap", DLT_EN10MB);
+	base_flow(&d);
+	d.n_vlan = 1;
+	d.vlan[0] = (struct roce_vlan){0x8100, 3, 0, 10};
+#define AT(us) (w.at_ns = (int64_t)(us) * 1000 + 1)
+#define DATA(prio) (d.vlan[0].pcp = (uint8_t)(prio), fill_ext(&d, 0x04, psn++), put(&w, &d))
+	AT(0), DATA(3);
+	macc_base(&m, ROCE_MACC_PFC, MAC_B);
+	m.enbv = 0x08, m.quanta[3] = 65535;
+	AT(100), put_macc(&w, &m);           /* p3 paused until 435.539 */
+	AT(200), DATA(3);                     /* into the pause */
+	AT(250), DATA(5);                     /* another priority: fine */
+	AT(300), put_macc(&w, &m);           /* refresh: until 635.539 */
+	m.quanta[3] = 0;
+	AT(400), put_macc(&w, &m);           /* XON: 300 us paused */
+	AT(500), DATA(3);
+	m.enbv = 0x18, m.quanta[3] = 1000, m.quanta[4] = 2000;
+	AT(600), put_macc(&w, &m);           /* p3 5.12 us, p4 10.24 us */
+	memset(m.quanta, 0, sizeof(m.quanta));
+	m.enbv = 0x40, m.quanta[6] = 65535;
+	for (unsigned i = 0; i < 8; i++)      /* p6 refreshed every 200 us: 1.4 ms continuous */
+		AT(700 + 200 * i), put_macc(&w, &m);
+	AT(2300), DATA(6);                    /* 0.2 ms after the last refresh: still paused */
+	macc_base(&m, ROCE_MACC_PAUSE, MAC_A);
+	m.quanta[0] = 10000;                  /* 51.2 us of all traffic toward A */
+	AT(2500), put_macc(&w, &m);
+	fill_ext(&d, 0x11, psn - 1);          /* the ACK B -> A inside it */
+	memcpy(d.eth_src, MAC_B, 6);
+	memcpy(d.eth_dst, MAC_A, 6);
+	d.src[3] = 2, d.dst[3] = 1;
+	d.h.bth.dqpn = 0x000456;
+	AT(2510), put(&w, &d);
+	AT(3000), DATA(0);
+#undef AT
+#undef DATA
+	w_close(&w);
+}
+
+/* CE marks and CNPs with known answers (--cnp-interval-us 50, --cnp-timeout-us 1000): IPv4
+ * A -> B QP 0x123 answered by CNPs to A's QP 0x456 (paired by the ACKs B -> A); IPv6 and VLAN. */
+static void scenario_cnp(const char *dir)
+{
+	struct writer w;
+	struct roce_build req, ack, cnp;
+	uint32_t psn = 500;
+
+	w_open(&w, dir, "cnp_matching.pcap", DLT_EN10MB);
+	for (unsigned v = 0; v < 3; v++) {  /* IPv4, IPv6, IPv4 behind VLAN 20 PCP 3 */
+		int64_t t0 = (int64_t)v * 10000;  /* us */
+		base_flow(&req);
+		base_flow(&ack);
+		memcpy(ack.eth_src, MAC_B, 6);
+		memcpy(ack.eth_dst, MAC_A, 6);
+		ack.src[3] = 2, ack.dst[3] = 1;
+		if (v == 1) {
+			set_v6(&req, 1, 2);
+			set_v6(&ack, 2, 1);
+			req.ip_version = ack.ip_version = 6;
+		}
+		if (v == 2) {  /* hosts 10.0.1.1 and 10.0.1.2 */
+			req.n_vlan = ack.n_vlan = 1;
+			req.vlan[0] = ack.vlan[0] = (struct roce_vlan){0x8100, 3, 0, 20};
+			req.src[2] = req.dst[2] = ack.src[2] = ack.dst[2] = 1;
+		}
+		if (v == 2) {  /* a CNP for an address pair with no traffic at all: answers no stream */
+			struct roce_build stray = ack;
+			stray.n_vlan = 0;
+			stray.src[2] = stray.dst[2] = 0;
+			stray.src[3] = 9;
+			stray.udp_sport = 0;
+			stray.h.bth.opcode = 0x81;
+			stray.h.bth.becn = 1;
+			stray.h.bth.dqpn = 0x000999;
+			w.at_ns = 19500000;
+			put(&w, &stray);
+		}
+		cnp = ack;
+		cnp.udp_sport = 0;
+		cnp.tclass = 0xc2;
+		cnp.h.bth.opcode = 0x81;
+		cnp.h.bth.becn = 1;
+		cnp.h.bth.dqpn = 0x000456;
+		ack.h.bth.dqpn = 0x000456;
+		/* request/ACK pairs at 0..40 us, CE on the request at 10 us (due) and 20, 30 us
+		 * (covered); CNP 3.5 us after the first; a CE at 120 us (due, no CNP: missing at
+		 * the first frame past 1120 us); CE at 2000 us answered 7.25 us later; a CNP at
+		 * 4000 us with no CE before it (unexpected); a CE at 9000 us (missing at the next
+		 * variant's first frame; the last one's pending at the end) */
+		static const struct { int64_t ns; int kind; } ev[] = {
+			{0, 0}, {10000, 1}, {13500, 2}, {20000, 1}, {30000, 1}, {40000, 0}, {120000, 1},
+			{500000, 0}, {1200000, 0}, {2000000, 1}, {2007250, 2}, {4000000, 2}, {9000000, 1},
+		};
+		for (unsigned i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+			w.at_ns = t0 * 1000 + ev[i].ns + 1;
+			if (ev[i].kind == 2) {
+				put(&w, &cnp);
+				continue;
+			}
+			fill_ext(&req, 0x04, psn);
+			req.tclass = ev[i].kind ? 0x03 : 0x02;
+			put(&w, &req);
+			w.at_ns += 1000;
+			fill_ext(&ack, 0x11, psn++);
+			put(&w, &ack);
+		}
+	}
 	w_close(&w);
 }
 
@@ -817,6 +1030,28 @@ static void scenario_cm(const char *dir)
 
 /* ---- benchmark captures ---- */
 
+/* The small-packet flows: SEND_ONLY requests 10.0.0.1 -> 10.0.0.2 to QP 0x100 + q, 64 bytes,
+ * and their ACKs back to QP 0x10000 + q. */
+static void small_flows(struct roce_build *req, struct roce_build *ack)
+{
+	base_flow(req);
+	base_flow(ack);
+	memcpy(ack->eth_src, MAC_B, 6);
+	memcpy(ack->eth_dst, MAC_A, 6);
+	ack->src[3] = 2, ack->dst[3] = 1;
+}
+
+static void small_fill(struct roce_build *req, struct roce_build *ack, unsigned q, uint32_t psn)
+{
+	fill_ext(req, 0x04, psn);
+	req->h.bth.dqpn = 0x100 + q;
+	req->udp_sport = (uint16_t)(49152 + q);
+	req->payload_len = 64;
+	fill_ext(ack, 0x11, psn);
+	ack->h.bth.dqpn = 0x10000 + q;
+	ack->udp_sport = (uint16_t)(49152 + q);
+}
+
 static void bench_small(const char *file, unsigned long long n, unsigned qps)
 {
 	struct writer w;
@@ -825,22 +1060,61 @@ static void bench_small(const char *file, unsigned long long n, unsigned qps)
 	if (!psn)
 		die("calloc", strerror(errno));
 	w_open_path(&w, file, DLT_EN10MB);
-	base_flow(&req);
-	base_flow(&ack);
-	memcpy(ack.eth_src, MAC_B, 6);
-	memcpy(ack.eth_dst, MAC_A, 6);
-	ack.src[3] = 2, ack.dst[3] = 1;
+	small_flows(&req, &ack);
 	for (unsigned long long i = 0; i < n; i += 2) {
 		unsigned q = (unsigned)(i / 2 % qps);
-		fill_ext(&req, 0x04, psn[q]);
-		req.h.bth.dqpn = 0x100 + q;
-		req.udp_sport = (uint16_t)(49152 + q);
-		req.payload_len = 64;
+		small_fill(&req, &ack, q, psn[q]);
 		put(&w, &req);
-		fill_ext(&ack, 0x11, psn[q]);
-		ack.h.bth.dqpn = 0x10000 + q;
-		ack.udp_sport = (uint16_t)(49152 + q);
 		put(&w, &ack);
+		psn[q] = (psn[q] + 1) & 0xffffff;
+	}
+	w_close(&w);
+	free(psn);
+}
+
+/* The congestion benchmark's pair of captures (--bench-cong): the same SEND_ONLY/ACK traffic,
+ * one with congestion signals and one without, N frames each. */
+static void bench_cong(const char *file, unsigned long long n, unsigned qps, int mode)
+{
+	struct writer w;
+	struct roce_build req, ack, cnp_a, cnp_b;
+	struct roce_build_macc pfc;
+	uint32_t *psn = calloc(qps, sizeof(*psn)), rnd = 12345;
+	bool cong = mode == 1;
+	if (!psn)
+		die("calloc", strerror(errno));
+	w_open_path(&w, file, DLT_EN10MB);
+	small_flows(&req, &ack);
+	cnp_a = ack;  /* B's CNPs to A, for marks on A's requests; cnp_b: A's to B, for marks on ACKs */
+	cnp_b = req;
+	cnp_a.udp_sport = cnp_b.udp_sport = 0;
+	cnp_a.tclass = cnp_b.tclass = 0xc2;
+	cnp_a.h.bth.opcode = cnp_b.h.bth.opcode = 0x81;
+	cnp_a.h.bth.becn = cnp_b.h.bth.becn = 1;
+	macc_base(&pfc, ROCE_MACC_PFC, MAC_B);
+	pfc.enbv = 0x08, pfc.quanta[3] = 1000;  /* 5.12 us of priority 3 */
+	unsigned long long i = 0;
+	for (unsigned k = 0; i < n; k++) {
+		unsigned q = k % qps;
+		struct roce_build *pkt[2] = {&req, &ack}, *answer[2] = {&cnp_a, &cnp_b};
+		small_fill(&req, &ack, q, psn[q]);
+		cnp_a.h.bth.dqpn = 0x10000 + q;
+		cnp_b.h.bth.dqpn = 0x100 + q;
+		for (unsigned d = 0; d < 2 && i < n; d++) {
+			rnd = rnd * 1103515245u + 12345u;
+			bool ce = cong && (rnd >> 16) % 10 == 0;
+			pkt[d]->tclass = ce ? 0x03 : mode == 2 ? 0x00 : 0x02;
+			w.at_ns = (int64_t)++i * 1000;
+			put(&w, pkt[d]);
+			if (ce && i < n) {
+				w.at_ns = (int64_t)++i * 1000;
+				put(&w, answer[d]);
+			}
+			if (cong && i % 1000 == 999 && i < n) {
+				w.at_ns = (int64_t)++i * 1000;
+				put_macc(&w, &pfc);
+			}
+		}
 		psn[q] = (psn[q] + 1) & 0xffffff;
 	}
 	w_close(&w);
@@ -937,6 +1211,10 @@ int main(int argc, char **argv)
 		bench_small(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
 		return 0;
 	}
+	if (argc == 6 && strcmp(argv[1], "--bench-cong") == 0) {
+		bench_cong(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10), atoi(argv[5]));
+		return 0;
+	}
 	if (argc == 5 && strcmp(argv[1], "--bench-mtu") == 0) {
 		bench_mtu(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
 		return 0;
@@ -947,11 +1225,14 @@ int main(int argc, char **argv)
 	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: gencaps DIR | --bench-small FILE N QPS | --bench-mtu FILE BYTES QPS | "
-			"--bench-hosts FILE N QPS\n");
+			"--bench-hosts FILE N QPS | --bench-cong FILE N QPS 0|1|2\n");
 		return 2;
 	}
 	scenario_opcodes(argv[1]);
 	scenario_congestion(argv[1]);
+	scenario_pfc(argv[1]);
+	scenario_pfc_timeline(argv[1]);
+	scenario_cnp(argv[1]);
 	scenario_rocev1(argv[1]);
 	scenario_ipv6(argv[1]);
 	scenario_vlan(argv[1]);

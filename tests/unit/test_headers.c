@@ -12,6 +12,7 @@ int header_analyze_check(void);
 int header_mad_check(void);
 int header_roce_check(void);
 int header_fields_check(void);
+int header_congestion_check(void);
 
 Test(headers, common) { cr_assert_eq(header_common_check(), -2 + 276 + 3); }
 Test(headers, events) { cr_assert_eq(header_events_check(), 1); }
@@ -23,3 +24,4 @@ Test(headers, analyze) { cr_assert_eq(header_analyze_check(), 8); }
 Test(headers, mad) { cr_assert_eq(header_mad_check(), 8); }
 Test(headers, roce) { cr_assert_eq(header_roce_check(), 1); }
 Test(headers, fields) { cr_assert_eq(header_fields_check(), 1); }
+Test(headers, congestion) { cr_assert_eq(header_congestion_check(), 0); }

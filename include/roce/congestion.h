@@ -1,0 +1,69 @@
+/* congestion.h: congestion analysis, part of the analyzer (analyze.h): PFC/PAUSE accounting per
+ * source MAC and priority (IEEE 802.1Qbb, 802.3 Annex 31B), ECN codepoints per stream, and CE
+ * marks matched to the CNPs that answer them (RoCEv2, IBTA Annex A17.9).
+ *
+ * Topology: a capture of one link (or a mirror of one switch port, both directions). A PFC frame
+ * from MAC S pauses traffic toward S; a RoCE frame whose destination MAC is S, of a paused
+ * priority, inside the pause, is pfc.traffic_while_paused. A CE mark on stream A→B is answered
+ * by a CNP B→A whose BTH names A's QP. */
+#ifndef ROCE_CONGESTION_H
+#define ROCE_CONGESTION_H
+
+#include "roce/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct roce_analyzer;
+
+/* Settings; zero-initialised means the defaults. */
+struct roce_congestion_config {
+	uint64_t link_bps;         /* the link's speed, for pause quanta (512 bit times); 0: 100 Gb/s */
+	int64_t pfc_storm_ns;      /* one continuous pause longer than this is pfc.storm; 0: 100 ms */
+	int64_t cnp_interval_ns;   /* a NIC's least time between CNPs on a QP; 0: 50 us ... */
+	bool cnp_interval_zero;    /* ... unless this is set: no rate limit, every CE mark is due a CNP */
+	int64_t cnp_timeout_ns;    /* a CNP later than this after a due CE mark is missing; 0: 1 ms */
+	bool dscp_map;             /* dscp_prio holds the priority of each DSCP of untagged traffic; */
+	uint8_t dscp_prio[64];     /* without it, priority = DSCP >> 3 */
+};
+#define ROCE_LINK_BPS_DEFAULT UINT64_C(100000000000)
+#define ROCE_PFC_STORM_NS_DEFAULT INT64_C(100000000)
+#define ROCE_CNP_INTERVAL_NS_DEFAULT INT64_C(50000)
+#define ROCE_CNP_TIMEOUT_NS_DEFAULT INT64_C(1000000)
+
+/* PFC or PAUSE totals of one source MAC and priority. */
+struct roce_pfc_row {
+	uint8_t src[6];
+	int8_t priority;           /* 0-7; -1: legacy PAUSE (all traffic) */
+	uint64_t frames;           /* well-formed frames of the source naming this priority */
+	uint64_t xoff, xon;        /* pause time > 0; pause time 0 */
+	uint64_t storms;
+	int64_t paused_ns;         /* the union of the pause intervals, clipped at the capture's end */
+	int64_t longest_ns;        /* the longest continuous pause */
+};
+
+/* Call fn for each source MAC's priorities in order of first sight, PFC priorities 0-7 then its
+ * PAUSE row, each only if the source named it. */
+ROCE_API void roce_analyzer_pfc_foreach(const struct roce_analyzer *a,
+					void (*fn)(const struct roce_pfc_row *r, void *user), void *user);
+/* From the first frame analyzed to the last (the denominator of a paused fraction). */
+ROCE_API int64_t roce_analyzer_span_ns(const struct roce_analyzer *a);
+/* Source MACs whose PFC/PAUSE frames were not accounted for lack of room (4096 are). */
+ROCE_API uint64_t roce_analyzer_pfc_untracked(const struct roce_analyzer *a);
+
+/* CNPs that answered no one stream: sent src → dst (addresses), none or several of the streams
+ * dst → src having unanswered CE marks. */
+struct roce_cnp_pair_row {
+	uint8_t addr_len;
+	uint8_t src[16], dst[16];
+	uint64_t cnps;
+	uint64_t ambiguous;        /* of them: several streams could have been answered */
+};
+ROCE_API void roce_analyzer_cnp_pairs_foreach(const struct roce_analyzer *a,
+					      void (*fn)(const struct roce_cnp_pair_row *r, void *user), void *user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
