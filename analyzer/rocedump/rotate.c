@@ -104,10 +104,9 @@ int rotor_close(struct rotor *r, char *errbuf, size_t errlen)
 	if (!r->out.f)
 		return 0;
 	write_isb(r);
-	if (pcapng_out_close(&r->out, errbuf, errlen) < 0) {
-		char msg[512];
-		snprintf(msg, sizeof(msg), "%s: %s", r->path, errbuf);
-		snprintf(errbuf, errlen, "%s", msg);
+	char why[256];
+	if (pcapng_out_close(&r->out, why, sizeof(why)) < 0) {
+		snprintf(errbuf, errlen, "%s: %s", r->path, why);
 		return -1;
 	}
 	return 0;
