@@ -45,12 +45,19 @@ const struct roce_analyzer *roce_plugin_analyzer(void) { return analyzer; }
 unsigned roce_plugin_generation(void) { return generation; }
 guint32 roce_plugin_last_analyzed(void) { return last_analyzed; }
 
-/* What the analysis found on a frame, kept from the first pass: the events it added, the frame's
- * stream and pair ids, its response time and the details of its findings (n of them). */
-struct frame_result {
-	struct roce_evset added;
+/* What the analysis found on a frame, kept from the first pass. Every frame it took: the stream
+ * and pair ids and the response time, 16 bytes by frame number in one file-scope array (a
+ * million frames take 16 MB, where p_add_proto_data would take about 100 bytes a frame). The
+ * few with findings: the events added and the details (n of them), with the frame
+ * (p_add_proto_data). */
+struct frame_ids {
 	uint32_t stream, pair;
 	int64_t response_ns;
+};
+static wmem_array_t *frame_ids;
+
+struct frame_result {
+	struct roce_evset added;
 	unsigned n;
 	struct roce_finding f[];
 };
@@ -64,6 +71,7 @@ static void roce_init(void)
 
 	generation++;
 	last_analyzed = 0;
+	frame_ids = NULL;  /* made in file scope on the first frame */
 	analyzer = pref_analysis ? roce_analyzer_new(&cfg, err) : NULL;
 	if (pref_analysis && !analyzer)
 		ws_warning("RoCE analysis off: %s", err);
@@ -73,6 +81,7 @@ static void roce_cleanup(void)
 {
 	roce_analyzer_free(analyzer);
 	analyzer = NULL;
+	frame_ids = NULL;  /* freed with the file scope */
 }
 
 static void roce_prefs_apply(void)
@@ -122,14 +131,17 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	if (!analyzer)
 		return false;
 	if (PINFO_FD_VISITED(pinfo)) {
+		if (frame_ids && pinfo->num - 1 < wmem_array_get_count(frame_ids)) {
+			const struct frame_ids *ids = wmem_array_index(frame_ids, pinfo->num - 1);
+			fi->stream = ids->stream;
+			fi->pair = ids->pair;
+			fi->response_ns = ids->response_ns;
+		}
 		const struct frame_result *r = p_get_proto_data(wmem_file_scope(), pinfo, proto_roce, 0);
 		if (!r)
 			return true;
 		for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++)
 			p->events.w[w] |= r->added.w[w];
-		fi->stream = r->stream;
-		fi->pair = r->pair;
-		fi->response_ns = r->response_ns;
 		fi->n = r->n;
 		memcpy(fi->f, r->f, r->n * sizeof(r->f[0]));
 		return true;
@@ -137,8 +149,18 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	struct roce_evset before = p->events;
 	roce_analyze(analyzer, p, pinfo->num, bytes, ts_ns_of(pinfo), fi);
 	last_analyzed = pinfo->num;
+	if (fi->stream || fi->response_ns >= 0) {
+		static const struct frame_ids none = {0, 0, -1};
+		struct frame_ids ids = {fi->stream, fi->pair, fi->response_ns};
+		if (!frame_ids)
+			frame_ids = wmem_array_sized_new(wmem_file_scope(), sizeof(struct frame_ids), 1024);
+		while (wmem_array_get_count(frame_ids) + 1 < pinfo->num)
+			wmem_array_append_one(frame_ids, none);
+		if (wmem_array_get_count(frame_ids) + 1 == pinfo->num)
+			wmem_array_append_one(frame_ids, ids);
+	}
 	struct roce_evset added;
-	bool any = fi->n || fi->stream || fi->response_ns >= 0;
+	bool any = fi->n != 0;
 	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
 		added.w[w] = p->events.w[w] & ~before.w[w];
 		any |= added.w[w] != 0;
@@ -146,9 +168,6 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	if (any) {
 		struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fi->n * sizeof(fi->f[0]));
 		r->added = added;
-		r->stream = fi->stream;
-		r->pair = fi->pair;
-		r->response_ns = fi->response_ns;
 		r->n = fi->n;
 		memcpy(r->f, fi->f, fi->n * sizeof(fi->f[0]));
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_roce, 0, r);
@@ -164,20 +183,28 @@ static nstime_t ns_time(int64_t ns)
 
 /* ---- the tree ---- */
 
+/* Where add_fields() is: the group (parent path and array element) of the last field, and its
+ * subtree. */
+struct group {
+	const char *path;
+	size_t plen;
+	unsigned idx;
+	proto_tree *tree;
+};
+
 /* The subtree a field goes in: the fields under "roce." directly in the protocol's tree, the
  * others grouped by their parent path ("roce.reth" -> "RETH", "vlan" element 0 -> "VLAN tag 1"). */
-static proto_tree *group_tree(proto_tree *root, tvbuff_t *tvb, const char *path, unsigned idx, char *cur,
-			      size_t cur_size, proto_tree **grp)
+static proto_tree *group_tree(proto_tree *root, tvbuff_t *tvb, const char *path, unsigned idx, struct group *g)
 {
 	const char *dot = strrchr(path, '.');
 	size_t plen = dot ? (size_t)(dot - path) : 0;
-	char key[64];
-	g_snprintf(key, sizeof(key), "%.*s#%u", (int)plen, path, idx);
-	if (strcmp(key, cur) == 0)
-		return *grp;
-	g_strlcpy(cur, key, cur_size);
+	if (g->path && plen == g->plen && idx == g->idx && strncmp(path, g->path, plen) == 0)
+		return g->tree;
+	g->path = path;
+	g->plen = plen;
+	g->idx = idx;
 	if (plen == 4 && strncmp(path, "roce", 4) == 0)
-		return *grp = root;
+		return g->tree = root;
 	const char *name = path;
 	for (const char *c = path; c < path + plen; c++)
 		if (*c == '.')
@@ -190,10 +217,10 @@ static proto_tree *group_tree(proto_tree *root, tvbuff_t *tvb, const char *path,
 	if (strcmp(label, "WRAPPER") == 0)
 		g_strlcpy(label, "Mirror/overlay wrapper", sizeof(label));
 	if (strcmp(label, "VLAN") == 0)
-		*grp = proto_tree_add_subtree_format(root, tvb, 0, 0, ett_group, NULL, "VLAN tag %u", idx + 1);
+		g->tree = proto_tree_add_subtree_format(root, tvb, 0, 0, ett_group, NULL, "VLAN tag %u", idx + 1);
 	else
-		*grp = proto_tree_add_subtree(root, tvb, 0, 0, ett_group, NULL, label);
-	return *grp;
+		g->tree = proto_tree_add_subtree(root, tvb, 0, 0, ett_group, NULL, label);
+	return g->tree;
 }
 
 static void add_field(proto_tree *t, tvbuff_t *tvb, const struct roce_pkt *p, enum roce_field f, unsigned idx,
@@ -230,8 +257,7 @@ static void add_fields(proto_tree *root, tvbuff_t *tvb, const struct roce_pkt *p
 {
 	struct roce_field_src src = {.data = bytes, .p = p, .frame_no = num};
 	struct roce_field_val v;
-	char cur[64] = "";
-	proto_tree *grp = root;
+	struct group g = {0};
 
 	for (unsigned f = 0; f < ROCE_F_COUNT; f++) {
 		const struct roce_field_info *fi = roce_field_info((enum roce_field)f);
@@ -244,13 +270,13 @@ static void add_fields(proto_tree *root, tvbuff_t *tvb, const struct roce_pkt *p
 					if (roce_field_info((enum roce_field)k)->ft != ROCE_FT_NONE &&
 					    roce_field_get((enum roce_field)k, &src, idx, &v))
 						add_field(group_tree(root, tvb, roce_field_info((enum roce_field)k)->path,
-								     idx, cur, sizeof(cur), &grp),
+								     idx, &g),
 							  tvb, p, (enum roce_field)k, idx, &v);
 			f = end - 1;
 			continue;
 		}
 		if (fi->ft != ROCE_FT_NONE && roce_field_get((enum roce_field)f, &src, 0, &v))
-			add_field(group_tree(root, tvb, fi->path, 0, cur, sizeof(cur), &grp), tvb, p,
+			add_field(group_tree(root, tvb, fi->path, 0, &g), tvb, p,
 				  (enum roce_field)f, 0, &v);
 	}
 }
@@ -350,7 +376,9 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 				       p.op->name ? p.op->name : "RESERVED", p.h.bth.dqpn, p.h.bth.psn,
 				       roce_icrc_status_name((enum roce_icrc_status)p.icrc_status));
 	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
-	if (tree && p.version)
+	/* the fields only when the tree is shown or a filter, column or tap asks for one of ours: a
+	 * frame's hundred lookups are most of the plugin's cost otherwise */
+	if (tree && p.version && proto_field_is_referenced(tree, proto_roce))
 		add_fields(root, tvb, &p, bytes, pinfo->num);
 	add_analysis(root, tvb, &fi);
 	add_events(root, tvb, pinfo, &p, &fi);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# plugin-bench.sh: what the Wireshark plugin roce.so costs: `tshark -r F -q` on a 1,000,000-packet
-# RoCE capture (gencaps --bench-small: SEND_ONLY/ACK over 1000 QPs) with the plugin and without
-# it, side by side in one run: best wall-clock time of N interleaved runs each (default 3), and
+# plugin-bench.sh: what the Wireshark plugin roce.so costs: `tshark -r F -q -z io,stat,0` on a
+# 1,000,000-packet RoCE capture (gencaps --bench-small: SEND_ONLY/ACK over 1000 QPs) with the
+# plugin and without it, side by side in one run. (`tshark -r F -q` alone does not dissect at all:
+# with nothing to print, filter or tap, tshark only reads the records; a tap makes it dissect
+# every frame, as Wireshark does when it opens a file.) best wall-clock time of N interleaved runs each (default 3), and
 # the peak RSS of each (GNU time). tshark runs as user 65534 with WIRESHARK_PLUGIN_DIR (as root
 # it ignores plugin directories); "without" is an empty plugin directory.
 #   tests/bench/plugin-bench.sh --plugin roce.so --gencaps GENCAPS [--packets N] [--runs N]
@@ -33,7 +35,7 @@ run() {  # VARIANT: prints "seconds peak-KiB"
 	local pre=()
 	[ "$(id -u)" = 0 ] && pre=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	/usr/bin/time -f '%e %M' -o "$d/$1.time" "${pre[@]}" env -i PATH=/usr/bin:/bin HOME="$d/$1" \
-		WIRESHARK_PLUGIN_DIR="$d/$1" tshark -r "$d/small.pcap" -q >/dev/null 2>"$d/$1.err" ||
+		WIRESHARK_PLUGIN_DIR="$d/$1" tshark -r "$d/small.pcap" -q -z io,stat,0 >/dev/null 2>"$d/$1.err" ||
 		{ echo "plugin-bench: tshark ($1) failed: $(tail -2 "$d/$1.err")" >&2; return 1; }
 	cat "$d/$1.time"
 }
@@ -51,7 +53,7 @@ for i in $(seq "$runs"); do
 		fi
 	done
 done
-echo "capture: $packets packets, $(stat -c %s "$d/small.pcap") bytes; best of $runs interleaved runs of tshark -r F -q"
+echo "capture: $packets packets, $(stat -c %s "$d/small.pcap") bytes; best of $runs interleaved runs of tshark -r F -q -z io,stat,0"
 printf 'tshark alone:       %8.2f s  peak RSS %7d KiB\n' "$best_without" "$rss_without"
 printf 'tshark + roce.so:   %8.2f s  peak RSS %7d KiB\n' "$best_with" "$rss_with"
 awk -v a="$best_without" -v b="$best_with" -v ra="$rss_without" -v rb="$rss_with" 'BEGIN {
