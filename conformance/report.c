@@ -53,7 +53,7 @@ static void esc(FILE *f, const char *s, bool xml)
 			else if (c == '>') fputs("&gt;", f);
 			else if (c == '&') fputs("&amp;", f);
 			else if (c == '"') fputs("&quot;", f);
-			else if (c < 0x20 && c != '\n' && c != '\t') fprintf(f, "&#%u;", c == 0 ? 0x20 : 0xfffd);
+			else if (c < 0x20 && c != '\n' && c != '\t') fprintf(f, "&#%u;", c == 0 ? 0x20u : 0xfffdu);
 			else fputc(c, f);
 		} else {
 			if (c == '"' || c == '\\') fprintf(f, "\\%c", c);

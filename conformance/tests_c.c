@@ -73,6 +73,10 @@ void test_c1c(struct session *s, struct conf_result *r)
 		v_set(r, V_INCONCLUSIVE, "%s", s->err);
 		return;
 	}
+	if (n < 4 + 10 + 1) {
+		v_set(r, V_INCONCLUSIVE, "the probe is too short for a payload byte to flip");
+		return;
+	}
 	size_t m = s->n_resps;
 	f[n - 4 - 10] ^= 0x40;  /* a byte near the payload's end, before the ICRC */
 	char note[96];

@@ -12,10 +12,11 @@
 
 int privs_drop(const char *user, char *errbuf, size_t errlen)
 {
-	errno = 0;
-	struct passwd *pw = getpwnam(user);
+	struct passwd pwd, *pw = NULL;
+	char buf[4096];  /* the entry's strings: names, home, shell */
+	int err = getpwnam_r(user, &pwd, buf, sizeof(buf), &pw);
 	if (!pw) {
-		snprintf(errbuf, errlen, "-Z %s: no such user%s%s", user, errno ? ": " : "", errno ? strerror(errno) : "");
+		snprintf(errbuf, errlen, "-Z %s: no such user%s%s", user, err ? ": " : "", err ? strerror(err) : "");
 		return -1;
 	}
 	if (geteuid() != 0) {

@@ -221,7 +221,7 @@ static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
 
 static uint64_t zigzag(int64_t v)
 {
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+	return ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0);  /* all ones for a negative v */
 }
 
 static int64_t unzigzag(uint64_t v)

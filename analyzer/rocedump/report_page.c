@@ -325,7 +325,8 @@ static void put_report(FILE *out, const struct report *r, const struct report_se
 	fprintf(out, ",\"first_ts\":\"%lld.%09lld\",\"span_us\":", q.quot, q.rem);
 	put_us(out, r->have_ts ? r->last_ts : 0, t0);
 	fprintf(out, ",\"options\":{\"plots\":%u,\"exact_points\":%u,\"table_max\":%u,\"bins\":%u,\"marks_max\":%u}",
-		r->cfg.plots, REPORT_EXACT_POINTS, REPORT_TABLE_MAX, TBINS_N, REPORT_MARKS_MAX);
+		r->cfg.plots, (unsigned)REPORT_EXACT_POINTS, (unsigned)REPORT_TABLE_MAX, (unsigned)TBINS_N,
+		(unsigned)REPORT_MARKS_MAX);
 	fprintf(out, ",\"streams_without_series\":%" PRIu64 ",\"pairs_total\":%" PRIu32 ",\"pairs_listed\":%" PRIu32,
 		r->dropped_streams, sel->n_pairs, sel->listed);
 	fputs(",\"event_table\":[", out);
