@@ -18,3 +18,9 @@ apt-get install -y -q --no-install-recommends libwireshark-dev libglib2.0-dev
 apt-get install -y -q --no-install-recommends jq groff-base
 # headless Chromium: the report tests open rocedump --report's pages in it (tests/report)
 apt-get install -y -q --no-install-recommends chromium
+# live capture (rocedump -i): the metrics endpoint's HTTP library
+apt-get install -y -q --no-install-recommends libmicrohttpd-dev
+# live capture tests: replaying captures onto veth pairs, scraping and checking the metrics
+apt-get install -y -q --no-install-recommends tcpreplay iproute2 curl prometheus
+# the static analysers run by tests/static/run-static.sh (meson test static-analysis)
+apt-get install -y -q --no-install-recommends clang-tidy cppcheck

@@ -51,7 +51,7 @@ static bool icrc_value(const struct roce_pkt *p)
  * object), or NULL. */
 static const struct roce_mad *MAD(const struct roce_field_src *c)
 {
-	struct roce_field_src *w = (struct roce_field_src *)(uintptr_t)c;
+	struct roce_field_src *w = (struct roce_field_src *)c;
 	if (!w->mad_state) {
 		const struct roce_pkt *p = c->p;
 		w->mad_state = 1;
@@ -126,13 +126,13 @@ static const char *mac(struct roce_field_val *v, const uint8_t *m)
 static const char *wrap_addr(const struct roce_field_src *c, struct roce_field_val *v, unsigned dst)
 {
 	const struct roce_pkt *p = c->p;
-	roce_fmt_ip(v->buf, c->data + p->wrap.ip_off + wrap_aoff(p) + dst * wrap_alen(p), wrap_alen(p));
+	roce_fmt_ip(v->buf, c->data + p->wrap.ip_off + wrap_aoff(p) + (size_t)dst * wrap_alen(p), wrap_alen(p));
 	return v->buf;
 }
 static const char *net_addr(const struct roce_field_src *c, struct roce_field_val *v, unsigned dst)
 {
 	const struct roce_net *n = &c->p->net;
-	roce_fmt_ip(v->buf, c->data + n->addr_off + dst * n->addr_len, n->addr_len);
+	roce_fmt_ip(v->buf, c->data + n->addr_off + (size_t)dst * n->addr_len, n->addr_len);
 	return v->buf;
 }
 
@@ -282,7 +282,7 @@ bool roce_field_span(enum roce_field f, const struct roce_pkt *p, unsigned idx, 
 void roce_fmt_mac(char out[18], const uint8_t *m)
 {
 	static const char hex[] = "0123456789abcdef";
-	for (unsigned i = 0; i < 6; i++) {
+	for (size_t i = 0; i < 6; i++) {
 		out[3 * i] = hex[m[i] >> 4];
 		out[3 * i + 1] = hex[m[i] & 15];
 		out[3 * i + 2] = i < 5 ? ':' : '\0';
@@ -305,5 +305,5 @@ void roce_fmt_ip(char out[ROCE_ADDRSTR_MAX], const uint8_t *addr, unsigned len)
 		return;
 	}
 	if (!inet_ntop(AF_INET6, addr, out, ROCE_ADDRSTR_MAX))
-		strcpy(out, "?");
+		memcpy(out, "?", 2);
 }

@@ -54,6 +54,8 @@ def plugin_fields(ts):
 def rows_of(out, names):
     rows = {}
     for line in out.splitlines():
+        if not line.strip():
+            continue
         cols = line.split("\t")
         cols += [""] * (len(names) - len(cols))
         row = {n: (v.split(SEP) if v != "" else []) for n, v in zip(names, cols)}
@@ -61,7 +63,9 @@ def rows_of(out, names):
     return rows
 
 
-def fields_run(ts, names, path=None, extra=(), data=None):
+def fields_run(ts, names, path=None, extra=(), data=None, table=None):
+    """Rows of tshark -T fields (frame number -> field -> values); with table a list, the
+    -z roce,qp table's lines printed after them are appended to it."""
     args = ["-r", path if path and "-2" in extra else "-", "-n"] + list(extra) + [
         "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=" + SEP]
     for n in names:
@@ -70,6 +74,10 @@ def fields_run(ts, names, path=None, extra=(), data=None):
     rep = sanitizer_report(err)
     if st != 0 or rep:
         raise RuntimeError("tshark %s: exit %d %s" % (" ".join(extra), st, rep or err[-500:]))
+    if table is not None and "=" * 20 in out:
+        at = out.index("=" * 20)
+        table.extend(out[at:].splitlines())
+        out = out[:at]
     return rows_of(out, names)
 
 
@@ -137,7 +145,8 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
 
     evfields = ["roce." + e for e in sorted(EVENT_NAMES)]
     names = ["frame.number", "frame.comment", "_ws.expert.message"] + sorted(fields) + IB_FIELDS + evfields
-    one = fields_run(ts, names, path=wfile)
+    table = []
+    one = fields_run(ts, names, path=wfile, extra=["-z", "roce,qp"], table=table)
     # fields and findings
     for num, obj in js.items():
         row = one.get(num)
@@ -183,7 +192,7 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
             tally[e] = tally.get(e, 0) + 1
     present = sorted(tally, key=lambda e: (tally[e], e))[:1]
     absent = [e for e in sorted(EVENT_NAMES) if e not in tally][:1]
-    for ev in present + absent:
+    for ev in (present or absent):
         want = sorted(n for n, o in js.items() if ev in o["events"])
         got = sorted(fields_run(ts, ["frame.number"], path=path, extra=["-Y", "roce." + ev]))
         counts["filters"] += 1
@@ -202,11 +211,7 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
         diffs.append("-2 differs from one pass on %d frames, first %s" % (len(bad), bad[:3]))
 
     # the RoCE Queue Pairs table against rocedump's summary
-    st, out, err = ts.run(["-r", "-", "-q", "-z", "roce,qp"], path=path)
-    if st != 0 or sanitizer_report(err):
-        raise RuntimeError("tshark -z roce,qp: exit %d %s" % (st, sanitizer_report(err) or err[-300:]))
-    diffs += compare_table(out, rocedump, path)
-    counts["filters"] += 0
+    diffs += compare_table("\n".join(table), rocedump, path)
 
     # Wireshark's own fields, without the plugin
     ibn = ["frame.number"] + IB_FIELDS
@@ -228,7 +233,7 @@ TABLE_COUNTS = {"Packets": "packets", "Requests": "requests", "Responses": "resp
 
 def compare_table(out, rocedump, path):
     """tshark -z roce,qp rows vs rocedump's --summary rows, by (source, destination, QP)."""
-    lines = [l for l in out.splitlines() if "|" in l]
+    lines = [l for l in out.splitlines() if l.endswith("|")]
     if not lines:
         return ["-z roce,qp printed no table"]
     head = [h.strip() for h in lines[0].split("|")]
