@@ -849,7 +849,8 @@ int main(int argc, char **argv)
 		sc.out = &out;
 	}
 	if (o.report_file) {
-		struct report_config rcfg = {.path = o.report_file, .capture = o.read_file,
+		struct report_config rcfg = {.path = o.report_file, .capture = in.live ? o.live.device : o.read_file,
+					     .live = in.live,
 					     .plots = o.report_plots_set ? o.report_plots : REPORT_PLOTS_DEFAULT};
 		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
 			fprintf(stderr, "rocedump: %s\n", err);

@@ -28,7 +28,7 @@ struct report *report_new(const struct report_config *cfg, char *err, size_t err
 	}
 	r->cfg = *cfg;
 	struct stat in_st, out_st;
-	if (cfg->capture && stat(cfg->capture, &in_st) == 0 && stat(cfg->path, &out_st) == 0 &&
+	if (!cfg->live && cfg->capture && stat(cfg->capture, &in_st) == 0 && stat(cfg->path, &out_st) == 0 &&
 	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
 		snprintf(err, errlen, "%s: the report would overwrite the capture", cfg->path);
 		u64map_free(&r->index);

@@ -27,7 +27,8 @@ struct report;
 
 struct report_config {
 	const char *path;        /* the HTML file to write */
-	const char *capture;     /* the capture's name, for the page */
+	const char *capture;     /* the capture's name (a file, or the interface captured live) */
+	bool live;               /* capture is an interface: written when the capture stops */
 	unsigned plots;          /* queue pairs with plots (the most troubled first) */
 };
 
