@@ -85,6 +85,7 @@ struct conf_result {
 	char reason[EVIDENCE_LEN];  /* N/A and INCONCLUSIVE: why */
 	double measured_ms;         /* a timing the test measured, or -1 */
 	double tolerance_pct;       /* its tolerance, or -1 */
+	int64_t t_ref;              /* the test's first stimulus: response times are given from it */
 	bool expected_deviation;    /* --expect listed this verdict for this test */
 	char expect_reason[256];
 };

@@ -74,6 +74,7 @@ static void run_one(const struct conf_opts *o, struct link *l, const struct setu
 	s->o = o;
 	s->link = l;
 	s->test = t;
+	s->result = r;
 	s->tcp_fd = -1;
 	s->t_start = now_ns();
 	s->deadline_ns = s->t_start + (int64_t)o->test_timeout_ms * 1000000;
@@ -90,6 +91,7 @@ static void run_one(const struct conf_opts *o, struct link *l, const struct setu
 	}
 	*setup_ok = true;
 	s->qp_up = true;
+	s->deadline_ns = now_ns() + (int64_t)o->test_timeout_ms * 1000000;  /* from the QP's start */
 	s->epsn = s->qp.my_psn;
 	if (o->verbose)
 		fprintf(stderr, "%s: my QPN 0x%06x PSN 0x%06x, DUT QPN 0x%06x PSN 0x%06x\n", t->id, s->qp.my_qpn,

@@ -13,6 +13,8 @@
 static const uint8_t placeholder_mac_local[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 static const uint8_t placeholder_mac_dut[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
 
+static struct resp *take(struct session *s, const struct link_frame *lf);
+
 void stim_init(struct session *s, struct stim *st, uint8_t opcode)
 {
 	memset(st, 0, sizeof(*st));
@@ -108,6 +110,7 @@ static unsigned record(struct session *s, bool sent, int64_t ts, const uint8_t *
 	}
 	memcpy(f->bytes, d, len);
 	snprintf(f->note, sizeof(f->note), "%s", note ? note : "");
+	f->has_stim = false;
 	return (unsigned)s->n_frames++;
 }
 
@@ -129,7 +132,9 @@ int sess_send_raw(struct session *s, const uint8_t *frame, uint32_t len, const c
 			return -1;
 		}
 	}
-	record(s, true, now_ns(), frame, len, note);
+	unsigned i = record(s, true, now_ns(), frame, len, note);
+	if (s->result && !s->result->t_ref)
+		s->result->t_ref = s->frames[i].ts_ns;
 	if (s->o->verbose)
 		fprintf(stderr, "  > %s\n", note);
 	return 0;
@@ -146,7 +151,17 @@ int sess_send(struct session *s, const struct stim *st, const char *fmt, ...)
 	int n = stim_build(s, st, frame, sizeof(frame));
 	if (n < 0)
 		return -1;
-	return sess_send_raw(s, frame, (uint32_t)n, note);
+	if (sess_send_raw(s, frame, (uint32_t)n, note) < 0)
+		return -1;
+	s->frames[s->n_frames - 1].has_stim = true;
+	s->frames[s->n_frames - 1].stim = *st;
+	return 0;
+}
+
+const struct resp *sess_take(struct session *s, const uint8_t *data, uint32_t caplen, uint32_t len, int64_t ts_ns)
+{
+	struct link_frame lf = {data, caplen, len, ts_ns};
+	return take(s, &lf);
 }
 
 /* Take one captured frame: keep it, and decode it when it is RoCEv2 from the DUT. */
@@ -155,7 +170,7 @@ static struct resp *take(struct session *s, const struct link_frame *lf)
 	struct roce_pkt p;
 	unsigned idx = record(s, false, lf->ts_ns, lf->data, lf->caplen, "");
 	if (roce_decode(NULL, lf->data, lf->caplen, lf->len, 1, &p) != 1 || p.version != 2 || !p.op ||
-	    p.trunc_layer || p.net.addr_len != (s->o->dut.family == 6 ? 16 : 4) ||
+	    p.trunc_layer || p.invalid_layer || p.net.addr_len != (s->o->dut.family == 6 ? 16 : 4) ||
 	    memcmp(lf->data + p.net.addr_off, s->o->dut.ip, p.net.addr_len))
 		return NULL;
 	if (p.h.bth.dqpn != s->qp.my_qpn) {  /* e.g. a previous run's QP still retrying */
@@ -278,6 +293,22 @@ int sess_probe(struct session *s, uint32_t psn, const char *why)
 	}
 	st.psn = psn;
 	return sess_send(s, &st, "%s psn 0x%06x (%s)", roce_opcode_info(st.opcode)->name, psn, why);
+}
+
+void sess_sync(struct session *s)
+{
+	for (size_t i = 0; i < s->n_resps; i++) {
+		const struct resp *r = &s->resps[i];
+		if (!r->response || !(r->h.hdrs & ROCE_HDR_AETH))
+			continue;
+		unsigned kind = roce_aeth_kind(r->h.aeth.syndrome);
+		uint32_t next = kind == ROCE_AETH_ACK ? psn_add(r->h.bth.psn, 1) : r->h.bth.psn;
+		if ((kind == ROCE_AETH_ACK || (kind == ROCE_AETH_NAK && roce_aeth_value(r->h.aeth.syndrome) == 0)) &&
+		    psn_diff(next, s->epsn) > 0)
+			s->epsn = next;
+		if (kind == ROCE_AETH_ACK && r->h.aeth.msn > s->accepted && r->h.aeth.msn < (1u << 23))
+			s->accepted = r->h.aeth.msn;
+	}
 }
 
 void sess_reset(struct session *s)

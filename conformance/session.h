@@ -9,26 +9,6 @@
 #include "link.h"
 #include "roce/build.h"
 
-/* One frame of the session, sent or received. */
-struct rec_frame {
-	int64_t ts_ns;
-	bool sent;
-	uint32_t len;
-	uint8_t *bytes;
-	char note[160];
-};
-
-/* A RoCE packet from the DUT, decoded. */
-struct resp {
-	int64_t ts_ns;
-	struct roce_hdrs h;
-	uint32_t payload_len;
-	uint8_t icrc_status;       /* enum roce_icrc_status */
-	uint8_t ecn;
-	bool response;             /* an ACK, NAK, READ response or atomic ACK (else a request) */
-	unsigned frame;            /* index in the session's frames */
-};
-
 /* What to send: the fields a test sets; stim_init() fills the rest from the QP. */
 struct stim {
 	uint8_t opcode;
@@ -51,10 +31,33 @@ struct stim {
 	bool alt_src;              /* from another source address than the advertised GID */
 };
 
+/* One frame of the session, sent or received. */
+struct rec_frame {
+	int64_t ts_ns;
+	bool sent;
+	uint32_t len;
+	uint8_t *bytes;
+	char note[160];
+	bool has_stim;             /* sent from this stimulus (the unit tests compare the decode to it) */
+	struct stim stim;
+};
+
+/* A RoCE packet from the DUT, decoded. */
+struct resp {
+	int64_t ts_ns;
+	struct roce_hdrs h;
+	uint32_t payload_len;
+	uint8_t icrc_status;       /* enum roce_icrc_status */
+	uint8_t ecn;
+	bool response;             /* an ACK, NAK, READ response or atomic ACK (else a request) */
+	unsigned frame;            /* index in the session's frames */
+};
+
 struct session {
 	const struct conf_opts *o;
 	struct link *link;         /* NULL in a dry run */
 	const struct conf_test *test;
+	struct conf_result *result; /* the test's result (its t_ref is set by the first stimulus) */
 	struct conf_qp qp;
 	bool qp_up;                /* the setup brought the QP up */
 	bool qp_dead;              /* a test put it in the error state on purpose */
@@ -89,6 +92,11 @@ int sess_send_raw(struct session *s, const uint8_t *frame, uint32_t len, const c
  * index of that packet in s->resps, or -1 (time out, dry run, capture error). */
 typedef bool (*resp_pred)(const struct resp *r, const void *arg);
 long sess_wait(struct session *s, int ms, resp_pred pred, const void *arg);
+/* Take one captured frame as if the link had delivered it: recorded, and decoded into s->resps
+ * when it is RoCEv2 from the DUT to the tester's QP. The DUT's bytes are untrusted input (the fuzz
+ * target feeds this). Returns the response or NULL. */
+const struct resp *sess_take(struct session *s, const uint8_t *data, uint32_t caplen, uint32_t len, int64_t ts_ns);
+
 /* Receive everything for ms. */
 void sess_collect(struct session *s, int ms);
 
@@ -109,6 +117,11 @@ int sess_aeth(struct session *s, uint32_t psn, uint8_t syndrome, uint32_t msn, c
 /* Send one harmless request the setup's QP accepts (SEND, WRITE or READ of a few bytes) at psn,
  * with AckReq. */
 int sess_probe(struct session *s, uint32_t psn, const char *why);
+
+/* Learn from the DUT's answers where its QP stands: ePSN from the highest PSN it acknowledged (or
+ * the PSN of a NAK-Seq), the messages it completed from the highest MSN. For the finish step after
+ * a test whose stimulus the DUT accepted against the rules. */
+void sess_sync(struct session *s);
 
 /* Free the recorded frames (the session can then be reused). */
 void sess_reset(struct session *s);

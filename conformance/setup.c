@@ -97,8 +97,10 @@ static void service_link(struct session *s, int ms)
 		nanosleep(&d, NULL);
 		return;
 	}
-	while (now_ns() < until && link_next(s->link, 10, &f, err) >= 0)
-		;
+	do {
+		if (link_next(s->link, ms ? 10 : 0, &f, err) < 0)
+			break;
+	} while (now_ns() < until);
 }
 
 int setup_tcp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])

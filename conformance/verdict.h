@@ -44,10 +44,12 @@ enum conf_verdict rule_acks_ordered(const struct resp *rs, size_t n, uint32_t la
 
 /* The requester's retransmissions on a missing ACK (IBTA §9.7.6.1.1 local ACK timeout, C9-141
  * retry count): tx[0..n) are the times the first unacknowledged PSN was sent (tx[0] the first),
- * watched for watch_ns after the last. Each gap must be within [T·(1-tol), 4T·(1+tol)], T the
- * timeout; more than retry_cnt retries is a FAIL (the QP must go to the error state). */
+ * watched for watch_ns after the last. More than retry_cnt retries is a FAIL (the QP must go to
+ * the error state); the mean gap must be at least T·(1-tol) and each gap at most 4T·(1+tol), T the
+ * timeout (one late capture time makes the next gap short: the mean absorbs it); the silence
+ * after the last retry must have been watched for need_ms to call it stopped. */
 enum conf_verdict rule_retries(const int64_t *tx, size_t n, int64_t watch_ns, double timeout_ms,
-			       unsigned retry_cnt, double tol_pct, struct conf_result *r);
+			       unsigned retry_cnt, double tol_pct, double need_ms, struct conf_result *r);
 /* RNR NAK back-off (§9.7.5.2.8): the retransmission at retx_ns (-1: none) no earlier than the
  * timer after the NAK sent at nak_ns. */
 enum conf_verdict rule_rnr_wait(int64_t nak_ns, int64_t retx_ns, double timer_ms, double tol_pct,
@@ -60,9 +62,11 @@ enum conf_verdict rule_resend_from(const struct resp *rs, size_t n, uint32_t p, 
 enum conf_verdict rule_no_requests(const struct resp *rs, size_t n, double watch_ms, const char *why,
 				   struct conf_result *r);
 
-/* A READ's responses (§9.7.5.1.4 / C9-148): n_pkts packets with PSNs psn.., READ_RESPONSE_FIRST,
- * MIDDLE..., LAST (ONLY for one), an AETH on the FIRST, LAST and ONLY only, len bytes in all. */
-enum conf_verdict rule_read_response(const struct resp *rs, size_t n, uint32_t psn, unsigned n_pkts, uint32_t len,
-				     bool alive, struct conf_result *r);
+/* A READ's responses (§9.7.5.1.4 / C9-148): the packets skip..total-1 of a total-packet READ
+ * response (READ_RESPONSE_FIRST, MIDDLE..., LAST; ONLY for one packet), PSNs from psn, len bytes
+ * in all. skip > 0 for a duplicate READ that resumes mid-message: an exact subset of the
+ * original, with the original's opcodes. */
+enum conf_verdict rule_read_response(const struct resp *rs, size_t n, uint32_t psn, unsigned skip, unsigned total,
+				     uint32_t len, bool alive, struct conf_result *r);
 
 #endif

@@ -24,6 +24,7 @@ static int proto_roce = -1;
 static int hf_field[ROCE_F_COUNT];
 static int hf_analysis_flags = -1;
 static int hf_finding_expected = -1, hf_finding_seen = -1, hf_finding_delta = -1;
+static int hf_stream = -1, hf_pair = -1, hf_response_time = -1, hf_original_frame = -1, hf_ref_frame = -1;
 static gint ett_roce = -1, ett_group = -1, ett_analysis = -1;
 static expert_field ei_event[ROCE_EV_COUNT];
 static int roce_tap = -1;
@@ -44,10 +45,14 @@ const struct roce_analyzer *roce_plugin_analyzer(void) { return analyzer; }
 unsigned roce_plugin_generation(void) { return generation; }
 guint32 roce_plugin_last_analyzed(void) { return last_analyzed; }
 
-/* What the analysis added to a frame, kept from the first pass. */
+/* What the analysis found on a frame, kept from the first pass: the events it added, the frame's
+ * stream and pair ids, its response time and the details of its findings (n of them). */
 struct frame_result {
 	struct roce_evset added;
-	struct roce_findings fi;
+	uint32_t stream, pair;
+	int64_t response_ns;
+	unsigned n;
+	struct roce_finding f[];
 };
 
 /* ---- the file's analyzer ---- */
@@ -107,35 +112,54 @@ static int64_t ts_ns_of(const packet_info *pinfo)
 	return s * 1000000000 + pinfo->abs_ts.nsecs;
 }
 
-/* The analysis of the frame: run on the first pass (and kept when it found anything), read back
- * after. Adds its events to p->events; NULL when it found nothing. */
-static const struct frame_result *analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes)
+/* The analysis of the frame into fi: run on the first pass (and what it found kept with the
+ * frame), read back after. Adds its events to p->events. False when the analysis is off. */
+static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes, struct roce_findings *fi)
 {
+	fi->n = 0;
+	fi->stream = fi->pair = 0;
+	fi->response_ns = -1;
 	if (!analyzer)
-		return NULL;
+		return false;
 	if (PINFO_FD_VISITED(pinfo)) {
 		const struct frame_result *r = p_get_proto_data(wmem_file_scope(), pinfo, proto_roce, 0);
-		for (unsigned w = 0; r && w < ROCE_EVSET_WORDS; w++)
+		if (!r)
+			return true;
+		for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++)
 			p->events.w[w] |= r->added.w[w];
-		return r;
+		fi->stream = r->stream;
+		fi->pair = r->pair;
+		fi->response_ns = r->response_ns;
+		fi->n = r->n;
+		memcpy(fi->f, r->f, r->n * sizeof(r->f[0]));
+		return true;
 	}
 	struct roce_evset before = p->events;
-	struct roce_findings fi;
-	roce_analyze(analyzer, p, pinfo->num, bytes, ts_ns_of(pinfo), &fi);
+	roce_analyze(analyzer, p, pinfo->num, bytes, ts_ns_of(pinfo), fi);
 	last_analyzed = pinfo->num;
 	struct roce_evset added;
-	bool any = fi.n != 0;
+	bool any = fi->n || fi->stream || fi->response_ns >= 0;
 	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
 		added.w[w] = p->events.w[w] & ~before.w[w];
 		any |= added.w[w] != 0;
 	}
-	if (!any)
-		return NULL;
-	struct frame_result *r = wmem_new(wmem_file_scope(), struct frame_result);
-	r->added = added;
-	r->fi = fi;
-	p_add_proto_data(wmem_file_scope(), pinfo, proto_roce, 0, r);
-	return r;
+	if (any) {
+		struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fi->n * sizeof(fi->f[0]));
+		r->added = added;
+		r->stream = fi->stream;
+		r->pair = fi->pair;
+		r->response_ns = fi->response_ns;
+		r->n = fi->n;
+		memcpy(r->f, fi->f, fi->n * sizeof(fi->f[0]));
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_roce, 0, r);
+	}
+	return true;
+}
+
+static nstime_t ns_time(int64_t ns)
+{
+	nstime_t t = {.secs = (time_t)(ns / 1000000000), .nsecs = (int)(ns % 1000000000)};
+	return t;
 }
 
 /* ---- the tree ---- */
@@ -247,10 +271,22 @@ static const char *info_tag(enum roce_event e)
 	}
 }
 
-static void add_events(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, const struct roce_pkt *p,
-		       const struct frame_result *r)
+/* The stream and pair ids, and the response time: cross-frame facts on the later frame. */
+static void add_analysis(proto_tree *root, tvbuff_t *tvb, const struct roce_findings *fi)
 {
-	const struct roce_findings *fi = r ? &r->fi : NULL;
+	if (fi->stream) {
+		proto_item_set_generated(proto_tree_add_uint(root, hf_stream, tvb, 0, 0, fi->stream));
+		proto_item_set_generated(proto_tree_add_uint(root, hf_pair, tvb, 0, 0, fi->pair));
+	}
+	if (fi->response_ns >= 0) {
+		nstime_t t = ns_time(fi->response_ns);
+		proto_item_set_generated(proto_tree_add_time(root, hf_response_time, tvb, 0, 0, &t));
+	}
+}
+
+static void add_events(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, const struct roce_pkt *p,
+		       const struct roce_findings *fi)
+{
 	char text[512];  /* a PFC frame's findings on eight classes */
 
 	if (roce_evset_empty(&p->events))
@@ -258,14 +294,19 @@ static void add_events(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, cons
 	proto_item *flags = proto_tree_add_item(root, hf_analysis_flags, tvb, 0, 0, ENC_NA);
 	proto_item_set_generated(flags);
 	proto_tree *at = proto_item_add_subtree(flags, ett_analysis);
-	for (unsigned i = 0; fi && i < fi->n; i++) {
+	for (unsigned i = 0; i < fi->n; i++) {
 		const struct roce_finding *x = &fi->f[i];
+		if (x->ref_frame && x->ref_frame <= G_MAXUINT32) {
+			bool resend = x->event == ROCE_EV_PSN_RETRANSMIT || x->event == ROCE_EV_RETRANSMIT_TIMEOUT;
+			proto_item_set_generated(proto_tree_add_uint(at, resend ? hf_original_frame : hf_ref_frame, tvb,
+								     0, 0, (guint32)x->ref_frame));
+		}
 		if (x->has_psn) {
 			proto_item_set_generated(proto_tree_add_uint(at, hf_finding_expected, tvb, 0, 0, x->expected_psn));
 			proto_item_set_generated(proto_tree_add_uint(at, hf_finding_seen, tvb, 0, 0, x->seen_psn));
 		}
 		if (x->delta_ns >= 0) {
-			nstime_t d = {.secs = (time_t)(x->delta_ns / 1000000000), .nsecs = (int)(x->delta_ns % 1000000000)};
+			nstime_t d = ns_time(x->delta_ns);
 			proto_item_set_generated(proto_tree_add_time(at, hf_finding_delta, tvb, 0, 0, &d));
 		}
 	}
@@ -296,7 +337,8 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	 * frames, and notes a missing CNP on whichever frame comes past its deadline), as rocedump
 	 * shows them, and nothing else */
 	int roce = roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p);
-	const struct frame_result *r = analyze(pinfo, &p, bytes);
+	struct roce_findings fi;
+	analyze(pinfo, &p, bytes, &fi);
 	if (roce != 1 && roce_evset_empty(&p.events))
 		return 0;
 
@@ -310,7 +352,8 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
 	if (tree && p.version)
 		add_fields(root, tvb, &p, bytes, pinfo->num);
-	add_events(root, tvb, pinfo, &p, r);
+	add_analysis(root, tvb, &fi);
+	add_events(root, tvb, pinfo, &p, &fi);
 	tap_queue_packet(roce_tap, pinfo, NULL);
 	return (int)caplen;
 }
@@ -332,7 +375,7 @@ static const value_string *opcode_vals(void)
 
 static void register_fields(void)
 {
-	static hf_register_info hf[ROCE_F_COUNT + 4];
+	static hf_register_info hf[ROCE_F_COUNT + 9];
 	static const enum ftenum ft_of[] = {
 		[ROCE_FT_UINT8] = FT_UINT8, [ROCE_FT_UINT16] = FT_UINT16, [ROCE_FT_UINT24] = FT_UINT24,
 		[ROCE_FT_UINT32] = FT_UINT32, [ROCE_FT_UINT64] = FT_UINT64, [ROCE_FT_STRING] = FT_STRING,
@@ -371,6 +414,20 @@ static void register_fields(void)
 	hf[n++] = (hf_register_info){&hf_finding_delta, {"Time since", "roce.analysis.delta",
 		FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
 		"Time since the frame the finding refers to (a timed-out PSN's first sending, the NAK)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_stream, {"Stream", "roce.stream", FT_UINT32, BASE_DEC, NULL, 0,
+		"The stream (one direction of a queue pair) of the frame: its id in the analysis, as the "
+		"RoCE Queue Pairs table lists it", HFILL}};
+	hf[n++] = (hf_register_info){&hf_pair, {"Pair", "roce.pair", FT_UINT32, BASE_DEC, NULL, 0,
+		"The queue pair: both directions share it once paired (by RDMA-CM or by PSN)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_response_time, {"Response time", "roce.analysis.response_time",
+		FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
+		"Request to response time at the capture point, measured on the response", HFILL}};
+	hf[n++] = (hf_register_info){&hf_original_frame, {"Original frame", "roce.analysis.original_frame",
+		FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_PREV), 0,
+		"The first sending of the PSN this frame resends", HFILL}};
+	hf[n++] = (hf_register_info){&hf_ref_frame, {"Refers to frame", "roce.analysis.ref_frame",
+		FT_FRAMENUM, BASE_NONE, NULL, 0,
+		"The frame the finding refers to (e.g. the NAK or RNR NAK a restart answers)", HFILL}};
 	proto_register_field_array(proto_roce, hf, (int)n);
 }
 

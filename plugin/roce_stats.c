@@ -1,11 +1,11 @@
 /* roce_stats.c: Statistics > RoCE Queue Pairs (tshark -q -z roce,qp): one row per stream (one
- * direction of a queue pair), its pair number shared with the reverse direction, and what
- * rocedump --summary lists for it, read from the transport analyzer of the open file.
+ * direction of a queue pair) with its stream id and its pair id (shared with the reverse direction;
+ * the frames' roce.stream and roce.pair), and what rocedump --summary lists for it, read from the transport analyzer of the open file.
  *
- * A stat_tap_table_ui: the tap "roce" fires on every RoCE frame. The rows are rebuilt from the
- * analyzer (roce_analyzer_foreach, O(streams)): on every frame the analyzer has just taken
- * (tshark's one pass, where it grows with the frames), and once per analyzer for frames it took
- * before (the GUI's dialog and tshark -2 tap a file already analyzed). */
+ * A stat_tap_table_ui: the tap "roce" fires on every RoCE frame. On a frame the analyzer has just
+ * taken (tshark's one pass) the rows of the streams that frame touched are brought up to date
+ * (roce_analyzer_latest, O(1)); on a file already analyzed (the GUI's dialog, tshark -2) the
+ * whole table is filled once (roce_analyzer_foreach, O(streams)). A stream keeps its row. */
 #include <wireshark.h>
 
 #include <epan/stat_tap_ui.h>
@@ -14,13 +14,14 @@
 #include "roce_plugin.h"
 
 enum col {
-	C_PAIR, C_SRC, C_DST, C_QP, C_PEER, C_TRANSPORT, C_PMTU, C_PACKETS, C_BYTES, C_REQUESTS, C_RESPONSES,
+	C_PAIR, C_STREAM, C_SRC, C_DST, C_QP, C_PEER, C_TRANSPORT, C_PMTU, C_PACKETS, C_BYTES, C_REQUESTS, C_RESPONSES,
 	C_MESSAGES, C_PSNS, C_GAPS, C_MISSING, C_RETRANSMITS, C_OOO, C_TIMEOUTS, C_NAK_SEQ, C_NAK_OTHER, C_RNR,
 	C_RTT, C_COUNT,
 };
 
 static stat_tap_table_item fields[C_COUNT] = {
 	[C_PAIR] = {TABLE_ITEM_UINT, TAP_ALIGN_RIGHT, "Pair", "%u"},
+	[C_STREAM] = {TABLE_ITEM_UINT, TAP_ALIGN_RIGHT, "Stream", "%u"},
 	[C_SRC] = {TABLE_ITEM_STRING, TAP_ALIGN_LEFT, "Source", "%s"},
 	[C_DST] = {TABLE_ITEM_STRING, TAP_ALIGN_LEFT, "Destination", "%s"},
 	[C_QP] = {TABLE_ITEM_STRING, TAP_ALIGN_LEFT, "Destination QP", "%s"},
@@ -46,9 +47,19 @@ static stat_tap_table_item fields[C_COUNT] = {
 
 static const char table_name[] = "RoCE Queue Pairs";
 
-/* The table rebuilt last, and for which analyzer. */
+/* The table filled last, for which analyzer, and the row of each stream id in it. */
 static const stat_tap_table *built_table;
 static unsigned built_generation;
+static bool built_whole;
+static GHashTable *row_of;
+
+static void forget_rows(void)
+{
+	if (row_of)
+		g_hash_table_remove_all(row_of);
+	else
+		row_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+}
 
 static void stats_init(stat_tap_table_ui *ui)
 {
@@ -83,6 +94,7 @@ static void stats_reset(stat_tap_table *table)
 	table->elements = NULL;
 	table->num_elements = 0;
 	built_table = NULL;
+	forget_rows();
 }
 
 static void stats_free_item(stat_tap_table *table _U_, guint row _U_, guint column _U_,
@@ -96,7 +108,7 @@ static void stats_free_item(stat_tap_table *table _U_, guint row _U_, guint colu
 
 struct fill {
 	stat_tap_table *table;
-	guint row;
+	guint row;       /* the next row of a whole rebuild, or G_MAXUINT: each stream's own row */
 };
 
 static guint clamp32(guint64 v)
@@ -116,6 +128,7 @@ static void fill_row(const struct roce_stream_stats *s, void *user)
 	roce_fmt_ip(src, s->src, s->addr_len);
 	roce_fmt_ip(dst, s->dst, s->addr_len);
 	it[C_PAIR].value.uint_value = s->pair;
+	it[C_STREAM].value.uint_value = s->stream;
 	it[C_SRC].value.string_value = g_strdup(src);
 	it[C_DST].value.string_value = g_strdup(dst);
 	it[C_QP].value.string_value = g_strdup_printf("0x%06x", s->dqpn);
@@ -141,10 +154,17 @@ static void fill_row(const struct roce_stream_stats *s, void *user)
 	it[C_RTT].value.string_value = s->rtt_count ?
 		g_strdup_printf("%u/%u/%u/%u (%" G_GUINT64_FORMAT ")", s->rtt_min_us, s->rtt_p50_us, s->rtt_p99_us,
 				s->rtt_max_us, s->rtt_count) : g_strdup("-");
-	if (fl->row < fl->table->num_elements)
-		free_strings(fl->table, fl->row);
-	stat_tap_init_table_row(fl->table, fl->row, C_COUNT, it);
-	fl->row++;
+	guint row = fl->row;
+	gpointer at;
+	if (row == G_MAXUINT)  /* a stream keeps the row it got first */
+		row = g_hash_table_lookup_extended(row_of, GUINT_TO_POINTER(s->stream), NULL, &at) ?
+			GPOINTER_TO_UINT(at) : fl->table->num_elements;
+	else
+		fl->row++;
+	g_hash_table_insert(row_of, GUINT_TO_POINTER(s->stream), GUINT_TO_POINTER(row));
+	if (row < fl->table->num_elements)
+		free_strings(fl->table, row);
+	stat_tap_init_table_row(fl->table, row, C_COUNT, it);
 }
 
 static tap_packet_status stats_packet(void *tapdata, packet_info *pinfo, epan_dissect_t *edt _U_,
@@ -157,12 +177,25 @@ static tap_packet_status stats_packet(void *tapdata, packet_info *pinfo, epan_di
 	 * even on tshark's one pass, so that flag does not tell) */
 	bool analyzed = pinfo->num < roce_plugin_last_analyzed();
 
-	if (!a || (analyzed && built_table == table && built_generation == roce_plugin_generation()))
+	if (!a)
 		return TAP_PACKET_DONT_REDRAW;
-	struct fill fl = {table, 0};
-	roce_analyzer_foreach(a, fill_row, &fl);
-	built_table = analyzed ? table : NULL;
+	if (built_table != table || built_generation != roce_plugin_generation()) {
+		forget_rows();
+		built_whole = false;
+	}
+	built_table = table;
 	built_generation = roce_plugin_generation();
+	if (analyzed) {  /* every stream once, in the analyzer's order */
+		if (built_whole)
+			return TAP_PACKET_DONT_REDRAW;
+		struct fill fl = {table, 0};
+		forget_rows();
+		roce_analyzer_foreach(a, fill_row, &fl);
+		built_whole = true;
+	} else {  /* the frame just analyzed: its stream's row and its peer's */
+		struct fill fl = {table, G_MAXUINT};
+		roce_analyzer_latest(a, fill_row, &fl);
+	}
 	return TAP_PACKET_REDRAW;
 }
 

@@ -48,6 +48,64 @@ static bool icrc_value(const struct roce_pkt *p)
 	return icrc_checked(p) || (p->icrc_status == ROCE_ICRC_UNCHECKED && p->icrc_wire);
 }
 
+/* The frame's MAD on QP 1, decoded on first use into the caller's src (fields.h: not a const
+ * object), or NULL. */
+static const struct roce_mad *MAD(const struct roce_field_src *c)
+{
+	struct roce_field_src *w = (struct roce_field_src *)c;
+	if (!w->mad_state) {
+		const struct roce_pkt *p = c->p;
+		w->mad_state = 1;
+		if (BTH(p) && p->h.bth.dqpn == ROCE_MAD_QP1) {
+			roce_mad_decode_pkt(p, c->data, &w->mad);
+			if (w->mad.result != ROCE_MAD_NOT_QP1)
+				w->mad_state = 2;
+		}
+	}
+	return w->mad_state == 2 ? &w->mad : NULL;
+}
+static bool MADHDR(const struct roce_field_src *c) { return MAD(c) && MAD(c)->result != ROCE_MAD_TRUNC_HDR; }
+static unsigned mad_method(const struct roce_field_src *c) { return (unsigned)(MAD(c)->hdr.r << 7 | MAD(c)->hdr.method); }
+/* A CM message (of kind k; any for ROCE_CM_NONE) the core decoded whole. */
+static bool CM(const struct roce_field_src *c, enum roce_cm_kind k)
+{
+	const struct roce_mad *m = MAD(c);
+	return m && m->result == ROCE_MAD_OK && (k == ROCE_CM_NONE || m->cm_kind == k);
+}
+#define CM(c, k) CM(c, ROCE_CM_##k)
+static bool REQREP(const struct roce_field_src *c) { return CM(c, REQ) || CM(c, REP); }
+/* a field REQ and REP both have, by the same name */
+#define RR(c, f) (MAD(c)->cm_kind == ROCE_CM_REQ ? MAD(c)->cm.req.f : MAD(c)->cm.rep.f)
+#define REQF(c, f) (MAD(c)->cm.req.f)
+static const char *cm_transport(const struct roce_field_src *c)
+{
+	static const char *const n[] = {"RC", "UC", "RD", "reserved"};
+	const struct roce_cm_req *r = &MAD(c)->cm.req;
+	/* Transport Service Type 3 with Extended Transport Type 1 is XRC */
+	return r->transport_service_type == 3 && r->extended_transport == 1 ? "XRC" : n[r->transport_service_type & 3];
+}
+static const char *cm_reason(const struct roce_field_src *c)
+{
+	const char *s = roce_cm_rej_reason_name(MAD(c)->cm.rej.reason);
+	return s ? s : "reserved";
+}
+static bool IPCM(const struct roce_field_src *c) { return CM(c, REQ) && MAD(c)->cm.req.has_ip_cm; }
+static bool IPCM_ADDRS(const struct roce_field_src *c)
+{
+	return IPCM(c) && (MAD(c)->cm.req.ip_cm_ip_version == 4 || MAD(c)->cm.req.ip_cm_ip_version == 6);
+}
+static const char *cm_gid(struct roce_field_val *v, const uint8_t gid[16])
+{
+	roce_fmt_ip(v->buf, gid, 16);
+	return v->buf;
+}
+static const char *ipcm_addr(const struct roce_field_src *c, struct roce_field_val *v, const uint8_t a[16])
+{
+	bool v4 = MAD(c)->cm.req.ip_cm_ip_version == 4;
+	roce_fmt_ip(v->buf, a + (v4 ? 12 : 0), v4 ? 4 : 16);
+	return v->buf;
+}
+
 static unsigned wrap_alen(const struct roce_pkt *p) { return p->wrap.ip_version == 6 ? 16 : 4; }
 static unsigned wrap_aoff(const struct roce_pkt *p) { return p->wrap.ip_version == 6 ? 8 : 12; }
 static bool wrap_addrs(const struct roce_field_src *c)
@@ -69,13 +127,13 @@ static const char *mac(struct roce_field_val *v, const uint8_t *m)
 static const char *wrap_addr(const struct roce_field_src *c, struct roce_field_val *v, unsigned dst)
 {
 	const struct roce_pkt *p = c->p;
-	roce_fmt_ip(v->buf, c->data + p->wrap.ip_off + wrap_aoff(p) + dst * wrap_alen(p), wrap_alen(p));
+	roce_fmt_ip(v->buf, c->data + p->wrap.ip_off + wrap_aoff(p) + (size_t)dst * wrap_alen(p), wrap_alen(p));
 	return v->buf;
 }
 static const char *net_addr(const struct roce_field_src *c, struct roce_field_val *v, unsigned dst)
 {
 	const struct roce_net *n = &c->p->net;
-	roce_fmt_ip(v->buf, c->data + n->addr_off + dst * n->addr_len, n->addr_len);
+	roce_fmt_ip(v->buf, c->data + n->addr_off + (size_t)dst * n->addr_len, n->addr_len);
 	return v->buf;
 }
 
@@ -243,7 +301,7 @@ void roce_fmt_duration(char out[ROCE_DURSTR_MAX], double ns)
 void roce_fmt_mac(char out[18], const uint8_t *m)
 {
 	static const char hex[] = "0123456789abcdef";
-	for (unsigned i = 0; i < 6; i++) {
+	for (size_t i = 0; i < 6; i++) {
 		out[3 * i] = hex[m[i] >> 4];
 		out[3 * i + 1] = hex[m[i] & 15];
 		out[3 * i + 2] = i < 5 ? ':' : '\0';
@@ -266,5 +324,5 @@ void roce_fmt_ip(char out[ROCE_ADDRSTR_MAX], const uint8_t *addr, unsigned len)
 		return;
 	}
 	if (!inet_ntop(AF_INET6, addr, out, ROCE_ADDRSTR_MAX))
-		strcpy(out, "?");
+		memcpy(out, "?", 2);
 }

@@ -1,5 +1,7 @@
 /* findings.c: a frame's event as the CLI's text line and the Wireshark plugin's expert info both
- * show it: its name, and for a transport finding its details, "psn.gap(expected 100 seen 103)". */
+ * show it: its name; for a decoder event that names a field, the field and its value,
+ * "bth.reserved_nonzero(resv7 0x01)"; for a transport finding its details,
+ * "psn.gap(expected 100 seen 103)". */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,23 +9,24 @@
 #include "roce/analyze.h"
 #include "roce/fields.h"
 
-/* bth.reserved_nonzero: which reserved fields are set, and their values: "(resv7 0x01)". */
-static int put_reserved(char *buf, size_t cap, int n, const struct roce_pkt *p)
+/* The reserved BTH (and RDETH) fields that are not zero: "(resv6 0x01, rdeth.resv 0x02)". */
+static int reserved_fields(char *buf, size_t cap, const struct roce_pkt *p)
 {
 	const struct { const char *name; unsigned v; } f[] = {
 		{"resv6", p->h.bth.resv6}, {"resv7", p->h.bth.resv7},
 		{"rdeth.resv", p->h.hdrs & ROCE_HDR_RDETH ? p->h.rdeth.resv : 0u},
 	};
 	const char *sep = "(";
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && n >= 0; i++) {
-		if (!f[i].v)
-			continue;
-		size_t at = (size_t)n < cap ? (size_t)n : cap;
-		int k = snprintf(buf + at, cap - at, "%s%s 0x%02x", sep, f[i].name, f[i].v);
-		n += k > 0 ? k : 0;
-		sep = ", ";
+	int n = 0;
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].v) {
+			size_t at = (size_t)n < cap ? (size_t)n : cap;
+			int k = snprintf(buf + at, cap - at, "%s%s 0x%02x", sep, f[i].name, f[i].v);
+			n += k > 0 ? k : 0;
+			sep = ", ";
+		}
 	}
-	if (*sep == ',' && n >= 0) {
+	if (*sep == ',') {
 		size_t at = (size_t)n < cap ? (size_t)n : cap;
 		int k = snprintf(buf + at, cap - at, ")");
 		n += k > 0 ? k : 0;
@@ -94,8 +97,10 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 		       const struct roce_findings *fi)
 {
 	int n = snprintf(buf, cap, "%s", roce_event_name(e));
-	if (p && e == ROCE_EV_BTH_RESERVED_NONZERO)
-		n = put_reserved(buf, cap, n, p);
+	if (n >= 0 && e == ROCE_EV_BTH_RESERVED_NONZERO && p) {
+		size_t at = (size_t)n < cap ? (size_t)n : cap;
+		n += reserved_fields(buf + at, cap - at, p);
+	}
 	if (congestion_event(e)) {  /* the first two findings of the event, "; " between them, and
 				    * how many more (the JSON has them all; an expert info's text has
 				    * 240 bytes in all) */

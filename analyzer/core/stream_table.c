@@ -384,6 +384,22 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 	free(done);
 }
 
+void roce_analyzer_latest(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
+			  void *user)
+{
+	uint32_t i = a->lru_head;
+	if (i == NO_IDX)
+		return;
+	struct roce_stream_stats st;
+	fill_stats(a, i, &st);
+	fn(&st, user);
+	uint32_t j = mutual_peer(a, &a->s[i]);
+	if (j != NO_IDX && j != i) {
+		fill_stats(a, j, &st);
+		fn(&st, user);
+	}
+}
+
 uint64_t roce_analyzer_streams(const struct roce_analyzer *a)
 {
 	return a->n_used;

@@ -66,8 +66,8 @@ static char *put_epoch(char *p, int64_t sec, uint32_t nsec, bool nano)
 static char *put_delta(char *p, int64_t sec, uint32_t nsec, const struct ts_clock *ref, bool nano)
 {
 	uint32_t unit = nano ? 1 : 1000;
-	__int128 d = ((__int128)sec * 1000000000 + nsec / unit * unit) -
-		     ((__int128)ref->sec * 1000000000 + ref->nsec / unit * unit);
+	__int128 d = ((__int128)sec * 1000000000 + (nsec - nsec % unit)) -
+		     ((__int128)ref->sec * 1000000000 + (ref->nsec - ref->nsec % unit));
 	*p++ = d < 0 ? '-' : ' ';
 	unsigned __int128 a = (unsigned __int128)(d < 0 ? -d : d);
 	uint64_t s = (uint64_t)(a / 1000000000u);  /* two int64 seconds differ by less than 2^64 */

@@ -35,11 +35,10 @@ void print_hex(struct sb *s, FILE *out, const struct print_opts *o, const struct
 /* A MAC control frame (PFC, PAUSE or another opcode) as its text line shows it, "PFC XOFF p3
  * 65535q p5 XON"; -v adds what the quanta last at the link speed. */
 void print_macc_text(struct sb *s, const struct print_opts *o, const struct roce_pkt *p);
-/* A MAD on QP1 (RDMA-CM messages by name, with their key fields): appended to the text line
- * after the RoCE fields, or as the "mad" and "cm" members of the JSON object; nothing for other
- * frames (print_mad.c). */
+/* A MAD on QP1 (RDMA-CM messages by name, with their key fields), appended to the text line
+ * after the RoCE fields; nothing for other frames (print_mad.c). In JSON the "mad" and "cm"
+ * members come from the field table (fields.def). */
 void print_mad_text(struct sb *s, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p);
-void print_mad_json(struct sb *s, const struct frame *f, const struct roce_pkt *p);
 /* frame_no: print_text's is -#'s count (after the filter, as tcpdump's); print_json's is the
  * frame's number in the file (f->number, tshark's frame.number). */
 void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,

@@ -226,8 +226,6 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	put_fields(s, &src);
 	if (p->net.kind == ROCE_NET_MACC)
 		put_macc(s, p);  /* PFC, PAUSE: after the link fields */
-	if (p->version)
-		print_mad_json(s, f, p);  /* RDMA-CM on QP1: after the roce object */
 	sb_puts(s, ",\"events\":[");
 	const char *sep = "";
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {

@@ -417,7 +417,7 @@ void print_hex(struct sb *s, FILE *out, const struct print_opts *o, const struct
 			*q++ = ' ';
 			for (uint32_t i = 0; i < n; i++) {
 				uint8_t c = d[line + i];
-				*q++ = c > 0x20 && c < 0x7f ? (char)c : '.';
+				*q++ = (char)(c > 0x20 && c < 0x7f ? c : '.');
 			}
 		}
 		*q++ = '\n';

@@ -18,6 +18,8 @@ struct listing {
 	const char *sep;          /* JSON: before the next row */
 	uint32_t last_pair, n;    /* the previous row's pair id; the number of the previous row */
 	bool any;
+	bool (*keep)(const struct roce_stream_stats *s, void *user);  /* JSON: the rows to print */
+	void *user;
 };
 
 static uint32_t listing_number(struct listing *l, const struct roce_stream_stats *s)
@@ -94,6 +96,8 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 	uint32_t number = listing_number(j, s);
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
 
+	if (j->keep && !j->keep(s, j->user))
+		return;
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
 	char peer[16] = "null";  /* unpaired */
@@ -136,7 +140,13 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 
 void streams_print_json(const struct roce_analyzer *a, const struct capstats *cs, FILE *out)
 {
-	struct listing j = {.out = out, .sep = ""};
+	streams_print_json_some(a, cs, out, NULL, NULL);
+}
+
+void streams_print_json_some(const struct roce_analyzer *a, const struct capstats *cs, FILE *out,
+			     bool (*keep)(const struct roce_stream_stats *s, void *user), void *user)
+{
+	struct listing j = {.out = out, .sep = "", .keep = keep, .user = user};
 	fprintf(out, "{\"streams\":{\"count\":%" PRIu64 ",\"evicted\":%" PRIu64 ",", roce_analyzer_streams(a),
 		roce_analyzer_evictions(a));
 	capstats_print_json(cs, out);

@@ -9,6 +9,7 @@
 #define ROCE_FIELDS_H
 
 #include "roce/decode.h"
+#include "roce/mad.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,11 @@ struct roce_field_src {
 	uint64_t frame_no;
 	int64_t ts_sec;
 	uint32_t ts_nsec;
+	/* The frame's MAD on QP 1 (the mad.* and cm.* fields), decoded by roce_field_get() the first
+	 * time one of those fields is asked for and kept here for the others: leave both zero, as a
+	 * designated initializer does, and do not declare the object const. */
+	uint8_t mad_state;      /* 0 not looked at, 1 no MAD, 2 decoded into mad */
+	struct roce_mad mad;
 };
 
 #define ROCE_FIELD_STRMAX 48

@@ -16,7 +16,9 @@ WIRESHARK_PLUGIN_DIR, pcommon.py):
   * -Y roce.EVENT selects exactly the frames whose JSON events hold EVENT, for every event the
     capture has and for one it has not;
   * tshark -2 (two passes) gives the same fields and expert infos as one pass;
-  * Wireshark's own infiniband fields are the same with the plugin loaded as without it.
+  * Wireshark's own infiniband fields are the same with the plugin loaded as without it;
+  * `tshark -q -z roce,qp` lists the streams `rocedump -q --summary -T json` lists, with the same
+    counts.
 Exit status: 0 all agree, 1 a difference (each printed as DIFF), 2 a tool failed, 77 skipped
 (no tshark, no plugin, no captures).
 """
@@ -52,6 +54,8 @@ def plugin_fields(ts):
 def rows_of(out, names):
     rows = {}
     for line in out.splitlines():
+        if not line.strip():
+            continue
         cols = line.split("\t")
         cols += [""] * (len(names) - len(cols))
         row = {n: (v.split(SEP) if v != "" else []) for n, v in zip(names, cols)}
@@ -59,7 +63,9 @@ def rows_of(out, names):
     return rows
 
 
-def fields_run(ts, names, path=None, extra=(), data=None):
+def fields_run(ts, names, path=None, extra=(), data=None, table=None):
+    """Rows of tshark -T fields (frame number -> field -> values); with table a list, the
+    -z roce,qp table's lines printed after them are appended to it."""
     args = ["-r", path if path and "-2" in extra else "-", "-n"] + list(extra) + [
         "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=" + SEP]
     for n in names:
@@ -68,6 +74,10 @@ def fields_run(ts, names, path=None, extra=(), data=None):
     rep = sanitizer_report(err)
     if st != 0 or rep:
         raise RuntimeError("tshark %s: exit %d %s" % (" ".join(extra), st, rep or err[-500:]))
+    if table is not None and "=" * 20 in out:
+        at = out.index("=" * 20)
+        table.extend(out[at:].splitlines())
+        out = out[:at]
     return rows_of(out, names)
 
 
@@ -135,7 +145,8 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
 
     evfields = ["roce." + e for e in sorted(EVENT_NAMES)]
     names = ["frame.number", "frame.comment", "_ws.expert.message"] + sorted(fields) + IB_FIELDS + evfields
-    one = fields_run(ts, names, path=wfile)
+    table = []
+    one = fields_run(ts, names, path=wfile, extra=["-z", "roce,qp"], table=table)
     # fields and findings
     for num, obj in js.items():
         row = one.get(num)
@@ -159,8 +170,8 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
             continue
         counts["frames"] += 1
         for n, ft in fields.items():
-            if n.startswith("roce.analysis."):
-                continue
+            if n.startswith("roce.analysis.") or n in ("roce.stream", "roce.pair"):
+                continue  # not in the field table: the analysis' (findings, stream and pair ids)
             got, want = norm(n, ft, row[n]), want_of(n, obj)
             counts["values"] += len(want)
             if got != want:
@@ -181,7 +192,7 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
             tally[e] = tally.get(e, 0) + 1
     present = sorted(tally, key=lambda e: (tally[e], e))[:1]
     absent = [e for e in sorted(EVENT_NAMES) if e not in tally][:1]
-    for ev in present + absent:
+    for ev in (present or absent):
         want = sorted(n for n, o in js.items() if ev in o["events"])
         got = sorted(fields_run(ts, ["frame.number"], path=path, extra=["-Y", "roce." + ev]))
         counts["filters"] += 1
@@ -199,6 +210,9 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
         bad = [n for n in onep if onep[n] != twop.get(n)]
         diffs.append("-2 differs from one pass on %d frames, first %s" % (len(bad), bad[:3]))
 
+    # the RoCE Queue Pairs table against rocedump's summary
+    diffs += compare_table("\n".join(table), rocedump, path)
+
     # Wireshark's own fields, without the plugin
     ibn = ["frame.number"] + IB_FIELDS
     without = fields_run(bare, ibn, path=path)
@@ -210,6 +224,36 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
 
 
 EVENT_NAMES = set()
+
+TABLE_COUNTS = {"Packets": "packets", "Requests": "requests", "Responses": "responses",
+                "Messages": "messages", "Gaps": "gaps", "Missing PSNs": "missing_psns",
+                "Retransmits": "retransmits", "Out of order": "out_of_order", "Timeouts": "timeouts",
+                "RNR NAKs": "rnr_naks"}
+
+
+def compare_table(out, rocedump, path):
+    """tshark -z roce,qp rows vs rocedump's --summary rows, by (source, destination, QP)."""
+    lines = [l for l in out.splitlines() if l.endswith("|")]
+    if not lines:
+        return ["-z roce,qp printed no table"]
+    head = [h.strip() for h in lines[0].split("|")]
+    got = {}
+    for l in lines[1:]:
+        row = dict(zip(head, (c.strip() for c in l.split("|"))))
+        got[(row["Source"], row["Destination"], int(row["Destination QP"], 16))] = row
+    res = subprocess.run([rocedump, "-r", path, "-q", "--summary", "-T", "json"], stdout=subprocess.PIPE)
+    rows = json.loads(res.stdout.decode().splitlines()[-1])["streams"]["rows"]
+    want = {(r["src"], r["dst"], r["dqpn"]): r for r in rows}
+    diffs = []
+    if set(got) != set(want):
+        diffs.append("-z roce,qp streams %s, rocedump %s" % (sorted(set(got) - set(want))[:3], sorted(set(want) - set(got))[:3]))
+    for k in set(got) & set(want):
+        for col, key in TABLE_COUNTS.items():
+            if int(got[k][col]) != want[k][key]:
+                diffs.append("-z roce,qp %s %s: %s, rocedump %s" % (k, col, got[k][col], want[k][key]))
+        if int(got[k]["Bytes"]) != want[k]["bytes"] or int(got[k]["PSN sequence NAKs"]) != want[k]["naks"]["psn_seq_err"]:
+            diffs.append("-z roce,qp %s bytes or NAKs differ" % (k,))
+    return diffs
 
 
 def ours_of(row):

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "roce/analyze.h"
 #include "roce/events.h"
 
 Test(events, count_fits_the_set)
@@ -134,4 +135,35 @@ Test(events, groups)
 	cr_assert_str_eq(roce_event_group_name(ROCE_GROUP_SEQUENCE), "sequence");
 	cr_assert_str_eq(roce_event_group_name((enum roce_event_group)4), "?");
 	cr_assert_eq(roce_event_group((enum roce_event)-1), ROCE_GROUP_PROTOCOL);
+}
+
+/* roce_event_text(): the event as the text line, the -w comment and the plugin's expert info
+ * show it, with its finding's details or the reserved fields it names; cut to the buffer. */
+Test(events, event_text)
+{
+	char b[128];
+	struct roce_findings fi = {.n = 2};
+	fi.f[0] = (struct roce_finding){.event = ROCE_EV_PSN_GAP, .has_psn = true, .expected_psn = 100, .seen_psn = 103,
+					.delta_ns = -1};
+	fi.f[1] = (struct roce_finding){.event = ROCE_EV_RETRANSMIT_TIMEOUT, .has_psn = true, .expected_psn = 9,
+					.seen_psn = 3, .delta_ns = 4210000};
+	cr_assert_eq(roce_event_text(b, sizeof(b), ROCE_EV_PSN_GAP, NULL, &fi), strlen("psn.gap(expected 100 seen 103)"));
+	cr_assert_str_eq(b, "psn.gap(expected 100 seen 103)");
+	roce_event_text(b, sizeof(b), ROCE_EV_RETRANSMIT_TIMEOUT, NULL, &fi);
+	cr_assert_str_eq(b, "retransmit.timeout(expected 9 seen 3, first sent 4.210 ms before)");
+	roce_event_text(b, sizeof(b), ROCE_EV_ICRC_BAD, NULL, &fi);
+	cr_assert_str_eq(b, "icrc.bad");
+	fi.f[0].seen_psn = 100;
+	roce_event_text(b, sizeof(b), ROCE_EV_PSN_GAP, NULL, &fi);
+	cr_assert_str_eq(b, "psn.gap(psn 100)");
+	struct roce_pkt p;
+	memset(&p, 0, sizeof(p));
+	p.h.bth.resv7 = 1;
+	p.h.hdrs = ROCE_HDR_RDETH;
+	p.h.rdeth.resv = 2;
+	roce_event_text(b, sizeof(b), ROCE_EV_BTH_RESERVED_NONZERO, &p, NULL);
+	cr_assert_str_eq(b, "bth.reserved_nonzero(resv7 0x01, rdeth.resv 0x02)");
+	size_t n = roce_event_text(b, 8, ROCE_EV_BTH_RESERVED_NONZERO, &p, NULL);
+	cr_assert_eq(n, strlen("bth.reserved_nonzero(resv7 0x01, rdeth.resv 0x02)"), "the whole length");
+	cr_assert_str_eq(b, "bth.res", "cut, NUL-terminated");
 }

@@ -179,3 +179,17 @@ Test(fields, absent_where_the_frame_lacks_them)
 	cr_assert_not(roce_field_get(ROCE_F_PSN, &src, 0, &v));
 	cr_assert_not(roce_field_span(ROCE_F_PSN, &q, 0, &off, &l));
 }
+
+/* The plugin registers each field with an FT as "roce." + path and each event's expert info as
+ * "roce." + name: Wireshark refuses one name with two types (tshark aborts on it). */
+Test(fields, plugin_names_apart_from_the_events)
+{
+	for (unsigned i = 0; i < ROCE_F_COUNT; i++) {
+		const struct roce_field_info *fi = roce_field_info((enum roce_field)i);
+		if (fi->ft == ROCE_FT_NONE)
+			continue;
+		const char *name = strncmp(fi->path, "roce.", 5) == 0 ? fi->path + 5 : fi->path;
+		cr_assert_eq(roce_event_by_name(name), -1, "field %s and event %s share the plugin's name roce.%s",
+			     fi->path, name, name);
+	}
+}
