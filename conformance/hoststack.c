@@ -73,8 +73,12 @@ int host_stack_guard(const struct conf_opts *o, char msg[CONF_ERRLEN], char err[
 			 "--allow-host-stack (an nft rule must keep the host's RoCE stack out)", ip, strerror(e));
 		return -1;
 	}
-	snprintf(err, CONF_ERRLEN, "%s is this host's address and UDP port 4791 on it is taken (%s): a RoCE stack on "
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"  /* a long message is cut, on purpose */
+	/* the message is cut at CONF_ERRLEN bytes should the address and the error be long */
+	(void)(snprintf(err, CONF_ERRLEN, "%s is this host's address and UDP port 4791 on it is taken (%s): a RoCE stack on "
 		 "this host (rdma_rxe, a RoCE NIC) would answer the DUT too. Use a --local-ip the host does not own, "
-		 "or drop inbound UDP 4791 with nft and give --allow-host-stack", ip, strerror(e));
+		 "or drop inbound UDP 4791 with nft and give --allow-host-stack", ip, strerror(e)) >= CONF_ERRLEN);
+#pragma GCC diagnostic pop
 	return -2;
 }

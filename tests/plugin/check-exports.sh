@@ -3,7 +3,9 @@
 # (nm -D --defined-only): the core linked in stays hidden. TAP output.
 #   check-exports.sh roce.so
 set -u
-got=$(nm -D --defined-only "$1" | awk '{print $3}' | sort | tr '\n' ' ')
+# An AddressSanitizer build adds its own ODR indicators (__odr_asan.*) for the globals it
+# instruments: the sanitizer's, not the plugin's, and left out here.
+got=$(nm -D --defined-only "$1" | awk '{print $3}' | grep -v '^__odr_asan' | sort | tr '\n' ' ')
 want="plugin_register plugin_version plugin_want_major plugin_want_minor "
 echo "1..2"
 if [ "$got" = "$want" ]; then echo "ok 1 - exports: $got"; else echo "not ok 1 - exports: $got"; echo "# want: $want"; fi
