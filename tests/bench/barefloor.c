@@ -85,9 +85,7 @@ int main(int argc, char **argv)
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return fail(path, strerror(errno));
-	uint8_t *buf = malloc(BUF_SIZE);
-	if (!buf)
-		return fail(path, "out of memory");
+	static uint8_t buf[BUF_SIZE];  /* static: an early exit (exit 2) leaks nothing under LeakSanitizer */
 	zero_upper_init(1);
 
 	long have = fill(fd, buf, 0);
@@ -141,7 +139,6 @@ int main(int argc, char **argv)
 		at += REC_HDR + caplen;
 	}
 	close(fd);
-	free(buf);
 	printf("floor: frames %" PRIu64 " bytes %" PRIu64 " roce %" PRIu64 " good %" PRIu64 " bad %" PRIu64
 	       " other %" PRIu64 "\n", c.frames, c.bytes, c.roce, c.good, c.bad, c.other);
 	return 0;
