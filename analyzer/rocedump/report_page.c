@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,107 +135,102 @@ static void col_end(FILE *out)
 	sb_flush(&col, out);
 }
 
-#define PUT_COLUMN(out, name, arr, n, expr)                       \
-	do {                                                      \
-		col_begin(name);                                  \
-		for (uint32_t i_ = 0; i_ < (n); i_++) {           \
-			col_next(out, i_);                        \
-			col_i((int64_t)expr((arr)[i_]));          \
-		}                                                 \
-		col_end(out);                                     \
-	} while (0)
+/* The columns of an array of structs (points, bins, the timeline), one table each: a column's
+ * name, its field, how the field is read and written, and the count field that must be non-zero
+ * for the value to be there (else null). */
+enum col_kind {
+	CK_U8, CK_U16, CK_U32, CK_U64, CK_I64,  /* integers */
+	CK_T,        /* int64 ns since 1970: µs since t0 */
+	CK_US,       /* int64 ns: µs, null when negative */
+	CK_MEAN_US,  /* uint64 sum of ns over the count field: µs */
+};
+#define NO_IF UINT16_MAX
+struct col_spec {
+	const char *name;
+	uint16_t off, if_off;   /* the field; the uint32 count that must be non-zero (NO_IF: none) */
+	uint8_t kind;
+};
+#define COL(type, field, kind) {#field, offsetof(type, field), NO_IF, kind}
+#define COL_IF(type, field, kind, cond) {#field, offsetof(type, field), offsetof(type, cond), kind}
 
-static void put_points(FILE *out, const struct rpoint *p, uint32_t n, int64_t t0)
+static uint64_t field_u(const unsigned char *p, unsigned size)
 {
-	fprintf(out, "{\"n\":%" PRIu32, n);
-	col_begin("t");
-	for (uint32_t i = 0; i < n; i++) {
-		col_next(out, i);
-		col_us((int64_t)((uint64_t)p[i].t - (uint64_t)t0), false);
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+	switch (size) {
+	case 1: memcpy(&u8, p, 1); return u8;
+	case 2: memcpy(&u16, p, 2); return u16;
+	case 4: memcpy(&u32, p, 4); return u32;
+	default: memcpy(&u64, p, 8); return u64;
 	}
-	col_end(out);
-#define P_FRAME(x) (x).frame
-#define P_PSN(x) (x).psn
-#define P_KIND(x) (x).kind
-#define P_FLAGS(x) (x).flags
-#define P_CODE(x) (x).code
-#define P_LEN(x) (x).len
-	PUT_COLUMN(out, "frame", p, n, P_FRAME);
-	PUT_COLUMN(out, "psn", p, n, P_PSN);
-	PUT_COLUMN(out, "kind", p, n, P_KIND);
-	PUT_COLUMN(out, "flags", p, n, P_FLAGS);
-	PUT_COLUMN(out, "code", p, n, P_CODE);
-	PUT_COLUMN(out, "len", p, n, P_LEN);
-	col_begin("val");
-	for (uint32_t i = 0; i < n; i++) {
-		col_next(out, i);
-		col_us(p[i].val, true);
-	}
-	col_end(out);
-	fputs("}", out);
 }
 
-static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
+static void put_columns(FILE *out, const void *base, size_t stride, uint32_t n, const struct col_spec *cs,
+			size_t ncs, int64_t t0)
 {
-	const struct sbin *b = d->bins;
-	uint32_t n = d->tb.used;
-	fputs("{\"mode\":\"bins\",\"t0\":", out);
-	put_us(out, d->tb.t0, t0);
-	fputs(",\"width\":", out);
-	put_dur_us(out, d->tb.width);
-	fprintf(out, ",\"n\":%" PRIu32, n);
-#define B_REQ(x) (x).req
-#define B_RETX(x) (x).retx
-#define B_OOO(x) (x).ooo
-#define B_GAP(x) (x).gap
-#define B_TMO(x) (x).tmo
-#define B_MSGS(x) (x).msgs
-#define B_ACKS(x) (x).acks
-#define B_NAKS(x) (x).naks
-#define B_RRESP(x) (x).rresp
-#define B_OTHER(x) (x).other
-#define B_CE(x) (x).ce
-#define B_BYTES(x) (x).bytes
-	PUT_COLUMN(out, "req", b, n, B_REQ);
-	PUT_COLUMN(out, "retx", b, n, B_RETX);
-	PUT_COLUMN(out, "ooo", b, n, B_OOO);
-	PUT_COLUMN(out, "gap", b, n, B_GAP);
-	PUT_COLUMN(out, "tmo", b, n, B_TMO);
-	PUT_COLUMN(out, "msgs", b, n, B_MSGS);
-	PUT_COLUMN(out, "acks", b, n, B_ACKS);
-	PUT_COLUMN(out, "naks", b, n, B_NAKS);
-	PUT_COLUMN(out, "rresp", b, n, B_RRESP);
-	PUT_COLUMN(out, "other", b, n, B_OTHER);
-	PUT_COLUMN(out, "ce", b, n, B_CE);
-	PUT_COLUMN(out, "bytes", b, n, B_BYTES);
-	/* PSN extremes: null in a bin without them */
-	static const char *const names[5] = {"psn_lo", "psn_hi", "ack_hi", "rr_lo", "rr_hi"};
-	for (unsigned c = 0; c < 5; c++) {
-		col_begin(names[c]);
+	static const unsigned char size[] = {[CK_U8] = 1, [CK_U16] = 2, [CK_U32] = 4, [CK_U64] = 8, [CK_I64] = 8,
+					     [CK_T] = 8, [CK_US] = 8, [CK_MEAN_US] = 8};
+	for (size_t k = 0; k < ncs; k++) {
+		const struct col_spec *c = &cs[k];
+		col_begin(c->name);
 		for (uint32_t i = 0; i < n; i++) {
-			bool has = c < 2 ? b[i].req : c == 2 ? b[i].acks : b[i].rresp;
-			int64_t v = c == 0 ? b[i].psn_lo : c == 1 ? b[i].psn_hi : c == 2 ? b[i].ack_hi : c == 3 ? b[i].rr_lo : b[i].rr_hi;
+			const unsigned char *e = (const unsigned char *)base + (size_t)i * stride;
+			uint64_t count = c->if_off == NO_IF ? 1 : field_u(e + c->if_off, 4);
+			int64_t v = (int64_t)field_u(e + c->off, size[c->kind]);
 			col_next(out, i);
-			if (has)
+			if (c->kind == CK_T)
+				col_us((int64_t)((uint64_t)v - (uint64_t)t0), false);
+			else if (c->kind == CK_MEAN_US)
+				col_us(count ? (int64_t)((uint64_t)v / count) : -1, true);
+			else if (c->kind == CK_US)
+				col_us(count ? v : -1, true);
+			else if (count)
 				col_i(v);
 			else
 				sb_putn(&col, "null", 4);
 		}
 		col_end(out);
 	}
-	/* response times: per bin, and the stream's half-octave histogram [lo_us, hi_us, count] */
-#define B_RTN(x) (x).rt_n
-	PUT_COLUMN(out, "rt_n", b, n, B_RTN);
-	static const char *const rt_names[3] = {"rt_min", "rt_max", "rt_mean"};
-	for (unsigned c = 0; c < 3; c++) {
-		col_begin(rt_names[c]);
-		for (uint32_t i = 0; i < n; i++) {
-			col_next(out, i);
-			int64_t v = c == 0 ? b[i].rt_min : c == 1 ? b[i].rt_max : b[i].rt_n ? (int64_t)(b[i].rt_sum / b[i].rt_n) : 0;
-			col_us(b[i].rt_n ? v : -1, true);
-		}
-		col_end(out);
-	}
+}
+
+static const struct col_spec point_cols[] = {
+	COL(struct rpoint, t, CK_T), COL(struct rpoint, frame, CK_U64), COL(struct rpoint, psn, CK_I64),
+	COL(struct rpoint, kind, CK_U8), COL(struct rpoint, flags, CK_U16), COL(struct rpoint, code, CK_U16),
+	COL(struct rpoint, len, CK_U32), COL(struct rpoint, val, CK_US),
+};
+
+static void put_points(FILE *out, const struct rpoint *p, uint32_t n, int64_t t0)
+{
+	fprintf(out, "{\"n\":%" PRIu32, n);
+	put_columns(out, p, sizeof(*p), n, point_cols, sizeof(point_cols) / sizeof(point_cols[0]), t0);
+	fputs("}", out);
+}
+
+/* PSN extremes: null in a bin without them; response times: per bin, null in a bin without any */
+static const struct col_spec bin_cols[] = {
+	COL(struct sbin, req, CK_U32), COL(struct sbin, retx, CK_U32), COL(struct sbin, ooo, CK_U32),
+	COL(struct sbin, gap, CK_U32), COL(struct sbin, tmo, CK_U32), COL(struct sbin, msgs, CK_U32),
+	COL(struct sbin, acks, CK_U32), COL(struct sbin, naks, CK_U32), COL(struct sbin, rresp, CK_U32),
+	COL(struct sbin, other, CK_U32), COL(struct sbin, ce, CK_U32), COL(struct sbin, bytes, CK_U64),
+	COL_IF(struct sbin, psn_lo, CK_I64, req), COL_IF(struct sbin, psn_hi, CK_I64, req),
+	COL_IF(struct sbin, ack_hi, CK_I64, acks), COL_IF(struct sbin, rr_lo, CK_I64, rresp),
+	COL_IF(struct sbin, rr_hi, CK_I64, rresp), COL(struct sbin, rt_n, CK_U32),
+	COL_IF(struct sbin, rt_min, CK_US, rt_n), COL_IF(struct sbin, rt_max, CK_US, rt_n),
+	{"rt_mean", offsetof(struct sbin, rt_sum), offsetof(struct sbin, rt_n), CK_MEAN_US},
+};
+
+static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
+{
+	uint32_t n = d->tb.used;
+	fputs("{\"mode\":\"bins\",\"t0\":", out);
+	put_us(out, d->tb.t0, t0);
+	fputs(",\"width\":", out);
+	put_dur_us(out, d->tb.width);
+	fprintf(out, ",\"n\":%" PRIu32, n);
+	put_columns(out, d->bins, sizeof(d->bins[0]), n, bin_cols, sizeof(bin_cols) / sizeof(bin_cols[0]), t0);
+	/* the stream's half-octave histogram of response times [lo_us, hi_us, count] */
 	fputs(",\"rt_hist\":[", out);
 	const char *sep = "";
 	for (unsigned k = 0; k < RT_BUCKETS; k++) {
@@ -276,6 +272,14 @@ static void put_series(FILE *out, const struct rstream *s, int64_t t0)
 
 /* ---- the report block ---- */
 
+static const struct col_spec timeline_cols[] = {
+	COL(struct gbin, frames, CK_U64), COL(struct gbin, bytes, CK_U64), COL(struct gbin, roce, CK_U64),
+	{"info", offsetof(struct gbin, sev) + ROCE_SEV_INFO * sizeof(uint64_t), NO_IF, CK_U64},
+	{"warn", offsetof(struct gbin, sev) + ROCE_SEV_WARN * sizeof(uint64_t), NO_IF, CK_U64},
+	{"error", offsetof(struct gbin, sev) + ROCE_SEV_ERROR * sizeof(uint64_t), NO_IF, CK_U64},
+	COL(struct gbin, ev_frames, CK_U64),
+};
+
 static void put_timeline(FILE *out, const struct report *r)
 {
 	uint32_t n = r->tl.used;
@@ -285,20 +289,7 @@ static void put_timeline(FILE *out, const struct report *r)
 	fputs(",\"width\":", out);
 	put_dur_us(out, r->tl.width);
 	fprintf(out, ",\"n\":%" PRIu32, n);
-#define G_FRAMES(x) (x).frames
-#define G_BYTES(x) (x).bytes
-#define G_ROCE(x) (x).roce
-#define G_INFO(x) (x).sev[ROCE_SEV_INFO]
-#define G_WARN(x) (x).sev[ROCE_SEV_WARN]
-#define G_ERROR(x) (x).sev[ROCE_SEV_ERROR]
-#define G_EVF(x) (x).ev_frames
-	PUT_COLUMN(out, "frames", b, n, G_FRAMES);
-	PUT_COLUMN(out, "bytes", b, n, G_BYTES);
-	PUT_COLUMN(out, "roce", b, n, G_ROCE);
-	PUT_COLUMN(out, "info", b, n, G_INFO);
-	PUT_COLUMN(out, "warn", b, n, G_WARN);
-	PUT_COLUMN(out, "error", b, n, G_ERROR);
-	PUT_COLUMN(out, "ev_frames", b, n, G_EVF);
+	put_columns(out, b, sizeof(*b), n, timeline_cols, sizeof(timeline_cols) / sizeof(timeline_cols[0]), 0);
 	fputs(",\"frame_list\":[", out);
 	for (uint32_t i = 0; i < n; i++) {
 		fputs(i ? ",[" : "[", out);
