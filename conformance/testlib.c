@@ -17,17 +17,40 @@ bool probe_ok(struct session *s, const char *why)
 	if (sess_probe(s, psn, why) < 0)
 		return false;
 	if (!s->link) {   /* dry run: as if acknowledged */
-		s->epsn = psn_add(psn, 1);
-		s->accepted++;
+		accepted(s, psn, 1);
 		return true;
 	}
 	long i = sess_wait(s, WAIT_MS, pred_psn, &psn);
 	if (i < 0 || !(s->resps[i].h.hdrs & ROCE_HDR_AETH) ||
 	    roce_aeth_kind(s->resps[i].h.aeth.syndrome) != ROCE_AETH_ACK)
 		return false;
-	s->epsn = psn_add(psn, 1);
-	s->accepted++;
+	accepted(s, psn, 1);
 	return true;
+}
+
+void judge_ack(struct session *s, size_t m, uint32_t psn, uint32_t psn_alt, long msn, struct conf_result *r)
+{
+	if (psn_alt == psn)
+		sess_wait(s, WAIT_MS, pred_psn, &psn);
+	else
+		sess_wait(s, WAIT_MS, pred_response, NULL);
+	sess_collect(s, 50);
+	rule_ack(since(s, m), n_since(s, m), psn, psn_alt, msn, dut_alive(s, m, 1000), r);
+}
+
+void judge_acks_ordered(struct session *s, size_t m, uint32_t last, long msn, struct conf_result *r)
+{
+	sess_wait(s, WAIT_MS, pred_psn, &last);
+	sess_collect(s, 50);
+	rule_acks_ordered(since(s, m), n_since(s, m), last, msn, dut_alive(s, m, 1000), r);
+}
+
+void judge_nak_seq(struct session *s, size_t m, uint32_t e, int quiet_ms, struct conf_result *r)
+{
+	sess_wait(s, WAIT_MS, pred_response, NULL);
+	sess_collect(s, quiet_ms);
+	rule_nak(since(s, m), n_since(s, m), 1u << ROCE_NAK_PSN_SEQ_ERR, e, e, (long)psn_add(e, -1),
+		 dut_alive(s, m, 500), r);
 }
 
 void judge_silent(struct session *s, size_t m, struct conf_result *r)
@@ -38,10 +61,7 @@ void judge_silent(struct session *s, size_t m, struct conf_result *r)
 	sess_probe(s, psn, "control: the in-order packet at ePSN");
 	sess_wait(s, WAIT_MS, pred_psn, &psn);
 	rule_silent(since(s, m), c - m, since(s, c), n_since(s, c), psn, r);
-	if (r->v == V_PASS) {
-		s->epsn = psn_add(psn, 1);
-		s->accepted++;
-	}
+	accepted_if_pass(s, r, psn, 1);
 }
 
 static bool pred_last_send(const struct resp *r, const void *arg)

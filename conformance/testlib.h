@@ -20,6 +20,32 @@ bool dut_alive(struct session *s, size_t m, int ms);
  * count move on) or false. */
 bool probe_ok(struct session *s, const char *why);
 
+/* The DUT accepted k more messages, the last one ending at PSN last: ePSN moves past it. */
+static inline void accepted(struct session *s, uint32_t last, uint32_t k)
+{
+	s->epsn = psn_add(last, 1);
+	s->accepted += k;
+}
+
+/* The same when r passed. */
+static inline void accepted_if_pass(struct session *s, const struct conf_result *r, uint32_t last, uint32_t k)
+{
+	if (r->v == V_PASS)
+		accepted(s, last, k);
+}
+
+/* After a stimulus sent since mark m that must be acknowledged: wait for the acknowledgement of
+ * PSN psn (for any response when psn_alt differs), listen 50 ms more, and judge with rule_ack
+ * (PSN psn or psn_alt, MSN msn; silence from a DUT that shows no life is INCONCLUSIVE). */
+void judge_ack(struct session *s, size_t m, uint32_t psn, uint32_t psn_alt, long msn, struct conf_result *r);
+
+/* The same for several packets: rule_acks_ordered, the last acknowledgement for PSN last. */
+void judge_acks_ordered(struct session *s, size_t m, uint32_t last, long msn, struct conf_result *r);
+
+/* After an out-of-sequence stimulus sent since mark m: wait for a response, listen quiet_ms more,
+ * and judge with rule_nak: one NAK PSN sequence error carrying ePSN e, no ACK past e - 1. */
+void judge_nak_seq(struct session *s, size_t m, uint32_t e, int quiet_ms, struct conf_result *r);
+
 /* The in-order control packet after a stimulus that must be dropped: the probe at ePSN, then
  * rule_silent over the responses since mark m (stimulus) and since the control. */
 void judge_silent(struct session *s, size_t m, struct conf_result *r);

@@ -3,19 +3,26 @@
  * duplicate SEND/WRITE acknowledged without re-execution, §9.7.1 24-bit PSN arithmetic). */
 #include "tests.h"
 
+/* The probe at PSN psn, out of sequence (why), must get one NAK-Seq carrying ePSN
+ * (judge_nak_seq); after a NAK-Seq, the in-order probe (after) must be acknowledged. false when
+ * the NAK came but the in-order probe was not acknowledged (the caller fails the test). */
+static bool nak_then_in_order(struct session *s, uint32_t psn, const char *why, const char *after,
+			      struct conf_result *r)
+{
+	size_t m = s->n_resps;
+	sess_probe(s, psn, why);
+	judge_nak_seq(s, m, s->epsn, QUIET_MS, r);
+	return r->v != V_PASS || probe_ok(s, after);
+}
+
 /* A1: SEND_ONLY at ePSN with AckReq -> ACK with that PSN and MSN + 1. */
 void test_a1(struct session *s, struct conf_result *r)
 {
 	uint32_t psn = s->epsn;
 	size_t m = s->n_resps;
 	sess_probe(s, psn, "A1: in-order request with AckReq");
-	sess_wait(s, WAIT_MS, pred_psn, &psn);
-	sess_collect(s, 50);
-	rule_ack(since(s, m), n_since(s, m), psn, psn, s->accepted + 1, dut_alive(s, m, 1000), r);
-	if (r->v == V_PASS) {
-		s->epsn = psn_add(psn, 1);
-		s->accepted++;
-	}
+	judge_ack(s, m, psn, psn, s->accepted + 1, r);
+	accepted_if_pass(s, r, psn, 1);
 }
 
 /* A2: a 4-packet SEND with AckReq only on the LAST -> ACKs never go backwards, the last one
@@ -39,13 +46,8 @@ void test_a2(struct session *s, struct conf_result *r)
 		st.payload_len = pmtu;
 		sess_send(s, &st, "A2: packet %u of %u, psn 0x%06x%s", i + 1, n, st.psn, st.ackreq ? " AckReq" : "");
 	}
-	sess_wait(s, WAIT_MS, pred_psn, &last);
-	sess_collect(s, 50);
-	rule_acks_ordered(since(s, m), n_since(s, m), last, s->accepted + 1, dut_alive(s, m, 1000), r);
-	if (r->v == V_PASS) {
-		s->epsn = psn_add(last, 1);
-		s->accepted++;
-	}
+	judge_acks_ordered(s, m, last, s->accepted + 1, r);
+	accepted_if_pass(s, r, last, 1);
 }
 
 /* A3: SEND_ONLY without AckReq, then one with AckReq -> an ACK for the second with MSN + 2. */
@@ -61,13 +63,8 @@ void test_a3(struct session *s, struct conf_result *r)
 	st.psn = p2;
 	st.ackreq = true;
 	sess_send(s, &st, "A3: SEND_ONLY psn 0x%06x with AckReq", p2);
-	sess_wait(s, WAIT_MS, pred_psn, &p2);
-	sess_collect(s, 50);
-	rule_ack(since(s, m), n_since(s, m), p2, p2, s->accepted + 2, dut_alive(s, m, 1000), r);
-	if (r->v == V_PASS) {
-		s->epsn = psn_add(p2, 1);
-		s->accepted += 2;
-	}
+	judge_ack(s, m, p2, p2, s->accepted + 2, r);
+	accepted_if_pass(s, r, p2, 2);
 }
 
 /* A4: a duplicate of an acknowledged SEND -> acknowledged again, not executed again (MSN
@@ -81,23 +78,15 @@ void test_a4(struct session *s, struct conf_result *r)
 	uint32_t dup = psn_add(s->epsn, -1);
 	size_t m = s->n_resps;
 	sess_probe(s, dup, "A4: duplicate of the acknowledged SEND");
-	sess_wait(s, WAIT_MS, pred_psn, &dup);
-	sess_collect(s, 50);
-	rule_ack(since(s, m), n_since(s, m), dup, dup, s->accepted, dut_alive(s, m, 1000), r);
+	judge_ack(s, m, dup, dup, s->accepted, r);
 }
 
 /* A5: a PSN gap (ePSN + 5) -> exactly one NAK PSN sequence error carrying ePSN; then ePSN is
  * accepted. */
 void test_a5(struct session *s, struct conf_result *r)
 {
-	uint32_t gap = psn_add(s->epsn, 5);
-	size_t m = s->n_resps;
-	sess_probe(s, gap, "A5: PSN ahead of ePSN by 5");
-	sess_wait(s, WAIT_MS, pred_response, NULL);
-	sess_collect(s, QUIET_MS);
-	rule_nak(since(s, m), n_since(s, m), 1u << ROCE_NAK_PSN_SEQ_ERR, s->epsn, s->epsn,
-		 (long)psn_add(s->epsn, -1), dut_alive(s, m, 500), r);
-	if (r->v == V_PASS && !probe_ok(s, "A5: the in-order packet after the NAK"))
+	if (!nak_then_in_order(s, psn_add(s->epsn, 5), "A5: PSN ahead of ePSN by 5",
+			       "A5: the in-order packet after the NAK", r))
 		v_set(r, V_FAIL, "after the NAK, the in-order PSN 0x%06x was not acknowledged", s->epsn);
 }
 
@@ -109,10 +98,7 @@ void test_a6(struct session *s, struct conf_result *r)
 	uint32_t e = s->epsn;
 	for (int k = 3; k <= 5; k++)
 		sess_probe(s, psn_add(e, k), "A6: out of sequence");
-	sess_wait(s, WAIT_MS, pred_response, NULL);
-	sess_collect(s, QUIET_MS);
-	rule_nak(since(s, m), n_since(s, m), 1u << ROCE_NAK_PSN_SEQ_ERR, e, e, (long)psn_add(e, -1),
-		 dut_alive(s, m, 500), r);
+	judge_nak_seq(s, m, e, QUIET_MS, r);
 	if (r->v != V_PASS)
 		return;
 	if (!probe_ok(s, "A6: ePSN after the NAK")) {
@@ -128,8 +114,7 @@ void test_a6(struct session *s, struct conf_result *r)
 		 (long)psn_add(s->epsn, -1), true, &again);
 	v_expected(r, "one NAK-Seq for the episode (PSN 0x%06x), none for the further out-of-sequence packets; "
 		   "ePSN then ACKed; a new gap NAKed again (PSN 0x%06x)", e, s->epsn);
-	size_t l = strlen(r->observed);
-	snprintf(r->observed + l, EVIDENCE_LEN - l, " | new gap: %s", again.observed);
+	v_observed_add(r, " | new gap: %s", again.observed);
 	if (again.v != V_PASS)
 		v_set(r, V_FAIL, "the new gap after recovery was not NAKed once");
 }
@@ -142,13 +127,8 @@ void test_a7(struct session *s, struct conf_result *r)
 	for (int i = 0; i < 3; i++)
 		sess_probe(s, psn_add(p, i), "A7: across the 24-bit wrap");
 	uint32_t last = psn_add(p, 2);
-	sess_wait(s, WAIT_MS, pred_psn, &last);
-	sess_collect(s, 50);
-	rule_acks_ordered(since(s, m), n_since(s, m), last, s->accepted + 3, dut_alive(s, m, 1000), r);
-	if (r->v == V_PASS) {
-		s->epsn = psn_add(last, 1);
-		s->accepted += 3;
-	}
+	judge_acks_ordered(s, m, last, s->accepted + 3, r);
+	accepted_if_pass(s, r, last, 3);
 }
 
 /* A8: the oldest duplicate (ePSN - 2^23 + 1) is a duplicate: acknowledged again (PSN that or
@@ -162,21 +142,13 @@ void test_a8(struct session *s, struct conf_result *r)
 	uint32_t dup = psn_add(s->epsn, -(1 << 23) + 1);
 	size_t m = s->n_resps;
 	sess_probe(s, dup, "A8: PSN ePSN - 2^23 + 1 (the oldest duplicate)");
-	sess_wait(s, WAIT_MS, pred_response, NULL);
-	sess_collect(s, 50);
-	rule_ack(since(s, m), n_since(s, m), dup, psn_add(s->epsn, -1), s->accepted, dut_alive(s, m, 1000), r);
+	judge_ack(s, m, dup, psn_add(s->epsn, -1), s->accepted, r);
 }
 
 /* A9: the farthest PSN ahead (ePSN + 2^23 - 1) is out of sequence: one NAK-Seq with ePSN. */
 void test_a9(struct session *s, struct conf_result *r)
 {
-	uint32_t far = psn_add(s->epsn, (1 << 23) - 1);
-	size_t m = s->n_resps;
-	sess_probe(s, far, "A9: PSN ePSN + 2^23 - 1 (the farthest ahead)");
-	sess_wait(s, WAIT_MS, pred_response, NULL);
-	sess_collect(s, QUIET_MS);
-	rule_nak(since(s, m), n_since(s, m), 1u << ROCE_NAK_PSN_SEQ_ERR, s->epsn, s->epsn,
-		 (long)psn_add(s->epsn, -1), dut_alive(s, m, 500), r);
-	if (r->v == V_PASS && !probe_ok(s, "A9: the in-order packet after the NAK"))
+	if (!nak_then_in_order(s, psn_add(s->epsn, (1 << 23) - 1), "A9: PSN ePSN + 2^23 - 1 (the farthest ahead)",
+			       "A9: the in-order packet after the NAK", r))
 		v_set(r, V_FAIL, "after the NAK, the in-order PSN was not acknowledged");
 }

@@ -27,12 +27,27 @@ static void probe_stim(struct session *s, struct stim *st)
 	}
 }
 
-void test_c1a(struct session *s, struct conf_result *r)
+/* The setup's probe with one thing spoiled, which the responder must drop. */
+enum spoil { SPOIL_ICRC, SPOIL_DQPN, SPOIL_DQPN_0, SPOIL_TVER, SPOIL_PKEY, SPOIL_SRC };
+
+static void drop_spoiled(struct session *s, enum spoil what, const char *note, struct conf_result *r)
 {
 	struct stim st;
 	probe_stim(s, &st);
-	st.icrc = ROCE_BUILD_ICRC_BAD;
-	drop(s, &st, "C1a: every ICRC bit flipped", r);
+	switch (what) {
+	case SPOIL_ICRC: st.icrc = ROCE_BUILD_ICRC_BAD; break;        /* every ICRC bit flipped */
+	case SPOIL_DQPN: st.dqpn = s->qp.dut_qpn ^ 0x5a5a00; break;  /* an unknown QP */
+	case SPOIL_DQPN_0: st.dqpn = 0; break;
+	case SPOIL_TVER: st.tver = 1; break;
+	case SPOIL_PKEY: st.pkey = 0x1234; break;                     /* the QP's is 0xffff */
+	case SPOIL_SRC: st.alt_src = true; break;                     /* not the QP's remote GID */
+	}
+	drop(s, &st, note, r);
+}
+
+void test_c1a(struct session *s, struct conf_result *r)
+{
+	drop_spoiled(s, SPOIL_ICRC, "C1a: every ICRC bit flipped", r);
 }
 
 /* C1b: the IPv4 ID (covered by the ICRC) changed after the ICRC was computed; the IP checksum
@@ -88,34 +103,22 @@ void test_c1c(struct session *s, struct conf_result *r)
 
 void test_c2a(struct session *s, struct conf_result *r)
 {
-	struct stim st;
-	probe_stim(s, &st);
-	st.dqpn = s->qp.dut_qpn ^ 0x5a5a00;
-	drop(s, &st, "C2a: an unknown destination QP", r);
+	drop_spoiled(s, SPOIL_DQPN, "C2a: an unknown destination QP", r);
 }
 
 void test_c2b(struct session *s, struct conf_result *r)
 {
-	struct stim st;
-	probe_stim(s, &st);
-	st.dqpn = 0;
-	drop(s, &st, "C2b: destination QP 0", r);
+	drop_spoiled(s, SPOIL_DQPN_0, "C2b: destination QP 0", r);
 }
 
 void test_c3a(struct session *s, struct conf_result *r)
 {
-	struct stim st;
-	probe_stim(s, &st);
-	st.tver = 1;
-	drop(s, &st, "C3a: BTH TVer 1", r);
+	drop_spoiled(s, SPOIL_TVER, "C3a: BTH TVer 1", r);
 }
 
 void test_c3b(struct session *s, struct conf_result *r)
 {
-	struct stim st;
-	probe_stim(s, &st);
-	st.pkey = 0x1234;
-	drop(s, &st, "C3b: P_Key 0x1234 (the QP's is 0xffff)", r);
+	drop_spoiled(s, SPOIL_PKEY, "C3b: P_Key 0x1234 (the QP's is 0xffff)", r);
 }
 
 /* C3c: a UD SEND_ONLY (with DETH) to the RC QP. */
@@ -141,10 +144,7 @@ void test_c3d(struct session *s, struct conf_result *r)
 /* C4: from a source address that is not the QP's remote GID. */
 void test_c4(struct session *s, struct conf_result *r)
 {
-	struct stim st;
-	probe_stim(s, &st);
-	st.alt_src = true;
-	drop(s, &st, "C4: from another source IP than the advertised GID", r);
+	drop_spoiled(s, SPOIL_SRC, "C4: from another source IP than the advertised GID", r);
 }
 
 /* C5: shorter than its opcode's headers: SEND_ONLY_IMM without its ImmDt (BTH + ICRC only). */
@@ -164,10 +164,7 @@ void test_c6(struct session *s, struct conf_result *r)
 	uint32_t e = s->epsn;
 	size_t m = s->n_resps;
 	sess_probe(s, psn_add(e, 1), "C6: ePSN + 1 (ePSN lost)");
-	sess_wait(s, WAIT_MS, pred_response, NULL);
-	sess_collect(s, 100);
-	rule_nak(since(s, m), n_since(s, m), 1u << ROCE_NAK_PSN_SEQ_ERR, e, e, (long)psn_add(e, -1),
-		 dut_alive(s, m, 500), r);
+	judge_nak_seq(s, m, e, 100, r);
 	if (r->v != V_PASS)
 		return;
 	struct conf_result again = {.measured_ms = -1};
@@ -178,12 +175,8 @@ void test_c6(struct session *s, struct conf_result *r)
 	sess_wait(s, WAIT_MS, pred_psn, &last);
 	sess_collect(s, 50);
 	rule_acks_ordered(since(s, m2), n_since(s, m2), last, s->accepted + 2, true, &again);
-	size_t l = strlen(r->observed);
-	snprintf(r->observed + l, EVIDENCE_LEN - l, " | resent: %s", again.observed);
-	if (again.v != V_PASS) {
+	v_observed_add(r, " | resent: %s", again.observed);
+	if (again.v != V_PASS)
 		v_set(r, V_FAIL, "the resent packets were not both acknowledged");
-		return;
-	}
-	s->epsn = psn_add(e, 2);
-	s->accepted += 2;
+	accepted_if_pass(s, &again, last, 2);
 }

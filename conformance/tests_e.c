@@ -85,8 +85,7 @@ void test_e4(struct session *s, struct conf_result *r)
 	double w = watch_ms(s);
 	sess_collect(s, (int)w);
 	rule_no_requests(since(s, m), n_since(s, m), w, "the cumulative ACK completed the whole message", r);
-	size_t l = strlen(r->observed);
-	snprintf(r->observed + l, EVIDENCE_LEN - l, " (message 0x%06x..0x%06x)", first, last);
+	v_observed_add(r, " (message 0x%06x..0x%06x)", first, last);
 }
 
 /* E5: a ghost ACK (PSN beyond anything sent) is ignored: the message is still resent. */

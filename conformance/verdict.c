@@ -39,6 +39,15 @@ void v_observed(struct conf_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+void v_observed_add(struct conf_result *r, const char *fmt, ...)
+{
+	size_t l = strlen(r->observed);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->observed + l, EVIDENCE_LEN - l, fmt, ap);
+	va_end(ap);
+}
+
 void v_reason(struct conf_result *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -197,8 +206,7 @@ enum conf_verdict rule_silent(const struct resp *rs, size_t n, const struct resp
 	v_expected(r, "no answer to the stimulus (silently dropped); then the in-order packet PSN 0x%06x acknowledged",
 		   ctl_psn);
 	observed_responses(r, rs, n);
-	size_t l = strlen(r->observed);
-	snprintf(r->observed + l, EVIDENCE_LEN - l, " | after the in-order packet: ");
+	v_observed_add(r, " | after the in-order packet: ");
 	observed_responses(r, ctl, nctl);
 	if (count_responses(rs, n))
 		return v_set(r, V_FAIL, "the DUT answered a packet it must drop silently");

@@ -13,6 +13,8 @@
 void v_expected(struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void v_observed(struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void v_reason(struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append to observed. */
+void v_observed_add(struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Set the verdict (and the reason, for INCONCLUSIVE and N/A). */
 enum conf_verdict v_set(struct conf_result *r, enum conf_verdict v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
