@@ -20,7 +20,7 @@ import json
 import subprocess
 import sys
 
-from xcommon import rocedump_json, run_checks, tshark_check_args, tshark_fields
+from xcommon import rocedump_json, tshark_fields, tshark_main
 
 INTERVAL_NS = 50000
 TIMEOUT_NS = 1000000
@@ -120,31 +120,18 @@ def check(rocedump, tshark, path, selftest, counts):
 
 
 def main():
-    args, files, status = tshark_check_args(__doc__)
-    if status is not None:
-        return status
     counts = [0, 0]
-    with_missing = []
 
-    def one(path, _variant):
+    def one(args, path):
         before = counts[0]
-        n, diff, x = check(args.rocedump, args.tshark, path, args.selftest, counts)
-        if counts[0] > before or (args.selftest and diff):
-            with_missing.append(path)
-        return n, diff, x
+        n, diff, _x = check(args.rocedump, args.tshark, path, args.selftest, counts)
+        return n, diff, counts[0] > before or (args.selftest and diff)
 
-    status, marks, bad, _x = run_checks(files, [None], one, args.selftest)
-    if status is not None:
-        return status
-    if not marks:
-        print("SKIP: no CE marks in %d captures" % len(files))
-        return 77
-    if args.selftest:
-        print("selftest: %d of %d captures with cnp.missing caught" % (bad, len(with_missing)))
-        return 0 if with_missing and bad == len(with_missing) else 1
-    print("%d CE marks: %d cnp.missing, %d pending, %s" % (marks, counts[0], counts[1],
-                                                          "agree" if not bad else "%d captures differ" % bad))
-    return 1 if bad else 0
+    def summary(marks, _captures, bad):
+        return "%d CE marks: %d cnp.missing, %d pending, %s" % (
+            marks, counts[0], counts[1], "agree" if not bad else "%d captures differ" % bad)
+
+    return tshark_main(__doc__, one, "CE marks", "cnp.missing", summary)
 
 
 if __name__ == "__main__":

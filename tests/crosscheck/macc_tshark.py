@@ -18,7 +18,7 @@ that has any to fail. Exit status: 0 all agree, 1 a difference, 2 a tool failing
 without tshark or captures."""
 import sys
 
-from xcommon import rocedump_json, run_checks, tshark_check_args, tshark_fields
+from xcommon import rocedump_json, tshark_fields, tshark_main
 
 PFC_ADDR = "01:80:c2:00:00:01"
 FIELDS = (["frame.number", "eth.dst", "macc.opcode", "macc.cbfc.enbv"] +
@@ -108,29 +108,15 @@ def check(rocedump, tshark, path, selftest):
 
 
 def main():
-    args, files, status = tshark_check_args(__doc__)
-    if status is not None:
-        return status
-    with_macc = []
+    def one(args, path):
+        n, diff, _x = check(args.rocedump, args.tshark, path, args.selftest)
+        return n, diff, n > 0
 
-    def one(path, _variant):
-        n, diff, x = check(args.rocedump, args.tshark, path, args.selftest)
-        if n:
-            with_macc.append(path)
-        return n, diff, x
+    def summary(count, captures, bad):
+        return "%d MAC control frames in %d captures: %s" % (
+            count, captures, "agree" if not bad else "%d captures differ" % bad)
 
-    status, count, bad, _x = run_checks(files, [None], one, args.selftest)
-    if status is not None:
-        return status
-    if not count:
-        print("SKIP: no MAC control frames in %d captures" % len(files))
-        return 77
-    if args.selftest:
-        print("selftest: %d of %d captures with MAC control frames caught" % (bad, len(with_macc)))
-        return 0 if bad == len(with_macc) else 1
-    print("%d MAC control frames in %d captures: %s" % (count, len(with_macc), "agree" if not bad else
-                                                        "%d captures differ" % bad))
-    return 1 if bad else 0
+    return tshark_main(__doc__, one, "MAC control frames", "MAC control frames", summary)
 
 
 if __name__ == "__main__":

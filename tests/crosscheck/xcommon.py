@@ -179,6 +179,38 @@ def tcpdump_check_args(doc):
     return tool_check_args(doc, "tcpdump")
 
 
+def tshark_main(doc, check, counted, caught, summary):
+    """The main of a check against tshark, one run per capture: check(args, path) -> (count,
+    difference or None, whether --selftest must catch the capture). Exit status: what the command
+    line or a tool failing says; 77 (skip) when the count is 0 over all captures; under --selftest
+    0 when every capture it must catch differs (and there is one), else 1; otherwise the line
+    summary(count, captures to catch, captures that differ) and 0 when none differs, else 1.
+    counted, caught: what is counted and what the selftest catches, for the skip and selftest
+    lines ("CE marks", "cnp.missing")."""
+    args, files, status = tshark_check_args(doc)
+    if status is not None:
+        return status
+    to_catch = []
+
+    def one(path, _variant):
+        n, diff, catch = check(args, path)
+        if catch:
+            to_catch.append(path)
+        return n, diff, 0
+
+    status, count, bad, _x = run_checks(files, [None], one, args.selftest)
+    if status is not None:
+        return status
+    if not count:
+        print("SKIP: no %s in %d captures" % (counted, len(files)))
+        return 77
+    if args.selftest:
+        print("selftest: %d of %d captures with %s caught" % (bad, len(to_catch), caught))
+        return 0 if to_catch and bad == len(to_catch) else 1
+    print(summary(count, len(to_catch), bad))
+    return 1 if bad else 0
+
+
 def run_checks(files, variants, check, selftest, name=str):
     """check(path, variant) -> (count, difference or None, extra) over every capture and variant,
     each difference printed as "DIFF capture variant: ..." (not under --selftest). Returns (status,
