@@ -23,102 +23,66 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../../build}
 rocedump='' gencaps='' packets=1000000 qps=1000 runs=7 dir='' keep=0 browser=1 page=''
 
-usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-die() { echo "report-bench: $*" >&2; exit 1; }
-need_arg() { [ $# -ge 2 ] || { echo "report-bench: $1 needs a value" >&2; exit 2; }; }
-is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
+me=report-bench
+# shellcheck source-path=SCRIPTDIR source=benchlib.sh
+. "$here/benchlib.sh"
 
 while [ $# -gt 0 ]; do
+	common_arg "$@"
+	if [ "$took" -gt 0 ]; then shift "$took"; continue; fi
 	case $1 in
-	--build) need_arg "$@"; build=$2; shift ;;
-	--rocedump) need_arg "$@"; rocedump=$2; shift ;;
-	--gencaps) need_arg "$@"; gencaps=$2; shift ;;
 	--packets) need_arg "$@"; packets=$2; shift ;;
 	--qps) need_arg "$@"; qps=$2; shift ;;
 	--runs) need_arg "$@"; runs=$2; shift ;;
-	--dir) need_arg "$@"; dir=$2; shift ;;
 	--page) need_arg "$@"; page=$2; shift ;;
-	--keep) keep=1 ;;
 	--no-browser) browser=0 ;;
-	-h | --help) usage; exit 0 ;;
-	*) echo "report-bench: unknown argument: $1 (try --help)" >&2; exit 2 ;;
+	*) unknown_arg "$1" ;;
 	esac
 	shift
 done
-for v in packets qps runs; do
-	is_uint "${!v}" || { echo "report-bench: bad number for $v: ${!v}" >&2; exit 2; }
-done
+check_uints packets qps runs
 rocedump=${rocedump:-$build/analyzer/rocedump/rocedump}
 gencaps=${gencaps:-$build/tests/gencaps}
-for p in "$rocedump" "$gencaps"; do
-	[ -x "$p" ] || die "not found or not executable: $p (build first, or pass --rocedump/--gencaps)"
-done
-if [ -n "$dir" ]; then
-	mkdir -p "$dir" || die "cannot create $dir"
-else
-	dir=$(mktemp -d "${TMPDIR:-/tmp}/rocedump-report-bench.XXXXXX") || die "mktemp failed"
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/rocedump-report-bench-out.XXXXXX") || die "mktemp failed"
+need_programs --rocedump/--gencaps "$rocedump" "$gencaps"
+bench_dirs rocedump-report-bench
 cap=$dir/bench-small-$packets-$qps.pcap
 html=$work/report.html
 cleanup() {
 	[ -n "$page" ] && [ -f "$html" ] && cp "$html" "$page"
-	rm -rf "$work"
-	rm -f "$cap.tmp"
-	if [ "$keep" = 1 ]; then
-		echo "capture kept in $dir"
-	else
-		rm -f "$cap"
-		rmdir "$dir" 2>/dev/null
-	fi
+	bench_cleanup "$cap"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-if [ ! -s "$cap" ]; then
-	"$gencaps" --bench-small "$cap.tmp" "$packets" "$qps" && mv "$cap.tmp" "$cap" || die "gencaps --bench-small failed"
-fi
+make_cap "$cap" --bench-small "$packets" "$qps"
 cat "$cap" >/dev/null  # warm the page cache
 
-declare -A best
-timed() {  # timed KEY CMD...: keep the smallest wall time (bash's EPOCHREALTIME, no fork)
-	local key=$1 t0 t1 rc
-	shift
-	t0=$EPOCHREALTIME
-	"$@" >/dev/null 2>>"$work/stderr"
-	rc=$?
-	t1=$EPOCHREALTIME
-	[ $rc -eq 0 ] || die "failed (exit $rc): $* (stderr: $(tail -3 "$work/stderr"))"
-	best[$key]=$(awk -v a="$t0" -v b="$t1" -v o="${best[$key]:-}" \
-		'BEGIN { t = b - a; if (o != "" && o + 0 < t) t = o; printf "%.6f", t }')
-}
 q=("$rocedump" -q -r "$cap")
 rep=("$rocedump" -q -r "$cap" --report "$html")
 for ((i = 0; i < runs; i++)); do
 	if ((i % 2)); then
-		timed report "${rep[@]}"; timed q "${q[@]}"
+		seconds report /dev/null "${rep[@]}"; seconds q /dev/null "${q[@]}"
 	else
-		timed q "${q[@]}"; timed report "${rep[@]}"
+		seconds q /dev/null "${q[@]}"; seconds report /dev/null "${rep[@]}"
 	fi
 done
-declare -A rss cpu
+declare -A best rss_s cpu_s
 for key in q report; do
-	if [ -x /usr/bin/time ]; then
-		if [ $key = q ]; then cmd=("${q[@]}"); else cmd=("${rep[@]}"); fi
-		/usr/bin/time -f '%M %U %S' -o "$work/rss" "${cmd[@]}" >/dev/null 2>>"$work/stderr" || die "failed: ${cmd[*]}"
-		read -r r u s < <(tail -1 "$work/rss")
-		rss[$key]=$(awk -v r="$r" 'BEGIN { printf "%.1f MiB", r / 1024 }')
-		cpu[$key]=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f s", u + s }')
+	best[$key]=$(stat_of $key best)
+	if [ $key = q ]; then peak_rss q "${q[@]}"; else peak_rss report "${rep[@]}"; fi
+	if [ -n "${rss[$key]}" ]; then
+		rss_s[$key]=$(awk -v r="${rss[$key]}" 'BEGIN { printf "%.1f MiB", r / 1024 }')
+		cpu_s[$key]="${cpu[$key]} s"
 	else
-		rss[$key]=n/a cpu[$key]=n/a
+		rss_s[$key]=n/a cpu_s[$key]=n/a
 	fi
 done
 size=$(stat -c %s "$html")
 
 echo "capture: $packets small packets over $qps queue pairs ($(stat -c %s "$cap") bytes); best of $runs, interleaved"
 printf '%-34s %9s  %11s  %9s\n' "" "wall" "peak RSS" "CPU"
-printf '%-34s %8.3fs  %11s  %9s\n' "rocedump -q" "${best[q]}" "${rss[q]}" "${cpu[q]}"
-printf '%-34s %8.3fs  %11s  %9s\n' "rocedump -q --report OUT.html" "${best[report]}" "${rss[report]}" "${cpu[report]}"
+printf '%-34s %8.3fs  %11s  %9s\n' "rocedump -q" "${best[q]}" "${rss_s[q]}" "${cpu_s[q]}"
+printf '%-34s %8.3fs  %11s  %9s\n' "rocedump -q --report OUT.html" "${best[report]}" "${rss_s[report]}" "${cpu_s[report]}"
 ratio=$(awk -v a="${best[report]}" -v b="${best[q]}" 'BEGIN { printf "%.2f", a / b }')
 verdict=$(awk -v r="$ratio" 'BEGIN { print (r < 2 ? "PASS" : "FAIL") }')
 echo "$verdict  --report takes ${ratio}x the time of -q (target: under 2x)"

@@ -48,16 +48,14 @@ rocedump='' gencaps='' floor='' barefloor=''
 small_n=1000000 mtu_bytes=1000000000 qps=1000 runs=11 tool_runs=3 tools=1 dir='' keep=0
 scale='100000:2000000 1000000:4000000' scale_runs=3
 
-usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-die() { echo "run-bench: $*" >&2; exit 1; }
-need_arg() { [ $# -ge 2 ] || { echo "run-bench: $1 needs a value" >&2; exit 2; }; }
-is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
+me=run-bench
+# shellcheck source-path=SCRIPTDIR source=benchlib.sh
+. "$here/benchlib.sh"
 
 while [ $# -gt 0 ]; do
+	common_arg "$@"
+	if [ "$took" -gt 0 ]; then shift "$took"; continue; fi
 	case $1 in
-	--build) need_arg "$@"; build=$2; shift ;;
-	--rocedump) need_arg "$@"; rocedump=$2; shift ;;
-	--gencaps) need_arg "$@"; gencaps=$2; shift ;;
 	--floor) need_arg "$@"; floor=$2; shift ;;
 	--barefloor) need_arg "$@"; barefloor=$2; shift ;;
 	--small-packets) need_arg "$@"; small_n=$2; shift ;;
@@ -69,16 +67,11 @@ while [ $# -gt 0 ]; do
 	--scale) need_arg "$@"; scale=$2; shift ;;
 	--no-scale) scale='' ;;
 	--no-tools) tools=0 ;;
-	--dir) need_arg "$@"; dir=$2; shift ;;
-	--keep) keep=1 ;;
-	-h | --help) usage; exit 0 ;;
-	*) echo "run-bench: unknown argument: $1 (try --help)" >&2; exit 2 ;;
+	*) unknown_arg "$1" ;;
 	esac
 	shift
 done
-for v in small_n mtu_bytes qps runs tool_runs scale_runs; do
-	is_uint "${!v}" || { echo "run-bench: bad number for $v: ${!v}" >&2; exit 2; }
-done
+check_uints small_n mtu_bytes qps runs tool_runs scale_runs
 for sc in $scale; do
 	is_uint "${sc%%:*}" && is_uint "${sc#*:}" && [ "${sc%%:*}" != "$sc" ] ||
 		{ echo "run-bench: bad --scale entry: $sc (QPS:PACKETS)" >&2; exit 2; }
@@ -87,42 +80,18 @@ rocedump=${rocedump:-$build/analyzer/rocedump/rocedump}
 gencaps=${gencaps:-$build/tests/gencaps}
 floor=${floor:-$build/tests/bench/floor}
 barefloor=${barefloor:-$build/tests/bench/barefloor}
-for p in "$rocedump" "$gencaps" "$floor" "$barefloor"; do
-	[ -x "$p" ] || die "not found or not executable: $p (build first, or pass --rocedump/--gencaps/--floor/--barefloor)"
-done
-
-if [ -n "$dir" ]; then
-	mkdir -p "$dir" || die "cannot create $dir"
-else
-	dir=$(mktemp -d "${TMPDIR:-/tmp}/rocedump-bench.XXXXXX") || die "mktemp failed"
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/rocedump-bench-out.XXXXXX") || die "mktemp failed"
+need_programs --rocedump/--gencaps/--floor/--barefloor "$rocedump" "$gencaps" "$floor" "$barefloor"
+bench_dirs rocedump-bench
 small=$dir/bench-small-$small_n-$qps.pcap
 hosts=$dir/bench-hosts-$small_n-$qps.pcap
 mtu=$dir/bench-mtu-$mtu_bytes-$qps.pcap
 declare -A scale_file
 for sc in $scale; do scale_file[$sc]=$dir/bench-hosts-${sc#*:}-${sc%%:*}.pcap; done
 all_files=("$small" "$hosts" "$mtu" "${scale_file[@]}")
-cleanup() {
-	rm -rf "$work"
-	for f in "${all_files[@]}"; do rm -f "$f.tmp"; done
-	if [ "$keep" = 1 ]; then
-		echo "captures kept in $dir"
-	else
-		rm -f "${all_files[@]}"
-		rmdir "$dir" 2>/dev/null
-	fi
-}
-trap cleanup EXIT
+trap 'bench_cleanup "${all_files[@]}"' EXIT
 trap 'exit 1' INT TERM
 
 # ---- captures ----
-make_cap() {  # make_cap FILE GENCAPS-ARGS...
-	local f=$1
-	shift
-	[ -s "$f" ] && return
-	"$gencaps" "$1" "$f.tmp" "${@:2}" && mv "$f.tmp" "$f" || die "gencaps $1 failed"
-}
 make_cap "$small" --bench-small "$small_n" "$qps"
 make_cap "$hosts" --bench-hosts "$small_n" "$qps"
 make_cap "$mtu" --bench-mtu "$mtu_bytes" "$qps"
@@ -130,37 +99,7 @@ for sc in $scale; do make_cap "${scale_file[$sc]}" --bench-hosts "${sc#*:}" "${s
 cat "${all_files[@]}" >/dev/null  # warm the page cache
 
 # ---- timing ----
-# Wall time from bash's EPOCHREALTIME (microseconds, no fork); every run's time is kept
-# (times[KEY]: a list), the report gives the fastest and the median.
-declare -A times rss cpu pkts streams
-seconds() {  # seconds KEY OUT CMD...: run CMD with stdout to OUT, add its wall time to times[KEY]
-	local key=$1 out=$2 t0 t1 rc
-	shift 2
-	t0=$EPOCHREALTIME
-	"$@" >"$out" 2>>"$work/stderr"
-	rc=$?
-	t1=$EPOCHREALTIME
-	[ $rc -eq 0 ] || die "failed (exit $rc): $* (stderr: $(tail -3 "$work/stderr"))"
-	times[$key]+=" $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
-}
-stat_of() {  # stat_of KEY best|median
-	echo "${times[$1]}" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk -v w="$2" '{ t[NR] = $1 }
-		END { if (!NR) exit; if (w == "best") print t[1]; else if (NR % 2) print t[(NR + 1) / 2];
-		      else printf "%.6f\n", (t[NR / 2] + t[NR / 2 + 1]) / 2 }'
-}
-peak_rss() {  # peak_rss KEY CMD...: one run under GNU time: peak RSS in KiB, CPU seconds (user + system)
-	local key=$1
-	shift
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%M %U %S' -o "$work/rss" "$@" >"$work/rss.out" 2>>"$work/stderr" ||
-			die "failed: $* (stderr: $(tail -3 "$work/stderr"))"
-		read -r "rss[$key]" u s < <(tail -1 "$work/rss")
-		cpu[$key]=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
-	else
-		rss[$key]= cpu[$key]=
-		"$@" >"$work/rss.out" 2>>"$work/stderr" || die "failed: $*"
-	fi
-}
+declare -A pkts streams
 
 # The programs timed on each file, in the order of a round (reversed every other round).
 progs=(bare floor tuned same q q1)
