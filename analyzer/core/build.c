@@ -349,7 +349,7 @@ int roce_build_macc(const struct roce_build_macc *b, uint8_t *out, size_t cap)
 	wr_be16(f + MACC_OPCODE, b->opcode);
 	if (b->opcode == ROCE_MACC_PFC) {
 		wr_be16(f + MACC_PFC_ENBV, b->enbv);
-		for (unsigned i = 0; i < 8; i++)
+		for (size_t i = 0; i < 8; i++)
 			wr_be16(f + MACC_PFC_TIME + 2 * i, b->quanta[i]);
 	} else if (b->opcode == ROCE_MACC_PAUSE) {
 		wr_be16(f + MACC_PAUSE_TIME, b->quanta[0]);

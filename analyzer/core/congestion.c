@@ -404,7 +404,9 @@ static const uint8_t *src_mac(const struct roce_pkt *p, const uint8_t *frame)
 
 static int8_t row_priority(unsigned k)
 {
-	return k == PAUSE_ROW ? -1 : (int8_t)k;
+	if (k == PAUSE_ROW)
+		return -1;
+	return (int8_t)k;
 }
 
 /* The open interval of r ends at end. */

@@ -251,7 +251,7 @@ static bool parse_dscp_map(const char *arg, struct roce_congestion_config *c)
 	size_t n = strlen(arg);
 	if (n >= sizeof(buf) || !n || arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,"))
 		return false;  /* no empty items */
-	strcpy(buf, arg);
+	memcpy(buf, arg, n + 1);
 	for (unsigned d = 0; d < 64; d++)
 		c->dscp_prio[d] = (uint8_t)(d >> 3);
 	char *save = NULL;

@@ -308,7 +308,8 @@ static void free_exact(struct report *r, struct rstream *s)
 /* Exact → binned: the points so far go into the bins. False when the budget has no room. */
 static bool to_bins(struct report *r, struct rstream *s)
 {
-	struct rpoint *pts = malloc(((size_t)s->n + 1) * sizeof(*pts));
+	/* zeroed: every field bin_add reads is defined, whatever rstream_decode wrote */
+	struct rpoint *pts = calloc((size_t)s->n + 1, sizeof(*pts));
 	if (!pts || !budget_take(r, sizeof(*s->d))) {
 		free(pts);
 		return false;

@@ -9,9 +9,7 @@ void sb_printf(struct sb *s, const char *fmt, ...)
 	size_t room = sizeof(s->buf) - s->len;
 
 	va_start(ap, fmt);
-	/* clang-tidy 14's valist checker does not see the va_start above through glibc's fortified
-	 * vsnprintf (a false positive) */
-	int n = vsnprintf(s->buf + s->len, room, fmt, ap);  // NOLINT(clang-analyzer-valist.Uninitialized)
+	int n = vsnprintf(s->buf + s->len, room, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;

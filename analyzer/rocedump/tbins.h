@@ -38,7 +38,7 @@ static inline unsigned tbins_index(struct tbins *tb, void *bins, size_t elem, tb
 	uint64_t off = (uint64_t)t - (uint64_t)tb->t0;
 	while (off / (uint64_t)tb->width >= TBINS_N) {
 		char *b = bins;
-		for (unsigned i = 0; i < TBINS_N / 2; i++) {
+		for (size_t i = 0; i < TBINS_N / 2; i++) {
 			if (i)
 				memcpy(b + i * elem, b + 2 * i * elem, elem);
 			merge(b + i * elem, b + (2 * i + 1) * elem);
