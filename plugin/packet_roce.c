@@ -228,23 +228,31 @@ static void add_field(proto_tree *t, tvbuff_t *tvb, const struct roce_pkt *p, en
 {
 	uint32_t off = 0, len = 0;
 	bool bytes_known = roce_field_span(f, p, idx, &off, &len);
+	/* Wireshark's offsets and lengths are gint: a span past them is shown without its bytes */
+	gint start = 0, length = 0;
+	if (off <= G_MAXINT && len <= (uint32_t)G_MAXINT - off) {
+		start = (gint)off;
+		length = (gint)len;
+	} else {
+		bytes_known = false;
+	}
 	proto_item *it;
 
 	switch (roce_field_info(f)->ft) {
 	case ROCE_FT_STRING:
-		it = proto_tree_add_string(t, hf_field[f], tvb, off, len, v->s);
+		it = proto_tree_add_string(t, hf_field[f], tvb, start, length, v->s);
 		break;
 	case ROCE_FT_UINT64:
-		it = proto_tree_add_uint64(t, hf_field[f], tvb, off, len, v->u);
+		it = proto_tree_add_uint64(t, hf_field[f], tvb, start, length, v->u);
 		break;
 	case ROCE_FT_CSUM_STATUS:  /* Wireshark's convention, as tcp.checksum.status */
-		it = proto_tree_add_uint(t, hf_field[f], tvb, off, len,
+		it = proto_tree_add_uint(t, hf_field[f], tvb, start, length,
 					 p->icrc_status == ROCE_ICRC_GOOD ? PROTO_CHECKSUM_E_GOOD :
 					 p->icrc_status == ROCE_ICRC_BAD ? PROTO_CHECKSUM_E_BAD :
 					 PROTO_CHECKSUM_E_UNVERIFIED);
 		break;
 	default:
-		it = proto_tree_add_uint(t, hf_field[f], tvb, off, len, (guint32)v->u);
+		it = proto_tree_add_uint(t, hf_field[f], tvb, start, length, (guint32)v->u);
 		break;
 	}
 	if (!bytes_known)
@@ -356,7 +364,7 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	guint caplen = tvb_captured_length(tvb);
 	if (lt < 0 || caplen == 0)
 		return 0;
-	const guint8 *bytes = tvb_get_ptr(tvb, 0, caplen);
+	const guint8 *bytes = tvb_get_ptr(tvb, 0, -1);  /* all caplen bytes */
 	struct roce_pkt p;
 	/* a frame that is not RoCE gets the events the decoder found on it (a capture cut before
 	 * the BTH, a bad IP checksum) and the analyzer's (the congestion analysis reads PFC/PAUSE
@@ -368,7 +376,8 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	if (roce != 1 && roce_evset_empty(&p.events))
 		return 0;
 
-	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? p.bth_off : 0,
+	/* the protocol's item from the BTH on (caplen, a gint's worth, bounds bth_off) */
+	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? (gint)p.bth_off : 0,
 					     p.bth_off < caplen ? -1 : 0, ENC_NA);
 	if (p.op)
 		proto_item_append_text(ti, ", %s %s, QP 0x%06x, PSN %u, ICRC %s",
