@@ -14,18 +14,13 @@
 #include <unistd.h>
 
 #include "link.h"
+#include "textnum.h"
 
 static bool forwarding(int family)
 {
 	const char *path = family == 4 ? "/proc/sys/net/ipv4/ip_forward" : "/proc/sys/net/ipv6/conf/all/forwarding";
-	FILE *f = fopen(path, "r");
-	int v = 0;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v != 0;
+	unsigned long v;
+	return read_number_file(path, &v) && v != 0;
 }
 
 int host_stack_guard(const struct conf_opts *o, char msg[CONF_ERRLEN], char err[CONF_ERRLEN])

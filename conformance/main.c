@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 			pcap_if_t *all = NULL, *d;
 			if (pcap_findalldevs(&all, buf) == 0) {
 				for (d = all; d && !a.family; d = d->next) {
-					if (strcmp(d->name, o.iface))
+					if (strcmp(d->name, o.iface) != 0)
 						continue;
 					for (pcap_addr_t *pa = d->addresses; pa && !a.family; pa = pa->next) {
 						if (!pa->addr)

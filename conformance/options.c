@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "setup.h"
+#include "textnum.h"
 
 void options_usage(FILE *f)
 {
@@ -86,16 +87,13 @@ const char *addr_unusable(const struct conf_addr *a)
 
 static int parse_mac(const char *s, uint8_t mac[6])
 {
-	unsigned m[6];
-	char tail;
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &tail) != 6)
-		return -1;
 	for (int i = 0; i < 6; i++) {
-		if (m[i] > 255)
+		uint64_t v;
+		if (!(s = hex_field(s, 2, i < 5 ? ':' : 0, &v)))
 			return -1;
-		mac[i] = (uint8_t)m[i];
+		mac[i] = (uint8_t)v;
 	}
-	return 0;
+	return *s ? -1 : 0;
 }
 
 static int number(const char *s, long lo, long hi, long *out)
@@ -110,7 +108,7 @@ static int number(const char *s, long lo, long hi, long *out)
 
 static bool sel_matches(const char *id, const char *sel, size_t len)
 {
-	if (strlen(id) < len || strncasecmp(id, sel, len))
+	if (strlen(id) < len || strncasecmp(id, sel, len) != 0)
 		return false;
 	if (id[len] == 0)
 		return true;
@@ -250,7 +248,7 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		case O_ECN: o->ecn = true; break;
 		case O_PFC: NUM(0, 7, "--pfc"); o->pfc = true; o->pfc_prio = (unsigned)v; break;
 		case O_FAULT:
-			if (strcmp(a, "psn")) {
+			if (strcmp(a, "psn") != 0) {
 				snprintf(err, CONF_ERRLEN, "--fault: \"%s\" (the only fault is psn)", a);
 				return -1;
 			}

@@ -171,7 +171,7 @@ static struct resp *take(struct session *s, const struct link_frame *lf)
 	unsigned idx = record(s, false, lf->ts_ns, lf->data, lf->caplen, "");
 	if (roce_decode(NULL, lf->data, lf->caplen, lf->len, 1, &p) != 1 || p.version != 2 || !p.op ||
 	    p.trunc_layer || p.invalid_layer || p.net.addr_len != (s->o->dut.family == 6 ? 16 : 4) ||
-	    memcmp(lf->data + p.net.addr_off, s->o->dut.ip, p.net.addr_len))
+	    memcmp(lf->data + p.net.addr_off, s->o->dut.ip, p.net.addr_len) != 0)
 		return NULL;
 	if (p.h.bth.dqpn != s->qp.my_qpn) {  /* e.g. a previous run's QP still retrying */
 		sess_note(s, idx, "from DUT to QP 0x%06x, not this test's QP", p.h.bth.dqpn);

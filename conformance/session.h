@@ -10,24 +10,24 @@
 #include "roce/build.h"
 
 /* What to send: the fields a test sets; stim_init() fills the rest from the QP. */
-struct stim {
-	uint8_t opcode;
-	uint32_t psn, dqpn;
-	bool ackreq;
-	uint32_t payload_len;
-	uint8_t fill;              /* payload byte value */
+struct stim {                 /* (widest fields first: no padding) */
 	struct roce_hdrs extra;    /* RETH / AETH / AtomicETH values (hdrs ignored) */
-	uint16_t pkey;
-	uint8_t tver, padcnt;
-	bool padcnt_as_given;
+	uint32_t psn, dqpn;
+	uint32_t payload_len;
 	unsigned icrc;             /* enum roce_build_icrc */
 	uint32_t icrc_value;
-	uint16_t ip_id;
-	uint8_t ecn;
-	bool becn;
 	uint32_t truncate_to;      /* send only this many bytes of the frame (0: all) */
+	uint16_t pkey;
+	uint16_t ip_id;
+	uint16_t hdrs;             /* with hdrs_given */
+	uint8_t opcode;
+	uint8_t fill;              /* payload byte value */
+	uint8_t tver, padcnt;
+	uint8_t ecn;
+	bool ackreq;
+	bool padcnt_as_given;
+	bool becn;
 	bool hdrs_given;           /* use hdrs instead of the opcode's extended headers */
-	uint16_t hdrs;
 	bool alt_src;              /* from another source address than the advertised GID */
 };
 

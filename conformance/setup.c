@@ -1,5 +1,6 @@
 /* setup.c: the table of setup methods and the TCP helpers they share (see setup.h). */
 #include "setup.h"
+#include "textnum.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,7 +30,7 @@ const struct setup_method *setup_find(const char *spec, uint16_t *port, char err
 	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
 		const struct setup_method *m = methods[i];
-		if (strlen(m->name) != len || strncmp(m->name, spec, len))
+		if (strlen(m->name) != len || strncmp(m->name, spec, len) != 0)
 			continue;
 		if (!m->connect) {
 			snprintf(err, CONF_ERRLEN, "setup %s: %s", m->name, m->server);
@@ -183,18 +184,11 @@ void setup_wire_gid(const struct conf_addr *a, char out[33])
 	} else {
 		memcpy(gid, a->ip, 16);
 	}
-	for (int i = 0; i < 16; i++)
+	for (size_t i = 0; i < 16; i++)
 		snprintf(out + 2 * i, 3, "%02x", gid[i]);
 }
 
 int setup_parse_gid(const char *hex, uint8_t gid[16])
 {
-	for (int i = 0; i < 16; i++) {
-		unsigned v;
-		char two[3] = {hex[2 * i], hex[2 * i + 1], 0};
-		if (!two[0] || !two[1] || sscanf(two, "%2x", &v) != 1)
-			return -1;
-		gid[i] = (uint8_t)v;
-	}
-	return 0;
+	return hex_bytes(hex, gid, 16) ? 0 : -1;
 }

@@ -14,6 +14,7 @@
  * cycle buffer, rounded up to the cache line, and advertises its start + B; its QP grants only the
  * one access its test needs (REMOTE_WRITE, REMOTE_READ or REMOTE_ATOMIC). */
 #include "setup.h"
+#include "textnum.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,22 +61,23 @@ static void key_msg(const struct session *s, char out[PT_KEY_LEN])
 /* Parse the server's key message. */
 static int parse_key(struct session *s, const char *msg, unsigned *out_reads, char err[CONF_ERRLEN])
 {
-	unsigned lid, reads, qpn, psn, rkey, g[16], srqn;
-	unsigned long long va;
-	int n = sscanf(msg, "%4x:%4x:%6x:%6x:%8x:%16llx:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%2x:%8x",
-		       &lid, &reads, &qpn, &psn, &rkey, &va, &g[0], &g[1], &g[2], &g[3], &g[4], &g[5], &g[6], &g[7],
-		       &g[8], &g[9], &g[10], &g[11], &g[12], &g[13], &g[14], &g[15], &srqn);
-	if (n != 23) {
+	/* LID:OUT_READS:QPN:PSN:RKEY:VA:GID (16 bytes, each followed by ':'):SRQN */
+	static const unsigned width[6] = {4, 4, 6, 6, 8, 16};
+	uint64_t f[6 + 16 + 1];
+	const char *p = msg;
+	for (unsigned i = 0; i < 6 + 16 && p; i++)
+		p = hex_field(p, i < 6 ? width[i] : 2, ':', &f[i]);
+	if (!p || !hex_field(p, 8, 0, &f[6 + 16])) {
 		snprintf(err, CONF_ERRLEN, "the perftest server's key message \"%.107s\" does not parse", msg);
 		return -1;
 	}
-	s->qp.dut_qpn = qpn;
-	s->qp.dut_psn = psn;
-	s->qp.rkey = rkey;
-	s->qp.va = va;
-	for (int i = 0; i < 16; i++)
-		s->qp.dut_gid[i] = (uint8_t)g[i];
-	*out_reads = reads;
+	*out_reads = (unsigned)f[1];
+	s->qp.dut_qpn = (uint32_t)f[2];
+	s->qp.dut_psn = (uint32_t)f[3];
+	s->qp.rkey = (uint32_t)f[4];
+	s->qp.va = f[5];
+	for (unsigned i = 0; i < 16; i++)
+		s->qp.dut_gid[i] = (uint8_t)f[6 + i];
 	return 0;
 }
 
@@ -126,7 +128,7 @@ static int pt_connect(struct session *s, uint16_t port, unsigned caps, uint32_t 
 		return -1;
 	if (xchg(s, fd, ver, rver, PT_VERSION_LEN, err) < 0)
 		goto fail;
-	if (atof(rver) < 5.70) {
+	if (strtod(rver, NULL) < 5.70) {  /* not a number: 0 */
 		snprintf(err, CONF_ERRLEN, "perftest server version \"%.16s\": versions before 5.70 are not supported", rver);
 		goto fail;
 	}

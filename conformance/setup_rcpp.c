@@ -6,6 +6,7 @@
  * posted, and answers the tester's first SEND with one SEND of its own (AckReq on its last
  * packet), which the tester must ACK for the server to finish. */
 #include "setup.h"
+#include "textnum.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static void rcpp_qp(struct session *s, uint32_t qpn, uint32_t psn)
 static int rcpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
 {
 	char msg[RCPP_MSG_LEN + 1], gid[33], reply[RCPP_MSG_LEN + 1];
-	unsigned lid, qpn, psn;
+	uint64_t lid, qpn, psn;
+	const char *p;
 
 	setup_choose_qp(s);
 	uint32_t advertised = s->qp.my_psn;
@@ -49,12 +51,13 @@ static int rcpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
 	}
 	close(fd);
 	reply[RCPP_MSG_LEN] = 0;
-	if (sscanf(reply, "%4x:%6x:%6x:", &lid, &qpn, &psn) != 3 || reply[19 + 32] != 0 ||
+	if (!(p = hex_field(reply, 4, ':', &lid)) || !(p = hex_field(p, 6, ':', &qpn)) ||
+	    !hex_field(p, 6, ':', &psn) || reply[19 + 32] != 0 ||
 	    setup_parse_gid(reply + 19, s->qp.dut_gid) < 0) {
 		snprintf(err, CONF_ERRLEN, "the DUT's server answered \"%.52s\", not LID:QPN:PSN:GID", reply);
 		return -1;
 	}
-	rcpp_qp(s, qpn, psn);
+	rcpp_qp(s, (uint32_t)qpn, (uint32_t)psn);
 	s->tcp_fd = -1;
 	return 0;
 }

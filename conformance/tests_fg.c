@@ -4,6 +4,7 @@
  * priority for quanta x 512 bit times). Run only when the DUT is declared to do them (--ecn,
  * --pfc PRIO); otherwise N/A. */
 #include "tests.h"
+#include "textnum.h"
 
 #include <stdlib.h>
 
@@ -89,15 +90,9 @@ static int pfc_frame(const uint8_t src[6], unsigned prio, uint16_t quanta, uint8
 static unsigned link_speed(const char *iface)
 {
 	char path[128];
-	unsigned v = 0;
+	unsigned long v;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", iface ? iface : "");
-	FILE *f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
+	return read_number_file(path, &v) && v <= UINT32_MAX ? (unsigned)v : 0;
 }
 
 /* G1: while the DUT resends its unacknowledged SEND (on priority p), a PFC XOFF for p refreshed
