@@ -1212,7 +1212,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 6 && strcmp(argv[1], "--bench-cong") == 0) {
-		bench_cong(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10), atoi(argv[5]));
+		bench_cong(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10), (int)strtol(argv[5], NULL, 10));
 		return 0;
 	}
 	if (argc == 5 && strcmp(argv[1], "--bench-mtu") == 0) {

@@ -6,5 +6,5 @@ int header_mad_check(void);
 int header_mad_check(void)
 {
 	struct roce_mad m = {0};
-	return (int)sizeof(m.hdr.tid);   /* 8 */
+	return (int)sizeof(m.hdr.tid) + m.result;   /* 8 */
 }

@@ -133,6 +133,7 @@ Test(build, defaults)
 	b.version = 2;
 	b.ip_version = 6;
 	n = u_build(&b, f);
+	cr_assert_eq(n, 14 + 40 + 8 + 12 + 4);
 	cr_assert_eq(u_be16(f + 12), 0x86dd);
 	cr_assert_eq(u_be16(f + 14 + 4), 8 + 12 + 4, "IPv6 payload length");
 	cr_assert_eq(f[14 + 6], 17);

@@ -327,7 +327,7 @@ Test(pfc, several_priorities_in_one_frame_and_speeds)
 		cr_assert_eq(finding(ROCE_EV_PFC_PAUSE, 0)->priority, 1);
 		cr_assert_eq(finding(ROCE_EV_PFC_PAUSE, 1)->priority, 3);
 		cr_assert_eq(finding(ROCE_EV_PFC_PAUSE, 2)->priority, 5);
-		data_at(1000 * US + 10 * 1000 * 1000, MAC_C, -1, 0, ROCE_LINK_ETHERNET);  /* the end: 10 ms on */
+		data_at(1000 * US + 10000 * US, MAC_C, -1, 0, ROCE_LINK_ETHERNET);  /* the end: 10 ms on */
 		static const unsigned prios[] = {1, 3, 5};
 		for (unsigned i = 0; i < 3; i++) {
 			unsigned p = prios[i];

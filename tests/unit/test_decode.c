@@ -1322,7 +1322,7 @@ Test(decode, ipv6_extension_chain)
 	/* 8 Destination Options headers: the most the decoder walks */
 	for (unsigned count = 1; count <= 9; count++) {
 		memset(ext, 0, sizeof(ext));
-		for (unsigned i = 0; i < count; i++) {
+		for (size_t i = 0; i < count; i++) {
 			ext[i * 8] = i + 1 < count ? 60 : 17;   /* next header */
 			ext[i * 8 + 1] = 0;                     /* length: 8 bytes */
 			ext[i * 8 + 2] = 1;                     /* PadN */

@@ -64,21 +64,21 @@ Test(events, by_name_round_trip)
 Test(events, stable_names_and_severities)
 {
 	/* names are a public interface: these must never change */
-	static const struct { enum roce_event e; const char *name; enum roce_severity sev; } fixed[] = {
-		{ROCE_EV_TRUNCATED, "truncated", ROCE_SEV_WARN},
-		{ROCE_EV_LINK_UNSUPPORTED, "link.unsupported", ROCE_SEV_INFO},
-		{ROCE_EV_ERSPAN_VERSION, "erspan.version_unknown", ROCE_SEV_WARN},
-		{ROCE_EV_IP_CHECKSUM_BAD, "ip.checksum_bad", ROCE_SEV_ERROR},
-		{ROCE_EV_IP_FRAGMENT, "ip.fragment", ROCE_SEV_WARN},
-		{ROCE_EV_UDP_PORT_CUSTOM, "udp.port_custom", ROCE_SEV_INFO},
-		{ROCE_EV_ECN_CE, "ecn.ce", ROCE_SEV_INFO},
-		{ROCE_EV_GRH_PAYLEN_INVALID, "grh.paylen_invalid", ROCE_SEV_ERROR},
-		{ROCE_EV_BTH_OPCODE_RESERVED, "bth.opcode_reserved", ROCE_SEV_ERROR},
-		{ROCE_EV_BTH_OPCODE_VENDOR, "bth.opcode_vendor", ROCE_SEV_INFO},
-		{ROCE_EV_PACKET_TOO_SHORT, "packet.too_short", ROCE_SEV_ERROR},
-		{ROCE_EV_ATOMIC_LENGTH, "atomic.length_invalid", ROCE_SEV_ERROR},
-		{ROCE_EV_CNP_BECN_CLEAR, "cnp.becn_clear", ROCE_SEV_WARN},
-		{ROCE_EV_ICRC_BAD, "icrc.bad", ROCE_SEV_ERROR},
+	static const struct { const char *name; enum roce_event e; enum roce_severity sev; } fixed[] = {
+		{"truncated", ROCE_EV_TRUNCATED, ROCE_SEV_WARN},
+		{"link.unsupported", ROCE_EV_LINK_UNSUPPORTED, ROCE_SEV_INFO},
+		{"erspan.version_unknown", ROCE_EV_ERSPAN_VERSION, ROCE_SEV_WARN},
+		{"ip.checksum_bad", ROCE_EV_IP_CHECKSUM_BAD, ROCE_SEV_ERROR},
+		{"ip.fragment", ROCE_EV_IP_FRAGMENT, ROCE_SEV_WARN},
+		{"udp.port_custom", ROCE_EV_UDP_PORT_CUSTOM, ROCE_SEV_INFO},
+		{"ecn.ce", ROCE_EV_ECN_CE, ROCE_SEV_INFO},
+		{"grh.paylen_invalid", ROCE_EV_GRH_PAYLEN_INVALID, ROCE_SEV_ERROR},
+		{"bth.opcode_reserved", ROCE_EV_BTH_OPCODE_RESERVED, ROCE_SEV_ERROR},
+		{"bth.opcode_vendor", ROCE_EV_BTH_OPCODE_VENDOR, ROCE_SEV_INFO},
+		{"packet.too_short", ROCE_EV_PACKET_TOO_SHORT, ROCE_SEV_ERROR},
+		{"atomic.length_invalid", ROCE_EV_ATOMIC_LENGTH, ROCE_SEV_ERROR},
+		{"cnp.becn_clear", ROCE_EV_CNP_BECN_CLEAR, ROCE_SEV_WARN},
+		{"icrc.bad", ROCE_EV_ICRC_BAD, ROCE_SEV_ERROR},
 	};
 	for (unsigned k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++) {
 		cr_assert_str_eq(roce_event_name(fixed[k].e), fixed[k].name);

@@ -131,8 +131,8 @@ Test(fmt, time_deltas)
 	cr_assert_str_eq(stamp(TS_DELTA_PREV, false, t - 1, 2000400, &prev), "-00:00:01.000000");
 	cr_assert_str_eq(stamp(TS_DELTA_FIRST, false, t - 1, 0, &first), "-00:00:01.001000");
 	/* past a day: hours not wrapped */
-	cr_assert_str_eq(stamp(TS_DELTA_PREV, false, t - 1 + 27 * 3600 + 61, 2000400, &prev), " 27:01:01.000000");
-	cr_assert_str_eq(stamp(TS_DELTA_FIRST, true, t + 100 * 3600, 1000500, &first), " 100:00:00.000000000");
+	cr_assert_str_eq(stamp(TS_DELTA_PREV, false, t - 1 + 27LL * 3600 + 61, 2000400, &prev), " 27:01:01.000000");
+	cr_assert_str_eq(stamp(TS_DELTA_FIRST, true, t + 100LL * 3600, 1000500, &first), " 100:00:00.000000000");
 	/* the extremes of the int64 range do not overflow */
 	struct ts_clock far = {INT64_MIN, 0, true};
 	cr_assert_str_eq(stamp(TS_DELTA_FIRST, false, INT64_MAX, 999999999, &far), " 5124095576030431:00:15.999999");

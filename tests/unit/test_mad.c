@@ -549,8 +549,10 @@ Test(mad, every_truncation_point)
 				cr_assert_eq(m.truncated, 0);
 				cr_assert_eq(m.local_comm_id, full.local_comm_id);
 				cr_assert_eq(m.remote_comm_id, full.remote_comm_id);
-				if (v[i].kind != ROCE_CM_REQ) /* the REQ's IP CM part comes later */
-					cr_assert(memcmp(&m, &full, sizeof(m)) == 0, "%s len %u", name, len);
+				/* the REQ's IP CM part comes later; byte for byte on purpose: roce_mad_decode
+				 * zeroes its output and stores members, so padding compares equal */
+				if (v[i].kind != ROCE_CM_REQ)
+					cr_assert(memcmp(&m, &full, sizeof(m)) == 0, "%s len %u", name, len);  // NOLINT(bugprone-suspicious-memory-comparison,cert-exp42-c,cert-flp37-c)
 			}
 		}
 	}

@@ -303,7 +303,8 @@ void u_sweep_truncation(const uint8_t *f, uint32_t len, unsigned linktype, const
 	cr_assert_gt(lay->n, 0);
 
 	for (uint32_t k = 0; k < lay->end; k++) {
-		uint8_t *copy = malloc(k);  /* exactly k bytes: ASan catches a read past caplen */
+		/* exactly k bytes: ASan catches a read past caplen (none at all for k = 0) */
+		uint8_t *copy = k ? malloc(k) : NULL;
 		cr_assert(copy || k == 0);
 		if (k)
 			memcpy(copy, f, k);
