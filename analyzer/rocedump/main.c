@@ -308,6 +308,7 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	struct roce_findings findings;
 
 	sc->n++;
+	pkt->capture_if = f->iface;  /* copies: the pcapng interface */
 	roce_analyze(sc->an, pkt, sc->n, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
 	summary_add(sc->sum, pkt);
 	if (sc->out) {
@@ -397,7 +398,7 @@ int main(int argc, char **argv)
 		if (o.format == OUT_JSON)
 			streams_print_json(an, input_capstats(&in), stdout);
 		else
-			streams_print_text(an, input_capstats(&in), stdout);
+			streams_print_text(an, input_capstats(&in), o.print.verbose > 0, stdout);
 	} else if (o.quiet && o.format == OUT_TEXT && n_streams > QUIET_TABLE_MAX) {
 		printf("streams: %" PRIu64 " (evicted %" PRIu64 "); --summary lists them\n", n_streams,
 		       roce_analyzer_evictions(an));

@@ -17,6 +17,14 @@ static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt 
 	}
 	if (p->linktype == ROCE_LINK_SLL || p->linktype == ROCE_LINK_SLL2)
 		sb_printf(s, ",\"sll_pkttype\":%u", p->sll_pkttype);
+	if (p->linktype == ROCE_LINK_SLL2)
+		sb_printf(s, ",\"sll_ifindex\":%" PRIu32, p->sll_ifindex);
+	if (f->iface) {  /* names are kept plain (capstats.c): no escaping needed */
+		sb_printf(s, ",\"interface\":{\"id\":%" PRIu32, capstats_iface_id(f->iface));
+		if (f->iface_name[0])
+			sb_key_str(s, ",\"name\":", f->iface_name);
+		sb_puts(s, "}");
+	}
 	if (p->ethertype)
 		sb_key_u(s, ",\"ethertype\":", p->ethertype);
 	sb_puts(s, "}");
@@ -234,17 +242,24 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	}
 	sb_puts(s, "]");
 	if (fi && fi->n) {
+		char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];  /* the stream's addresses: the frame's */
+		fmt_net_addrs(p, f->data, src, dst);
 		sb_puts(s, ",\"findings\":[");
 		for (unsigned i = 0; i < fi->n; i++) {
 			const struct roce_finding *x = &fi->f[i];
-			sb_printf(s, "%s{\"event\":\"%s\",\"qpn\":%" PRIu32, i ? "," : "",
-				  roce_event_name((enum roce_event)x->event), x->qpn);
+			sb_printf(s, "%s{\"event\":\"%s\",\"stream\":%" PRIu32 ",\"pair\":%" PRIu32, i ? "," : "",
+				  roce_event_name((enum roce_event)x->event), fi->stream, fi->pair);
+			if (src[0])
+				sb_printf(s, ",\"src\":\"%s\",\"dst\":\"%s\"", src, dst);
+			sb_key_u(s, ",\"qpn\":", x->qpn);
 			if (x->has_psn)
 				sb_printf(s, x->msn ? ",\"expected_msn\":%" PRIu32 ",\"seen_msn\":%" PRIu32
 						    : ",\"expected_psn\":%" PRIu32 ",\"seen_psn\":%" PRIu32,
 					  x->expected_psn, x->seen_psn);
 			if (x->delta_ns >= 0)
 				sb_printf(s, ",\"delta_ns\":%lld", (long long)x->delta_ns);
+			if (x->ref_frame)
+				sb_key_u(s, ",\"ref_frame\":", x->ref_frame);
 			sb_puts(s, "}");
 		}
 		sb_puts(s, "]");

@@ -14,15 +14,32 @@ static const char *ecn_name(unsigned ecn)
 	return n[ecn & 3];
 }
 
+/* An SLL/SLL2 packet type as tcpdump names it. */
+static const char *sll_pkttype_name(unsigned t)
+{
+	static const char *const n[] = {"In", "B", "M", "P", "Out"};
+	return t < 5 ? n[t] : "?";
+}
+
+/* -e: where the frame was seen (pcapng interface, SLL/SLL2 interface and direction), then the
+ * Ethernet addresses and VLAN tags. */
 static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt *p)
 {
+	if (f->iface) {
+		sb_printf(s, "if %" PRIu32, capstats_iface_id(f->iface));
+		if (f->iface_name[0])
+			sb_printf(s, " (%s)", f->iface_name);
+		sb_puts(s, " ");
+	}
 	if (p->eth_off >= 0 && (uint32_t)p->eth_off + 14 <= roce_readable_len(f->caplen)) {
 		char src[18], dst[18];
 		fmt_mac(dst, f->data + p->eth_off);
 		fmt_mac(src, f->data + p->eth_off + 6);
 		sb_printf(s, "%s > %s, ", src, dst);
-	} else if (p->linktype == ROCE_LINK_SLL || p->linktype == ROCE_LINK_SLL2) {
-		sb_printf(s, "sll%s pkttype %u, ", p->linktype == ROCE_LINK_SLL2 ? "2" : "", p->sll_pkttype);
+	} else if (p->linktype == ROCE_LINK_SLL) {
+		sb_printf(s, "sll %s, ", sll_pkttype_name(p->sll_pkttype));
+	} else if (p->linktype == ROCE_LINK_SLL2) {
+		sb_printf(s, "sll2 ifindex %" PRIu32 " %s, ", p->sll_ifindex, sll_pkttype_name(p->sll_pkttype));
 	}
 	for (unsigned i = 0; i < p->n_vlan; i++)
 		sb_printf(s, "%s vlan %u p %u%s, ", p->vlan[i].tpid == 0x8100 ? "802.1Q" : "802.1ad",
@@ -215,9 +232,27 @@ static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt
 	}
 }
 
+/* What a finding says of the frame it refers to: a timeout the age of the resent PSN and where it
+ * was first sent, a copy its first sighting, a restart the NAK it answers. */
+static void put_ref(struct sb *s, const struct roce_finding *x)
+{
+	if (x->event == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0)
+		sb_printf(s, ", first sent %" PRId64 ".%03" PRId64 " ms before", x->delta_ns / 1000000,
+			  x->delta_ns / 1000 % 1000);
+	if (!x->ref_frame)
+		return;
+	switch (x->event) {
+	case ROCE_EV_RETRANSMIT_TIMEOUT: sb_printf(s, " in frame %" PRIu64, x->ref_frame); break;
+	case ROCE_EV_FRAME_COPY: sb_printf(s, ", copy of frame %" PRIu64, x->ref_frame); break;
+	case ROCE_EV_NAK_RESTART_WRONG: sb_printf(s, ", NAK in frame %" PRIu64, x->ref_frame); break;
+	case ROCE_EV_RNR_RETRY_EARLY: sb_printf(s, ", RNR NAK in frame %" PRIu64, x->ref_frame); break;
+	default: break;  /* psn.retransmit: the JSON has it */
+	}
+}
+
 /* The frame's events; a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
- * before). */
+ * before in frame 12). */
 void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	const char *sep = "";
@@ -236,9 +271,7 @@ void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_find
 				sb_printf(s, "(expected %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
 			else
 				sb_printf(s, "(psn %" PRIu32, x->seen_psn);
-			if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0)
-				sb_printf(s, ", first sent %" PRId64 ".%03" PRId64 " ms before", x->delta_ns / 1000000,
-					  x->delta_ns / 1000 % 1000);
+			put_ref(s, x);
 			sb_puts(s, ")");
 			break;
 		}
