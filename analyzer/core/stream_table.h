@@ -61,12 +61,15 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
  * and side blocks that a stream takes when it first needs them, from pools shared by all
  * streams, and gives back when it is evicted:
  *   ack   acknowledgement tracking, from its first request that asks for a response or ends a
- *         message: round-trip statistics, the MSN check, messages by kind (128 bytes);
- *   loss  loss and recovery: counts and NAK state, from its first anomaly (a gap, resend or late
- *         request, a NAK or RNR NAK sent or received, a resent READ response) (104 bytes);
+ *         message, or its first response: response-time statistics and the requester's turn,
+ *         the MSN check, messages by kind (160 bytes);
+ *   loss  loss and recovery: counts, NAK state and go-back-N episodes, retries, losses after
+ *         the capture point, from its first anomaly (a gap, resend or late request, a NAK or RNR
+ *         NAK sent or received, a resent READ response) (128 bytes);
  *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
- * A clean requester that asks for ACKs takes 256 bytes, its responder 128. Core fields are
- * ordered by size, largest first, so that nothing is lost to alignment holes. */
+ * Beside the table, 12 bytes a stream hold its ids and copy count (struct stream_ids). A clean
+ * requester that asks for ACKs takes 300 bytes, its responder 140. Core fields are ordered by
+ * size, largest first, so that nothing is lost to alignment holes. */
 struct stream {
 	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
 	uint64_t key;             /* src id : 20 | dst id : 20 | dqpn : 24 */

@@ -38,6 +38,7 @@ struct options {
 	bool streams;              /* --summary */
 	uint32_t max_streams;      /* --max-streams */
 	uint32_t pmtu;             /* --pmtu */
+	int64_t copy_window_us;    /* --copy-window-us: 0 default (1000), -1 off */
 	enum out_format format;
 	unsigned threads;          /* --threads; 0 = pipeline_default_threads() */
 	unsigned batch;            /* --batch */
@@ -73,6 +74,10 @@ static void usage(FILE *f)
 		"      --max-streams N  streams the transport analysis tracks at once (default 2097152:\n"
 		"                     1 M queue pairs, both directions)\n"
 		"      --pmtu N       the path MTU (256, 512, 1024, 2048, 4096); default: learned per stream\n"
+		"      --copy-window-us N\n"
+		"                     a packet seen again within N microseconds on another interface or\n"
+		"                     mirror point is a copy (frame.copy), not a resend (default 1000;\n"
+		"                     0: copies are not looked for)\n"
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
 		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
 		"                     output is the same whatever N\n"
@@ -130,7 +135,7 @@ static char *join_words(int argc, char **argv)
 
 enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
-	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION,
+	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_COPY_WINDOW,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -143,6 +148,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"summary", no_argument, NULL, OPT_SUMMARY},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 		{"pmtu", required_argument, NULL, OPT_PMTU},
+		{"copy-window-us", required_argument, NULL, OPT_COPY_WINDOW},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"batch", required_argument, NULL, OPT_BATCH},
 		{"nano", no_argument, NULL, OPT_NANO},
@@ -231,6 +237,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (!parse_uint(optarg, UINT32_MAX, &v) || v == 0)
 				return fail_usage("invalid stream count", optarg);
 			o->max_streams = (uint32_t)v;
+			break;
+		case OPT_COPY_WINDOW:
+			if (!parse_uint(optarg, 60000000, &v))
+				return fail_usage("invalid copy window (0 to 60000000 microseconds)", optarg);
+			o->copy_window_us = v ? (int64_t)v : -1;
 			break;
 		case OPT_PMTU:
 			if (!parse_uint(optarg, 4096, &v) || v < 256 || (v & (v - 1)))
@@ -340,7 +351,8 @@ int main(int argc, char **argv)
 		free(o.filter);
 		return EXIT_USAGE;
 	}
-	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu};
+	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu,
+					    .copy_window_us = o.copy_window_us};
 	char aerr[ROCE_ERRBUF_SIZE];
 	struct roce_analyzer *an = roce_analyzer_new(&acfg, aerr);
 	if (!an) {

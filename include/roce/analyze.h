@@ -4,7 +4,7 @@
  * A stream is one direction of one queue pair: (source address, destination address,
  * destination QPN). It carries the requests of its source (one PSN space) and its source's
  * responses to the destination's requests (the destination's PSN space). State per stream is
- * bounded (128 bytes, and up to 232 more as its traffic needs them); the table holds at most
+ * bounded (140 bytes, and up to 320 more as its traffic needs them); the table holds at most
  * max_streams and evicts the least recently used. A log of the last 65,536 request PSNs' first
  * sendings (2 MiB) ages timeout resends. Findings are
  * events of the one event table (events.def), added to the frame's event set, with details.

@@ -70,15 +70,17 @@ verdict_netem() { case $1 in
     *_dup) tc qdisc add dev eth0 root netem duplicate 5% ;;
     vlan_*_loss) tc qdisc add dev eth0 root netem loss 3% ;;
   esac; }
-# rc_pingpong_peer_dies: the server's process is killed (SIGKILL) 2 s after the client connected;
-# the client's rxe resends the unanswered SEND for ever (retry count 7 = unlimited in rxe) until its
-# timeout 20 s. Exit status 0 when that is what happened (server killed, client timed out).
-peer_dies() { local pid rc
+# rc_pingpong_peer_dies: the server stops hearing its peer (iptables drops RoCE on its INPUT) once
+# rxe0 has received 300 packets of the exchange: the client's next SEND is never acknowledged and
+# its rxe resends it for ever (retry count 7 = unlimited in rxe) until the client's timeout 20 s.
+# Exit status 0 when that is what happened (the client timed out; the server is killed at the end).
+peer_dies() { local pid rc c=/sys/class/infiniband/$dev/ports/1/hw_counters/rcvd_pkts n0
   if [ "$ROLE" = srv ]; then
-    ibv_rc_pingpong -d $dev -g $g -p $p -n 1000000 -s 64 > /tmp/peer.log 2>&1 & pid=$!
-    for i in $(seq 1 600); do grep -q "remote address" /tmp/peer.log && break; sleep 0.1; done
-    sleep 2; kill -9 $pid; wait $pid; rc=$?; cat /tmp/peer.log
-    [ $rc = 137 ]
+    n0=$(cat $c); ibv_rc_pingpong -d $dev -g $g -p $p -n 1000000 -s 64 > /tmp/peer.log 2>&1 & pid=$!
+    for i in $(seq 1 900); do [ $(($(cat $c) - n0)) -gt 300 ] && break; sleep 0.1; done
+    /usr/sbin/iptables -I INPUT -p udp --dport 4791 -j DROP
+    echo "gone deaf after $(($(cat $c) - n0)) packets received"
+    sleep 22; kill -9 $pid; wait $pid; /usr/sbin/iptables -D INPUT -p udp --dport 4791 -j DROP; cat /tmp/peer.log
   else
     retry timeout 20 ibv_rc_pingpong -d $dev -g $g -p $p -n 1000000 -s 64 $peer; rc=$?
     [ $rc = 124 ]
