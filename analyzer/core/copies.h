@@ -11,8 +11,8 @@
 #include "roce/decode.h"
 
 /* A small table of recent sightings, set-associative by the packet's content key (COPY_WAYS
- * slots a set, the oldest sighting in file order replaced): a sighting is found again until
- * COPY_WAYS newer packets have fallen into its set, COPY_SLOTS packets later on average. */
+ * slots a set, a new packet taking the slot its frame number picks): a sighting is found again
+ * for about COPY_SLOTS packets. */
 #define COPY_SLOTS 8192u
 #define COPY_WAYS 4u
 struct copy_slot {
