@@ -8,3 +8,17 @@ apt-get install -y -q --no-install-recommends \
 	gcc libc6-dev meson ninja-build pkg-config \
 	libpcap-dev libisal-dev libcriterion-dev \
 	python3 python3-scapy tshark wireshark-common tcpdump util-linux
+# roceconform's real-DUT test (tests/dut/test-conformance.sh): qemu boots the Soft-RoCE guest, kmod and cpio
+# build its image (tests/dut/build-guest.sh), iproute2 and nftables make its private namespace
+apt-get install -y -q --no-install-recommends qemu-system-x86 kmod cpio iproute2 nftables
+# plugin/ (roce.so): Wireshark 4.0's epan headers and glib (pkg-config wireshark needs both)
+apt-get install -y -q --no-install-recommends libwireshark-dev libglib2.0-dev
+# jq: README.md's JSON example pipes rocedump into it (tests/cli/readme_examples.py runs it);
+# groff-base: the man page is checked with groff -man -ww (tests/cli/test-docs.sh)
+apt-get install -y -q --no-install-recommends jq groff-base
+# headless Chromium: the report tests open rocedump --report's pages in it (tests/report)
+apt-get install -y -q --no-install-recommends chromium
+# live capture (rocedump -i): the metrics endpoint's HTTP library
+apt-get install -y -q --no-install-recommends libmicrohttpd-dev
+# live capture tests: replaying captures onto veth pairs, scraping and checking the metrics
+apt-get install -y -q --no-install-recommends tcpreplay iproute2 curl prometheus

@@ -8,3 +8,6 @@ ninja -C build
 cap=captures/rxe/rc_pingpong.pcap
 [ -f "$cap" ] || cap=captures/gen/rc_opcodes.pcap
 build/analyzer/rocedump/rocedump -r "$cap" -c 12
+echo
+echo "rocedump is build/analyzer/rocedump/rocedump (man page: analyzer/rocedump/rocedump.1);"
+echo "meson install -C build installs both under /usr/local (bin/rocedump, share/man/man1/rocedump.1)."

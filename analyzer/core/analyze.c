@@ -225,6 +225,10 @@ static uint32_t us_since(int64_t then, int64_t now)
 static void restarted(struct loss_block *l, struct frame_ctx *f)
 {
 	uint32_t us = us_since(l->nak_ts, f->ts);
+	if (f->out) {
+		f->out->recovery_ns = f->ts > l->nak_ts ? f->ts - l->nak_ts : 0;
+		f->out->recovery_ref = frame_back(f->frame, l->nak_frame);
+	}
 	if (l->rnr_wait_us && us < l->rnr_wait_us)
 		find_ref(f, ROCE_EV_RNR_RETRY_EARLY, l->restart_psn, f->p->h.bth.psn, f->ts - l->nak_ts,
 			 frame_back(f->frame, l->nak_frame));
@@ -910,6 +914,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		out->n = 0;
 		out->stream = out->pair = 0;
 		out->response_ns = -1;
+		out->recovery_ns = -1;
+		out->recovery_ref = 0;
 	}
 	if (!p->version || !p->op || !(p->op->flags & ROCE_OPF_VALID) || p->trunc_layer == ROCE_LAYER_EXT ||
 	    !p->net.addr_len)

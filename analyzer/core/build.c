@@ -1,5 +1,7 @@
 /* build.c: the packet builder (see build.h), written over the decoder's offsets (wire.h) and
  * header writers (transport.c), with the ICRC from icrc.c (IBTA Annex A16/A17). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -13,6 +15,18 @@
 static uint16_t csum16(uint32_t sum, const uint8_t *b, uint32_t n)
 {
 	return (uint16_t)~csum_fold(csum_add(sum, b, n));
+}
+
+/* Return err, with the reason in errbuf when the caller gave one. */
+static int fail(char *errbuf, int err, const char *fmt, ...)
+{
+	if (errbuf) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(errbuf, ROCE_ERRBUF_SIZE, fmt, ap);
+		va_end(ap);
+	}
+	return err;
 }
 
 static uint32_t link_len(const struct roce_build *b)
@@ -120,12 +134,17 @@ int roce_build_frame(const struct roce_build *b, uint8_t *out, size_t cap)
 	const struct roce_opcode_info *op = roce_opcode_info(h.bth.opcode);
 	uint8_t ttl = b->ttl ? b->ttl : 64;
 
-	if ((version != 1 && version != 2) || (ipv != 4 && ipv != 6) || b->n_vlan > ROCE_MAX_VLAN)
-		return ROCE_ERR_ARG;
+	if (version != 1 && version != 2)
+		return fail(b->errbuf, ROCE_ERR_ARG, "RoCE version %u (1 or 2)", version);
+	if (ipv != 4 && ipv != 6)
+		return fail(b->errbuf, ROCE_ERR_ARG, "IP version %u (4 or 6)", ipv);
+	if (b->n_vlan > ROCE_MAX_VLAN)
+		return fail(b->errbuf, ROCE_ERR_ARG, "%u VLAN tags (at most %d)", b->n_vlan, ROCE_MAX_VLAN);
 	if (ipv == 4 && version == 2 && (b->ip_options_len % 4 || b->ip_options_len > 40))
-		return ROCE_ERR_ARG;
+		return fail(b->errbuf, ROCE_ERR_ARG, "IPv4 options of %u bytes (a multiple of 4, at most 40)",
+			    b->ip_options_len);
 	if (version == 1 && b->ip_options_len)
-		return ROCE_ERR_UNSUPPORTED;
+		return fail(b->errbuf, ROCE_ERR_UNSUPPORTED, "RoCEv1 has no IP options");
 	if (!(b->flags & ROCE_BUILD_HDRS_AS_GIVEN))
 		h.hdrs = op->hdrs;
 	if (!(b->flags & ROCE_BUILD_PADCNT_AS_GIVEN))
@@ -143,9 +162,10 @@ int roce_build_frame(const struct roce_build *b, uint8_t *out, size_t cap)
 	uint32_t frame_len = (eth && (b->flags & ROCE_BUILD_ETH_MIN_FRAME) && total < 60) ? 60 : total;
 
 	if (udp_len > 0xffff || net_hlen + udp_len + roce_len > 0xffff)
-		return ROCE_ERR_ARG;
+		return fail(b->errbuf, ROCE_ERR_ARG, "a %u-byte payload does not fit an IP packet", b->payload_len);
 	if (frame_len > cap)
-		return ROCE_ERR_NOSPACE;
+		return fail(b->errbuf, ROCE_ERR_NOSPACE, "the %u-byte frame does not fit the %zu-byte buffer",
+			    frame_len, cap);
 	memset(out, 0, frame_len);
 
 	uint16_t type = version == 1 ? ETHERTYPE_ROCEV1 : ipv == 4 ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6;
@@ -197,6 +217,26 @@ int roce_build_frame(const struct roce_build *b, uint8_t *out, size_t cap)
 	return (int)frame_len;
 }
 
+int64_t roce_icrc_recompute(uint8_t *frame, uint32_t len, unsigned linktype, bool fix_ip_csum, char *errbuf)
+{
+	struct roce_decoder_config cfg = {.flags = ROCE_DECODE_NO_ICRC | ROCE_DECODE_NO_CSUM};
+	struct roce_pkt p;
+
+	if (!roce_decode(&cfg, frame, len, len, linktype, &p))
+		return fail(errbuf, ROCE_ERR_ARG, "not a RoCE packet");
+	if (p.trunc_layer || !p.icrc_off || p.icrc_off + ROCE_ICRC_LEN > len)
+		return fail(errbuf, ROCE_ERR_ARG, "the RoCE packet is not whole (stops at the %s)",
+			    roce_layer_name((enum roce_layer)(p.trunc_layer ? p.trunc_layer : ROCE_LAYER_ICRC)));
+	if (fix_ip_csum && p.net.kind == ROCE_NET_IPV4) {
+		uint8_t *ip = frame + p.net.off;
+		wr_be16(ip + IP4_CSUM, 0);
+		wr_be16(ip + IP4_CSUM, csum16(0, ip, p.net.hdr_len));
+	}
+	uint32_t icrc = icrc_compute(frame, p.net.kind, p.net.off, p.net.hdr_len, p.bth_off, p.icrc_off);
+	wr_le32(frame + p.icrc_off, icrc);
+	return icrc;
+}
+
 /* ---- wrappers ---- */
 
 static uint32_t write_erspan(uint8_t *o, const struct roce_wrap *w, unsigned ver, bool trunc)
@@ -233,7 +273,7 @@ int roce_build_wrap(const struct roce_build_wrap *wr, const uint8_t *inner, uint
 	uint8_t proto;
 
 	if (ipv != 4 && ipv != 6)
-		return ROCE_ERR_ARG;
+		return fail(wr->errbuf, ROCE_ERR_ARG, "outer IP version %u (4 or 6)", ipv);
 	switch (wr->kind) {
 	case ROCE_WRAP_VXLAN:
 		proto = IPPROTO_UDP_;
@@ -273,15 +313,16 @@ int roce_build_wrap(const struct roce_build_wrap *wr, const uint8_t *inner, uint
 		break;
 	}
 	default:
-		return ROCE_ERR_ARG;
+		return fail(wr->errbuf, ROCE_ERR_ARG, "wrapper kind %u", wr->kind);
 	}
 
 	uint32_t iph = ipv == 4 ? IP4_HLEN : IP6_HLEN;
 	uint32_t total = ETH_HLEN + iph + h + keep;
 	if (total > cap)
-		return ROCE_ERR_NOSPACE;
+		return fail(wr->errbuf, ROCE_ERR_NOSPACE, "the %u-byte frame does not fit the %zu-byte buffer",
+			    total, cap);
 	if (iph + h + keep > 0xffff)
-		return ROCE_ERR_ARG;
+		return fail(wr->errbuf, ROCE_ERR_ARG, "a %u-byte inner frame does not fit an IP packet", len);
 	uint32_t n = write_ether(out, wr->eth_dst, wr->eth_src, 0, NULL, ipv == 4 ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6);
 	if (ipv == 4)
 		write_ipv4(out + n, IP4_HLEN, iph + h + keep, 0, 0, true, 64, proto, wr->src, wr->dst, NULL, false);

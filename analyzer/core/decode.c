@@ -308,6 +308,8 @@ static void decode_vxlan(struct ctx *c, uint32_t off, uint32_t end, uint32_t lim
 
 	if (!enter_wrap(c, ROCE_WRAP_VXLAN))
 		return;
+	if (w->depth == 1)
+		w->hdr_off = (uint16_t)off;
 	const uint8_t *vx = span_at(&s, off, VXLAN_HLEN);
 	if (!vx) {
 		truncated(c, ROCE_LAYER_VXLAN);
@@ -421,8 +423,11 @@ static void decode_gre(struct ctx *c, uint32_t off, uint32_t ip_end, uint32_t li
 
 	const uint8_t *g = span_at(&s, off, GRE_HLEN);
 	if (!g) {
-		if (enter_wrap(c, ROCE_WRAP_GRE))
+		if (enter_wrap(c, ROCE_WRAP_GRE)) {
+			if (w->depth == 1)
+				w->hdr_off = (uint16_t)off;
 			truncated(c, ROCE_LAYER_GRE);
+		}
 		return;
 	}
 	uint16_t flags = ld_be16(g + GRE_FLAGS);
@@ -436,6 +441,7 @@ static void decode_gre(struct ctx *c, uint32_t off, uint32_t ip_end, uint32_t li
 		return;
 	bool outer = w->depth == 1;
 	if (outer) {
+		w->hdr_off = (uint16_t)off;
 		w->gre_flags = flags;
 		w->gre_proto = proto;
 	}

@@ -7,10 +7,11 @@ struct event_row {
 	const char *name;
 	const char *description;
 	enum roce_severity severity;
+	enum roce_event_group group;
 };
 
 static const struct event_row rows[ROCE_EV_COUNT] = {
-#define ROCE_EVENT(id, name, sev, desc) [ROCE_EV_##id] = {name, desc, ROCE_SEV_##sev},
+#define ROCE_EVENT(id, name, sev, group, desc) [ROCE_EV_##id] = {name, desc, ROCE_SEV_##sev, ROCE_GROUP_##group},
 #include "roce/events.def"
 #undef ROCE_EVENT
 };
@@ -36,6 +37,17 @@ const char *roce_severity_name(enum roce_severity s)
 {
 	static const char *const names[] = {"info", "warn", "error"};
 	return (unsigned)s < 3 ? names[s] : "?";
+}
+
+enum roce_event_group roce_event_group(enum roce_event e)
+{
+	return (unsigned)e < ROCE_EV_COUNT ? rows[e].group : ROCE_GROUP_PROTOCOL;
+}
+
+const char *roce_event_group_name(enum roce_event_group g)
+{
+	static const char *const names[] = {"sequence", "checksum", "malformed", "protocol"};
+	return (unsigned)g < 4 ? names[g] : "?";
 }
 
 int roce_event_by_name(const char *name)

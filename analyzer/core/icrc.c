@@ -1,5 +1,5 @@
 /* icrc.c: the RoCE invariant CRC (IBTA Vol 1 §7.8.1; Annex A16 RoCEv1, Annex A17 RoCEv2;
- * reference/wireshark-and-peers.md §4).
+ * docs/architecture.md "The ICRC, in short").
  *
  * CRC-32 over: 8 bytes 0xFF (the masked LRH) || network header || UDP header (v2) || BTH ||
  * extended headers, payload and pad. Masked to ones (the fields routers rewrite): IPv4 TOS, TTL and

@@ -136,6 +136,45 @@ const char *roce_cm_kind_name(enum roce_cm_kind k)
 	return names[k];
 }
 
+const char *roce_cm_message_name(enum roce_cm_kind k)
+{
+	static const char *const names[] = {
+		[ROCE_CM_REQ] = "ConnectRequest", [ROCE_CM_MRA] = "MsgRcptAck",
+		[ROCE_CM_REJ] = "ConnectReject", [ROCE_CM_REP] = "ConnectReply",
+		[ROCE_CM_RTU] = "ReadyToUse", [ROCE_CM_DREQ] = "DisconnectRequest",
+		[ROCE_CM_DREP] = "DisconnectReply",
+	};
+	if ((unsigned)k >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	return names[k];
+}
+
+/* IBTA Vol 1 Table 109 (the codes Linux include/rdma/ib_cm.h names; 34 is not assigned) */
+const char *roce_cm_rej_reason_name(unsigned reason)
+{
+	static const char *const names[] = {
+		[1] = "no QP available", [2] = "no EEC available", [3] = "no resources available",
+		[4] = "timeout", [5] = "unsupported request", [6] = "invalid communication ID",
+		[7] = "invalid communication instance", [8] = "invalid service ID",
+		[9] = "invalid transport service type", [10] = "stale connection",
+		[11] = "RDC does not exist", [12] = "primary remote port GID rejected",
+		[13] = "primary remote port LID rejected", [14] = "invalid primary SL",
+		[15] = "invalid primary traffic class", [16] = "invalid primary hop limit",
+		[17] = "invalid primary packet rate", [18] = "alternate remote port GID rejected",
+		[19] = "alternate remote port LID rejected", [20] = "invalid alternate SL",
+		[21] = "invalid alternate traffic class", [22] = "invalid alternate hop limit",
+		[23] = "invalid alternate packet rate", [24] = "port redirection (CM)",
+		[25] = "port redirection", [26] = "invalid path MTU",
+		[27] = "insufficient responder resources", [ROCE_CM_REJ_CONSUMER] = "consumer reject",
+		[29] = "RNR retry count rejected", [30] = "duplicate local communication ID",
+		[31] = "unsupported class version", [32] = "invalid primary flow label",
+		[33] = "invalid alternate flow label", [35] = "vendor option not supported",
+	};
+	if (reason >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	return names[reason];
+}
+
 const char *roce_mad_result_name(enum roce_mad_result r)
 {
 	static const char *const names[] = {

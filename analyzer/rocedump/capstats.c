@@ -203,6 +203,17 @@ const char *capstats_iface_name(const struct capstats *s, uint32_t key)
 	return "";
 }
 
+void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop)
+{
+	capstats_init(s);
+	s->format = CAPSTATS_LIVE;
+	s->complete = true;
+	s->stopped = true;
+	s->n_ifaces = 1;
+	s->iface[0] = (struct capstats_iface){.recv = received, .if_drop = if_drop, .os_drop = os_drop,
+					      .has_recv = true, .has_if_drop = true, .has_os_drop = true};
+}
+
 static struct capstats_iface *iface_for(struct capstats *s, uint32_t section, uint32_t if_id)
 {
 	for (uint32_t i = 0; i < s->n_ifaces; i++)
@@ -348,14 +359,18 @@ struct capstats_totals capstats_totals(const struct capstats *s)
 
 static const char *format_name(enum capstats_format f)
 {
-	return f == CAPSTATS_PCAP ? "pcap" : f == CAPSTATS_PCAPNG ? "pcapng" : "unknown";
+	return f == CAPSTATS_PCAP ? "pcap" : f == CAPSTATS_PCAPNG ? "pcapng" : f == CAPSTATS_LIVE ? "live" : "unknown";
 }
 
 void capstats_describe(const struct capstats *s, char *buf, size_t len)
 {
 	struct capstats_totals t = capstats_totals(s);
 
-	if (s->format == CAPSTATS_PCAP) {
+	if (s->format == CAPSTATS_LIVE) {
+		const struct capstats_iface *f = &s->iface[0];
+		snprintf(buf, len, "capture drops: %" PRIu64 " by the kernel, %" PRIu64 " by the interface (live; %" PRIu64
+			 " packets received by the filter)", f->os_drop, f->if_drop, f->recv);
+	} else if (s->format == CAPSTATS_PCAP) {
 		snprintf(buf, len, "capture drops: not recorded (pcap files carry no drop counts)");
 	} else if (s->format != CAPSTATS_PCAPNG) {
 		snprintf(buf, len, "capture drops: not recorded (unrecognised file format)");
@@ -391,6 +406,8 @@ void capstats_print_json(const struct capstats *s, FILE *out)
 	if (!s->complete || s->too_many_ifaces)
 		t = (struct capstats_totals){0};  /* not known */
 	fprintf(out, "\"capture\":{\"format\":\"%s\"", format_name(s->format));
+	if (s->format == CAPSTATS_LIVE)
+		fprintf(out, ",\"received\":%" PRIu64, s->iface[0].recv);
 	print_count(out, "if_drops", t.has_if_drop, t.if_drop);
 	print_count(out, "os_drops", t.has_os_drop, t.os_drop);
 	fputc('}', out);

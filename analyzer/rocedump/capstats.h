@@ -27,7 +27,7 @@
 #define CAPSTATS_MAX_IFACES 64
 #define CAPSTATS_ISB_MAX 1024  /* bytes of an ISB kept for its options; longer ones are cut */
 
-enum capstats_format { CAPSTATS_UNKNOWN = 0, CAPSTATS_PCAP, CAPSTATS_PCAPNG };
+enum capstats_format { CAPSTATS_UNKNOWN = 0, CAPSTATS_PCAP, CAPSTATS_PCAPNG, CAPSTATS_LIVE };
 
 struct capstats_iface {
 	uint32_t section, if_id;
@@ -82,6 +82,10 @@ struct capstats_totals {
 };
 
 void capstats_init(struct capstats *s);
+/* A live capture's counts so far, as the kernel gives them (pcap_stats()): packets that passed
+ * the filter, dropped by the kernel (ring full), dropped by the interface. Replaces what s held;
+ * describe and print_json then give the live form. */
+void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop);
 void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n);
 
 /* Queue the packet blocks' interfaces from now on (before the first byte is fed); false when out
@@ -111,7 +115,7 @@ struct capstats_totals capstats_totals(const struct capstats *s);
  * statistics of more than CAPSTATS_MAX_IFACES interfaces. */
 void capstats_describe(const struct capstats *s, char *buf, size_t len);
 /* The JSON member "capture":{"format":"pcapng","if_drops":3,"os_drops":1} (null: not recorded,
- * or not known). */
+ * or not known); live: "capture":{"format":"live","received":N,"os_drops":N,"if_drops":N}. */
 void capstats_print_json(const struct capstats *s, FILE *out);
 
 #endif

@@ -7,35 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-void fmt_mac(char out[18], const uint8_t *m)
-{
-	static const char hex[] = "0123456789abcdef";
-	for (unsigned i = 0; i < 6; i++) {
-		out[3 * i] = hex[m[i] >> 4];
-		out[3 * i + 1] = hex[m[i] & 15];
-		out[3 * i + 2] = i < 5 ? ':' : '\0';
-	}
-}
-
-void fmt_ip(char out[FMT_ADDR_MAX], const uint8_t *addr, unsigned len)
-{
-	if (len == 4) {  /* by hand: glibc's inet_ntop formats IPv4 with sprintf */
-		char *o = out;
-		for (unsigned i = 0; i < 4; i++) {
-			unsigned v = addr[i];
-			if (v >= 100)
-				*o++ = (char)('0' + v / 100);
-			if (v >= 10)
-				*o++ = (char)('0' + v / 10 % 10);
-			*o++ = (char)('0' + v % 10);
-			*o++ = i < 3 ? '.' : '\0';
-		}
-		return;
-	}
-	if (!inet_ntop(AF_INET6, addr, out, FMT_ADDR_MAX))
-		strcpy(out, "?");
-}
-
 void fmt_net_addrs(const struct roce_pkt *p, const uint8_t *frame, char src[FMT_ADDR_MAX], char dst[FMT_ADDR_MAX])
 {
 	const struct roce_net *n = &p->net;

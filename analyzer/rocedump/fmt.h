@@ -6,12 +6,14 @@
 #include <stdint.h>
 
 #include "roce/decode.h"
+#include "roce/fields.h"
 
-#define FMT_ADDR_MAX 46  /* INET6_ADDRSTRLEN */
+#define FMT_ADDR_MAX ROCE_ADDRSTR_MAX  /* INET6_ADDRSTRLEN */
 
-void fmt_mac(char out[18], const uint8_t *mac);
+/* The core's forms (fields.c), which the field table's strings use too. */
+static inline void fmt_mac(char out[18], const uint8_t *mac) { roce_fmt_mac(out, mac); }
 /* An IPv4 or IPv6 address (or GID) of len 4 or 16 bytes. */
-void fmt_ip(char out[FMT_ADDR_MAX], const uint8_t *addr, unsigned len);
+static inline void fmt_ip(char out[FMT_ADDR_MAX], const uint8_t *addr, unsigned len) { roce_fmt_ip(out, addr, len); }
 /* The packet's network source and destination (RoCEv1: GIDs). Empty strings when there is none. */
 void fmt_net_addrs(const struct roce_pkt *p, const uint8_t *frame, char src[FMT_ADDR_MAX], char dst[FMT_ADDR_MAX]);
 /* How a frame's time is printed: tcpdump's -t count (its ndo_tflag), UTC where tcpdump uses the

@@ -1,4 +1,4 @@
-/* input.c: capture-file input over libpcap (see input.h).
+/* input.c: capture-file and live input over libpcap (see input.h).
  *
  * libpcap reads files through stdio; with glibc's default buffer the read and ICRC loop was
  * 10-15 % slower on a 1 GB file (tests/bench/README.md), so the stream gets a 1 MiB buffer
@@ -16,9 +16,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "roce/common.h"
@@ -29,6 +33,7 @@ struct input_source {
 	int fd;
 	bool close_fd;            /* not for standard input */
 	bool plain;               /* a stdio stream straight over fd (a pcap file), not a cookie one */
+	uint64_t bytes_read;      /* through the cookie stream */
 	struct capstats stats;
 };
 
@@ -39,8 +44,10 @@ static ssize_t source_read(void *cookie, char *buf, size_t size)
 	do
 		n = read(src->fd, buf, size);
 	while (n < 0 && errno == EINTR);
-	if (n > 0)
+	if (n > 0) {
 		capstats_feed(&src->stats, (const uint8_t *)buf, (size_t)n);
+		src->bytes_read += (uint64_t)n;
+	}
 	return n;
 }
 
@@ -134,18 +141,122 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 			input_close(in);
 			return -1;
 		}
-		if (pcap_setfilter(in->pcap, &in->filter) < 0) {
-			snprintf(errbuf, errlen, "filter: %s", pcap_geterr(in->pcap));
-			input_close(in);
-			return -1;
-		}
 	}
 	if (in->source->plain)
-		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap, in->filter.bf_insns ? &in->filter : NULL);
+		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap);
+	struct stat st;
+	if (fstat(in->source->fd, &st) == 0 && S_ISREG(st.st_mode))
+		in->size = (uint64_t)st.st_size;
+	else
+		in->poll = true;
+	in->nano = true;
 	return 0;
 }
 
-int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
+/* Live: compile filter and hand it to the kernel (net: the interface's netmask, for "ip
+ * broadcast"); frames come already filtered. */
+static int set_live_filter(struct input *in, const char *filter, bpf_u_int32 net, char *errbuf, size_t errlen)
+{
+	if (!filter || !*filter)
+		return 0;
+	if (pcap_compile(in->pcap, &in->filter, filter, 1, net) < 0) {
+		snprintf(errbuf, errlen, "filter \"%s\": %s", filter, pcap_geterr(in->pcap));
+		return -1;
+	}
+	if (pcap_setfilter(in->pcap, &in->filter) < 0) {
+		snprintf(errbuf, errlen, "filter: %s", pcap_geterr(in->pcap));
+		return -1;
+	}
+	return 0;
+}
+
+int input_open_live(struct input *in, const struct live_config *cfg, const char *filter, char *errbuf,
+		    size_t errlen)
+{
+	memset(in, 0, sizeof(*in));
+	errbuf[0] = '\0';
+	in->name = cfg->device;
+	in->live = in->poll = true;
+	in->source = calloc(1, sizeof(*in->source));
+	if (!in->source) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -1;
+	}
+	capstats_set_live(&in->source->stats, 0, 0, 0);
+	in->pcap = live_open(cfg, &in->nano, errbuf, errlen);
+	if (!in->pcap) {
+		input_close(in);
+		return -1;
+	}
+	in->source->fd = pcap_get_selectable_fd(in->pcap);
+	in->linktype = dlt_to_linktype(pcap_datalink(in->pcap));
+	char perr[PCAP_ERRBUF_SIZE];
+	bpf_u_int32 net = 0, mask = PCAP_NETMASK_UNKNOWN;
+	if (strcmp(cfg->device, "any") == 0 || pcap_lookupnet(cfg->device, &net, &mask, perr) < 0)
+		mask = PCAP_NETMASK_UNKNOWN;
+	if (set_live_filter(in, filter, mask, errbuf, errlen) < 0 || pcap_setnonblock(in->pcap, 1, perr) < 0) {
+		if (!*errbuf)
+			snprintf(errbuf, errlen, "%s: %s", cfg->device, perr);
+		input_close(in);
+		return -1;
+	}
+	return 0;
+}
+
+/* The bytes stdio holds of fp, not yet read by libpcap. */
+static size_t stdio_buffered(FILE *fp)
+{
+	return (size_t)(fp->_IO_read_end - fp->_IO_read_ptr);
+}
+
+/* A file that is not regular (a pipe): whether a complete record (or the end of the data) can
+ * be read without waiting. The record's length comes from its header when stdio holds it (pcap:
+ * 16 bytes, the captured length at 8; pcapng: the block's length at 4); a header not yet whole
+ * is taken as ready once its bytes are there (writers write records whole). */
+static bool record_ready(struct input *in)
+{
+	bool pcapng = in->source->stats.format == CAPSTATS_PCAPNG;
+	size_t hdr = pcapng ? 8 : 16, need = hdr;
+	size_t buffered = stdio_buffered(in->fp);
+	if (buffered >= hdr) {
+		uint32_t v;
+		memcpy(&v, in->fp->_IO_read_ptr + (pcapng ? 4 : 8), 4);
+		if (pcap_is_swapped(in->pcap))
+			v = __builtin_bswap32(v);
+		need = pcapng ? v : hdr + (size_t)v;
+		if (buffered >= need)
+			return true;
+	}
+	int avail = 0;
+	if (ioctl(in->source->fd, FIONREAD, &avail) < 0)
+		return true;  /* cannot tell: read */
+	if (buffered + (size_t)avail >= need && avail > 0)
+		return true;
+	struct pollfd pfd = {.fd = in->source->fd, .events = POLLIN};
+	if (poll(&pfd, 1, 0) < 0)
+		return false;
+	/* the writer is gone (the end, or a record cut short: libpcap says which), or readable
+	 * with nothing to read: the end */
+	return (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) || ((pfd.revents & POLLIN) && avail == 0);
+}
+
+void input_wait(struct input *in, int timeout_ms, int wake_fd)
+{
+	if (!in->source)
+		return;
+	int avail = 0;
+	if (!in->live && ioctl(in->source->fd, FIONREAD, &avail) == 0 && avail > 0) {
+		/* part of a record is there: poll() would not wait for the rest */
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+		return;
+	}
+	struct pollfd pfd[2] = {{.fd = in->source->fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
+	poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms);
+}
+
+/* The next record of the file, whatever the filter says. */
+static int next_record(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 {
 	if (in->direct) {
 		char err[256];
@@ -161,6 +272,8 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 			return -1;
 		}
 	}
+	if (in->poll && !in->live && !record_ready(in))
+		return INPUT_AGAIN;
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	int rc = pcap_next_ex(in->pcap, &h, &data);
@@ -171,7 +284,7 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 		f->wirelen = h->len;
 		/* nanoseconds (pcap_fopen_offline_with_tstamp_precision), which a record may give as a
 		 * second or more: carried into the seconds */
-		uint32_t ns = (uint32_t)h->ts.tv_usec;
+		uint32_t ns = in->nano ? (uint32_t)h->ts.tv_usec : (uint32_t)h->ts.tv_usec * 1000u;
 		f->ts_sec = h->ts.tv_sec;
 		f->ts_nsec = ns;
 		if (ns >= 1000000000u) {
@@ -182,12 +295,64 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 		f->iface_name = capstats_iface_name(&in->source->stats, f->iface);
 		return 1;
 	}
+	if (rc == 0)  /* live, non-blocking: nothing yet */
+		return INPUT_AGAIN;
 	if (rc == PCAP_ERROR_BREAK) {
-		in->source->stats.complete = true;
+		if (!in->live)
+			in->source->stats.complete = true;
 		return 0;
 	}
 	snprintf(errbuf, errlen, "%s: %s", in->name, pcap_geterr(in->pcap));
 	return -1;
+}
+
+/* The filter runs here, on every record, rather than in libpcap's reader, so that the records it
+ * rejects are counted too: f->number is the record's place in the file, as tshark's
+ * frame.number. Live, the kernel has run it: the number counts the frames captured. */
+int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
+{
+	for (;;) {
+		int rc = next_record(in, f, errbuf, errlen);
+		if (rc != 1)
+			return rc;
+		f->number = ++in->records_read;
+		if (!in->filter.bf_insns || in->live)
+			return 1;
+		struct pcap_pkthdr ph = {.caplen = f->caplen, .len = f->wirelen};
+		if (pcap_offline_filter(&in->filter, &ph, f->data))
+			return 1;
+	}
+}
+
+/* The growth of a 32-bit kernel count since it was last seen, added to its 64-bit total. */
+static void widen(uint64_t *total, uint32_t *last, u_int now)
+{
+	*total += (uint32_t)((uint32_t)now - *last);
+	*last = (uint32_t)now;
+}
+
+void input_update_stats(struct input *in)
+{
+	struct pcap_stat ps;
+	if (!in->live || pcap_stats(in->pcap, &ps) < 0)
+		return;
+	widen(&in->recv, &in->last_recv, ps.ps_recv);
+	widen(&in->drop, &in->last_drop, ps.ps_drop);
+	widen(&in->ifdrop, &in->last_ifdrop, ps.ps_ifdrop);
+	capstats_set_live(&in->source->stats, in->recv, in->drop, in->ifdrop);
+}
+
+uint64_t input_offset(const struct input *in)
+{
+	if (!in->source || in->live)
+		return 0;
+	if (in->direct)
+		return in->records.buf_off + in->records.pos;
+	if (in->source->plain) {
+		off_t off = ftello(in->fp);
+		return off < 0 ? 0 : (uint64_t)off;
+	}
+	return in->source->bytes_read - stdio_buffered(in->fp);
 }
 
 void input_close(struct input *in)
@@ -207,7 +372,8 @@ void input_close(struct input *in)
 
 void input_stopped_early(struct input *in)
 {
-	in->source->stats.complete = false;
+	if (!in->live)
+		in->source->stats.complete = false;
 }
 
 const struct capstats *input_capstats(const struct input *in)

@@ -1,5 +1,9 @@
-/* input.h: open a capture file (pcap or pcapng, or "-" for stdin) with libpcap, apply a BPF
- * filter, and hand out frames with the link type mapped to the core's ROCE_LINK_* numbers. The
+/* input.h: open a capture file (pcap or pcapng, or "-" for stdin) or a network interface (live,
+ * live.h) with libpcap, apply a BPF filter to each record (counting the ones it rejects, so frames
+ * keep their numbers in the file; live, the kernel filters), and hand out frames with the link
+ * type mapped to the core's ROCE_LINK_* numbers. A live capture or a pipe may have no complete
+ * frame ready: then input_next() says so (INPUT_AGAIN) rather than waiting, and input_wait()
+ * waits. The
  * records of a plain pcap file are read by pcapread.c as long as it is sure of them.
  * The bytes libpcap reads pass by a capstats scanner on the way, which collects the capture's
  * drop counts from pcapng statistics blocks (capstats.h). */
@@ -12,6 +16,7 @@
 #include <pcap/pcap.h>
 
 #include "capstats.h"
+#include "live.h"
 #include "pcapread.h"
 
 struct input {
@@ -22,9 +27,20 @@ struct input {
 	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
 	const char *name;
 	struct bpf_program filter;  /* the compiled filter; bf_insns NULL when there is none */
+	uint64_t records_read;    /* records of the file read so far, the filter's rejects too */
 	bool direct;              /* records come from `records` until it hands over to libpcap */
 	struct pcapread records;
+	bool live;                /* a network interface (input_open_live) */
+	bool poll;                /* frames may not be ready yet: live, or a file that is not regular */
+	bool nano;                /* libpcap gives nanoseconds (else microseconds) */
+	uint64_t size;            /* a regular file's size in bytes, else 0 */
+	/* live: the kernel's 32-bit counts, last seen and widened to 64 bits */
+	uint32_t last_recv, last_drop, last_ifdrop;
+	uint64_t recv, drop, ifdrop;
 };
+
+/* input_next(): no complete frame is ready now (only when in->poll). */
+#define INPUT_AGAIN 2
 
 /* Room for any message input_open_file() or input_next() writes (longer paths are cut). */
 #define INPUT_ERRLEN (PCAP_ERRBUF_SIZE + 512)
@@ -36,6 +52,7 @@ struct frame {
 	uint32_t ts_nsec;         /* 0 .. 999,999,999 */
 	uint32_t iface;           /* pcapng: capstats_iface_key() of its interface; 0: not known (pcap) */
 	const char *iface_name;   /* its if_name, "" if none (valid while the input is open) */
+	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number) */
 };
 
 /* The frame's time in nanoseconds since 1970, held at the int64 range (years ±292) */
@@ -52,9 +69,22 @@ static inline int64_t frame_ts_ns(const struct frame *f)
 /* Open path ("-" is stdin) and compile filter (NULL or "" for none). Returns 0, or -1 with
  * a message in errbuf. */
 int input_open_file(struct input *in, const char *path, const char *filter, char *errbuf, size_t errlen);
-/* 1: a frame; 0: end of file; -1: read error (message in errbuf). */
+/* Open a live capture on cfg->device with filter (NULL or "" for none). 0, or -1 with a message. */
+int input_open_live(struct input *in, const struct live_config *cfg, const char *filter, char *errbuf,
+		    size_t errlen);
+/* 1: the next frame that passes the filter; 0: end of file; -1: read error (message in errbuf);
+ * INPUT_AGAIN: none ready yet. */
 int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
 void input_close(struct input *in);
+/* After INPUT_AGAIN: wait until a frame may be ready, at most timeout_ms (a signal cuts it short),
+ * or until wake_fd (an eventfd; -1 for none) is readable. */
+void input_wait(struct input *in, int timeout_ms, int wake_fd);
+/* Live: read the kernel's counts (packets received by the filter, dropped by the kernel and by
+ * the interface) into input_capstats(); nothing for a file. Call at least once per 2^32 packets. */
+void input_update_stats(struct input *in);
+/* The bytes of the file read so far, for a progress report (what the reader took, which may be
+ * ahead of the frames used). */
+uint64_t input_offset(const struct input *in);
 /* The drop counts found in the bytes read so far (complete once input_next returned 0). */
 const struct capstats *input_capstats(const struct input *in);
 /* The run stopped before the end of the file (-c): the counts found are not complete, however

@@ -1,7 +1,9 @@
 /* main.c: rocedump, a tcpdump-style RoCE analyzer over the core library.
  *
  *   rocedump -r FILE [-c N] [-n] [-v[v]] [-e] [-q] [-T text|json] [--strict] [--roce-port N]
- *            [--summary] [--threads N] [--batch N] [EXPR]
+ *            [--summary] [--threads N] [--batch N] [--report FILE [--report-plots N]] [EXPR]
+ *   rocedump -i IFACE [-s N] [-B KiB] [-p] [-Q in|out|inout] [-j TYPE] [-l] [-U] [-w FILE [-C MB]
+ *            [-G S] [-W N]] [-Z USER] [--metrics ADDR:PORT] [--metrics-file PATH] ... [EXPR]
  *
  * Exit status: 0 ok; 1 an error-severity event occurred and --strict was given; 2 usage or
  * input error (message on stderr, prefixed "rocedump: "). */
@@ -11,12 +13,21 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "dfilter.h"
 #include "input.h"
-#include "pcapng_out.h"
+#include "live.h"
+#include "metrics.h"
+#include "metrics_out.h"
 #include "pipeline.h"
 #include "print.h"
+#include "report.h"
+#include "privs.h"
+#include "progress.h"
 #include "roce/roce.h"
+#include "rotate.h"
+#include "signals.h"
 #include "streams.h"
 #include "summary.h"
 
@@ -25,6 +36,12 @@
 /* -q ends with the per-stream table (as --summary) when it has at most this many rows; a
  * capture of many queue pairs gets one line instead (1 M QPs would be ~400 MB of table). */
 #define QUIET_TABLE_MAX 64
+/* The sink looks at the clocks every this many frames (and whenever it waits for input). */
+#define TICK_FRAMES 256
+#define METRICS_PUBLISH_S 1.0
+#define METRICS_FILE_S 5.0
+/* The top-N walk of the stream table is skipped while it would take more than 1/this of the time. */
+#define TOP_WALK_SHARE 20
 
 enum out_format { OUT_TEXT, OUT_JSON };
 
@@ -44,14 +61,52 @@ struct options {
 	unsigned batch;            /* --batch */
 	struct roce_decoder_config decoder;
 	char *filter;
+	struct dfilter *display;   /* -Y */
+	const char *report_file;   /* --report */
+	unsigned report_plots;     /* --report-plots */
+	bool report_plots_set;
+	/* live capture and long runs */
+	struct live_config live;   /* live.device: -i */
+	bool list_devices;         /* -D */
+	bool list_tstamp_types;    /* -J */
+	bool line_buffered;        /* -l */
+	bool nano_asked;           /* --nano or --time-stamp-precision given */
+	struct rotate_config rotate; /* -w FILE with -C, -G, -W, -U */
+	const char *user;          /* -Z */
+	const char *metrics_addr;  /* --metrics */
+	const char *metrics_file;  /* --metrics-file */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rocedump -r FILE [options] [filter expression]\n"
+		"       rocedump -i INTERFACE [options] [filter expression]\n"
 		"  -r FILE            read a pcap or pcapng file (\"-\" for standard input)\n"
-		"  -c N               stop after N frames (counted after the filter)\n"
+		"  -i INTERFACE       capture live on INTERFACE (\"any\": all of them); needs root or\n"
+		"                     CAP_NET_RAW (setcap cap_net_raw+ep rocedump)\n"
+		"  -D                 list the interfaces to capture on\n"
+		"  -J                 list the time stamp types of -i INTERFACE\n"
+		"  -s N               live: snapshot length, bytes kept of each frame (default 262144)\n"
+		"  -B KiB             live: kernel capture ring size (default 262144 KiB = 256 MiB)\n"
+		"  -p                 live: do not put the interface into promiscuous mode\n"
+		"  -Q in|out|inout    live: capture only frames received, sent, or both\n"
+		"  -j, --time-stamp-type TYPE\n"
+		"                     live: time stamp source (host, adapter, adapter_unsynced, ...; -J lists\n"
+		"                     them; hardware types need CAP_NET_ADMIN too)\n"
+		"      --immediate-mode  live: hand each frame over as it arrives (default: within 100 ms)\n"
+		"  -l                 line-buffered output: each line written as it is made\n"
+		"  -U                 with -w: each frame written out as it comes\n"
+		"  -C MB              with -w: start a new file once one exceeds MB million bytes\n"
+		"  -G SECONDS         with -w: start a new file every SECONDS (FILE: a strftime pattern)\n"
+		"  -W N               with -C: wrap after N files; with -G: stop after N files\n"
+		"  -Z USER            live: become USER (uid, gid, groups) once the interface is open\n"
+		"      --metrics ADDR:PORT   serve Prometheus metrics on http://ADDR:PORT/metrics\n"
+		"      --metrics-file PATH   write them to PATH every 5 s (atomically; node_exporter's\n"
+		"                     textfile collector)\n"
+		"On SIGINT, SIGTERM or SIGHUP rocedump stops cleanly (summary, counts); SIGUSR1 prints the\n"
+		"capture counts.\n"
+		"  -c N               stop after N frames (counted after the filter, before -Y)\n"
 		"  -w FILE            write the frames to FILE (pcapng; \"-\" for standard output) instead\n"
 		"                     of printing them, each frame's events as its packet comment\n"
 		"  -n                 no name resolution (always the case)\n"
@@ -66,6 +121,11 @@ static void usage(FILE *f)
 		"  -x, -xx, -X, -XX   after each line, the frame's bytes in hex (-X: and ASCII), past\n"
 		"                     the link-layer header (-xx, -XX: all of them), as tcpdump does\n"
 		"  -#, --number       each line starts with the frame's number\n"
+		"  -Y EXPR            print (or -w write) only the frames EXPR selects, a display filter\n"
+		"                     as tshark's -Y over the JSON's dotted field names and the events,\n"
+		"                     after the analysis (which, the summary and --strict still see every\n"
+		"                     frame): roce.dqpn == 0x11, ip.src == 10.0.0.1, event psn.*,\n"
+		"                     roce.icrc.status != \"good\" and not wrapper.kind == \"vxlan\"\n"
 		"  -q                 no per-frame output; print a summary at the end, and the\n"
 		"                     --summary table when it has at most 64 rows\n"
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
@@ -82,6 +142,12 @@ static void usage(FILE *f)
 		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
 		"                     output is the same whatever N\n"
 		"      --batch N      frames a decoding thread takes at a time (1-65536, default 4096)\n"
+		"      --report FILE\n"
+		"                     also write an HTML report of the capture to FILE: overview, event\n"
+		"                     timeline, queue pairs by trouble, PSN-time and rate plots (one\n"
+		"                     self-contained page; with -q, only the summary and the report)\n"
+		"      --report-plots N\n"
+		"                     queue pairs with plots in the report (default 50)\n"
 		"      --list-events  print the event table and exit\n"
 		"  -h, --help         this help\n"
 		"      --version      print the version\n"
@@ -135,8 +201,15 @@ static char *join_words(int argc, char **argv)
 
 enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
-	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_COPY_WINDOW,
+	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_REPORT, OPT_REPORT_PLOTS,
+	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE, OPT_COPY_WINDOW,
 };
+
+/* -C, -G, -W, -B, -s: a whole number in range. */
+static bool parse_count(const char *s, unsigned long long min, unsigned long long max, unsigned long long *v)
+{
+	return parse_uint(s, max, v) && *v >= min;
+}
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -154,21 +227,113 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"nano", no_argument, NULL, OPT_NANO},
 		{"time-stamp-precision", required_argument, NULL, OPT_TS_PRECISION},
 		{"number", no_argument, NULL, '#'},
+		{"report", required_argument, NULL, OPT_REPORT},
+		{"report-plots", required_argument, NULL, OPT_REPORT_PLOTS},
 		{"help", no_argument, NULL, 'h'},
+		{"interface", required_argument, NULL, 'i'},
+		{"list-interfaces", no_argument, NULL, 'D'},
+		{"list-time-stamp-types", no_argument, NULL, 'J'},
+		{"snapshot-length", required_argument, NULL, 's'},
+		{"buffer-size", required_argument, NULL, 'B'},
+		{"no-promiscuous-mode", no_argument, NULL, 'p'},
+		{"direction", required_argument, NULL, 'Q'},
+		{"time-stamp-type", required_argument, NULL, 'j'},
+		{"immediate-mode", no_argument, NULL, OPT_IMMEDIATE},
+		{"relinquish-privileges", required_argument, NULL, 'Z'},
+		{"metrics", required_argument, NULL, OPT_METRICS},
+		{"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
 		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
 	int c, x_count = 0, X_count = 0;
 
+	/* As tcpdump on Linux: glibc's getopt permutes, so options may follow the filter expression's
+	 * words ("-r f 'udp port 4791' -c 1"); "--" ends the options; with POSIXLY_CORRECT set the
+	 * options end at the first word that is not one. The leading ':' reports a missing argument
+	 * as ':'. A new option: a letter here or a row in longopts, and a case below. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:w:c:nveqtxX#T:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:w:c:nveqtxX#T:hY:i:DJs:B:pQ:j:lUC:G:W:Z:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'i':
+			o->live.device = optarg;
+			break;
+		case 'D':
+			o->list_devices = true;
+			break;
+		case 'J':
+			o->list_tstamp_types = true;
+			break;
+		case 's':
+			if (!parse_uint(optarg, LIVE_SNAPLEN_DEFAULT, &v))
+				return fail_usage("invalid snapshot length (0-262144)", optarg);
+			o->live.snaplen = (int)v;
+			break;
+		case 'B':
+			if (!parse_count(optarg, 1, 0x7fffffff / 1024, &v))
+				return fail_usage("invalid buffer size (KiB, 1-2097151)", optarg);
+			o->live.buffer_kib = (int)v;
+			break;
+		case 'p':
+			o->live.no_promisc = true;
+			break;
+		case 'Q':
+			if (strcmp(optarg, "in") != 0 && strcmp(optarg, "out") != 0 && strcmp(optarg, "inout") != 0)
+				return fail_usage("unknown direction (in, out or inout)", optarg);
+			o->live.direction = optarg;
+			break;
+		case 'j':
+			if (!live_tstamp_type_known(optarg))
+				return fail_usage("unknown time stamp type (host, host_lowprec, host_hiprec, adapter, "
+						  "adapter_unsynced, host_hiprec_unsynced)", optarg);
+			o->live.tstamp_type = optarg;
+			break;
+		case OPT_IMMEDIATE:
+			o->live.immediate = true;
+			break;
+		case 'l':
+			o->line_buffered = true;
+			break;
+		case 'U':
+			o->rotate.packet_buffered = true;
+			break;
+		case 'C':
+			if (!parse_count(optarg, 1, UINT64_MAX / 1000000, &v))
+				return fail_usage("invalid file size (millions of bytes, 1 or more)", optarg);
+			o->rotate.max_bytes = v * 1000000;
+			break;
+		case 'G':
+			if (!parse_count(optarg, 1, INT_MAX, &v))
+				return fail_usage("invalid rotation time (seconds, 1 or more)", optarg);
+			o->rotate.seconds = (unsigned)v;
+			break;
+		case 'W':
+			if (!parse_count(optarg, 1, INT_MAX, &v))
+				return fail_usage("invalid file count (1 or more)", optarg);
+			o->rotate.max_files = (unsigned)v;
+			break;
+		case 'Z':
+			o->user = optarg;
+			break;
+		case OPT_METRICS:
+			o->metrics_addr = optarg;
+			break;
+		case OPT_METRICS_FILE:
+			o->metrics_file = optarg;
+			break;
 		case 'r':
 			o->read_file = optarg;
 			break;
 		case 'w':
 			o->write_file = optarg;
 			break;
+		case 'Y': {
+			char derr[256];
+			dfilter_free(o->display);
+			o->display = dfilter_compile(optarg, derr, sizeof(derr));
+			if (!o->display)
+				return fail_usage("invalid display filter (-Y)", derr);
+			break;
+		}
 		case 'c':
 			if (!parse_uint(optarg, LLONG_MAX, &v) || v == 0)
 				return fail_usage("invalid packet count", optarg);
@@ -203,6 +368,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_NANO:
 			o->print.nano = true;
+			o->nano_asked = true;
 			break;
 		case OPT_TS_PRECISION:
 			if (strcmp(optarg, "micro") == 0)
@@ -211,6 +377,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 				o->print.nano = true;
 			else
 				return fail_usage("unknown time stamp precision (micro or nano)", optarg);
+			o->nano_asked = o->print.nano;
 			break;
 		case 'T':
 			if (strcmp(optarg, "text") == 0)
@@ -258,6 +425,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return fail_usage("invalid batch size (1-65536 frames)", optarg);
 			o->batch = (unsigned)v;
 			break;
+		case OPT_REPORT:
+			o->report_file = optarg;
+			break;
+		case OPT_REPORT_PLOTS:
+			if (!parse_uint(optarg, 100000, &v))
+				return fail_usage("invalid plot count (0-100000)", optarg);
+			o->report_plots = (unsigned)v;
+			o->report_plots_set = true;
+			break;
 		case OPT_VERSION:
 			printf("rocedump %s\n%s\n", ROCEDUMP_VERSION, pcap_lib_version());
 			return -1;
@@ -274,8 +450,22 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return fail_usage("unknown option", argv[optind - 1]);
 		}
 	}
-	if (!o->read_file)
-		return fail_usage("no input: give -r FILE (live capture comes with -i in a later release)", NULL);
+	if (o->list_devices || (o->list_tstamp_types && o->live.device))
+		return 0;
+	if (o->list_tstamp_types)
+		return fail_usage("-J lists the time stamp types of an interface: give -i INTERFACE", NULL);
+	if (o->read_file && o->live.device)
+		return fail_usage("-r and -i: read a file or capture live, not both", NULL);
+	if (!o->read_file && !o->live.device)
+		return fail_usage("no input: give -r FILE or -i INTERFACE", NULL);
+	if ((o->rotate.max_bytes || o->rotate.seconds) && (!o->write_file || strcmp(o->write_file, "-") == 0))
+		return fail_usage("-C and -G rotate the files -w writes: give -w FILE", NULL);
+	if (o->rotate.max_files && !o->rotate.max_bytes && !o->rotate.seconds)
+		return fail_usage("-W counts the files of -C or -G", NULL);
+	if (o->user && !o->live.device)
+		return fail_usage("-Z USER drops privileges after opening an interface: it goes with -i", NULL);
+	o->live.nano = o->nano_asked && o->print.nano;
+	o->rotate.name = o->write_file;
 	if (o->write_file && strcmp(o->write_file, "-") == 0 && (o->quiet || o->streams))
 		return fail_usage("-w - writes the capture to standard output: no room for -q or --summary", NULL);
 	if (optind < argc) {
@@ -289,15 +479,113 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /* What happens to each decoded frame, in capture order: the transport analysis, the -q summary,
- * the frame's line or JSON object. */
+ * the frame's line or JSON object; and, now and then, the work of a long run (metrics, progress,
+ * SIGUSR1, the live counts). */
 struct sink_ctx {
 	const struct options *o;
+	struct input *in;
 	struct roce_analyzer *an;
 	struct summary *sum;
 	struct sb *line;
-	struct pcapng_out *out;    /* -w */
+	struct rotor *out;         /* -w */
+	struct report *rep;        /* --report */
 	uint64_t n;                /* frames so far */
+	uint64_t offset;           /* -r: about the bytes of the file used so far (progress) */
+	unsigned record_overhead;  /* a record's bytes besides the frame's */
+	unsigned tick;             /* frames since the clocks were read */
+	time_t wall;               /* the wall clock at the last look, seconds */
+	double mono;               /* the monotonic clock at the last look */
+	double stats_at, metrics_at, metrics_file_at, top_at, top_cost;
+	struct metrics_server *metrics;
+	struct metrics_top top;
+	struct progress progress;
+	int error;                 /* a -w or --metrics-file failure: EXIT_USAGE */
+	char err[INPUT_ERRLEN];
 };
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* tcpdump's count lines, on standard error. */
+static void print_counts(struct sink_ctx *sc)
+{
+	struct input *in = sc->in;
+	input_update_stats(in);
+	fprintf(stderr, "%" PRIu64 " packet%s captured\n", sc->n, sc->n == 1 ? "" : "s");
+	fprintf(stderr, "%" PRIu64 " packet%s received by filter\n", in->recv, in->recv == 1 ? "" : "s");
+	fprintf(stderr, "%" PRIu64 " packet%s dropped by kernel\n", in->drop, in->drop == 1 ? "" : "s");
+	if (in->ifdrop)
+		fprintf(stderr, "%" PRIu64 " packet%s dropped by interface\n", in->ifdrop, in->ifdrop == 1 ? "" : "s");
+	fflush(stderr);
+}
+
+/* Render the metrics; publish them to the HTTP server, and write the file when due. */
+static void publish_metrics(struct sink_ctx *sc, bool final)
+{
+	const struct options *o = sc->o;
+	/* The top-N walk visits every stream: at most 1/TOP_WALK_SHARE of the time goes to it. */
+	if (final || sc->mono - sc->top_at >= sc->top_cost * TOP_WALK_SHARE) {
+		double t0 = mono_now();
+		metrics_top_streams(sc->an, &sc->top);
+		sc->top_at = mono_now();
+		sc->top_cost = sc->top_at - t0;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct metrics_view v = {.sum = sc->sum, .an = sc->an, .cs = input_capstats(sc->in), .top = &sc->top,
+				 .now = (double)now.tv_sec + (double)now.tv_nsec / 1e9};
+	size_t len;
+	char *text = metrics_render(&v, &len);
+	if (!text)
+		return;
+	if (o->metrics_file && (final || sc->mono - sc->metrics_file_at >= METRICS_FILE_S)) {
+		sc->metrics_file_at = sc->mono;
+		char err[INPUT_ERRLEN];
+		if (metrics_file_write(o->metrics_file, text, len, err, sizeof(err)) < 0 && !sc->error) {
+			fprintf(stderr, "rocedump: %s\n", err);
+			sc->error = EXIT_USAGE;
+		}
+	}
+	if (sc->metrics)
+		metrics_server_publish(sc->metrics, text, len);
+	else
+		free(text);
+}
+
+/* The clocks, and whatever is due by them. */
+static void periodic(struct sink_ctx *sc)
+{
+	const struct options *o = sc->o;
+	sc->tick = 0;
+	sc->mono = mono_now();
+	sc->wall = time(NULL);
+	if (sc->in->live && sc->mono - sc->stats_at >= 1.0) {  /* before the 32-bit counts wrap */
+		sc->stats_at = sc->mono;
+		input_update_stats(sc->in);
+	}
+	if (signals_take_info() && sc->in->live)
+		print_counts(sc);
+	if ((sc->metrics || o->metrics_file) && sc->mono - sc->metrics_at >= METRICS_PUBLISH_S) {
+		sc->metrics_at = sc->mono;
+		publish_metrics(sc, false);
+	}
+	progress_update(&sc->progress, sc->n, sc->offset, sc->mono);
+}
+
+/* -C, -G: a new file before this frame when one is due. False: stop (-G -W done, or an error). */
+static bool rotate_if_due(struct sink_ctx *sc)
+{
+	int rc = rotor_before_frame(sc->out, sc->wall, sc->err, sizeof(sc->err));
+	if (rc < 0) {
+		fprintf(stderr, "rocedump: %s\n", sc->err);
+		sc->error = EXIT_USAGE;
+	}
+	return rc == 0;
+}
 
 /* -w: the frame, with its events as the comment. */
 static void write_frame(struct sink_ctx *sc, const struct frame *f, const struct roce_pkt *pkt,
@@ -309,7 +597,7 @@ static void write_frame(struct sink_ctx *sc, const struct frame *f, const struct
 		sb_puts(&comment, "rocedump: ");
 		print_events(&comment, pkt, fi);
 	}
-	pcapng_out_frame(sc->out, f, comment.buf, comment.len);
+	rotor_frame(sc->out, f, comment.buf, comment.len);
 }
 
 static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
@@ -318,22 +606,111 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	const struct options *o = sc->o;
 	struct roce_findings findings;
 
+	if (++sc->tick >= TICK_FRAMES)
+		periodic(sc);
+	if (signals_stop())
+		return false;
+	if (sc->out && (sc->out->cfg.max_bytes || sc->out->cfg.seconds) && !rotate_if_due(sc))
+		return false;
 	sc->n++;
+	sc->offset += f->caplen + sc->record_overhead;
 	pkt->capture_if = f->iface;  /* copies: the pcapng interface */
-	roce_analyze(sc->an, pkt, sc->n, f->data, frame_ts_ns(f), o->quiet && !sc->out ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out && !sc->rep ? NULL : &findings);
 	summary_add(sc->sum, pkt);
+	if (sc->rep)  /* every frame analyzed, as the summary: -Y selects what is printed */
+		report_frame(sc->rep, f->number, f, pkt, &findings);
+	if (o->display && (sc->out || !o->quiet)) {
+		struct roce_field_src src = {.data = f->data, .p = pkt, .frame_no = f->number, .ts_sec = f->ts_sec,
+					     .ts_nsec = f->ts_nsec};
+		if (!dfilter_match(o->display, &src, &pkt->events))
+			return !o->count || (long long)sc->n < o->count;
+	}
 	if (sc->out) {
 		write_frame(sc, f, pkt, &findings);
 	} else if (!o->quiet) {
 		if (o->format == OUT_JSON)
-			print_json(sc->line, &o->print, sc->n, f, pkt, &findings);
+			print_json(sc->line, &o->print, f->number, f, pkt, &findings);
 		else
 			print_text(sc->line, &o->print, sc->n, f, pkt, &findings);
 		sb_end_record(sc->line, stdout);
 		if (o->print.hex && o->format == OUT_TEXT)
 			print_hex(sc->line, stdout, &o->print, f, pkt);
+		if (o->line_buffered)
+			sb_flush(sc->line, stdout);
 	}
 	return !o->count || (long long)sc->n < o->count;
+}
+
+/* The analysis waits for input: everything so far goes out, then the periodic work. */
+static bool sink_idle(void *ctx)
+{
+	struct sink_ctx *sc = ctx;
+	sb_flush(sc->line, stdout);
+	fflush(stdout);
+	if (sc->out)
+		rotor_flush(sc->out);
+	periodic(sc);
+	return !signals_stop();
+}
+
+/* The live capture's counts for the statistics block at the end of each -w file. */
+static struct rotate_counts live_counts(void *ctx)
+{
+	struct input *in = ctx;
+	if (!in->live)
+		return (struct rotate_counts){0};
+	input_update_stats(in);
+	return (struct rotate_counts){.valid = true, .recv = in->recv, .os_drop = in->drop, .if_drop = in->ifdrop};
+}
+
+/* What parse_options() allocated. */
+static void free_options(struct options *o)
+{
+	free(o->filter);
+	o->filter = NULL;
+	dfilter_free(o->display);
+	o->display = NULL;
+}
+
+/* -D, -J: list and exit. */
+static int list_and_exit(const struct options *o)
+{
+	char err[INPUT_ERRLEN];
+	int rc = o->list_devices ? live_list_devices(stdout, err, sizeof(err))
+				 : live_list_tstamp_types(o->live.device, stdout, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "rocedump: %s\n", err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The input, then what needs root: the metrics socket (a low port), then -Z. */
+static int open_input(struct options *o, struct input *in, struct metrics_server **metrics)
+{
+	char err[INPUT_ERRLEN];
+	int rc = o->live.device ? input_open_live(in, &o->live, o->filter, err, sizeof(err))
+				: input_open_file(in, o->read_file, o->filter, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "rocedump: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (o->metrics_addr) {
+		*metrics = metrics_server_start(o->metrics_addr, err, sizeof(err));
+		if (!*metrics) {
+			fprintf(stderr, "rocedump: %s\n", err);
+			input_close(in);
+			return EXIT_USAGE;
+		}
+	}
+	if (o->user && privs_drop(o->user, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rocedump: %s\n", err);
+		metrics_server_stop(*metrics);
+		*metrics = NULL;
+		input_close(in);
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -344,12 +721,20 @@ int main(int argc, char **argv)
 	char err[INPUT_ERRLEN];
 	int rc = parse_options(argc, argv, &o);
 
-	if (rc)
+	if (rc) {
+		free_options(&o);
 		return rc < 0 ? 0 : rc;
-	if (input_open_file(&in, o.read_file, o.filter, err, sizeof(err)) < 0) {
-		fprintf(stderr, "rocedump: %s\n", err);
-		free(o.filter);
-		return EXIT_USAGE;
+	}
+	if (o.list_devices || o.list_tstamp_types) {
+		free_options(&o);
+		return list_and_exit(&o);
+	}
+	signals_install();
+	struct metrics_server *metrics = NULL;
+	rc = open_input(&o, &in, &metrics);
+	if (rc) {
+		free_options(&o);
+		return rc;
 	}
 	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu,
 					    .copy_window_us = o.copy_window_us};
@@ -357,48 +742,77 @@ int main(int argc, char **argv)
 	struct roce_analyzer *an = roce_analyzer_new(&acfg, aerr);
 	if (!an) {
 		fprintf(stderr, "rocedump: %s\n", aerr);
+		metrics_server_stop(metrics);
 		input_close(&in);
-		free(o.filter);
+		free_options(&o);
 		return EXIT_USAGE;
 	}
 	static char outbuf[1 << 16];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	setvbuf(stdout, outbuf, o.line_buffered ? _IOLBF : _IOFBF, sizeof(outbuf));
 
 	static struct summary sum;
 	static struct sb line;
-	struct pcapng_out out = {0};
-	struct sink_ctx sc = {.o = &o, .an = an, .sum = &sum, .line = &line};
+	static struct rotor out;
+	static struct sink_ctx sc;
+	sc = (struct sink_ctx){.o = &o, .in = &in, .an = an, .sum = &sum, .line = &line, .metrics = metrics,
+			       .record_overhead = input_capstats(&in)->format == CAPSTATS_PCAPNG ? 32 : 16,
+			       .offset = 24};
 	if (o.write_file) {
-		if (pcapng_out_open(&out, o.write_file, in.linktype, err, sizeof(err)) < 0) {
+		if (rotor_open(&out, &o.rotate, in.linktype, live_counts, &in, err, sizeof(err)) < 0) {
 			fprintf(stderr, "rocedump: %s\n", err);
 			roce_analyzer_free(an);
+			metrics_server_stop(metrics);
 			input_close(&in);
-			free(o.filter);
+			free_options(&o);
 			return EXIT_USAGE;
 		}
 		sc.out = &out;
 	}
+	if (o.report_file) {
+		struct report_config rcfg = {.path = o.report_file, .capture = o.read_file,
+					     .plots = o.report_plots_set ? o.report_plots : REPORT_PLOTS_DEFAULT};
+		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
+			fprintf(stderr, "rocedump: %s\n", err);
+			if (sc.out)
+				rotor_close(&out, err, sizeof(err));
+			metrics_server_stop(metrics);
+			roce_analyzer_free(an);
+			input_close(&in);
+			free_options(&o);
+			return EXIT_USAGE;
+		}
+	}
+	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
 	struct pipeline_config pcfg = {
 		.threads = o.threads ? o.threads : pipeline_default_threads(),
 		.batch_frames = o.batch ? o.batch : PIPELINE_BATCH_DEFAULT,
 		.decoder = &o.decoder,
+		.idle = sink_idle,
 	};
 	int status = 0;
 
+	if (in.live)
+		fprintf(stderr, "rocedump: listening on %s, link-type %s, snapshot length %d bytes\n", in.name,
+			pcap_datalink_val_to_name(pcap_datalink(in.pcap)), pcap_snapshot(in.pcap));
 	sb_reset(&line);
+	periodic(&sc);
 	rc = pipeline_run(&in, &pcfg, sink_frame, &sc, err, sizeof(err));
 	if (rc == 1)
 		input_stopped_early(&in);  /* -c: whatever the decoding threads read ahead */
+	progress_end(&sc.progress);
 	sb_flush(&line, stdout);
 	if (rc < 0) {
 		fflush(stdout);
 		fprintf(stderr, "rocedump: %s\n", err);
 		status = EXIT_USAGE;
 	}
-	if (pcapng_out_close(&out, err, sizeof(err)) < 0) {
-		fprintf(stderr, "rocedump: %s: %s\n", o.write_file, err);
+	if (sc.error)
+		status = sc.error;
+	if (o.write_file && rotor_close(&out, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rocedump: %s\n", err);
 		status = EXIT_USAGE;
 	}
+	input_update_stats(&in);
 	if (o.quiet) {
 		if (o.format == OUT_JSON)
 			summary_print_json(&sum, input_capstats(&in), stdout);
@@ -415,11 +829,27 @@ int main(int argc, char **argv)
 		printf("streams: %" PRIu64 " (evicted %" PRIu64 "); --summary lists them\n", n_streams,
 		       roce_analyzer_evictions(an));
 	}
+	if (sc.rep && report_finish(sc.rep, &sum, an, input_capstats(&in), err, sizeof(err)) < 0) {
+		fprintf(stderr, "rocedump: %s\n", err);
+		status = EXIT_USAGE;
+	}
+	report_free(sc.rep);
+	if (metrics || o.metrics_file) {
+		sc.mono = mono_now();
+		publish_metrics(&sc, true);
+		if (sc.error && !status)
+			status = sc.error;
+	}
+	bool ok_out = fflush(stdout) == 0 && !ferror(stdout);
+	int out_errno = errno;
+	if (in.live)
+		print_counts(&sc);
+	metrics_server_stop(metrics);
 	roce_analyzer_free(an);
 	input_close(&in);
-	free(o.filter);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "rocedump: writing output: %s\n", strerror(errno));
+	free_options(&o);
+	if (!ok_out) {
+		fprintf(stderr, "rocedump: writing output: %s\n", strerror(out_errno));
 		return EXIT_USAGE;
 	}
 	if (status == 0 && o.strict && sum.worst[ROCE_SEV_ERROR])

@@ -18,11 +18,17 @@
 #define BT_SHB 0x0a0d0d0au
 #define BT_IDB 0x00000001u
 #define BT_EPB 0x00000006u
+#define BT_ISB 0x00000005u
 #define BYTE_ORDER_MAGIC 0x1a2b3c4du
 #define OPT_ENDOFOPT 0
 #define OPT_COMMENT 1
 #define OPT_SHB_USERAPPL 4
 #define OPT_IF_TSRESOL 9
+#define OPT_ISB_STARTTIME 2
+#define OPT_ISB_ENDTIME 3
+#define OPT_ISB_IFRECV 4
+#define OPT_ISB_IFDROP 5
+#define OPT_ISB_OSDROP 7
 
 static const uint8_t zeros[4];
 
@@ -111,6 +117,34 @@ void pcapng_out_frame(struct pcapng_out *w, const struct frame *f, const char *c
 		put_option(w->f, OPT_COMMENT, comment, comment_len);
 		put32(w->f, OPT_ENDOFOPT);
 	}
+	put32(w->f, len);
+}
+
+/* A 64-bit option: a time stamp (high word first, as an EPB's) or a count (in this byte order). */
+static void put_option64(FILE *f, uint16_t code, uint64_t v, bool time)
+{
+	uint32_t words[2] = {(uint32_t)(v >> 32), (uint32_t)v};
+	if (time) {
+		put_option(f, code, words, sizeof(words));
+	} else {
+		put_option(f, code, &v, sizeof(v));
+	}
+}
+
+void pcapng_out_isb(struct pcapng_out *w, const struct pcapng_isb *isb)
+{
+	uint32_t len = 12 + 12 + 5 * (uint32_t)option_size(8) + 4;  /* header, if_id, time, options, end, length */
+	put32(w->f, BT_ISB);
+	put32(w->f, len);
+	put32(w->f, 0);  /* interface 0 */
+	put32(w->f, (uint32_t)(isb->now_ns >> 32));
+	put32(w->f, (uint32_t)isb->now_ns);
+	put_option64(w->f, OPT_ISB_STARTTIME, isb->start_ns, true);
+	put_option64(w->f, OPT_ISB_ENDTIME, isb->now_ns, true);
+	put_option64(w->f, OPT_ISB_IFRECV, isb->recv, false);
+	put_option64(w->f, OPT_ISB_IFDROP, isb->if_drop, false);
+	put_option64(w->f, OPT_ISB_OSDROP, isb->os_drop, false);
+	put32(w->f, OPT_ENDOFOPT);
 	put32(w->f, len);
 }
 

@@ -23,6 +23,15 @@ int pcapng_out_open(struct pcapng_out *w, const char *path, unsigned linktype, c
  * (comment_len bytes, none when 0) as its opt_comment. */
 void pcapng_out_frame(struct pcapng_out *w, const struct frame *f, const char *comment, size_t comment_len);
 
+/* An interface statistics block (pcapng §4.6) for interface 0 at time now_ns: the counts of the
+ * capture between start_ns and now_ns (isb_starttime, isb_endtime): packets received by the
+ * filter (isb_ifrecv), dropped by the interface (isb_ifdrop) and by the OS (isb_osdrop). */
+struct pcapng_isb {
+	uint64_t start_ns, now_ns;
+	uint64_t recv, if_drop, os_drop;
+};
+void pcapng_out_isb(struct pcapng_out *w, const struct pcapng_isb *isb);
+
 /* Flush and close: 0, or -1 when a write failed (message in errbuf). */
 int pcapng_out_close(struct pcapng_out *w, char *errbuf, size_t errlen);
 

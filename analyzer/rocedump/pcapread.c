@@ -8,9 +8,8 @@
  * rocedump -q's work on small packets (tests/bench/README.md). Here a window of the file is read
  * 1 MiB at a time with pread() and records are handed out where they lie in it.
  *
- * libpcap stays in charge of everything else. It opens the file and parses its header; the
- * filter is the program compiled by libpcap, run by pcap_offline_filter() as pcap_next_ex()
- * runs it. This reader takes only what it is sure libpcap would hand out unchanged: a pcap 2.4
+ * libpcap stays in charge of everything else. It opens the file and parses its header (the
+ * filter runs in input.c, on the records of both readers). This reader takes only what it is sure libpcap would hand out unchanged: a pcap 2.4
  * file in this machine's byte order (magic a1b2c3d4 or a1b23c4d, so no byte swapping, no
  * swapped lengths, no extended record headers), and records that are whole in the file, no
  * longer than the snapshot length nor 262,144 bytes (libpcap's smallest limit for any link
@@ -45,7 +44,7 @@ static inline uint32_t ld_native32(const uint8_t *p)
 	return v;
 }
 
-bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, const struct bpf_program *filter)
+bool pcapread_open(struct pcapread *r, int fd, pcap_t *p)
 {
 	struct stat st;
 	uint8_t h[FILE_HDR];
@@ -65,7 +64,6 @@ bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, const struct bpf_progr
 	r->nsec = magic == MAGIC_NSEC;
 	uint32_t snap = (uint32_t)pcap_snapshot(p);
 	r->max_caplen = snap < MAX_TAKEN ? snap : MAX_TAKEN;
-	r->filter = filter;
 	r->buf_off = FILE_HDR;
 	return true;
 }
@@ -92,34 +90,9 @@ static __attribute__((noinline)) bool have(struct pcapread *r, size_t n)
 	return true;
 }
 
-int pcapread_next(struct pcapread *r, struct frame *f, FILE *fp, char *errbuf, size_t errlen)
+/* At the next record: libpcap's stream positioned there, this reader closed. */
+static int hand_over(struct pcapread *r, FILE *fp, char *errbuf, size_t errlen)
 {
-	const uint32_t frac_limit = r->nsec ? 1000000000u : 1000000u;
-
-	for (;;) {
-		/* the window usually holds the whole record: have() only when it does not */
-		if (r->len - r->pos < RECORD_HDR && !have(r, RECORD_HDR))
-			break;
-		const uint8_t *h = r->buf + r->pos;
-		uint32_t sec = ld_native32(h), frac = ld_native32(h + 4);
-		uint32_t caplen = ld_native32(h + 8), len = ld_native32(h + 12);
-		if (sec > INT32_MAX || frac >= frac_limit || caplen > r->max_caplen)
-			break;
-		if (r->len - r->pos < RECORD_HDR + caplen && !have(r, RECORD_HDR + caplen))
-			break;
-		f->data = r->buf + r->pos + RECORD_HDR;  /* have() may have moved the window */
-		f->caplen = caplen;
-		f->wirelen = len;
-		f->ts_sec = sec;
-		f->ts_nsec = r->nsec ? frac : frac * 1000u;
-		r->pos += RECORD_HDR + caplen;
-		if (r->filter) {
-			struct pcap_pkthdr ph = {.caplen = caplen, .len = len};
-			if (!pcap_offline_filter(r->filter, &ph, f->data))
-				continue;
-		}
-		return 1;
-	}
 	uint64_t off = r->buf_off + r->pos;
 	pcapread_close(r);
 	if (fseeko(fp, (off_t)off, SEEK_SET) != 0) {
@@ -127,6 +100,29 @@ int pcapread_next(struct pcapread *r, struct frame *f, FILE *fp, char *errbuf, s
 		return -1;
 	}
 	return 0;
+}
+
+int pcapread_next(struct pcapread *r, struct frame *f, FILE *fp, char *errbuf, size_t errlen)
+{
+	const uint32_t frac_limit = r->nsec ? 1000000000u : 1000000u;
+
+	/* the window usually holds the whole record: have() only when it does not */
+	if (r->len - r->pos < RECORD_HDR && !have(r, RECORD_HDR))
+		return hand_over(r, fp, errbuf, errlen);
+	const uint8_t *h = r->buf + r->pos;
+	uint32_t sec = ld_native32(h), frac = ld_native32(h + 4);
+	uint32_t caplen = ld_native32(h + 8), len = ld_native32(h + 12);
+	if (sec > INT32_MAX || frac >= frac_limit || caplen > r->max_caplen)
+		return hand_over(r, fp, errbuf, errlen);
+	if (r->len - r->pos < RECORD_HDR + caplen && !have(r, RECORD_HDR + caplen))
+		return hand_over(r, fp, errbuf, errlen);
+	f->data = r->buf + r->pos + RECORD_HDR;  /* have() may have moved the window */
+	f->caplen = caplen;
+	f->wirelen = len;
+	f->ts_sec = sec;
+	f->ts_nsec = r->nsec ? frac : frac * 1000u;
+	r->pos += RECORD_HDR + caplen;
+	return 1;
 }
 
 void pcapread_close(struct pcapread *r)

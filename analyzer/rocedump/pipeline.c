@@ -15,7 +15,13 @@
  * were 25 % slower than one thread (and decoding such frames as they are read, copying only the
  * bytes the sink reads, 12-17 % slower). So when a batch's frames averaged more than DIRECT_ABOVE
  * bytes, the sink thread, once every batch before has been sunk, reads, decodes and sinks the next
- * batch's worth of frames one by one, as the one-thread loop does; the other workers wait. */
+ * batch's worth of frames one by one, as the one-thread loop does; the other workers wait.
+ *
+ * Frames not ready. A live capture or a pipe may have no complete frame ready (INPUT_AGAIN): the
+ * batch being filled ends there, however few frames it holds; a thread that finds none at all
+ * gives its batch number back and waits on the input. The sink thread calls the idle hook first,
+ * and waits on the input only when no batch is in flight; a worker that later hands it a batch
+ * wakes it through an eventfd (`wake`), so no batch waits for the sink thread's poll to time out. */
 #define _GNU_SOURCE
 #include "pipeline.h"
 
@@ -25,12 +31,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #define BATCH_BYTES (1u << 20)   /* a batch ends when its frames hold this many bytes */
 #define DIRECT_ABOVE 2048        /* mean captured bytes a frame above which batches run directly */
 #define SLOTS_PER_THREAD 2
 #define SPIN_LIMIT 2000          /* pauses (~30 µs) before a waiting thread sleeps */
+#define READ_LIMIT 3             /* read_decode_sink(): the frame limit was reached */
 
 enum slot_state { SLOT_FREE, SLOT_READY };
 
@@ -62,6 +70,8 @@ struct shared {
 	_Atomic uint64_t changes;     /* bumped on every change a waiting thread may wait for */
 	pthread_mutex_t wait_lock;
 	pthread_cond_t changed;
+	int wake;                     /* eventfd: a batch is ready for a sink thread waiting on the input */
+	atomic_bool sink_polling;     /* the sink thread waits on the input (and wake) */
 
 	int result;                   /* pipeline_run()'s; written by the sink thread */
 	char *errbuf;
@@ -103,6 +113,18 @@ static void announce_change(struct shared *s)
 	atomic_fetch_add_explicit(&s->changes, 1, memory_order_release);
 	pthread_cond_broadcast(&s->changed);
 	pthread_mutex_unlock(&s->wait_lock);
+	if (s->wake >= 0 && atomic_load(&s->sink_polling)) {
+		uint64_t one = 1;
+		if (write(s->wake, &one, sizeof(one)) < 0) {
+			/* the counter is full: the sink thread wakes anyway */
+		}
+	}
+}
+
+/* The idle hook: false when it says stop. */
+static bool call_idle(const struct pipeline_config *cfg, void *ctx)
+{
+	return !cfg->idle || cfg->idle(ctx);
 }
 
 /* On the sink thread: a read error ends the run after the frames before it. */
@@ -139,7 +161,8 @@ static bool direct_size(uint64_t bytes, uint64_t n)
 
 /* The one-thread loop: read a frame, decode it into *pkt, sink it; up to limit frames. Returns
  * 1 when the sink said stop, 0 at the end of the input, -1 on a read error (message in err),
- * 2 after limit frames. *n and *bytes count the frames read and their captured bytes. */
+ * INPUT_AGAIN when no frame is ready, READ_LIMIT after limit frames. *n and *bytes count the
+ * frames read and their captured bytes. */
 static int read_decode_sink(struct input *in, const struct roce_decoder_config *decoder, pipeline_sink sink,
 			    void *ctx, struct roce_pkt *pkt, uint64_t limit, uint64_t *n, uint64_t *bytes,
 			    char *err, size_t errlen)
@@ -155,12 +178,12 @@ static int read_decode_sink(struct input *in, const struct roce_decoder_config *
 		if (!sink(ctx, &f, pkt))
 			return 1;
 	}
-	return 2;
+	return READ_LIMIT;
 }
 
 /* On the sink thread, with the read lock held and every batch before sunk: up to batch_frames
- * frames, one at a time, in the slot's first decode. */
-static void run_direct(struct shared *s, struct batch *b)
+ * frames, one at a time, in the slot's first decode. True when no frame was ready at all. */
+static bool run_direct(struct shared *s, struct batch *b)
 {
 	uint64_t bytes = 0, n = 0;
 	int rc = read_decode_sink(s->in, s->cfg->decoder, s->sink, s->ctx, &b->pkts[0], s->cfg->batch_frames, &n,
@@ -173,6 +196,7 @@ static void run_direct(struct shared *s, struct batch *b)
 		take_read_result(s, rc, b->err);
 	}
 	s->direct = direct_size(bytes, n);
+	return rc == INPUT_AGAIN && n == 0;
 }
 
 /* With the read lock held: copy up to batch_frames frames (BATCH_BYTES of them) out of the
@@ -188,6 +212,10 @@ static void fill_batch(struct shared *s, struct batch *b)
 	while (b->n < s->cfg->batch_frames && used < BATCH_BYTES) {
 		struct frame *f = &b->frames[b->n];
 		b->rc = input_next(s->in, f, b->err, sizeof(b->err));
+		if (b->rc == INPUT_AGAIN) {  /* the batch ends here; more to come */
+			b->rc = 1;
+			break;
+		}
 		if (b->rc != 1) {
 			s->input_done = true;
 			break;
@@ -202,26 +230,36 @@ static void fill_batch(struct shared *s, struct batch *b)
 	s->direct = direct_size(bytes, b->n);
 }
 
+enum take { TOOK, NO_SLOT, STARVED };
+
 /* With the read lock held: take the next batch if its slot is free, read it, and (the lock
- * released) decode it and mark it ready. False when there was nothing to take. */
-static bool read_and_decode(struct shared *s)
+ * released) decode it and mark it ready. NO_SLOT when there was nothing to take (no free slot,
+ * direct mode, the end), STARVED when no frame was ready (the batch number is given back;
+ * *in_flight says whether batches taken before it are still being read or decoded). */
+static enum take read_and_decode(struct shared *s, bool *in_flight)
 {
 	uint64_t seq = s->next_seq;
 	if (s->input_done || s->direct || seq >= atomic_load_explicit(&s->sunk, memory_order_acquire) + s->n_slots) {
 		pthread_mutex_unlock(&s->read_lock);
-		return false;
+		return NO_SLOT;
 	}
 	s->next_seq++;
 	struct batch *b = &s->slots[seq % s->n_slots];
 	fill_batch(s, b);
+	if (b->n == 0 && b->rc == 1) {
+		s->next_seq--;
+		*in_flight = seq != atomic_load_explicit(&s->sunk, memory_order_acquire);
+		pthread_mutex_unlock(&s->read_lock);
+		return STARVED;
+	}
 	pthread_mutex_unlock(&s->read_lock);
 
 	for (unsigned i = 0; i < b->n; i++)
 		roce_decode(s->cfg->decoder, b->frames[i].data, b->frames[i].caplen, b->frames[i].wirelen,
 			    s->in->linktype, &b->pkts[i]);
-	atomic_store_explicit(&b->state, SLOT_READY, memory_order_release);
+	atomic_store_explicit(&b->state, SLOT_READY, memory_order_seq_cst);
 	announce_change(s);
-	return true;
+	return TOOK;
 }
 
 static void *decode_worker(void *arg)
@@ -235,10 +273,36 @@ static void *decode_worker(void *arg)
 			pthread_mutex_unlock(&s->read_lock);
 			break;
 		}
-		if (!read_and_decode(s))
+		bool in_flight;
+		enum take t = read_and_decode(s, &in_flight);
+		if (t == NO_SLOT)
 			wait_change(s, seen);  /* no free slot, or direct mode: the sink thread moves on */
+		else if (t == STARVED)
+			input_wait(s->in, PIPELINE_IDLE_MS, -1);
 	}
 	return NULL;
+}
+
+/* On the sink thread, when no frame was ready: the idle hook, then wait for a batch in flight,
+ * or (none) for the input or a worker's batch. */
+static void sink_thread_starved(struct shared *s, uint64_t seq, uint64_t seen, bool in_flight)
+{
+	if (!call_idle(s->cfg, s->ctx)) {
+		stopped_by_sink(s);
+		return;
+	}
+	if (in_flight) {
+		wait_change(s, seen);
+		return;
+	}
+	atomic_store(&s->sink_polling, true);
+	if (atomic_load(&s->slots[seq % s->n_slots].state) != SLOT_READY)
+		input_wait(s->in, PIPELINE_IDLE_MS, s->wake);
+	atomic_store(&s->sink_polling, false);
+	uint64_t drain;
+	if (read(s->wake, &drain, sizeof(drain)) < 0) {
+		/* nothing written: EAGAIN */
+	}
 }
 
 /* On the sink thread: batch seq, ready, through the sink; then its slot is free. */
@@ -284,14 +348,23 @@ static void run_sink_thread(struct shared *s)
 				break;
 			}
 			s->next_seq++;
-			run_direct(s, b);
+			if (run_direct(s, b)) {  /* nothing was ready */
+				s->next_seq--;
+				pthread_mutex_unlock(&s->read_lock);
+				sink_thread_starved(s, seq, seen, false);
+				continue;
+			}
 			pthread_mutex_unlock(&s->read_lock);
 			atomic_store_explicit(&s->sunk, seq + 1, memory_order_release);
 			announce_change(s);
 			continue;
 		}
-		if (!read_and_decode(s))
+		bool in_flight;
+		enum take t = read_and_decode(s, &in_flight);
+		if (t == NO_SLOT)
 			wait_change(s, seen);
+		else if (t == STARVED)
+			sink_thread_starved(s, seq, seen, in_flight);
 	}
 	announce_change(s);  /* a decoder waiting for a slot sees the stop */
 }
@@ -318,7 +391,14 @@ static int run_one_thread(struct input *in, const struct pipeline_config *cfg, p
 	struct roce_pkt pkt;
 	uint64_t bytes = 0, n = 0;
 
-	return read_decode_sink(in, cfg->decoder, sink, ctx, &pkt, UINT64_MAX, &n, &bytes, errbuf, errlen);
+	for (;;) {
+		int rc = read_decode_sink(in, cfg->decoder, sink, ctx, &pkt, UINT64_MAX, &n, &bytes, errbuf, errlen);
+		if (rc != INPUT_AGAIN)
+			return rc;
+		if (!call_idle(cfg, ctx))
+			return 1;
+		input_wait(in, PIPELINE_IDLE_MS, -1);
+	}
 }
 
 int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_sink sink, void *ctx,
@@ -329,7 +409,7 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 		return run_one_thread(in, cfg, sink, ctx, errbuf, errlen);
 
 	/* Without its batches, or without a second thread, the one-thread loop is faster. */
-	struct shared s = {.cfg = cfg, .in = in, .sink = sink, .ctx = ctx, .errbuf = errbuf, .errlen = errlen};
+	struct shared s = {.cfg = cfg, .in = in, .sink = sink, .ctx = ctx, .errbuf = errbuf, .errlen = errlen, .wake = -1};
 	s.n_slots = SLOTS_PER_THREAD * threads;
 	s.slots = calloc(s.n_slots, sizeof(*s.slots));
 	bool ok = s.slots != NULL;
@@ -337,6 +417,7 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 		ok = batch_alloc(&s.slots[i], cfg->batch_frames);
 	pthread_t tid[PIPELINE_MAX_THREADS];
 	unsigned started = 0;
+	bool inited = ok;
 	if (ok) {
 		pthread_mutex_init(&s.read_lock, NULL);
 		pthread_mutex_init(&s.wait_lock, NULL);
@@ -344,6 +425,11 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 		atomic_init(&s.sunk, 0);
 		atomic_init(&s.stop, false);
 		atomic_init(&s.changes, 0);
+		atomic_init(&s.sink_polling, false);
+		s.wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		ok = s.wake >= 0;
+	}
+	if (ok) {
 		while (started < threads - 1 && pthread_create(&tid[started], NULL, decode_worker, &s) == 0)
 			started++;
 	}
@@ -356,7 +442,9 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 	} else {
 		rc = run_one_thread(in, cfg, sink, ctx, errbuf, errlen);
 	}
-	if (ok) {
+	if (s.wake >= 0)
+		close(s.wake);
+	if (inited) {
 		pthread_cond_destroy(&s.changed);
 		pthread_mutex_destroy(&s.wait_lock);
 		pthread_mutex_destroy(&s.read_lock);

@@ -6,8 +6,10 @@
  * out of libpcap's buffer) and decode them ahead of it; the calling thread decodes a batch too
  * when the next one is not ready. The sink sees the frames one at a time, in capture order and
  * on the calling thread, whatever the number of threads, so it needs no locking of its own.
- * Reading and the sink are serial; decoding (ICRC included) runs in parallel. A batch is handed on when it is full
- * or the input ends: a live capture, where frames trickle in, wants one thread. */
+ * Reading and the sink are serial; decoding (ICRC included) runs in parallel. A batch is handed on when it is full,
+ * when the input ends, or when no complete frame is ready (a live capture, a pipe): frames that trickle in reach
+ * the sink as they come, whatever the number of threads. Whenever the sink thread is about to wait for input it
+ * calls the idle hook first (the caller flushes its output there). */
 #ifndef ROCEDUMP_PIPELINE_H
 #define ROCEDUMP_PIPELINE_H
 
@@ -25,16 +27,23 @@
  * (no further frame reaches the sink). */
 typedef bool (*pipeline_sink)(void *ctx, const struct frame *f, struct roce_pkt *p);
 
+/* Called on the sink thread, with the sink's ctx, when the input has no frame ready, before
+ * waiting for one (at least every PIPELINE_IDLE_MS while it has none). Return false to stop. */
+typedef bool (*pipeline_idle)(void *ctx);
+
+#define PIPELINE_IDLE_MS 100
+
 struct pipeline_config {
 	unsigned threads;       /* 1 .. PIPELINE_MAX_THREADS */
 	unsigned batch_frames;  /* frames per batch when threads > 1 */
 	const struct roce_decoder_config *decoder;
+	pipeline_idle idle;     /* NULL: none */
 };
 
 /* The number of threads rocedump uses by default: 2 when the machine has two CPUs or more. */
 unsigned pipeline_default_threads(void);
 
-/* Run in to its end, or until the sink returns false. Returns 1 when stopped by the sink, 0 at
+/* Run in to its end, or until the sink (or the idle hook) returns false. Returns 1 when stopped, 0 at
  * the end of the input, -1 on a read error (message in errbuf); the frames before the error have
  * reached the sink. */
 int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_sink sink, void *ctx,

@@ -31,6 +31,12 @@ void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_find
 /* -x/-X: the frame's bytes after its line, 16 a line as tcpdump prints them; written to out as
  * the builder fills. */
 void print_hex(struct sb *s, FILE *out, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p);
+/* A MAD on QP1 (RDMA-CM messages by name, with their key fields), appended to the text line
+ * after the RoCE fields; nothing for other frames (print_mad.c). In JSON the "mad" and "cm"
+ * members come from the field table (fields.def). */
+void print_mad_text(struct sb *s, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p);
+/* frame_no: print_text's is -#'s count (after the filter, as tcpdump's); print_json's is the
+ * frame's number in the file (f->number, tshark's frame.number). */
 void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
 		const struct roce_pkt *p, const struct roce_findings *fi);
 

@@ -232,49 +232,21 @@ static void put_other(struct sb *s, const struct frame *f, const struct roce_pkt
 	}
 }
 
-/* What a finding says of the frame it refers to: a timeout the age of the resent PSN and where it
- * was first sent, a copy its first sighting, a restart the NAK it answers. */
-static void put_ref(struct sb *s, const struct roce_finding *x)
-{
-	if (x->event == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0)
-		sb_printf(s, ", first sent %" PRId64 ".%03" PRId64 " ms before", x->delta_ns / 1000000,
-			  x->delta_ns / 1000 % 1000);
-	if (!x->ref_frame)
-		return;
-	switch (x->event) {
-	case ROCE_EV_RETRANSMIT_TIMEOUT: sb_printf(s, " in frame %" PRIu64, x->ref_frame); break;
-	case ROCE_EV_FRAME_COPY: sb_printf(s, ", copy of frame %" PRIu64, x->ref_frame); break;
-	case ROCE_EV_NAK_RESTART_WRONG: sb_printf(s, ", NAK in frame %" PRIu64, x->ref_frame); break;
-	case ROCE_EV_RNR_RETRY_EARLY: sb_printf(s, ", RNR NAK in frame %" PRIu64, x->ref_frame); break;
-	default: break;  /* psn.retransmit: the JSON has it */
-	}
-}
-
-/* The frame's events; a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
+/* The frame's events; a field named by a decoder event, its value: bth.reserved_nonzero(resv7 0x01);
+ * a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
  * before in frame 12). */
 void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	const char *sep = "";
+	char text[160];
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
 		if (!roce_evset_has(&p->events, (enum roce_event)e))
 			continue;
-		sb_printf(s, "%s%s", sep, roce_event_name((enum roce_event)e));
+		sb_puts(s, sep);
+		roce_event_text(text, sizeof(text), (enum roce_event)e, p, fi);
+		sb_puts(s, text);
 		sep = ",";
-		for (unsigned i = 0; fi && i < fi->n; i++) {
-			const struct roce_finding *x = &fi->f[i];
-			if (x->event != e || !x->has_psn)
-				continue;
-			if (x->msn)
-				sb_printf(s, "(expected msn %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
-			else if (x->expected_psn != x->seen_psn)
-				sb_printf(s, "(expected %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
-			else
-				sb_printf(s, "(psn %" PRIu32, x->seen_psn);
-			put_ref(s, x);
-			sb_puts(s, ")");
-			break;
-		}
 	}
 }
 
@@ -347,6 +319,8 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	} else {
 		put_other(s, f, p);
 	}
+	if (p->version)
+		print_mad_text(s, o, f, p);
 	put_events(s, p, fi);
 	sb_puts(s, "\n");
 }

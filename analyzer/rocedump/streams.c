@@ -143,12 +143,16 @@ void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs
 struct json_ctx {
 	FILE *out;
 	const char *sep;
+	bool (*keep)(const struct roce_stream_stats *s, void *user);  /* the rows to print */
+	void *user;
 };
 
 static void json_row(const struct roce_stream_stats *s, void *user)
 {
 	struct json_ctx *j = user;
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
+	if (j->keep && !j->keep(s, j->user))
+		return;
 
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
@@ -196,7 +200,13 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 
 void streams_print_json(const struct roce_analyzer *a, const struct capstats *cs, FILE *out)
 {
-	struct json_ctx j = {out, ""};
+	streams_print_json_some(a, cs, out, NULL, NULL);
+}
+
+void streams_print_json_some(const struct roce_analyzer *a, const struct capstats *cs, FILE *out,
+			     bool (*keep)(const struct roce_stream_stats *s, void *user), void *user)
+{
+	struct json_ctx j = {out, "", keep, user};
 	fprintf(out, "{\"streams\":{\"count\":%" PRIu64 ",\"evicted\":%" PRIu64 ",", roce_analyzer_streams(a),
 		roce_analyzer_evictions(a));
 	capstats_print_json(cs, out);

@@ -13,5 +13,9 @@
 /* verbose: the full table (-v); else one that fits 120 columns, and the times on lines of their own */
 void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs, bool verbose, FILE *out);
 void streams_print_json(const struct roce_analyzer *a, const struct capstats *cs, FILE *out);
+/* The same object with only the rows keep() returns true for (--report lists the most troubled
+ * queue pairs), in the same order. */
+void streams_print_json_some(const struct roce_analyzer *a, const struct capstats *cs, FILE *out,
+			     bool (*keep)(const struct roce_stream_stats *s, void *user), void *user);
 
 #endif

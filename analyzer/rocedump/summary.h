@@ -17,6 +17,28 @@ struct summary {
 	uint64_t worst[3];                  /* frames whose worst event is info/warn/error */
 };
 
+/* Count the packet's events: per event in by_event (when not NULL) and per severity in
+ * by_sev. Returns the worst severity, or -1 when it has none. */
+static inline int summary_count_events(const struct roce_pkt *p, uint64_t *by_event, uint64_t by_sev[3])
+{
+	int worst = -1;
+	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
+		uint64_t bits = p->events.w[w];
+		while (bits) {
+			unsigned e = w * 64 + (unsigned)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			if (e >= ROCE_EV_COUNT)
+				break;
+			if (by_event)
+				by_event[e]++;
+			int sev = (int)roce_event_severity((enum roce_event)e);
+			by_sev[sev]++;
+			worst = sev > worst ? sev : worst;
+		}
+	}
+	return worst;
+}
+
 static inline void summary_add(struct summary *s, const struct roce_pkt *p)
 {
 	s->frames++;
@@ -27,19 +49,8 @@ static inline void summary_add(struct summary *s, const struct roce_pkt *p)
 	if (p->version)
 		s->icrc[p->icrc_status]++;
 	if (!roce_evset_empty(&p->events)) {
-		int worst = -1;
-		for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
-			uint64_t bits = p->events.w[w];
-			while (bits) {
-				unsigned e = w * 64 + (unsigned)__builtin_ctzll(bits);
-				bits &= bits - 1;
-				if (e >= ROCE_EV_COUNT)
-					break;
-				s->events[e]++;
-				int sev = (int)roce_event_severity((enum roce_event)e);
-				worst = sev > worst ? sev : worst;
-			}
-		}
+		uint64_t by_sev[3] = {0};
+		int worst = summary_count_events(p, s->events, by_sev);
 		if (worst >= 0)  /* always, unless a bit past the table were set */
 			s->worst[worst]++;
 	}

@@ -73,7 +73,21 @@ struct roce_findings {
 				    * the request it is the first to answer, resends excluded, as the
 				    * summary's figures), in ns; -1 if none */
 	struct roce_finding f[ROCE_MAX_FINDINGS];
+	/* the requester's restart after a NAK or RNR NAK (the summary's nak_recovery figures):
+	 * the time from that NAK to this frame in ns, -1 if this frame is no such restart, and the
+	 * NAK's frame number (0 if unknown) */
+	int64_t recovery_ns;
+	uint64_t recovery_ref;
 };
+
+/* Event e of frame p as text (findings.c): its name; for bth.reserved_nonzero the fields and
+ * values, "bth.reserved_nonzero(resv7 0x01)"; when fi holds a finding of it with PSNs, their
+ * details: "psn.gap(expected 100 seen 103)", "nak.psn_seq_err(psn 7)",
+ * "retransmit.timeout(expected 9 seen 3, first sent 4.210 ms before)". Written into buf (cap
+ * bytes, truncated, NUL-terminated when cap > 0); returns the length the whole text takes. The
+ * CLI's text line, its -w comments and the Wireshark plugin's expert info all use it. */
+ROCE_API size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
+				const struct roce_findings *fi);
 
 /* Create an analyzer; NULL with the reason in errbuf on failure. */
 ROCE_API struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg,
@@ -143,6 +157,11 @@ struct roce_stream_stats {
  * the same pair id; an unpaired stream has its own stream id as its pair id). */
 ROCE_API void roce_analyzer_foreach(const struct roce_analyzer *a,
 				    void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
+/* Call fn for the stream the last frame analyzed went to (the most recently used) and, when it
+ * is paired, the reverse direction of its queue pair: the rows that frame may have changed, for a
+ * table kept up to date frame by frame (the Wireshark plugin's). Nothing when the table is empty. */
+ROCE_API void roce_analyzer_latest(const struct roce_analyzer *a,
+				   void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
 ROCE_API uint64_t roce_analyzer_streams(const struct roce_analyzer *a);   /* in the table now */
 ROCE_API uint64_t roce_analyzer_evictions(const struct roce_analyzer *a);
 

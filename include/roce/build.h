@@ -50,10 +50,19 @@ struct roce_build {
 	unsigned icrc;              /* enum roce_build_icrc */
 	uint32_t icrc_value;
 	unsigned flags;             /* ROCE_BUILD_* */
+	char *errbuf;               /* optional, ROCE_ERRBUF_SIZE bytes: why a build failed */
 };
 
-/* Write the frame into out (cap bytes). Returns its length, or a negative ROCE_ERR_*. */
+/* Write the frame into out (cap bytes). Returns its length, or a negative ROCE_ERR_* with the
+ * reason in b->errbuf when it is set. */
 ROCE_API int roce_build_frame(const struct roce_build *b, uint8_t *out, size_t cap);
+
+/* Recompute the ICRC of the RoCE frame in frame (len bytes, link type linktype) after its bytes
+ * were changed, and write it in place (the IPv4 header checksum too when fix_ip_csum). Returns
+ * the new ICRC (as the CRC-32 value), or a negative ROCE_ERR_* (ROCE_ERR_ARG: not a whole
+ * RoCE packet) with the reason in errbuf when it is not NULL. */
+ROCE_API int64_t roce_icrc_recompute(uint8_t *frame, uint32_t len, unsigned linktype, bool fix_ip_csum,
+				     char *errbuf);
 
 /* A mirror/overlay encapsulation around an Ethernet frame. */
 struct roce_build_wrap {
@@ -64,9 +73,11 @@ struct roce_build_wrap {
 	struct roce_wrap w;         /* GRE key/sequence, ERSPAN and VXLAN fields as the decoder reports
 				       them (kind, depth, ip_* and gre_flags/gre_proto are ignored) */
 	uint32_t truncate_to;       /* keep only this many inner bytes (a mirror's truncation); 0: all */
+	char *errbuf;               /* optional, ROCE_ERRBUF_SIZE bytes: why a wrap failed */
 };
 
-/* Wrap the Ethernet frame inner (len bytes) into out. Returns the length or a negative ROCE_ERR_*. */
+/* Wrap the Ethernet frame inner (len bytes) into out. Returns the length or a negative ROCE_ERR_*
+ * (the reason in wr->errbuf when it is set). */
 ROCE_API int roce_build_wrap(const struct roce_build_wrap *wr, const uint8_t *inner, uint32_t len,
 			     uint8_t *out, size_t cap);
 

@@ -61,6 +61,7 @@ struct roce_wrap {
 	uint8_t depth;            /* wrappers walked in all */
 	uint8_t ip_version;       /* outer IP: 4 or 6 */
 	uint16_t ip_off;          /* outer IP header offset (addresses read from the frame) */
+	uint16_t hdr_off;         /* the outer wrapper's own header: GRE, or VXLAN (its UDP 8 before) */
 	uint16_t gre_flags, gre_proto;
 	bool has_key, has_seq;
 	uint32_t gre_key, gre_seq;

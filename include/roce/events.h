@@ -10,9 +10,11 @@ extern "C" {
 #endif
 
 enum roce_severity { ROCE_SEV_INFO = 0, ROCE_SEV_WARN = 1, ROCE_SEV_ERROR = 2 };
+/* The kind of problem an event is (events.def's GROUP column; Wireshark's expert info groups). */
+enum roce_event_group { ROCE_GROUP_SEQUENCE = 0, ROCE_GROUP_CHECKSUM, ROCE_GROUP_MALFORMED, ROCE_GROUP_PROTOCOL };
 
 enum roce_event {
-#define ROCE_EVENT(id, name, sev, desc) ROCE_EV_##id,
+#define ROCE_EVENT(id, name, sev, group, desc) ROCE_EV_##id,
 #include "roce/events.def"
 #undef ROCE_EVENT
 	ROCE_EV_COUNT
@@ -39,6 +41,9 @@ ROCE_API const char *roce_event_name(enum roce_event e);        /* "icrc.bad" */
 ROCE_API const char *roce_event_description(enum roce_event e); /* one line */
 ROCE_API enum roce_severity roce_event_severity(enum roce_event e);
 ROCE_API const char *roce_severity_name(enum roce_severity s);  /* "info", "warn", "error" */
+ROCE_API enum roce_event_group roce_event_group(enum roce_event e);
+/* "sequence", "checksum", "malformed", "protocol" */
+ROCE_API const char *roce_event_group_name(enum roce_event_group g);
 /* The event with this name, or -1. */
 ROCE_API int roce_event_by_name(const char *name);
 

@@ -43,6 +43,16 @@ enum roce_cm_kind {
 /* "REQ", "MRA", "REJ", "REP", "RTU", "DREQ", "DREP"; "none" for ROCE_CM_NONE and unknown values */
 ROCE_API const char *roce_cm_kind_name(enum roce_cm_kind k);
 
+/* The message's name as Wireshark shows it: "ConnectRequest", "MsgRcptAck", "ConnectReject",
+ * "ConnectReply", "ReadyToUse", "DisconnectRequest", "DisconnectReply"; NULL for ROCE_CM_NONE. */
+ROCE_API const char *roce_cm_message_name(enum roce_cm_kind k);
+
+/* REJ reasons (IBTA Vol 1 Table 109), those Linux ib_cm names. */
+#define ROCE_CM_REJ_CONSUMER 28
+/* The reason's name ("consumer reject", "invalid service ID", ...); NULL for codes Table 109
+ * leaves reserved. */
+ROCE_API const char *roce_cm_rej_reason_name(unsigned reason);
+
 /* What roce_mad_decode() made of the bytes. Truncated (the bytes ran out) and invalid (the bytes
  * are there but are not a CM message this decoder knows) are different outcomes. */
 enum roce_mad_result {

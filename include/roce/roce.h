@@ -10,5 +10,6 @@
 #include "roce/build.h"
 #include "roce/analyze.h"
 #include "roce/mad.h"
+#include "roce/fields.h"
 
 #endif

@@ -3,32 +3,69 @@
 #
 #   tests/bench/bench-smoke.sh --rocedump P --gencaps P --floor P
 #
-# Checks that the benchmark script runs end to end (exit 0), that the three floors (floor -D, the
-# tuned floor, the same-I/O floor) and rocedump -q count the same good ICRCs on both captures
-# (run-bench.sh stops when the floors' outputs differ), and that every row of the table is there. Exit 0 when all hold,
-# 1 otherwise.
+# Checks that the benchmark script runs end to end (exit 0), that the four floors (the bare floor,
+# floor -D, the tuned floor, the same-I/O floor) and rocedump -q count the same good ICRCs on the
+# three captures and the scale ones (run-bench.sh stops when the floors' outputs differ), that
+# every row of the table is there, that the speed verdict is against the bare floor and the other
+# floors are INFO lines, and that the scale table and its verdicts are there. Exit 0 when all
+# hold, 1 otherwise.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
 
 "$here/run-bench.sh" "$@" --small-packets 3000 --mtu-bytes 3000000 --qps 10 --runs 1 --tool-runs 1 \
-	--no-tools >"$out" 2>&1
+	--scale '100:6000' --scale-runs 1 --no-tools >"$out" 2>&1
 rc=$?
 fail=0
 check() {  # check DESCRIPTION COMMAND...
 	if "${@:2}"; then echo "ok    $1"; else echo "FAIL  $1"; fail=1; fi
 }
 check "run-bench.sh exits 0 (it did: $rc)" test "$rc" -eq 0
-for f in small mtu; do
-	check "ICRC good counts agree on $f" grep -q "^PASS  ICRC good count on $f: floor [1-9][0-9]*, rocedump" "$out"
-	for prog in 'floor -D' 'tuned floor' 'same-I/O floor' 'rocedump -q' 'rocedump -q --threads 1'; do
+for f in small hosts mtu; do
+	check "ICRC good counts agree on $f" grep -q "^PASS  ICRC good count on $f: bare floor [1-9][0-9]*, rocedump" "$out"
+	for prog in 'barefloor' 'floor -D' 'tuned floor' 'same-I/O floor' 'rocedump -q' 'rocedump -q --threads 1'; do
 		check "a row for $prog on $f" grep -Eq "^$prog +$f " "$out"
 	done
-	check "a speed verdict against floor -D on $f" grep -Eq "^(PASS|FAIL)  rocedump -q at >= 90% of the floor's speed on $f \(floor -D" "$out"
-	check "the ratio to the tuned floor on $f" grep -Eq "^INFO  rocedump -q at [0-9]+% of the tuned floor speed on $f" "$out"
-	check "the ratio to the same-I/O floor on $f" grep -Eq "^INFO  rocedump -q at [0-9]+% of the same-I/O floor speed on $f" "$out"
+	check "a speed verdict against the bare floor on $f" \
+		grep -Eq "^(PASS|FAIL)  rocedump -q at >= 90% of the bare floor's speed on $f: [0-9.]+ \(medians" "$out"
+	for floor in 'floor -D' 'tuned floor' 'same-I/O floor'; do
+		check "the ratio to the $floor on $f (INFO)" grep -Eq "^INFO  rocedump -q at [0-9]+% of the $floor speed on $f$" "$out"
+	done
 done
+check "ICRC good counts agree at scale" grep -q "^PASS  ICRC good count on scale-100:6000: bare floor 6000, rocedump 6000" "$out"
+check "a scale row at 100 QPs" grep -Eq "^100 QPs +6000 +200 " "$out"
+check "a scale speed verdict" grep -Eq "^(PASS|FAIL)  rocedump -q within 2.5x of the bare floor at 100 QPs: [0-9.]+x" "$out"
+check "a bytes-a-stream verdict" grep -Eq "^(PASS|FAIL)  rocedump state at 100 QPs: [0-9]+ bytes a stream" "$out"
+# The bare floor reads as libpcap does: the same counts as floor -D on every capture of the project
+# (other link types counted as other by both), on a big-endian copy of one, and on a pcapng file it
+# refuses (exit 2)
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+	case ${args[i]} in --floor) floor=${args[i + 1]} ;; --barefloor) barefloor=${args[i + 1]} ;; esac
+done
+caps=$(cd "$here/../../captures" && pwd)
+big=$(mktemp) && trap 'rm -f "$out" "$big"' EXIT
+/usr/bin/python3 - "$caps/gen/rc_opcodes.pcap" "$big" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+magic, vmaj, vmin, zone, sig, snap, link = struct.unpack_from("<IHHiIII", d)
+out = [struct.pack(">IHHiIII", magic, vmaj, vmin, zone, sig, snap, link)]
+at = 24
+while at < len(d):
+    sec, frac, cap, wire = struct.unpack_from("<IIII", d, at)
+    out.append(struct.pack(">IIII", sec, frac, cap, wire) + d[at + 16:at + 16 + cap])
+    at += 16 + cap
+open(sys.argv[2], "wb").write(b"".join(out))
+PY
+same=0 differ=''
+for f in $(find "$caps" -name '*.pcap' | sort) "$big"; do
+	if [ "$("$barefloor" "$f")" = "$("$floor" -D "$f")" ]; then same=$((same + 1)); else differ+=" $f"; fi
+done
+check "barefloor counts as floor -D does on $same captures${differ:+ (not on:$differ)}" test -z "$differ"
+check "barefloor reads the big-endian copy: $("$barefloor" "$big")" grep -q "good [1-9]" < <("$barefloor" "$big")
+"$barefloor" "$caps/gen/capture_drops.pcapng" >/dev/null 2>&1
+check "barefloor refuses a pcapng file (exit 2)" test $? -eq 2
 if [ "$fail" != 0 ]; then
 	echo "--- run-bench.sh output:"
 	cat "$out"

@@ -1,44 +1,52 @@
 #!/usr/bin/env bash
-# run-bench.sh: time rocedump against the floor (tests/bench/floor.c) and against tshark/tcpdump.
+# run-bench.sh: time rocedump against the floors (tests/bench/barefloor.c, floor.c) and against
+# tshark/tcpdump.
 #
-#   tests/bench/run-bench.sh [--build DIR] [--rocedump P] [--gencaps P] [--floor P]
+#   tests/bench/run-bench.sh [--build DIR] [--rocedump P] [--gencaps P] [--floor P] [--barefloor P]
 #                            [--small-packets N] [--mtu-bytes N] [--qps Q] [--runs N] [--tool-runs N]
-#                            [--no-tools] [--dir DIR] [--keep]
+#                            [--scale-runs N] [--scale 'QPS:PACKETS ...'] [--no-scale] [--no-tools]
+#                            [--dir DIR] [--keep]
 #
-# Generates two captures with gencaps (small: N SEND_ONLY/ACK packets, default 1,000,000, over Q
-# QPs, default 1000; mtu: 4 KiB WRITE packets, ~1 GB), reads each once to warm the page cache,
-# then times, best of N wall-clock runs (default 7) with the runs interleaved (floor, rocedump,
-# floor, ... the order flipping each round):
-#   floor -D FILE           the floor as issue 2 words it: a bare loop that reads the file with
-#                           libpcap's defaults and checks every ICRC with ISA-L (floor.c)
-#   floor FILE              the tuned floor: the same loop with libpcap reading through a 1 MiB
-#                           stdio buffer and no stream lock per fread (the best libpcap loop here)
-#   floor -R FILE           the same-I/O floor: the same loop reading the records as rocedump
-#                           does (its own reader for plain pcap files, analyzer/rocedump/pcapread.c)
-#   rocedump -q -r FILE     must reach >= 90% of the floor's speed (PASS/FAIL); on two threads
-#                           when the machine has two CPUs (rocedump's default); its ratios to the
-#                           tuned and same-I/O floors are printed too (INFO: stricter references,
-#                           not the target)
+# Generates three captures with gencaps (small: N SEND_ONLY/ACK packets, default 1,000,000, over Q
+# QPs, default 1000, between two hosts; hosts: as many packets and QPs between many hosts, ~1,500
+# address pairs in any 100,000 frames, in near-random order, as on a mirror port; mtu: 4 KiB WRITE
+# packets, ~1 GB), reads each once to warm the page cache, then times, in --runs rounds (default
+# 11) with the programs interleaved (the order flipping each round), wall clock:
+#   barefloor FILE          the bare floor, the PASS/FAIL reference: one thread, read() into a
+#                           1 MiB buffer, each record's headers walked as far as the ICRC's span
+#                           needs, every ICRC checked with ISA-L (barefloor.c)
+#   floor -D FILE           a bare loop reading with libpcap's defaults (floor.c)       INFO
+#   floor FILE              the same with libpcap at its best (1 MiB stdio buffer, no lock) INFO
+#   floor -R FILE           the same reading the records as rocedump does (pcapread.c)  INFO
+#   rocedump -q -r FILE     must reach >= 90% of the bare floor's speed by the median of the
+#                           rounds (PASS/FAIL); on two threads when the machine has two CPUs
 #   rocedump --threads 1 -q -r FILE   the same on one thread, for comparison
-# and on the small file only, best of --tool-runs (default 3), interleaved:
+# Scale (unless --no-scale): the many-host capture at each QPS:PACKETS of --scale (default
+# '100000:2000000 1000000:4000000'), --scale-runs rounds (default 3) of the bare floor and
+# rocedump -q: seconds, ns a frame, the ratio to the bare floor (target: within 2.5x, PASS/FAIL),
+# peak RSS, streams, and bytes a stream (the RSS above the 1 k-QP many-host run's, over the
+# streams above its; target <= 160, PASS/FAIL).
+# And on the small file only, best of --tool-runs (default 3), interleaved:
 #   rocedump -r F >/dev/null, rocedump -T json -r F >/dev/null,
 #   tcpdump -nr F >/dev/null (rocedump text should be faster: PASS/FAIL),
 #   tshark -r F -T fields -e infiniband.bth.psn >/dev/null (skipped when not installed).
 # Peak RSS comes from one extra run of each under /usr/bin/time (GNU time), "n/a" without it.
-# The floor's ICRC good count must equal rocedump's (PASS/FAIL), and rocedump's peak RSS on the
+# The floors' ICRC good counts must equal rocedump's (PASS/FAIL), and rocedump's peak RSS on the
 # ~1 GB file must stay within 1.5x (+1 MiB) of its RSS on the small file (PASS/FAIL).
 #
 # Captures go into --dir (created if missing; captures already there with the same parameters are
 # reused) or a fresh mktemp directory under $TMPDIR (default /tmp); the captures are deleted at the
-# end unless --keep. Needs ~1.2 GB of free space there. Exit status: 0 when everything ran (whatever
-# PASS/FAIL says), 1 when a program failed or was missing, 2 on a usage error.
+# end unless --keep. Needs ~1.8 GB of free space there (~1.2 GB with --no-scale). Exit status: 0
+# when everything ran (whatever PASS/FAIL says), 1 when a program failed or was missing, 2 on a
+# usage error.
 set -u
 export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../../build}
-rocedump='' gencaps='' floor=''
-small_n=1000000 mtu_bytes=1000000000 qps=1000 runs=7 tool_runs=3 tools=1 dir='' keep=0
+rocedump='' gencaps='' floor='' barefloor=''
+small_n=1000000 mtu_bytes=1000000000 qps=1000 runs=11 tool_runs=3 tools=1 dir='' keep=0
+scale='100000:2000000 1000000:4000000' scale_runs=3
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "run-bench: $*" >&2; exit 1; }
@@ -51,11 +59,15 @@ while [ $# -gt 0 ]; do
 	--rocedump) need_arg "$@"; rocedump=$2; shift ;;
 	--gencaps) need_arg "$@"; gencaps=$2; shift ;;
 	--floor) need_arg "$@"; floor=$2; shift ;;
+	--barefloor) need_arg "$@"; barefloor=$2; shift ;;
 	--small-packets) need_arg "$@"; small_n=$2; shift ;;
 	--mtu-bytes) need_arg "$@"; mtu_bytes=$2; shift ;;
 	--qps) need_arg "$@"; qps=$2; shift ;;
 	--runs) need_arg "$@"; runs=$2; shift ;;
 	--tool-runs) need_arg "$@"; tool_runs=$2; shift ;;
+	--scale-runs) need_arg "$@"; scale_runs=$2; shift ;;
+	--scale) need_arg "$@"; scale=$2; shift ;;
+	--no-scale) scale='' ;;
 	--no-tools) tools=0 ;;
 	--dir) need_arg "$@"; dir=$2; shift ;;
 	--keep) keep=1 ;;
@@ -64,14 +76,19 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for v in small_n mtu_bytes qps runs tool_runs; do
+for v in small_n mtu_bytes qps runs tool_runs scale_runs; do
 	is_uint "${!v}" || { echo "run-bench: bad number for $v: ${!v}" >&2; exit 2; }
+done
+for sc in $scale; do
+	is_uint "${sc%%:*}" && is_uint "${sc#*:}" && [ "${sc%%:*}" != "$sc" ] ||
+		{ echo "run-bench: bad --scale entry: $sc (QPS:PACKETS)" >&2; exit 2; }
 done
 rocedump=${rocedump:-$build/analyzer/rocedump/rocedump}
 gencaps=${gencaps:-$build/tests/gencaps}
 floor=${floor:-$build/tests/bench/floor}
-for p in "$rocedump" "$gencaps" "$floor"; do
-	[ -x "$p" ] || die "not found or not executable: $p (build first, or pass --rocedump/--gencaps/--floor)"
+barefloor=${barefloor:-$build/tests/bench/barefloor}
+for p in "$rocedump" "$gencaps" "$floor" "$barefloor"; do
+	[ -x "$p" ] || die "not found or not executable: $p (build first, or pass --rocedump/--gencaps/--floor/--barefloor)"
 done
 
 if [ -n "$dir" ]; then
@@ -81,14 +98,18 @@ else
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/rocedump-bench-out.XXXXXX") || die "mktemp failed"
 small=$dir/bench-small-$small_n-$qps.pcap
+hosts=$dir/bench-hosts-$small_n-$qps.pcap
 mtu=$dir/bench-mtu-$mtu_bytes-$qps.pcap
+declare -A scale_file
+for sc in $scale; do scale_file[$sc]=$dir/bench-hosts-${sc#*:}-${sc%%:*}.pcap; done
+all_files=("$small" "$hosts" "$mtu" "${scale_file[@]}")
 cleanup() {
 	rm -rf "$work"
-	rm -f "$small.tmp" "$mtu.tmp"
+	for f in "${all_files[@]}"; do rm -f "$f.tmp"; done
 	if [ "$keep" = 1 ]; then
 		echo "captures kept in $dir"
 	else
-		rm -f "$small" "$mtu"
+		rm -f "${all_files[@]}"
 		rmdir "$dir" 2>/dev/null
 	fi
 }
@@ -96,20 +117,23 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # ---- captures ----
-if [ ! -s "$small" ]; then
-	"$gencaps" --bench-small "$small.tmp" "$small_n" "$qps" && mv "$small.tmp" "$small" ||
-		die "gencaps --bench-small failed"
-fi
-if [ ! -s "$mtu" ]; then
-	"$gencaps" --bench-mtu "$mtu.tmp" "$mtu_bytes" "$qps" && mv "$mtu.tmp" "$mtu" ||
-		die "gencaps --bench-mtu failed"
-fi
-cat "$small" "$mtu" >/dev/null  # warm the page cache
+make_cap() {  # make_cap FILE GENCAPS-ARGS...
+	local f=$1
+	shift
+	[ -s "$f" ] && return
+	"$gencaps" "$1" "$f.tmp" "${@:2}" && mv "$f.tmp" "$f" || die "gencaps $1 failed"
+}
+make_cap "$small" --bench-small "$small_n" "$qps"
+make_cap "$hosts" --bench-hosts "$small_n" "$qps"
+make_cap "$mtu" --bench-mtu "$mtu_bytes" "$qps"
+for sc in $scale; do make_cap "${scale_file[$sc]}" --bench-hosts "${sc#*:}" "${sc%%:*}"; done
+cat "${all_files[@]}" >/dev/null  # warm the page cache
 
 # ---- timing ----
-# Wall time from bash's EPOCHREALTIME (microseconds, no fork); the best of the runs is kept.
-declare -A best rss cpu pkts
-seconds() {  # seconds KEY OUT CMD...: run CMD with stdout to OUT, keep the smallest wall time
+# Wall time from bash's EPOCHREALTIME (microseconds, no fork); every run's time is kept
+# (times[KEY]: a list), the report gives the fastest and the median.
+declare -A times rss cpu pkts streams
+seconds() {  # seconds KEY OUT CMD...: run CMD with stdout to OUT, add its wall time to times[KEY]
 	local key=$1 out=$2 t0 t1 rc
 	shift 2
 	t0=$EPOCHREALTIME
@@ -117,60 +141,90 @@ seconds() {  # seconds KEY OUT CMD...: run CMD with stdout to OUT, keep the smal
 	rc=$?
 	t1=$EPOCHREALTIME
 	[ $rc -eq 0 ] || die "failed (exit $rc): $* (stderr: $(tail -3 "$work/stderr"))"
-	best[$key]=$(awk -v a="$t0" -v b="$t1" -v o="${best[$key]:-}" \
-		'BEGIN { t = b - a; if (o != "" && o + 0 < t) t = o; printf "%.6f", t }')
+	times[$key]+=" $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
+}
+stat_of() {  # stat_of KEY best|median
+	echo "${times[$1]}" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk -v w="$2" '{ t[NR] = $1 }
+		END { if (!NR) exit; if (w == "best") print t[1]; else if (NR % 2) print t[(NR + 1) / 2];
+		      else printf "%.6f\n", (t[NR / 2] + t[NR / 2 + 1]) / 2 }'
 }
 peak_rss() {  # peak_rss KEY CMD...: one run under GNU time: peak RSS in KiB, CPU seconds (user + system)
 	local key=$1
 	shift
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%M %U %S' -o "$work/rss" "$@" >/dev/null 2>>"$work/stderr" ||
+		/usr/bin/time -f '%M %U %S' -o "$work/rss" "$@" >"$work/rss.out" 2>>"$work/stderr" ||
 			die "failed: $* (stderr: $(tail -3 "$work/stderr"))"
 		read -r "rss[$key]" u s < <(tail -1 "$work/rss")
 		cpu[$key]=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
 	else
 		rss[$key]= cpu[$key]=
+		"$@" >"$work/rss.out" 2>>"$work/stderr" || die "failed: $*"
 	fi
 }
 
-size_small=$(stat -c %s "$small")
-size_mtu=$(stat -c %s "$mtu")
-declare -A good
-for f in small mtu; do
-	file=${!f}
-	peak_rss "floor $f" "$floor" -D "$file"
-	peak_rss "tuned floor $f" "$floor" "$file"
-	peak_rss "same-I/O floor $f" "$floor" -R "$file"
-	peak_rss "rocedump -q $f" "$rocedump" -q -r "$file"
-	peak_rss "rocedump -q 1t $f" "$rocedump" --threads 1 -q -r "$file"
-	for ((i = 0; i < runs; i++)); do
+# The programs timed on each file, in the order of a round (reversed every other round).
+progs=(bare floor tuned same q q1)
+run_prog() {  # run_prog PROG LABEL FILE (MODE: time, or rss)
+	local p=$1 f=$2 file=$3 mode=${4:-time} key="$1 $2" cmd
+	case $p in
+	bare) cmd=("$barefloor" "$file") ;;
+	floor) cmd=("$floor" -D "$file") ;;
+	tuned) cmd=("$floor" "$file") ;;
+	same) cmd=("$floor" -R "$file") ;;
+	q) cmd=("$rocedump" -q -r "$file") ;;
+	q1) cmd=("$rocedump" --threads 1 -q -r "$file") ;;
+	esac
+	if [ "$mode" = rss ]; then
+		peak_rss "$key" "${cmd[@]}"
+	else
+		seconds "$key" "$work/$p.$f" "${cmd[@]}"
+	fi
+}
+rounds() {  # rounds LABEL FILE N PROG...
+	local f=$1 file=$2 n=$3 i p
+	shift 3
+	local order=("$@") rev=()
+	for ((i = ${#order[@]} - 1; i >= 0; i--)); do rev+=("${order[i]}"); done
+	for p in "${order[@]}"; do run_prog "$p" "$f" "$file" rss; done
+	for ((i = 0; i < n; i++)); do
 		if ((i % 2 == 0)); then
-			seconds "floor $f" "$work/floor.$f" "$floor" -D "$file"
-			seconds "tuned floor $f" "$work/tfloor.$f" "$floor" "$file"
-			seconds "same-I/O floor $f" "$work/rfloor.$f" "$floor" -R "$file"
-			seconds "rocedump -q $f" "$work/q.$f" "$rocedump" -q -r "$file"
-			seconds "rocedump -q 1t $f" "$work/q1.$f" "$rocedump" --threads 1 -q -r "$file"
+			for p in "${order[@]}"; do run_prog "$p" "$f" "$file"; done
 		else
-			seconds "rocedump -q 1t $f" "$work/q1.$f" "$rocedump" --threads 1 -q -r "$file"
-			seconds "rocedump -q $f" "$work/q.$f" "$rocedump" -q -r "$file"
-			seconds "same-I/O floor $f" "$work/rfloor.$f" "$floor" -R "$file"
-			seconds "tuned floor $f" "$work/tfloor.$f" "$floor" "$file"
-			seconds "floor $f" "$work/floor.$f" "$floor" -D "$file"
+			for p in "${rev[@]}"; do run_prog "$p" "$f" "$file"; done
 		fi
 	done
+}
+# floor: frames N bytes N roce N good N bad N other N
+floor_good() { read -r _ _ _ _ _ _ _ _ g _ <"$1"; echo "$g"; }
+floor_frames() { read -r _ _ n _ <"$1"; echo "$n"; }
+q_good() { sed -n 's/^ICRC: good \([0-9]*\),.*/\1/p' "$1"; }
+q_frames() { sed -n '1s/^\([0-9]*\) frames.*/\1/p' "$1"; }
+q_streams() { sed -n 's/^streams: \([0-9]*\).*/\1/p' "$1"; }
+
+declare -A size good
+for f in small hosts mtu; do
+	file=${!f}
+	size[$f]=$(stat -c %s "$file")
+	rounds "$f" "$file" "$runs" "${progs[@]}"
 	cmp -s "$work/q.$f" "$work/q1.$f" || die "rocedump -q on one thread and on several differ on $f"
-	cmp -s "$work/floor.$f" "$work/tfloor.$f" || die "the floor and the tuned floor differ on $f"
-	cmp -s "$work/floor.$f" "$work/rfloor.$f" || die "the floor and the same-I/O floor differ on $f"
-	# floor: frames N bytes N roce N good N bad N other N
-	read -r _ _ fr _ _ _ _ _ fgood _ _ _ _ <"$work/floor.$f"
-	qgood=$(sed -n 's/^ICRC: good \([0-9]*\),.*/\1/p' "$work/q.$f")
-	qframes=$(sed -n '1s/^\([0-9]*\) frames.*/\1/p' "$work/q.$f")
-	pkts["floor $f"]=$fr
-	pkts["tuned floor $f"]=$fr
-	pkts["same-I/O floor $f"]=$fr
-	pkts["rocedump -q $f"]=$qframes
-	pkts["rocedump -q 1t $f"]=$qframes
-	good[$f]="$fgood $qgood"
+	for p in floor tuned same; do
+		cmp -s "$work/bare.$f" "$work/$p.$f" || die "the bare floor and $p differ on $f"
+	done
+	fr=$(floor_frames "$work/bare.$f")
+	for p in bare floor tuned same; do pkts[$p $f]=$fr; done
+	pkts[q $f]=$(q_frames "$work/q.$f")
+	pkts[q1 $f]=${pkts[q $f]}
+	streams[$f]=$(q_streams "$work/q.$f")
+	good[$f]="$(floor_good "$work/bare.$f") $(q_good "$work/q.$f")"
+done
+for sc in $scale; do
+	f=scale-$sc file=${scale_file[$sc]}
+	size[$f]=$(stat -c %s "$file")
+	rounds "$f" "$file" "$scale_runs" bare q
+	pkts[bare $f]=$(floor_frames "$work/bare.$f")
+	pkts[q $f]=$(q_frames "$work/q.$f")
+	streams[$f]=$(q_streams "$work/q.$f")
+	good[$f]="$(floor_good "$work/bare.$f") $(q_good "$work/q.$f")"
 done
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -198,57 +252,95 @@ for ((i = 0; i < tool_runs; i++)); do
 done
 
 # ---- report ----
-fmt_row() {  # fmt_row KEY FILE-LABEL FILE-SIZE (file-label: small or mtu, whose floors it is measured against)
-	local key=$1 label=$2 size=$3
-	awk -v prog="${key% small}" -v file="$label" -v n="${pkts[$key]}" -v t="${best[$key]}" -v sz="$size" \
-		-v ft="${best[floor $label]}" -v tt="${best[tuned floor $label]}" -v rt="${best[same-I/O floor $label]}" \
+name_of() {
+	case $1 in
+	bare) echo "barefloor" ;; floor) echo "floor -D" ;; tuned) echo "tuned floor" ;;
+	same) echo "same-I/O floor" ;; q) echo "rocedump -q" ;; q1) echo "rocedump -q --threads 1" ;;
+	*) echo "${1% small}" ;;
+	esac
+}
+fmt_row() {  # fmt_row KEY FILE-LABEL: a row of the table (medians; the bare floor's median is 1.000)
+	local key=$1 f=$2 p=${1%% *} name
+	case " ${progs[*]} " in
+	*" $p "*) name=$(name_of "$p") ;;
+	*) name=${key% small} ;;
+	esac
+	awk -v prog="$name" -v file="$f" -v n="${pkts[$key]}" -v t="$(stat_of "$key" median)" \
+		-v b="$(stat_of "$key" best)" -v sz="${size[$f]}" -v bt="$(stat_of "bare $f" median)" \
 		-v rss="${rss[$key]:-}" -v cpu="${cpu[$key]:-n/a}" 'BEGIN {
-		sub(/ mtu$/, "", prog)
-		sub(/ 1t$/, " --threads 1", prog)
-		sub(/^floor$/, "floor -D", prog)
 		r = rss == "" ? "n/a" : sprintf("%.1f", rss / 1024)
-		printf "%-25s %-6s %9d %9.3f %8.2f %7.2f %9.3f %9.3f %9.3f %9s %6s\n", prog, file, n, t, n / t / 1e6,
-			sz / t / 1e9, ft / t, tt / t, rt / t, r, cpu
+		printf "%-25s %-6s %9d %9.3f %9.3f %8.2f %7.2f %8.0f %9.3f %9s %6s\n", prog, file, n, t, b, n / t / 1e6,
+			sz / t / 1e9, t / n * 1e9, bt / t, r, cpu
 	}'
 }
 echo
 echo "rocedump benchmark: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "small: $small_n packets over $qps QPs, $size_small bytes; mtu: 4 KiB WRITEs, $size_mtu bytes"
-echo "best of $runs runs (floor and rocedump -q, interleaved), $tool_runs for the others; page cache warm"
-echo "vs floor = floor seconds / seconds (1.000 = as fast as the floor: floor -D, the target's); vs tuned and"
-echo "vs same I/O: the same against the tuned floor (libpcap at its best) and the same-I/O floor (the records"
-echo "read as rocedump reads them); GB/s = file bytes / seconds;"
-echo "CPU s = user + system seconds of the one run that measured the RSS (all threads)"
+echo "small: $small_n packets over $qps QPs between two hosts, ${size[small]} bytes; hosts: the same between"
+echo "many hosts (near-random order), ${size[hosts]} bytes; mtu: 4 KiB WRITEs, ${size[mtu]} bytes"
+echo "$runs rounds, the programs interleaved (order flipping each round); $tool_runs for the tools; page cache warm."
+echo "seconds = the median run, best = the fastest; ns/frame = median seconds / packets; vs bare = the bare floor's"
+echo "median / this median (1.000 = as fast as barefloor, the PASS/FAIL reference); GB/s = file bytes / seconds;"
+echo "CPU s = user + system seconds of the one run that measured the RSS (all threads). The machine is shared:"
+echo "wall-clock figures are noisy, compare them within one run of this script."
 echo
-printf "%-25s %-6s %9s %9s %8s %7s %9s %9s %9s %9s %6s\n" program file packets seconds Mpkt/s GB/s "vs floor" "vs tuned" \
-	"same I/O" "RSS MiB" "CPU s"
-for f in small mtu; do
-	sz=size_$f
-	for k in "floor $f" "tuned floor $f" "same-I/O floor $f" "rocedump -q $f" "rocedump -q 1t $f"; do
-		fmt_row "$k" "$f" "${!sz}"
-	done
+printf "%-25s %-6s %9s %9s %9s %8s %7s %8s %9s %9s %6s\n" program file packets seconds best Mpkt/s GB/s ns/frame \
+	"vs bare" "RSS MiB" "CPU s"
+for f in small hosts mtu; do
+	for p in "${progs[@]}"; do fmt_row "$p $f" "$f"; done
 done
-for k in "${tool_keys[@]}"; do fmt_row "$k" small "$size_small"; done
+for k in "${tool_keys[@]}"; do fmt_row "$k" small; done
+if [ -n "$scale" ]; then
+	echo
+	echo "scale: the many-host capture at more QPs ($scale_runs rounds; bytes/stream = RSS above the 1 k-QP hosts run's,"
+	echo "over the streams above its)"
+	printf "%-14s %9s %8s %9s %9s %9s %8s %8s %9s %9s %12s\n" file packets streams "bare s" "q s" "q best" ns/frame \
+		"x bare" "RSS MiB" "B/stream" "RSS/streams"
+	for f in hosts $(for sc in $scale; do echo "scale-$sc"; done); do
+		awk -v f="$f" -v n="${pkts[q $f]}" -v st="${streams[$f]}" -v bt="$(stat_of "bare $f" median)" \
+			-v qt="$(stat_of "q $f" median)" -v qb="$(stat_of "q $f" best)" -v r="${rss[q $f]:-}" \
+			-v r0="${rss[q hosts]:-}" -v s0="${streams[hosts]}" 'BEGIN {
+			sub(/^scale-/, "", f); sub(/:.*/, " QPs", f); if (f == "hosts") f = "hosts (1k)"
+			bps = (r == "" || st <= s0) ? "n/a" : sprintf("%.0f", (r - r0) * 1024 / (st - s0))
+			rps = r == "" ? "n/a" : sprintf("%.0f", r * 1024 / st)
+			printf "%-14s %9d %8d %9.3f %9.3f %9.3f %8.0f %8.2f %9s %9s %12s\n", f, n, st, bt, qt, qb, qt / n * 1e9,
+				qt / bt, r == "" ? "n/a" : sprintf("%.1f", r / 1024), bps, rps
+		}'
+	done
+fi
 echo
 
 verdict() { if [ "$1" = 1 ]; then echo "PASS  $2"; else echo "FAIL  $2"; fi; }
-for f in small mtu; do
-	ok=$(awk -v a="${best[floor $f]}" -v b="${best[rocedump -q $f]}" 'BEGIN { print (a / b >= 0.90) }')
-	verdict "$ok" "rocedump -q at >= 90% of the floor's speed on $f (floor -D, libpcap's defaults)"
-	awk -v a="${best[tuned floor $f]}" -v r="${best[same-I/O floor $f]}" -v b="${best[rocedump -q $f]}" -v f="$f" 'BEGIN {
-		printf "INFO  rocedump -q at %.0f%% of the tuned floor speed on %s (libpcap at its best)\n", 100 * a / b, f
-		printf "INFO  rocedump -q at %.0f%% of the same-I/O floor speed on %s (records read as rocedump reads them)\n", 100 * r / b, f
-	}'
+ratio() { awk -v a="$(stat_of "$1" median)" -v b="$(stat_of "$2" median)" 'BEGIN { printf "%.3f", a / b }'; }
+for f in small hosts mtu; do
+	r=$(ratio "bare $f" "q $f")
+	verdict "$(awk -v r="$r" 'BEGIN { print (r >= 0.90) }')" \
+		"rocedump -q at >= 90% of the bare floor's speed on $f: $r (medians of $runs rounds)"
+	for p in floor tuned same; do
+		echo "INFO  rocedump -q at $(awk -v r="$(ratio "$p $f" "q $f")" 'BEGIN { printf "%.0f", 100 * r }')% of the $(name_of "$p") speed on $f"
+	done
+done
+for f in small hosts mtu $(for sc in $scale; do echo "scale-$sc"; done); do
 	read -r fg qg <<<"${good[$f]}"
 	[ -n "$fg" ] && [ "$fg" = "${qg:-}" ] && ok=1 || ok=0
-	verdict "$ok" "ICRC good count on $f: floor ${fg:-?}, rocedump ${qg:-?}"
+	verdict "$ok" "ICRC good count on $f: bare floor ${fg:-?}, rocedump ${qg:-?}"
 done
-if [ -n "${rss[rocedump -q small]:-}" ]; then
-	ok=$(awk -v s="${rss[rocedump -q small]}" -v m="${rss[rocedump -q mtu]}" 'BEGIN { print (m <= 1.5 * s + 1024) }')
-	verdict "$ok" "rocedump -q peak RSS flat with file size: ${rss[rocedump -q small]} KiB ($size_small B) vs ${rss[rocedump -q mtu]} KiB ($size_mtu B)"
+for sc in $scale; do
+	f=scale-$sc
+	r=$(ratio "q $f" "bare $f")
+	verdict "$(awk -v r="$r" 'BEGIN { print (r <= 2.5) }')" \
+		"rocedump -q within 2.5x of the bare floor at ${sc%%:*} QPs: ${r}x"
+	if [ -n "${rss[q $f]:-}" ] && [ "${streams[$f]}" -gt "${streams[hosts]}" ]; then
+		b=$(awk -v r="${rss[q $f]}" -v r0="${rss[q hosts]}" -v s="${streams[$f]}" -v s0="${streams[hosts]}" \
+			'BEGIN { printf "%.0f", (r - r0) * 1024 / (s - s0) }')
+		verdict "$((b <= 160))" "rocedump state at ${sc%%:*} QPs: $b bytes a stream (<= 160)"
+	fi
+done
+if [ -n "${rss[q small]:-}" ]; then
+	ok=$(awk -v s="${rss[q small]}" -v m="${rss[q mtu]}" 'BEGIN { print (m <= 1.5 * s + 1024) }')
+	verdict "$ok" "rocedump -q peak RSS flat with file size: ${rss[q small]} KiB (${size[small]} B) vs ${rss[q mtu]} KiB (${size[mtu]} B)"
 fi
-if [ -n "${best[tcpdump -nr small]:-}" ]; then
-	ok=$(awk -v a="${best[tcpdump -nr small]}" -v b="${best[rocedump text small]}" 'BEGIN { print (b < a) }')
+if [ -n "${times[tcpdump -nr small]:-}" ]; then
+	ok=$(awk -v a="$(stat_of "tcpdump -nr small" best)" -v b="$(stat_of "rocedump text small" best)" 'BEGIN { print (b < a) }')
 	verdict "$ok" "rocedump -r (text) faster than tcpdump -nr on small"
 fi
 exit 0

@@ -26,7 +26,7 @@ expect() {
 
 G=$CAPS/gen
 expect "no arguments is a usage error" 2 '^rocedump: no input' --
-expect "unknown option" 2 '^rocedump: unknown option' -- -Z -r "$G/rc_opcodes.pcap"
+expect "unknown option" 2 '^rocedump: unknown option' -- --no-such-option -r "$G/rc_opcodes.pcap"
 expect "-r needs an argument" 2 '^rocedump: option requires an argument' -- -r
 expect "--threads needs an argument" 2 '^rocedump: option requires an argument: --threads' -- -r "$G/rc_opcodes.pcap" --threads
 expect "-c 0 rejected" 2 'invalid packet count' -- -c 0 -r "$G/rc_opcodes.pcap"

@@ -22,6 +22,13 @@ Known tshark 4.0.17 deviations, counted and printed, never silently dropped:
     is compared with (our flow label >> 12) & 0x3f, so our packet rate itself is checked only by
     tests/unit/test_mad.c.
   * MRA (AttributeID 0x0011): tshark 4.0 has no MRA fields; only the MAD header is compared.
+  * A MAD cut by the capture (our result truncated_cm): tshark shows the frame as malformed,
+    with no MAD fields; counted as not compared.
+
+With --rocedump instead of --mad-dump, the same comparison is made on what rocedump prints:
+its JSON "mad" and "cm" members (every field above, by our names, mapped to tshark's), and
+its text line, whose ": CM <message>" must name the message as tshark's Info column does
+("CM: ConnectRequest", ...) on every frame tshark shows as CM.
 
 Exit status: 0 all compared fields agree, 1 a mismatch, 2 usage or tool error, 77 (meson: skip)
 tshark not found or no CM MAD in the captures.
@@ -37,7 +44,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import captures_or_status, tshark_fields  # noqa: E402
+from xcommon import captures_or_status, rocedump_json, tshark_fields  # noqa: E402
 
 MAD_FIELDS = [
     "infiniband.mad.baseversion", "infiniband.mad.mgmtclass", "infiniband.mad.classversion",
@@ -100,9 +107,11 @@ QUIRKS = {
         (lambda ours, fields: (int(fields["infiniband.cm.req.prim_flowlabel"]) >> 12) & 0x3f,
          "tshark reads byte 88 (flow label) instead of 91: shows (our flow label >> 12) & 0x3f"),
 }
+CUT = ("truncated_cm", "truncated_header")
+CUT_WHY = "a MAD cut by the capture: tshark shows a malformed packet, no CM fields"
 NOT_IN_TSHARK = {0x0011: "MRA: tshark 4.0 has no MRA fields (MAD header compared only)"}
 
-ALL_TSHARK = ["frame.number"] + MAD_FIELDS + sorted(
+ALL_TSHARK = ["frame.number", "_ws.col.Info"] + MAD_FIELDS + sorted(
     {f for _, req, opt in CM_FIELDS.values() for f in req + opt})
 
 
@@ -127,6 +136,133 @@ def run_mad_dump(mad_dump, path):
         kv = dict(item.split("=", 1) for item in line.split())
         frames[int(kv.pop("frame"))] = kv
     return frames
+
+
+# rocedump -T json: "mad" member -> tshark name
+JSON_MAD = {
+    "base_version": "infiniband.mad.baseversion", "mgmt_class": "infiniband.mad.mgmtclass",
+    "class_version": "infiniband.mad.classversion", "method": "infiniband.mad.method",
+    "status": "infiniband.mad.status", "class_specific": "infiniband.mad.classspecific",
+    "tid": "infiniband.mad.transactionid", "attr_id": "infiniband.mad.attributeid",
+    "attr_mod": "infiniband.mad.attributemodifier",
+}
+# "cm" member (dotted for nested objects) -> tshark name, per message
+_REQ = "infiniband.cm.req."
+_REP = "infiniband.cm.rep."
+JSON_CM = {
+    "ConnectRequest": ("REQ", {
+        "local_comm_id": "infiniband.cm.req", "service_id": _REQ + "serviceid",
+        "local_ca_guid": _REQ + "localcaguid", "local_qkey": _REQ + "localqkey",
+        "local_qpn": _REQ + "localqpn", "responder_resources": _REQ + "responderres",
+        "local_eecn": _REQ + "localeecn", "initiator_depth": _REQ + "initdepth",
+        "remote_eecn": _REQ + "remoteeecn", "remote_cm_resp_timeout": _REQ + "remoteresptout",
+        "transport_service_type": _REQ + "transpsvctype", "e2e_flow_ctrl": _REQ + "e2eflowctrl",
+        "starting_psn": _REQ + "startpsn", "local_cm_resp_timeout": _REQ + "localresptout",
+        "retry_count": _REQ + "retrcount", "pkey": _REQ + "pkey", "path_mtu_code": _REQ + "pppmtu",
+        "rdc_exists": _REQ + "rdcexist", "rnr_retry_count": _REQ + "rnrretrcount",
+        "max_cm_retries": _REQ + "maxcmretr", "srq": _REQ + "srq",
+        "extended_transport": _REQ + "ext_transport",
+        "primary.local_lid": _REQ + "prim_locallid", "primary.remote_lid": _REQ + "prim_remotelid",
+        "primary.flow_label": _REQ + "prim_flowlabel",
+        "primary.packet_rate": _REQ + "prim_pktrate",
+        "primary.traffic_class": _REQ + "prim_tfcclass", "primary.hop_limit": _REQ + "prim_hoplim",
+        "primary.sl": _REQ + "prim_sl", "primary.subnet_local": _REQ + "prim_subnetlocal",
+        "primary.local_ack_timeout": _REQ + "prim_localacktout",
+        "ip_cm.major": _REQ + "ip_cm.majv", "ip_cm.minor": _REQ + "ip_cm.minv",
+        "ip_cm.ip_version": _REQ + "ip_cm.ipv", "ip_cm.src_port": _REQ + "ip_cm.sport",
+    }),
+    "ConnectReply": ("REP", {
+        "local_comm_id": "infiniband.cm.rep", "remote_comm_id": _REP + "remotecommid",
+        "local_qkey": _REP + "localqkey", "local_qpn": _REP + "localqpn",
+        "local_eecn": _REP + "localeecn", "starting_psn": _REP + "startpsn",
+        "responder_resources": _REP + "respres", "initiator_depth": _REP + "initdepth",
+        "target_ack_delay": _REP + "tgtackdelay", "failover_accepted": _REP + "failoveracc",
+        "e2e_flow_ctrl": _REP + "e2eflowctrl", "rnr_retry_count": _REP + "rnrretrcount",
+        "srq": _REP + "srq", "local_ca_guid": _REP + "localcaguid",
+    }),
+    "ReadyToUse": ("RTU", {"local_comm_id": "infiniband.cm.rtu.localcommid",
+                           "remote_comm_id": "infiniband.cm.rtu.remotecommid"}),
+    "DisconnectRequest": ("DREQ", {"local_comm_id": "infiniband.cm.dreq.localcommid",
+                                   "remote_comm_id": "infiniband.cm.dreq.remotecommid",
+                                   "remote_qpn": "infiniband.cm.req.remoteqpneecn"}),
+    "DisconnectReply": ("DREP", {"local_comm_id": "infiniband.cm.drsp.localcommid",
+                                 "remote_comm_id": "infiniband.cm.drsp.remotecommid"}),
+    "ConnectReject": ("REJ", {"local_comm_id": "infiniband.cm.rej.localcommid",
+                              "remote_comm_id": "infiniband.cm.rej.remotecommid",
+                              "msg_rejected": "infiniband.cm.rej.msgrej",
+                              "reject_info_len": "infiniband.cm.rej.rejinfolen",
+                              "reason": "infiniband.cm.rej.reason"}),
+    "MsgRcptAck": ("MRA", {"local_comm_id": "mra.localcommid",
+                           "remote_comm_id": "mra.remotecommid",
+                           "msg_mraed": "mra.msgmraed", "service_timeout": "mra.servicetimeout"}),
+}
+V4MAPPED = "::ffff:"
+
+
+def flatten(obj, prefix=""):
+    out = {}
+    for k, v in obj.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, prefix + k + "."))
+        else:
+            out[prefix + k] = v
+    return out
+
+
+def from_rocedump(obj):
+    """One rocedump JSON object with a "mad" member, as run_mad_dump gives a frame: result,
+    kind and tshark-named fields. Our own consistency (path MTU bytes and code) is checked here."""
+    mad = obj["mad"]
+    row = {"result": mad["result"], "kind": "none"}
+    for k, name in JSON_MAD.items():
+        if k in mad:
+            row[name] = str(mad[k])
+    cm = obj.get("cm")
+    if cm is None:
+        return row
+    kind, names = JSON_CM[cm["message"]]
+    row["kind"] = kind
+    flat = flatten(cm)
+    for k, name in names.items():
+        if k in flat:
+            row[name] = str(flat[k])
+    if kind == "REQ":
+        code = flat["path_mtu_code"]
+        if flat["path_mtu"] != (128 << code if 1 <= code <= 5 else 0):
+            raise ValueError("frame %d: path_mtu %s with code %s" % (obj["frame"], flat["path_mtu"], code))
+        for ours, name in (("primary.local_gid", _REQ + "prim_localgid_ipv4"),
+                           ("primary.remote_gid", _REQ + "prim_remotegid_ipv4")):
+            gid = flat[ours]
+            if gid.startswith(V4MAPPED) and "." in gid:
+                row[name] = gid[len(V4MAPPED):]
+        if flat.get("ip_cm.ip_version") == 4:
+            row[_REQ + "ip_cm.sip4"] = flat["ip_cm.src"]
+            row[_REQ + "ip_cm.dip4"] = flat["ip_cm.dst"]
+    return row
+
+
+def run_rocedump(rocedump, path):
+    """frame number -> fields, from rocedump -T json (frames with a MAD on QP1 only)."""
+    return {n: from_rocedump(o) for n, o in rocedump_json(rocedump, path).items() if "mad" in o}
+
+
+def text_names(rocedump, path, ts):
+    """(frames compared, mismatches): the message named on rocedump's text line vs tshark's Info
+    column (in ts, run_tshark's rows), on every frame tshark shows as "CM: <message>"."""
+    res = subprocess.run([rocedump, "-r", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if res.returncode != 0:
+        raise RuntimeError("rocedump -r %s failed (%d)" % (path, res.returncode))
+    lines = res.stdout.decode().splitlines()
+    info = {n: row["_ws.col.Info"][4:].split()[0] for n, row in ts.items()
+            if row.get("_ws.col.Info", "").startswith("CM: ")}
+    bad = []
+    for n, name in sorted(info.items()):
+        line = lines[n - 1] if n <= len(lines) else ""
+        want = ": CM %s" % name
+        at = line.find(want)
+        if at < 0 or line[at + len(want):at + len(want) + 1] not in ("", " "):
+            bad.append((n, "text", "CM: " + name, line[line.find(": CM"):][:60] or "(no CM)"))
+    return len(info), bad
 
 
 def norm(name, v):
@@ -161,6 +297,9 @@ def compare(ours, ts, res):
         res.mismatches.append((n, "frame", "CM MAD", "not a CM MAD (%s)" %
                                (ours[n]["result"] if n in ours else "no line")))
     for n in sorted(our_cm - ts_cm):
+        if ours[n]["result"] in CUT:   # cut by the capture: tshark calls it malformed
+            res.not_compared.setdefault(CUT_WHY, []).append(n)
+            continue
         res.mismatches.append((n, "frame", "not a CM MAD", "CM MAD (%s)" % ours[n]["result"]))
     for n in sorted(ts_cm & our_cm):
         t, o = ts[n], ours[n]
@@ -242,7 +381,9 @@ def fmt_frames(fl, limit=12):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("captures", nargs="+", help="capture files or directories")
-    ap.add_argument("--mad-dump", required=True, help="tests/unit/mad_dump")
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--mad-dump", help="tests/unit/mad_dump")
+    src.add_argument("--rocedump", help="rocedump: its JSON mad/cm members and text lines")
     ap.add_argument("--tshark", default=None,
                     help="tshark binary (default: from PATH; empty: skip with 77)")
     ap.add_argument("--selftest", action="store_true",
@@ -262,13 +403,16 @@ def main():
     st_checked, st_fail = 0, []
     for path in files:
         try:
-            ours = run_mad_dump(a.mad_dump, path)
+            ours = run_rocedump(a.rocedump, path) if a.rocedump else run_mad_dump(a.mad_dump, path)
             ts = run_tshark(tshark, path)
+            texts, text_bad = text_names(a.rocedump, path, ts) if a.rocedump else (0, [])
         except (RuntimeError, OSError, ValueError) as e:
             print("error: %s: %s" % (path, e), file=sys.stderr)
             return 2
         r = Result()
         compare(ours, ts, r)
+        r.mismatches += text_bad
+        r.fields += texts
         if not r.frames and not r.mismatches:
             continue
         kinds = ", ".join("%s %d" % (k, c) for k, c in sorted(r.kinds.items()))

@@ -5,7 +5,7 @@ The project's other ICRC oracles are scapy (RoCEv2/IPv4 only) and Linux rxe's ow
 (RoCEv2/IPv4 and IPv6, no wrappers). This one covers what they do not: RoCEv1 (GRH), RoCEv2 over
 IPv6 with extension headers and over IPv4 with options, each bare and behind 802.1Q, QinQ, GRE,
 VXLAN and ERSPAN II. The ICRC here was written from the rules alone (IBTA Vol 1 Annex A16/A17,
-../shared/reference: 8 bytes of 1s, then the network header with its variant fields set to 1s
+docs/architecture.md "The ICRC, in short": 8 bytes of 1s, then the network header with its variant fields set to 1s
 (IPv4 TOS, TTL, checksum; IPv6/GRH traffic class, flow label, hop limit), the UDP checksum as 1s,
 BTH byte 4 as 1s, the rest as is; CRC-32, stored least significant byte first), by a tester who
 had not read analyzer/core/icrc.c. Each frame is also sent with a masked field changed (the ICRC

@@ -7,8 +7,8 @@ Usage: tshark_compare.py [--rocedump PATH] [--tshark PATH] [--roce-port N ...]
 For every frame both tools decode as RoCE, the BTH, the extended transport headers,
 the ICRC, the payload length and the neighbouring IP/UDP/VLAN/GRH fields printed by
 `rocedump -T json` are compared with `tshark -T fields -E occurrence=a`. Cases where
-tshark 4.0.17 is known to decode wrongly (shared/reference/wireshark-and-peers.md
-§1.2, §1.3) are not compared; each is counted and its reason printed:
+tshark 4.0.17 is known to decode wrongly (docs/architecture.md, "Tests, and what each
+holds the code to") are not compared; each is counted and its reason printed:
 
   * opcodes tshark has no correct layout for: CNP 0x80/0x81, RD 0x40-0x5F (misparsed
     as DCT), XRC 0xA0-0xBF (XRCETH unknown), FLUSH 0x1C / ATOMIC WRITE 0x1D,

@@ -1,5 +1,6 @@
 """xcommon.py: what the cross-check scripts share: running tshark (as an unprivileged user when
-root, STYLE.md), reading its -T fields output, running rocedump -T json, listing captures."""
+root: it ignores plugin directories then), reading its -T fields output, running rocedump -T
+json, listing captures."""
 import argparse
 import json
 import os
@@ -15,7 +16,7 @@ DISABLE_HEURISTICS = ["eth_over_ib", "mellanox_eoib"]
 
 
 # tshark 4.0.17 decodes these opcodes correctly: RC without 0x15 and without FLUSH/ATOMIC WRITE,
-# UC, UD (reference/wireshark-and-peers.md §1.2).
+# UC, UD (docs/architecture.md lists what it gets wrong).
 TSHARK_GOOD_OPCODES = set(range(0x00, 0x15)) | {0x16, 0x17} | set(range(0x20, 0x2C)) | {0x64, 0x65}
 
 
@@ -37,7 +38,8 @@ def tshark_wrong_opcode(op):
 
 
 def tshark_prefix(tshark):
-    """tshark as an unprivileged user when we are root (STYLE.md), else as is."""
+    """tshark as an unprivileged user when we are root (as root it ignores plugin directories),
+    else as is."""
     if os.geteuid() == 0 and shutil.which("setpriv"):
         return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                 "env", "-i", "PATH=/usr/bin:/bin", "HOME=/tmp", tshark]

@@ -1,7 +1,7 @@
 /* replay.c: runs the fuzz target without a fuzzing engine: every frame of every capture given
  * on the command line, cut at every length, and with each of its first 128 bytes flipped in
  * several ways (deterministic mutations), under the sanitizers when the build has them. Files
- * that are not captures are raw fuzz inputs (tests/fuzz/regressions/: crashes found once). */
+ * that are not captures are raw fuzz inputs (tests/fuzz/regressions/fuzz_decode/: crashes found once). */
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,9 @@
 /* replay_random.c: runs a fuzz target without a fuzzing engine on deterministic pseudo-random
  * inputs (xorshift64, a fixed seed): N inputs (argv[1], default 3000) of 1 to 601 bytes, the
- * same every run, under the sanitizers when the build has them. */
+ * same every run, under the sanitizers when the build has them; then each file named after N
+ * (tests/fuzz/regressions/<target>/: crashing inputs found once), whole.
+ *
+ *   fuzz_analyze_replay [N [FILE...]] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,17 @@ int main(int argc, char **argv)
 		}
 		LLVMFuzzerTestOneInput(buf, size);
 	}
-	printf("%lu inputs\n", n);
+	static uint8_t file[1u << 20];
+	for (int i = 2; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		if (!f) {
+			perror(argv[i]);
+			return 2;
+		}
+		size_t size = fread(file, 1, sizeof(file), f);
+		fclose(f);
+		LLVMFuzzerTestOneInput(file, size);
+	}
+	printf("%lu inputs, %d files\n", n, argc > 2 ? argc - 2 : 0);
 	return 0;
 }

@@ -4,7 +4,9 @@
  *
  *   gencaps DIR                      write every scenario capture into DIR
  *   gencaps --bench-small FILE N Q   N small packets (SEND_ONLY/ACK pairs) over Q queue pairs
- *   gencaps --bench-mtu FILE BYTES Q 4096-byte WRITE FIRST/MIDDLE/LAST packets, ~BYTES in all */
+ *   gencaps --bench-mtu FILE BYTES Q 4096-byte WRITE FIRST/MIDDLE/LAST packets, ~BYTES in all
+ *   gencaps --bench-hosts FILE N Q   N small packets over Q queue pairs between many hosts, in
+ *                                    near-random order, as a mirror port sees them */
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -667,6 +669,152 @@ static void scenario_capture_drops(const char *dir)
 	w_close(&w);
 }
 
+/* ---- RDMA-CM on QP1 ---- */
+
+/* Big-endian fields of a MAD, at byte offsets from its start (IBTA Vol 1 §13.4.2, §12.6). */
+static void be_at(uint8_t *m, unsigned off, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		m[off + i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+}
+
+/* The MAD common header: base version 1, the class, its version, method SEND (0x03). */
+static void mad_header(uint8_t m[256], uint8_t mgmt_class, uint8_t class_version, uint16_t attr, uint64_t tid)
+{
+	memset(m, 0, 256);
+	m[0] = 1;
+	m[1] = mgmt_class;
+	m[2] = class_version;
+	m[3] = 0x03;
+	be_at(m, 8, tid, 8);
+	be_at(m, 16, attr, 2);
+}
+
+/* A CM message: the header, the local and (but for REQ) remote communication IDs. */
+static void cm_header(uint8_t m[256], uint16_t attr, uint32_t local, uint32_t remote)
+{
+	mad_header(m, 0x07, 2, attr, 0x0000000258a0bc00ull + attr);
+	be_at(m, 24, local, 4);
+	if (attr != 0x0010)
+		be_at(m, 28, remote, 4);
+}
+
+/* A MAD on QP1 from one side to the other: RoCEv2 UD SEND_ONLY with DETH, as Linux ib_cm sends
+ * it (Q_Key 0x80010000, source QP 1). */
+static void put_mad(struct writer *w, struct roce_build *b, bool from_a, const uint8_t mad[256], uint32_t psn)
+{
+	memcpy(b->eth_src, from_a ? MAC_A : MAC_B, 6);
+	memcpy(b->eth_dst, from_a ? MAC_B : MAC_A, 6);
+	b->src[3] = from_a ? 1 : 2;
+	b->dst[3] = from_a ? 2 : 1;
+	b->h.bth.opcode = 0x64;
+	b->h.bth.dqpn = 1;
+	b->h.bth.psn = psn;
+	b->h.bth.ackreq = 1;
+	b->h.deth.qkey = 0x80010000u;
+	b->h.deth.srcqp = 1;
+	b->payload = mad;
+	b->payload_len = 256;
+	put(w, b);
+}
+
+/* Every CM message this project decodes, by both sides of two connections: REQ (RDMA IP CM
+ * private data), MRA, REP, RTU, DREQ, DREP; a REQ rejected (consumer reject, then invalid service
+ * ID on a REP); an attribute CM has but the decoder does not (SIDR_REQ), another management class
+ * (Subnet Administration), and a REQ cut by the capture. */
+static void scenario_cm(const char *dir)
+{
+	struct writer w;
+	struct roce_build b;
+	uint8_t m[256];
+	uint32_t psn_a = 0, psn_b = 0;
+
+	w_open(&w, dir, "cm_messages.pcap", DLT_EN10MB);
+	base_flow(&b);
+	b.tclass = 0;
+
+	/* REQ: QP 0x000123 from PSN 0x1234 (A -> B), path MTU 1024, RC, RDMA IP CM to port 7174 */
+	cm_header(m, 0x0010, 0x11110001, 0);
+	be_at(m, 32, 0x0000000001061c06ull, 8);     /* ServiceID: RDMA IP CM, TCP port space, 7174 */
+	be_at(m, 40, 0x0200000000000001ull, 8);     /* Local CA GUID */
+	be_at(m, 56, 0x000123u << 8 | 4, 4);        /* Local QPN, Responder Resources 4 */
+	be_at(m, 60, 0 << 8 | 2, 4);                /* Local EECN, Initiator Depth 2 */
+	be_at(m, 64, 0 << 8 | 20 << 3 | 0 << 1 | 0, 4); /* Remote EECN, CM timeout 20, RC, no E2E */
+	be_at(m, 68, 0x001234u << 8 | 18 << 3 | 7, 4); /* Starting PSN, CM timeout 18, retry 7 */
+	be_at(m, 72, 0xffff, 2);                    /* P_Key */
+	m[74] = 3 << 4 | 0 << 3 | 6;                /* MTU 1024, no RDC, RNR retry 6 */
+	m[75] = 15 << 4;                            /* Max CM retries 15 */
+	be_at(m, 76, 0xffff, 2);
+	be_at(m, 78, 0xffff, 2);
+	be_at(m, 80 + 10, 0xffff0a000001ull, 6);    /* GIDs ::ffff:10.0.0.1 and ::ffff:10.0.0.2 */
+	be_at(m, 96 + 10, 0xffff0a000002ull, 6);
+	be_at(m, 112, 0x12345u << 12 | 0x0f, 4);    /* flow label, packet rate */
+	m[117] = 64;                                /* hop limit */
+	m[119] = 19 << 3;                           /* local ACK timeout */
+	m[164] = 0x00;                              /* RDMA IP CM: version 0.0, IPv4, port 40000 */
+	m[165] = 4 << 4;
+	be_at(m, 166, 40000, 2);
+	be_at(m, 168 + 12, 0x0a000001, 4);
+	be_at(m, 184 + 12, 0x0a000002, 4);
+	put_mad(&w, &b, true, m, psn_a++);
+
+	cm_header(m, 0x0011, 0x22220001, 0x11110001); /* MRA of the REQ, service timeout 17 */
+	m[32] = 0 << 6;
+	m[33] = 17 << 3;
+	put_mad(&w, &b, false, m, psn_b++);
+
+	cm_header(m, 0x0013, 0x22220001, 0x11110001); /* REP: QP 0x000456 from PSN 0x5678 */
+	be_at(m, 32, 0, 4);
+	be_at(m, 36, 0x000456u << 8, 4);
+	be_at(m, 44, 0x005678u << 8, 4);
+	m[48] = 4;
+	m[49] = 2;
+	m[50] = 15 << 3 | 0 << 1 | 1;               /* target ACK delay 15, E2E flow control */
+	m[51] = 7 << 5;                             /* RNR retry 7 */
+	be_at(m, 52, 0x0200000000000002ull, 8);
+	put_mad(&w, &b, false, m, psn_b++);
+
+	cm_header(m, 0x0014, 0x11110001, 0x22220001); /* RTU */
+	put_mad(&w, &b, true, m, psn_a++);
+	cm_header(m, 0x0015, 0x11110001, 0x22220001); /* DREQ to QP 0x000456 */
+	be_at(m, 32, 0x000456u << 8, 4);
+	put_mad(&w, &b, true, m, psn_a++);
+	cm_header(m, 0x0016, 0x22220001, 0x11110001); /* DREP */
+	put_mad(&w, &b, false, m, psn_b++);
+
+	/* a second REQ, rejected by the consumer; then a REJ of a REP with an invalid service ID */
+	cm_header(m, 0x0010, 0x11110002, 0);
+	be_at(m, 32, 0x0000000001061c07ull, 8);
+	be_at(m, 56, 0x000124u << 8 | 4, 4);
+	be_at(m, 68, 0x000042u << 8 | 18 << 3 | 7, 4);
+	be_at(m, 72, 0xffff, 2);
+	m[74] = 5 << 4 | 7;                         /* MTU 4096, RNR retry 7 */
+	be_at(m, 80 + 10, 0xffff0a000001ull, 6);
+	be_at(m, 96 + 10, 0xffff0a000002ull, 6);
+	put_mad(&w, &b, true, m, psn_a++);
+	cm_header(m, 0x0012, 0x22220002, 0x11110002);
+	m[32] = 0 << 6;                             /* the REQ rejected */
+	m[33] = 0 << 1;
+	be_at(m, 34, 28, 2);                        /* consumer reject */
+	put_mad(&w, &b, false, m, psn_b++);
+	cm_header(m, 0x0012, 0x11110003, 0x22220003);
+	m[32] = 1 << 6;                             /* a REP rejected */
+	be_at(m, 34, 8, 2);                         /* invalid service ID */
+	put_mad(&w, &b, true, m, psn_a++);
+
+	cm_header(m, 0x0017, 0x11110004, 0);        /* SIDR_REQ: not decoded */
+	put_mad(&w, &b, true, m, psn_a++);
+	mad_header(m, 0x03, 2, 0x0035, 0x77);       /* Subnet Administration: PathRecord */
+	put_mad(&w, &b, true, m, psn_a++);
+
+	cm_header(m, 0x0010, 0x11110005, 0);        /* a REQ cut 40 bytes into the MAD */
+	be_at(m, 56, 0x000125u << 8, 4);
+	w.snaplen = 14 + 20 + 8 + 12 + 8 + 40;
+	put_mad(&w, &b, true, m, psn_a++);
+	w.snaplen = 0;
+	w_close(&w);
+}
+
 /* ---- benchmark captures ---- */
 
 static void bench_small(const char *file, unsigned long long n, unsigned qps)
@@ -724,6 +872,63 @@ static void bench_mtu(const char *file, unsigned long long bytes, unsigned qps)
 	free(psn);
 }
 
+/* Many hosts, as on a mirror port of a cluster: each QP joins two of H hosts (10.0.0.0/8, a MAC
+ * each), and every frame belongs to a QP drawn at random: a SEND_ONLY of 64 bytes asking for an
+ * ACK, or, when the QP has requests outstanding and a coin says so, the responder's ACK (MSN
+ * counting the messages) of the newest of them. H = 56 · sqrt(Q / 1000): 1,000 QPs make about
+ * 1,500 address pairs (both directions) in any 100,000 frames. Clean traffic: no anomalies. */
+static void bench_hosts(const char *file, unsigned long long n, unsigned qps)
+{
+	struct writer w;
+	struct roce_build b;
+	uint32_t *psn = calloc(qps, sizeof(*psn)), *host = calloc(qps, sizeof(*host));
+	uint8_t *outstanding = calloc(qps, 1);
+	if (!psn || !host || !outstanding || !qps)
+		die("bench-hosts", qps ? strerror(errno) : "no QPs");
+	unsigned hosts = 56;
+	while ((unsigned long long)hosts * hosts * 1000 < 56ull * 56 * qps)
+		hosts++;
+	uint64_t x = 0x2545f4914f6cdd1dull;  /* xorshift64: deterministic */
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17)
+	for (unsigned q = 0; q < qps; q++) {
+		uint32_t a = (uint32_t)(NEXT() % hosts), c = (uint32_t)(NEXT() % (hosts - 1));
+		host[q] = a << 16 | (c >= a ? c + 1 : c);  /* requester : responder */
+		psn[q] = (uint32_t)(NEXT() & 0xffffff);      /* random first PSNs, as NICs pick them */
+	}
+	w_open_path(&w, file, DLT_EN10MB);
+	base_flow(&b);
+	for (unsigned long long i = 0; i < n; i++) {
+		unsigned q = (unsigned)(NEXT() % qps);
+		bool ack = outstanding[q] && (NEXT() & 1);
+		uint32_t from = ack ? host[q] & 0xffff : host[q] >> 16, to = ack ? host[q] >> 16 : host[q] & 0xffff;
+		uint32_t hs[2] = {from, to};
+		for (unsigned k = 0; k < 2; k++) {
+			uint8_t *ip = k ? b.dst : b.src, *mac = k ? b.eth_dst : b.eth_src;
+			ip[0] = 10, ip[1] = (uint8_t)(hs[k] >> 16), ip[2] = (uint8_t)(hs[k] >> 8), ip[3] = (uint8_t)(hs[k] + 1);
+			mac[0] = 0x02, mac[1] = 0, mac[2] = 0, mac[3] = (uint8_t)(hs[k] >> 16), mac[4] = (uint8_t)(hs[k] >> 8),
+			mac[5] = (uint8_t)hs[k];
+		}
+		b.udp_sport = (uint16_t)(49152 + q % 16384);
+		if (ack) {
+			fill_ext(&b, 0x11, (psn[q] - 1) & 0xffffff);
+			b.h.bth.dqpn = 0x800000 + q;
+			outstanding[q] = 0;
+		} else {
+			fill_ext(&b, 0x04, psn[q]);
+			b.h.bth.dqpn = 0x100 + q;
+			b.payload_len = 64;
+			psn[q] = (psn[q] + 1) & 0xffffff;
+			outstanding[q] = 1;
+		}
+		put(&w, &b);
+	}
+#undef NEXT
+	w_close(&w);
+	free(psn);
+	free(host);
+	free(outstanding);
+}
+
 int main(int argc, char **argv)
 {
 	for (unsigned i = 0; i < sizeof(payload_bytes); i++)
@@ -736,8 +941,13 @@ int main(int argc, char **argv)
 		bench_mtu(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
 		return 0;
 	}
+	if (argc == 5 && strcmp(argv[1], "--bench-hosts") == 0) {
+		bench_hosts(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: gencaps DIR | --bench-small FILE N QPS | --bench-mtu FILE BYTES QPS\n");
+		fprintf(stderr, "usage: gencaps DIR | --bench-small FILE N QPS | --bench-mtu FILE BYTES QPS | "
+			"--bench-hosts FILE N QPS\n");
 		return 2;
 	}
 	scenario_opcodes(argv[1]);
@@ -751,5 +961,6 @@ int main(int argc, char **argv)
 	scenario_snaplen(argv[1]);
 	scenario_ports(argv[1]);
 	scenario_capture_drops(argv[1]);
+	scenario_cm(argv[1]);
 	return 0;
 }

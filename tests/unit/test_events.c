@@ -120,3 +120,18 @@ Test(events, evset_operations)
 	cr_assert_eq(t.w[1], 1);
 	cr_assert_not(roce_evset_empty(&t));
 }
+
+/* events.def's GROUP column: a valid group per event, the expert-info groups fixed for a few. */
+Test(events, groups)
+{
+	for (unsigned i = 0; i < ROCE_EV_COUNT; i++)
+		cr_assert_neq(strcmp(roce_event_group_name(roce_event_group((enum roce_event)i)), "?"), 0,
+			      "%s", roce_event_name((enum roce_event)i));
+	cr_assert_eq(roce_event_group(ROCE_EV_ICRC_BAD), ROCE_GROUP_CHECKSUM);
+	cr_assert_eq(roce_event_group(ROCE_EV_PSN_RETRANSMIT), ROCE_GROUP_SEQUENCE);
+	cr_assert_eq(roce_event_group(ROCE_EV_TRUNCATED), ROCE_GROUP_MALFORMED);
+	cr_assert_eq(roce_event_group(ROCE_EV_ECN_CE), ROCE_GROUP_PROTOCOL);
+	cr_assert_str_eq(roce_event_group_name(ROCE_GROUP_SEQUENCE), "sequence");
+	cr_assert_str_eq(roce_event_group_name((enum roce_event_group)4), "?");
+	cr_assert_eq(roce_event_group((enum roce_event)-1), ROCE_GROUP_PROTOCOL);
+}

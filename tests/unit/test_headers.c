@@ -11,6 +11,7 @@ int header_build_check(void);
 int header_analyze_check(void);
 int header_mad_check(void);
 int header_roce_check(void);
+int header_fields_check(void);
 
 Test(headers, common) { cr_assert_eq(header_common_check(), -2 + 276 + 3); }
 Test(headers, events) { cr_assert_eq(header_events_check(), 1); }
@@ -21,3 +22,4 @@ Test(headers, build) { cr_assert_eq(header_build_check(), 6); }
 Test(headers, analyze) { cr_assert_eq(header_analyze_check(), 8); }
 Test(headers, mad) { cr_assert_eq(header_mad_check(), 8); }
 Test(headers, roce) { cr_assert_eq(header_roce_check(), 1); }
+Test(headers, fields) { cr_assert_eq(header_fields_check(), 1); }

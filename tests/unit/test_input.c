@@ -7,7 +7,9 @@
  * same error message): valid files in both time stamp precisions, every cut of a file, records
  * longer than the snapshot length or than libpcap accepts, odd time stamps, another byte order,
  * an older version, pcapng, a filter, records across the reader's 1 MiB windows, and 1,500
- * pseudo-random files with lengths and time fields near the limits that matter. */
+ * pseudo-random files with lengths and time fields near the limits that matter. Each frame's
+ * number is its record's place in the file, the filter's rejects counted (tshark's
+ * frame.number): libpcap's side counts every record it reads and runs the filter itself. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -26,6 +28,7 @@ struct outcome {
 		uint32_t caplen, wirelen, ts_nsec;
 		int64_t ts_sec;
 		uint64_t sum;  /* of the bytes, position-weighted */
+		uint64_t number;  /* the record's place in the file, from 1 */
 	} f[MAX_FRAMES];
 	int end;          /* 0: end of file, -1: error */
 	char err[INPUT_ERRLEN];
@@ -39,10 +42,11 @@ static uint64_t weigh(const uint8_t *p, uint32_t n)
 	return s;
 }
 
-static void keep(struct outcome *o, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int64_t sec, uint32_t ns)
+static void keep(struct outcome *o, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int64_t sec, uint32_t ns,
+		 uint64_t number)
 {
 	cr_assert_lt(o->n, MAX_FRAMES);
-	o->f[o->n++] = (struct rec){caplen, wirelen, ns, sec, weigh(data, caplen)};
+	o->f[o->n++] = (struct rec){caplen, wirelen, ns, sec, weigh(data, caplen), number};
 }
 
 /* Through input.c; *direct: whether pcapread took the file at the start. */
@@ -56,7 +60,7 @@ static void read_input(const char *path, const char *filter, struct outcome *o, 
 	*direct = in.direct;
 	int rc;
 	while ((rc = input_next(&in, &f, err, sizeof(err))) == 1)
-		keep(o, f.data, f.caplen, f.wirelen, f.ts_sec, f.ts_nsec);
+		keep(o, f.data, f.caplen, f.wirelen, f.ts_sec, f.ts_nsec, f.number);
 	o->end = rc;
 	if (rc < 0) {
 		const char *msg = strstr(err, ": ");  /* "path: libpcap's message" */
@@ -65,31 +69,34 @@ static void read_input(const char *path, const char *filter, struct outcome *o, 
 	input_close(&in);
 }
 
-/* Through libpcap alone, time stamps as input.c turns them into seconds and nanoseconds. */
+/* Through libpcap alone, time stamps as input.c turns them into seconds and nanoseconds; every
+ * record counted, the filter run on each (as libpcap's own reader runs a filter it is given). */
 static void read_libpcap(const char *path, const char *filter, struct outcome *o)
 {
 	char perr[PCAP_ERRBUF_SIZE];
 	memset(o, 0, sizeof(*o));
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
 	cr_assert_not_null(p, "%s", perr);
-	if (filter) {
-		struct bpf_program prog;
+	struct bpf_program prog = {0};
+	if (filter)
 		cr_assert_eq(pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN), 0);
-		cr_assert_eq(pcap_setfilter(p, &prog), 0);
-		pcap_freecode(&prog);
-	}
 	struct pcap_pkthdr *h;
 	const u_char *data;
+	uint64_t number = 0;
 	int rc;
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		number++;
+		if (filter && !pcap_offline_filter(&prog, h, data))
+			continue;
 		uint32_t ns = (uint32_t)h->ts.tv_usec;
 		int64_t sec = h->ts.tv_sec;
 		if (ns >= 1000000000u) {
 			sec = (int64_t)((uint64_t)sec + ns / 1000000000u);
 			ns %= 1000000000u;
 		}
-		keep(o, data, h->caplen, h->len, sec, ns);
+		keep(o, data, h->caplen, h->len, sec, ns, number);
 	}
+	pcap_freecode(&prog);
 	o->end = rc == PCAP_ERROR_BREAK ? 0 : -1;
 	if (o->end)
 		snprintf(o->err, sizeof(o->err), "%s", pcap_geterr(p));
@@ -106,7 +113,8 @@ static void same(const char *path, const char *filter, const char *what, bool wa
 	cr_assert_eq(a.n, b.n, "%s: %u frames against libpcap's %u", what, a.n, b.n);
 	for (unsigned i = 0; i < a.n; i++)
 		cr_assert(memcmp(&a.f[i], &b.f[i], sizeof(a.f[i])) == 0,
-			  "%s: frame %u differs (caplen %u/%u, len %u/%u, ts %lld.%09u/%lld.%09u)", what, i + 1,
+			  "%s: frame %u differs (number %llu/%llu, caplen %u/%u, len %u/%u, ts %lld.%09u/%lld.%09u)",
+			  what, i + 1, (unsigned long long)a.f[i].number, (unsigned long long)b.f[i].number,
 			  a.f[i].caplen, b.f[i].caplen, a.f[i].wirelen, b.f[i].wirelen, (long long)a.f[i].ts_sec,
 			  a.f[i].ts_nsec, (long long)b.f[i].ts_sec, b.f[i].ts_nsec);
 	cr_assert_eq(a.end, b.end, "%s: ends %d against libpcap's %d (%s / %s)", what, a.end, b.end, a.err, b.err);
@@ -272,7 +280,10 @@ Test(input, records_libpcap_treats_itself)
 		record(&f, c->sec, c->frac, c->caplen, c->caplen, 99, false);
 		for (unsigned i = 0; i < 5; i++)
 			record(&f, 1700000100u + i, i, 70 + i, 70 + i, i + 7, false);
-		same(save(&f, "odd.pcap"), NULL, c->what, true);
+		const char *path = save(&f, "odd.pcap");
+		same(path, NULL, c->what, true);
+		/* a filter across the hand-over: the numbers go on from the direct reader's count */
+		same(path, "len > 62 and len < 73", c->what, true);
 		free(f.b);
 	}
 }
@@ -326,7 +337,9 @@ Test(input, pcapng_left_to_libpcap)
 		put(&f, b, padded);
 		put32(&f, 32 + padded, false);
 	}
-	same(save(&f, "ng.pcapng"), NULL, "pcapng", false);
+	const char *ng = save(&f, "ng.pcapng");
+	same(ng, NULL, "pcapng", false);
+	same(ng, "len > 40", "pcapng, filtered", false);
 	free(f.b);
 }
 

@@ -1,0 +1,83 @@
+/* findings.c: a frame's event as the CLI's text line and the Wireshark plugin's expert info both
+ * show it: its name; for a decoder event that names a field, the field and its value,
+ * "bth.reserved_nonzero(resv7 0x01)"; for a transport finding its details,
+ * "psn.gap(expected 100 seen 103)". */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "roce/analyze.h"
+
+/* The reserved BTH (and RDETH) fields that are not zero: "(resv6 0x01, rdeth.resv 0x02)". */
+static int reserved_fields(char *buf, size_t cap, const struct roce_pkt *p)
+{
+	const struct { const char *name; unsigned v; } f[] = {
+		{"resv6", p->h.bth.resv6}, {"resv7", p->h.bth.resv7},
+		{"rdeth.resv", p->h.hdrs & ROCE_HDR_RDETH ? p->h.rdeth.resv : 0u},
+	};
+	const char *sep = "(";
+	int n = 0;
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].v) {
+			size_t at = (size_t)n < cap ? (size_t)n : cap;
+			int k = snprintf(buf + at, cap - at, "%s%s 0x%02x", sep, f[i].name, f[i].v);
+			n += k > 0 ? k : 0;
+			sep = ", ";
+		}
+	}
+	if (*sep == ',') {
+		size_t at = (size_t)n < cap ? (size_t)n : cap;
+		int k = snprintf(buf + at, cap - at, ")");
+		n += k > 0 ? k : 0;
+	}
+	return n;
+}
+
+/* What a finding says of the frame it refers to, and its closing parenthesis: a timeout where the
+ * resent PSN was first sent, a copy its first sighting, a restart the NAK it answers. */
+static const char *ref_text(const struct roce_finding *x)
+{
+	static _Thread_local char t[48];
+	const char *what = x->event == ROCE_EV_RETRANSMIT_TIMEOUT ? " in frame " :
+			   x->event == ROCE_EV_FRAME_COPY ? ", copy of frame " :
+			   x->event == ROCE_EV_NAK_RESTART_WRONG ? ", NAK in frame " :
+			   x->event == ROCE_EV_RNR_RETRY_EARLY ? ", RNR NAK in frame " : NULL;
+	if (!x->ref_frame || !what)  /* psn.retransmit: the JSON has it */
+		return ")";
+	snprintf(t, sizeof(t), "%s%" PRIu64 ")", what, x->ref_frame);
+	return t;
+}
+
+size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
+		       const struct roce_findings *fi)
+{
+	int n = snprintf(buf, cap, "%s", roce_event_name(e));
+	if (n >= 0 && e == ROCE_EV_BTH_RESERVED_NONZERO && p) {
+		size_t at = (size_t)n < cap ? (size_t)n : cap;
+		n += reserved_fields(buf + at, cap - at, p);
+	}
+	for (unsigned i = 0; fi && i < fi->n && n >= 0; i++) {
+		const struct roce_finding *x = &fi->f[i];
+		if (x->event != e || !x->has_psn)
+			continue;
+		size_t at = (size_t)n < cap ? (size_t)n : cap;
+		int k;
+		if (x->msn)
+			k = snprintf(buf + at, cap - at, "(expected msn %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
+		else if (x->expected_psn != x->seen_psn)
+			k = snprintf(buf + at, cap - at, "(expected %" PRIu32 " seen %" PRIu32, x->expected_psn, x->seen_psn);
+		else
+			k = snprintf(buf + at, cap - at, "(psn %" PRIu32, x->seen_psn);
+		n += k > 0 ? k : 0;
+		at = (size_t)n < cap ? (size_t)n : cap;
+		if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0) {
+			k = snprintf(buf + at, cap - at, ", first sent %" PRId64 ".%03" PRId64 " ms before",
+				     x->delta_ns / 1000000, x->delta_ns / 1000 % 1000);
+			n += k > 0 ? k : 0;
+			at = (size_t)n < cap ? (size_t)n : cap;
+		}
+		k = snprintf(buf + at, cap - at, "%s", ref_text(x));
+		n += k > 0 ? k : 0;
+		break;
+	}
+	return n > 0 ? (size_t)n : 0;
+}

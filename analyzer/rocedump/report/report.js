@@ -1,0 +1,465 @@
+/* report.js: draws rocedump --report's page from its JSON blocks (rd-summary, rd-streams,
+ * rd-report) with uPlot. Every number shown comes from those blocks; the script computes only
+ * what a plot needs from the points (rates per time bin, the distribution of response times).
+ *
+ * For tests and scripts, each plot's container records what was drawn: data-plot (its kind),
+ * data-points (values drawn), data-row (the stream's row); <body> gets data-plots (plots drawn)
+ * and data-ready="1" once the page is built, or data-error with the message if it failed.
+ * The URL fragment #all opens every plotted queue pair (the default opens the first). */
+(function () {
+	'use strict';
+
+	/* point kinds and flags, as report_data.h */
+	const RK = { REQ: 0, ACK: 1, NAK: 2, RNR: 3, RRESP: 4, AACK: 5 };
+	const RF = { RETX: 1, OOO: 2, GAP: 4, TMO: 8, END: 16, READ: 32, ERROR: 64, RECOVER: 128, CE: 256 };
+	const NAK_NAMES = ['PSN sequence error', 'invalid request', 'remote access error', 'remote operational error', 'invalid RD request'];
+	const SEV_ORDER = { error: 0, warn: 1, info: 2 };
+	const COLOR = {
+		req: '#1f5fa8', retx: '#d62728', ooo: '#9467bd', tmo: '#ff7f0e', ack: '#2ca02c', nak: '#d62728',
+		rnr: '#8c564b', rretx: '#0b6e79', nakm: '#111111', rresp: '#17becf', error: '#b3261e', warn: '#e08a00', info: '#5b8bd0', bytes: '#1f5fa8', msgs: '#2ca02c',
+	};
+	const PLOT_W = 880, PLOT_H = 250;
+	const TABLE_PAGE = 200;  /* pairs shown in the table at first, and per click */
+
+	let plotsDrawn = 0;
+
+	function el(tag, attrs, ...kids) {
+		const e = document.createElement(tag);
+		for (const [k, v] of Object.entries(attrs || {})) {
+			if (k === 'class') e.className = v;
+			else if (k === 'text') e.textContent = v;
+			else e.setAttribute(k, v);
+		}
+		for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+		return e;
+	}
+	function readJSON(id) {
+		return JSON.parse(document.getElementById(id).textContent);
+	}
+	function fmtInt(n) {
+		return n === null || n === undefined ? '-' : Number(n).toLocaleString('en-US');
+	}
+	function fmtBytes(n) {
+		const u = ['B', 'kB', 'MB', 'GB', 'TB'];
+		let i = 0;
+		while (n >= 1000 && i < u.length - 1) { n /= 1000; i++; }
+		return (i ? n.toFixed(n < 10 ? 2 : 1) : n) + ' ' + u[i];
+	}
+	function fmtUs(us) {
+		if (us === null || us === undefined) return '-';
+		if (us >= 1e6) return (us / 1e6).toFixed(3) + ' s';
+		if (us >= 1e3) return (us / 1e3).toFixed(3) + ' ms';
+		return us + ' µs';
+	}
+	function table(head, rows, cls) {
+		const t = el('table', cls ? { class: cls } : {});
+		if (head) t.append(el('tr', {}, ...head.map(h => el('th', typeof h === 'string' ? { text: h } : h))));
+		for (const r of rows) t.append(el('tr', {}, ...r.map(c => (c instanceof Node ? el('td', {}, c) : el('td', c && typeof c === 'object' ? c : { text: String(c) })))));
+		return t;
+	}
+	function num(v) { return { class: 'n', text: fmtInt(v) }; }
+
+	/* Record a drawn plot on its container. */
+	function record(box, kind, points, row) {
+		box.dataset.plot = kind;
+		box.dataset.points = String(points);
+		if (row !== undefined) box.dataset.row = String(row);
+		plotsDrawn++;
+		document.body.dataset.plots = String(plotsDrawn);
+	}
+
+	/* A uPlot in a new box under parent; data: [xs, ys...] (aligned, nulls for gaps). */
+	function plot(parent, kind, row, title, xLabel, yLabel, series, data, extra) {
+		const box = el('div', { class: 'plot' });
+		parent.append(box);
+		let points = 0;
+		for (let s = 1; s < data.length; s++) for (const v of data[s]) if (v !== null && v !== undefined) points++;
+		const opts = Object.assign({
+			title: title, width: PLOT_W, height: PLOT_H,
+			scales: { x: { time: false } },
+			axes: [{ label: xLabel }, { label: yLabel, size: 90 }],
+			series: [{ label: xLabel }].concat(series),
+			cursor: { drag: { x: true, y: true, uni: 20 } },
+		}, extra || {});
+		if (data[0].length) new uPlot(opts, data, box);
+		else box.append(el('p', { class: 'note', text: title + ': nothing to plot' }));
+		record(box, kind, points, row);
+		return box;
+	}
+	function pointSeries(label, color, size) {
+		return { label: label, stroke: color, fill: color, width: 0, paths: () => null, points: { show: true, size: size || 4, stroke: color, fill: color } };
+	}
+	function lineSeries(label, color, stepped) {
+		const s = { label: label, stroke: color, width: 1.5, spanGaps: true, points: { show: false } };
+		if (stepped) s.paths = uPlot.paths.stepped({ align: 1 });
+		return s;
+	}
+	/* Scatter of several series of [x, y] pairs into uPlot's aligned form: one x per point. */
+	function aligned(lists) {
+		const all = [];
+		lists.forEach((l, si) => { for (const [x, y] of l) all.push([x, si, y]); });
+		all.sort((a, b) => a[0] - b[0]);
+		const data = [all.map(a => a[0])];
+		for (let si = 0; si < lists.length; si++) data.push(new Array(all.length).fill(null));
+		all.forEach((a, i) => { data[a[1] + 1][i] = a[2]; });
+		return data;
+	}
+	/* Column arrays of a points object as objects. */
+	function points(p) {
+		const out = [];
+		if (!p) return out;
+		for (let i = 0; i < p.n; i++)
+			out.push({ t: p.t[i] / 1e6, frame: p.frame[i], psn: p.psn[i], kind: p.kind[i], flags: p.flags[i], code: p.code[i], len: p.len[i], val: p.val[i] });
+		return out;
+	}
+
+	/* ---- overview ---- */
+
+	function overview(main, sum, streams, rep) {
+		const sec = el('section', { id: 'rd-overview' }, el('h2', { text: 'Overview' }));
+		main.append(sec);
+		const first = rep.first_ts.split('.');
+		const d0 = new Date(Number(first[0]) * 1000);
+		const firstDate = isNaN(d0) ? rep.first_ts + ' s since 1970' : d0.toISOString().replace('.000Z', '.' + first[1] + ' UTC').replace('T', ' ');
+		const cap = sum.capture || {};
+		const drops = cap.if_drops === undefined && cap.os_drops === undefined
+			? 'not recorded (' + (cap.format || 'unknown') + ')'
+			: 'interface ' + (cap.if_drops === null ? 'n/a' : fmtInt(cap.if_drops)) + ', OS ' + (cap.os_drops === null ? 'n/a' : fmtInt(cap.os_drops));
+		const facts = [
+			['capture', rep.capture],
+			['first frame', sum.frames ? firstDate : '-'],
+			['span', sum.frames ? fmtUs(rep.span_us) : '-'],
+			['frames', fmtInt(sum.frames) + ' (' + fmtBytes(sum.bytes) + ')'],
+			['RoCE', fmtInt(sum.roce.v1 + sum.roce.v2) + ' (v1 ' + fmtInt(sum.roce.v1) + ', v2 ' + fmtInt(sum.roce.v2) + '); not RoCE ' + fmtInt(sum.not_roce)],
+			['capture drops', drops],
+			['streams', fmtInt(streams.count) + ' (evicted ' + fmtInt(streams.evicted) + '); queue pairs ' + fmtInt(rep.pairs_total) +
+				(rep.pairs_listed < rep.pairs_total ? ', the ' + fmtInt(rep.pairs_listed) + ' most troubled listed' : '')],
+		];
+		if (rep.streams_without_series) facts.push(['streams without series', fmtInt(rep.streams_without_series) + ' (the report\'s memory budget ran out)']);
+		const icrc = table(['ICRC', { class: 'n', text: 'frames' }], [
+			['good', num(sum.icrc.good)], ['bad', { class: sum.icrc.bad ? 'n sev-error' : 'n', text: fmtInt(sum.icrc.bad) }],
+			['unverifiable', num(sum.icrc.unverifiable)]]);
+		const evInfo = {};
+		for (const e of rep.event_table) evInfo[e.name] = e;
+		const evRows = Object.entries(sum.events).map(([name, n]) => ({ name: name, n: n, sev: (evInfo[name] || {}).severity || 'info' }));
+		evRows.sort((a, b) => SEV_ORDER[a.sev] - SEV_ORDER[b.sev] || b.n - a.n || (a.name < b.name ? -1 : 1));
+		const events = evRows.length
+			? table(['event', 'severity', { class: 'n', text: 'count' }, 'meaning'], evRows.map(e => [
+				{ class: 'mono', text: e.name }, { class: 'sev-' + e.sev, text: e.sev }, num(e.n), (evInfo[e.name] || {}).description || '']), 'events')
+			: el('p', { text: 'No events.' });
+		sec.append(el('div', { class: 'grid' }, table(null, facts, 'facts'), icrc), el('h3', { text: 'Events' }), events);
+		timeline(sec, rep);
+	}
+
+	/* Events over the capture, binned, stacked by severity; a click lists a bin's frames. */
+	function timeline(sec, rep) {
+		const tl = rep.timeline;
+		sec.append(el('h3', { text: 'Event timeline' }));
+		if (!tl.n) { sec.append(el('p', { class: 'note', text: 'No frames.' })); return; }
+		const xs = [], info = [], warn = [], error = [], frames = [], bytes = [];
+		const w = tl.width / 1e6;
+		for (let i = 0; i < tl.n; i++) {
+			xs.push((tl.t0 + tl.width * i) / 1e6);
+			info.push(tl.info[i]);
+			warn.push(tl.info[i] + tl.warn[i]);
+			error.push(tl.info[i] + tl.warn[i] + tl.error[i]);
+			frames.push(tl.frames[i] / w);
+			bytes.push(tl.bytes[i] / w);
+		}
+		const raw = [null, tl.error, tl.warn, tl.info];
+		const bars = uPlot.paths.bars({ size: [1, Infinity], align: 1 });
+		const legendRaw = (u, v, si, i) => (i === null || i === undefined ? '-' : fmtInt(raw[si][i]));
+		const info_ = el('div', { class: 'bin-frames', id: 'rd-bin-frames', text: 'Click a bar for its frames.' });
+		const box = plot(sec, 'timeline', undefined, 'Events per ' + fmtUs(tl.width) + ' bin, by severity (stacked)', 'time since the first frame (s)', 'events', [
+			{ label: 'error', stroke: COLOR.error, fill: COLOR.error, paths: bars, points: { show: false }, value: legendRaw },
+			{ label: 'warn', stroke: COLOR.warn, fill: COLOR.warn, paths: bars, points: { show: false }, value: legendRaw },
+			{ label: 'info', stroke: COLOR.info, fill: COLOR.info, paths: bars, points: { show: false }, value: legendRaw },
+		], [xs, error, warn, info], {
+			scales: { x: { time: false, range: (u, lo, hi) => [xs[0], xs[xs.length - 1] + w] } },
+			hooks: { ready: [u => u.over.addEventListener('click', () => showBin(u.cursor.idx))] },
+		});
+		box.dataset.points = String(tl.error.reduce((a, b) => a + b, 0) + tl.warn.reduce((a, b) => a + b, 0) + tl.info.reduce((a, b) => a + b, 0));
+		box.dataset.bins = String(tl.n);
+		sec.append(info_);
+		function showBin(i) {
+			if (i === null || i === undefined) return;
+			const list = tl.frame_list[i], n = tl.ev_frames[i];
+			const t0 = xs[i], t1 = t0 + w;
+			info_.textContent = t0.toFixed(6) + '-' + t1.toFixed(6) + ' s: ' + fmtInt(n) + ' frames with events' +
+				(n ? ': ' + list.join(', ') + (n > list.length ? ' … (+' + fmtInt(n - list.length) + ' more)' : '') : '');
+		}
+		const firstWithEvents = tl.ev_frames.findIndex(n => n > 0);
+		if (firstWithEvents >= 0) showBin(firstWithEvents);
+		plot(sec, 'io', undefined, 'Traffic per ' + fmtUs(tl.width) + ' bin', 'time since the first frame (s)', 'frames/s', [
+			lineSeries('frames/s', COLOR.req), Object.assign(lineSeries('bytes/s', COLOR.msgs), { scale: 'bytes' }),
+		], [xs, frames, bytes], { axes: [{ label: 'time since the first frame (s)' }, { label: 'frames/s', size: 70 }, { label: 'bytes/s', scale: 'bytes', side: 1, size: 80, grid: { show: false } }] });
+	}
+
+	/* ---- queue pairs ---- */
+
+	function endpoint(row) {
+		return row.src + ' > ' + row.dst + ' qp 0x' + row.dqpn.toString(16).padStart(6, '0');
+	}
+
+	function pairsTable(main, streams, rep) {
+		const sec = el('section', { id: 'rd-pairs-section' }, el('h2', { text: 'Queue pairs by trouble' }),
+			el('p', { class: 'note', text: 'Sorted by error events, then warnings, then retransmissions, then bytes. ' +
+				'The first ' + rep.options.plots + ' have plots (--report-plots): click a row to open them.' }));
+		main.append(sec);
+		const rows = streams.rows;
+		const t = el('table', { id: 'rd-pairs' });
+		t.append(el('tr', {}, ...['#', 'pair', 'streams (source > destination QP)', 'tr', 'packets', 'bytes', 'errors', 'warnings', 'retx', 'gaps', 'timeouts', 'NAKs', 'rtt p50/p99 µs']
+			.map((h, i) => el('th', { class: i >= 4 ? 'n' : '', text: h }))));
+		sec.append(t);
+		const opened = [];
+		const addRow = p => {
+			const rs = p.rows.map(i => rows[i]);
+			const sumOf = f => rs.reduce((a, r) => a + f(r), 0);
+			const naks = sumOf(r => Object.values(r.naks).reduce((a, b) => a + b, 0) + r.rnr_naks);
+			const rtt = rs.filter(r => r.response_time_us).map(r => r.response_time_us.p50 + '/' + r.response_time_us.p99).join(', ') || '-';
+			const tr = el('tr', { class: 'pair', 'data-pair': String(p.pair) },
+				el('td', { class: 'n', text: String(p.rank + 1) }), el('td', { class: 'n', text: String(p.pair) }),
+				el('td', { class: 'mono' }, ...rs.map((r, k) => el('div', { text: (k ? '< ' : '') + endpoint(r) }))),
+				el('td', { text: rs.map(r => r.transport || '-').join('/') }),
+				el('td', num(p.rows.length ? sumOf(r => r.packets) : 0)), el('td', { class: 'n', text: fmtBytes(p.bytes) }),
+				el('td', { class: p.errors ? 'n sev-error' : 'n', text: fmtInt(p.errors) }),
+				el('td', { class: p.warnings ? 'n sev-warn' : 'n', text: fmtInt(p.warnings) }),
+				el('td', num(p.retransmits)), el('td', num(sumOf(r => r.gaps))), el('td', num(sumOf(r => r.timeouts))),
+				el('td', num(naks)), el('td', { class: 'n', text: rtt }));
+			t.append(tr);
+			let detail = null;
+			const open = () => {
+				if (detail) { detail.hidden = !detail.hidden; tr.classList.toggle('open', !detail.hidden); return; }
+				detail = el('tr', { class: 'detail' });
+				const td = el('td', { colspan: '13' });
+				detail.append(td);
+				tr.after(detail);
+				tr.classList.add('open');
+				if (p.plotted) pairPlots(td, p, rows, rep);
+				else td.append(el('p', { class: 'note', text: 'No plots for this pair: raise --report-plots to include it.' }));
+			};
+			tr.addEventListener('click', open);
+			if (p.plotted) opened.push(open);
+		};
+		/* rows a page at a time: a table of thousands of rows takes seconds to lay out */
+		let shown = 0;
+		const more = el('button', { type: 'button', id: 'rd-more' });
+		const showMore = () => {
+			const end = Math.min(rep.pairs.length, Math.max(shown + TABLE_PAGE, rep.options.plots));
+			for (; shown < end; shown++) addRow(rep.pairs[shown]);
+			more.textContent = 'Show ' + Math.min(TABLE_PAGE, rep.pairs.length - shown) + ' more of the ' + fmtInt(rep.pairs.length - shown) + ' pairs not shown';
+			more.hidden = shown >= rep.pairs.length;
+		};
+		more.addEventListener('click', showMore);
+		showMore();
+		sec.append(more);
+		if (!rep.pairs.length) sec.append(el('p', { class: 'note', text: 'No queue pairs: no RoCE transport traffic in this capture.' }));
+		const all = location.hash === '#all';
+		opened.slice(0, all ? opened.length : 1).forEach(f => f());
+	}
+
+	/* One pair: for each of its streams that sends requests, that direction's plots. */
+	function pairPlots(td, p, rows, rep) {
+		const dirs = p.rows.filter(i => rows[i].requests > 0);
+		if (!dirs.length) dirs.push(p.rows[0]);
+		for (const i of dirs) {
+			const other = p.rows.find(j => j !== i);
+			const row = rows[i];
+			td.append(el('h3', { class: 'mono', text: endpoint(row) + (row.transport ? ' (' + row.transport + ')' : '') }));
+			const facts = [];
+			if (row.response_time_us) facts.push('response time µs: min ' + row.response_time_us.min + ', p50 ' + row.response_time_us.p50 + ', p99 ' + row.response_time_us.p99 + ', max ' + row.response_time_us.max + ' (' + fmtInt(row.response_time_us.count) + ')');
+			if (row.nak_recovery_us) facts.push('NAK→recovery: ' + fmtInt(row.nak_recovery_us.count) + ', mean ' + fmtUs(row.nak_recovery_us.mean) + ', max ' + fmtUs(row.nak_recovery_us.max));
+			if (row.timeout_age_us) facts.push('timeouts aged: ' + fmtInt(row.timeout_age_us.count) + ', mean ' + fmtUs(row.timeout_age_us.mean) + ', max ' + fmtUs(row.timeout_age_us.max));
+			if (facts.length) td.append(el('p', { class: 'note', text: facts.join('; ') }));
+			const mine = rep.series[i], theirs = other !== undefined ? rep.series[other] : null;
+			if (!mine || mine.mode === 'none') {
+				td.append(el('p', { class: 'note', text: 'No series: ' + (mine ? mine.reason : 'none') + '.' }));
+				continue;
+			}
+			directionPlots(td, i, mine, theirs);
+		}
+	}
+
+	/* The requests of one stream (mine) and the responses to them (on theirs). */
+	function directionPlots(td, row, mine, theirs) {
+		const req = [], resp = [];
+		const binned = mine.mode === 'bins' || (theirs && theirs.mode === 'bins');
+		const take = (s, wantReq) => {
+			if (!s || s.mode === 'none') return;
+			const pts = s.mode === 'exact' ? points(s.points) : points(s.marks);
+			for (const q of pts) if ((q.kind === RK.REQ) === wantReq) (wantReq ? req : resp).push(q);
+		};
+		take(mine, true);
+		take(theirs, false);
+		/* PSN-time */
+		const L = { req: [], retx: [], ooo: [], tmo: [], ack: [], nak: [], rnr: [], rresp: [], rretx: [] };
+		for (const q of req) {
+			if (q.flags & RF.TMO) L.tmo.push([q.t, q.psn]);
+			else if (q.flags & RF.RETX) L.retx.push([q.t, q.psn]);
+			else if (q.flags & RF.OOO) L.ooo.push([q.t, q.psn]);
+			else L.req.push([q.t, q.psn]);
+		}
+		for (const q of resp) {
+			if (q.kind === RK.NAK) L.nak.push([q.t, q.psn]);
+			else if (q.kind === RK.RNR) L.rnr.push([q.t, q.psn]);
+			else if (q.kind === RK.RRESP) ((q.flags & RF.RETX) ? L.rretx : L.rresp).push([q.t, q.psn]);
+			else L.ack.push([q.t, q.psn]);
+		}
+		const series = [
+			pointSeries('request', COLOR.req, 4), pointSeries('retransmission', COLOR.retx, 7), pointSeries('out of order', COLOR.ooo, 6),
+			pointSeries('timeout resend', COLOR.tmo, 9), lineSeries('ACKed PSN', COLOR.ack, true), pointSeries('NAK', COLOR.nakm, 10),
+			pointSeries('RNR NAK', COLOR.rnr, 9), pointSeries('READ response', COLOR.rresp, 3),
+			pointSeries('READ response resent', COLOR.rretx, 6),
+		];
+		const lists = [L.req, L.retx, L.ooo, L.tmo, L.ack, L.nak, L.rnr, L.rresp, L.rretx];
+		if (binned) {
+			/* bins: the requests' and READ responses' PSN range per bin as lines, the ACKed PSN */
+			const add = (s, f) => { if (s && s.mode === 'bins') for (let b = 0; b < s.n; b++) f(s, b, (s.t0 + s.width * (b + 0.5)) / 1e6); };
+			const lo = [], hi = [], rlo = [], rhi = [];
+			L.ack.length = 0;
+			add(mine, (s, b, x) => { if (s.psn_lo[b] !== null) { lo.push([x, s.psn_lo[b]]); hi.push([x, s.psn_hi[b]]); } });
+			add(theirs, (s, b, x) => {
+				if (s.ack_hi[b] !== null) L.ack.push([x, s.ack_hi[b]]);
+				if (s.rr_lo[b] !== null) { rlo.push([x, s.rr_lo[b]]); rhi.push([x, s.rr_hi[b]]); }
+			});
+			if (mine.mode === 'exact') for (const q of req) lo.push([q.t, q.psn]);
+			if (theirs && theirs.mode === 'exact') for (const q of resp) if (q.kind !== RK.NAK && q.kind !== RK.RNR && q.kind !== RK.RRESP) L.ack.push([q.t, q.psn]);
+			L.ack.sort((a, b) => a[0] - b[0]);
+			series.push(lineSeries('request PSNs, lowest per bin', COLOR.req), lineSeries('request PSNs, highest per bin', '#7fa7d6'),
+				lineSeries('READ responses, lowest per bin', COLOR.rresp), lineSeries('READ responses, highest per bin', '#8fdbe3'));
+			lists.push(lo, hi, rlo, rhi);
+			L.req.length = 0;
+		}
+		const psnBox = plot(td, 'psn', row, 'PSN over time' + (binned ? ' (binned: ranges per bin, resends and NAKs exact)' : ''),
+			'time since the first frame (s)', 'PSN (unwrapped)', series, aligned(lists));
+		psnBox.dataset.requests = String(req.length);
+		psnBox.dataset.retransmissions = String(req.filter(q => q.flags & RF.RETX).length);
+		psnBox.dataset.mode = binned ? 'bins' : 'exact';
+		ratePlot(td, row, mine, theirs, req, resp);
+		responsePlots(td, row, resp, theirs);
+		recoveryPlot(td, row, req);
+		congestionPlot(td, row, mine, theirs);
+	}
+
+	/* CE marks over time, when the pair has any: this direction's frames (its requests and its
+	 * responses to the other side) and the other direction's, per time bin. */
+	function congestionPlot(td, row, mine, theirs) {
+		const ceOf = s => {
+			if (!s || s.mode === 'none') return [];
+			if (s.mode === 'bins') {
+				const out = [];
+				for (let b = 0; b < s.n; b++) if (s.ce[b]) out.push([(s.t0 + s.width * (b + 0.5)) / 1e6, s.ce[b]]);
+				return out;
+			}
+			return points(s.points).filter(q => q.flags & RF.CE).map(q => [q.t, 1]);
+		};
+		const a = ceOf(mine), b = ceOf(theirs);
+		if (!a.length && !b.length) return;
+		/* one scale of bins over both */
+		let t0 = Infinity, t1 = -Infinity;
+		for (const [t] of a.concat(b)) { t0 = Math.min(t0, t); t1 = Math.max(t1, t); }
+		const n = Math.max(1, Math.min(100, a.length + b.length)), w = (t1 - t0) / n || 1e-6;
+		const xs = Array.from({ length: n }, (_, i) => t0 + i * w), ya = new Array(n).fill(0), yb = new Array(n).fill(0);
+		const bin = t => Math.min(n - 1, Math.floor((t - t0) / w));
+		for (const [t, c] of a) ya[bin(t)] += c;
+		for (const [t, c] of b) yb[bin(t)] += c;
+		const box = plot(td, 'congestion', row, 'CE marks (ECN congestion experienced) per ' + fmtUs(Math.round(w * 1e6)) + ' bin', 'time since the first frame (s)', 'CE-marked frames',
+			[lineSeries('this direction', COLOR.tmo), lineSeries('the other direction', COLOR.ooo)], [xs, ya, yb]);
+		box.dataset.points = String(ya.reduce((x, y) => x + y, 0) + yb.reduce((x, y) => x + y, 0));
+	}
+
+	/* Throughput and message rate over time. */
+	function ratePlot(td, row, mine, theirs, req, resp) {
+		let xs = [], reqB = [], respB = [], msgs = [];
+		if (mine.mode === 'bins') {
+			const w = mine.width / 1e6;
+			for (let b = 0; b < mine.n; b++) {
+				xs.push((mine.t0 + mine.width * b) / 1e6);
+				reqB.push(mine.bytes[b] / w);
+				msgs.push(mine.msgs[b] / w);
+			}
+			respB = null;
+		} else {
+			const all = req.concat(resp);
+			if (all.length) {
+				let t0 = Infinity, t1 = -Infinity;
+				for (const q of all) { t0 = Math.min(t0, q.t); t1 = Math.max(t1, q.t); }
+				const n = Math.max(1, Math.min(200, Math.ceil(all.length / 4)));
+				const w = (t1 - t0) / n || 1e-6;
+				xs = Array.from({ length: n }, (_, i) => t0 + i * w);
+				reqB = new Array(n).fill(0); respB = new Array(n).fill(0); msgs = new Array(n).fill(0);
+				const bin = t => Math.min(n - 1, Math.floor((t - t0) / w));
+				for (const q of req) { const b = bin(q.t); reqB[b] += q.len / w; if (q.flags & RF.END) msgs[b] += 1 / w; }
+				for (const q of resp) respB[bin(q.t)] += q.len / w;
+			}
+		}
+		const series = [lineSeries('request bytes/s', COLOR.bytes)];
+		const data = [xs, reqB];
+		if (respB) { series.push(lineSeries('response bytes/s', COLOR.rresp)); data.push(respB); }
+		series.push(Object.assign(lineSeries('messages/s', COLOR.msgs), { scale: 'msgs' }));
+		data.push(msgs);
+		plot(td, 'rate', row, 'Throughput and message rate', 'time since the first frame (s)', 'bytes/s', series, data, {
+			axes: [{ label: 'time since the first frame (s)' }, { label: 'bytes/s', size: 80 }, { label: 'messages/s', scale: 'msgs', side: 1, size: 70, grid: { show: false } }],
+		});
+	}
+
+	/* Response time (request → its response, at the capture point) over time and as a distribution. */
+	function responsePlots(td, row, resp, theirs) {
+		let rt, xs, ys, drawn;
+		if (theirs && theirs.mode === 'bins') {
+			/* binned: the least, mean and largest per bin; the stream's histogram */
+			const bx = [], mn = [], me = [], mx = [];
+			for (let b = 0; b < theirs.n; b++) {
+				bx.push((theirs.t0 + theirs.width * (b + 0.5)) / 1e6);
+				mn.push(theirs.rt_min[b]); me.push(theirs.rt_mean[b]); mx.push(theirs.rt_max[b]);
+			}
+			drawn = theirs.rt_n.reduce((a, b) => a + b, 0);
+			const box = plot(td, 'response', row, 'Response time (request → response) per ' + fmtUs(theirs.width) + ' bin', 'time since the first frame (s)', 'µs',
+				[lineSeries('largest', COLOR.retx), lineSeries('mean', COLOR.req), lineSeries('least', COLOR.ack)], [bx, mx, me, mn]);
+			box.dataset.points = String(drawn);
+			xs = theirs.rt_hist.map(h => Math.max(h[0], 0.5) * Math.SQRT2 ** 0.5);
+			ys = theirs.rt_hist.map(h => h[2]);
+		} else {
+			rt = resp.filter(q => q.val !== null).map(q => [q.t, q.val]);
+			drawn = rt.length;
+			plot(td, 'response', row, 'Response time (request → response) over time', 'time since the first frame (s)', 'µs',
+				[pointSeries('response time', COLOR.req, 6)], aligned([rt]));
+			/* distribution: half-octave bins, log scale */
+			const counts = new Map();
+			for (const [, v] of rt) { const b = v > 0 ? Math.floor(2 * Math.log2(v)) : -1; counts.set(b, (counts.get(b) || 0) + 1); }
+			const keys = [...counts.keys()].sort((a, b) => a - b);
+			xs = keys.map(b => (b < 0 ? 0 : Math.pow(2, b / 2)));
+			ys = keys.map(b => counts.get(b));
+		}
+		const box = plot(td, 'response-dist', row, 'Response time distribution (half-octave bins)', 'µs (log)', 'responses',
+			[{ label: 'responses', stroke: COLOR.req, fill: COLOR.req + '88', paths: uPlot.paths.bars({ size: [0.8, 40] }), points: { show: false } }],
+			[xs, ys], { scales: { x: { time: false, distr: xs.length && xs[0] > 0 ? 3 : 1 }, y: { range: (u, lo, hi) => [0, Math.max(1, hi) * 1.1] } } });
+		box.dataset.points = String(drawn);
+	}
+
+	/* NAK → recovery times and the ages of timed-out PSNs. */
+	function recoveryPlot(td, row, req) {
+		const rec = req.filter(q => (q.flags & RF.RECOVER) && q.val !== null).map(q => [q.t, q.val]);
+		const tmo = req.filter(q => (q.flags & RF.TMO) && q.val !== null).map(q => [q.t, q.val]);
+		plot(td, 'recovery', row, 'NAK → recovery time and timeout ages', 'time since the first frame (s)', 'µs',
+			[pointSeries('NAK → resend', COLOR.nak, 8), pointSeries('timeout: age of the resent PSN', COLOR.tmo, 8)], aligned([rec, tmo]));
+	}
+
+	function main() {
+		const sumDoc = readJSON('rd-summary'), streamsDoc = readJSON('rd-streams'), rep = readJSON('rd-report');
+		const mainEl = document.getElementById('rd-main');
+		overview(mainEl, sumDoc.summary, streamsDoc.streams, rep);
+		pairsTable(mainEl, streamsDoc.streams, rep);
+		mainEl.append(el('p', { class: 'note', text: 'Written by rocedump ' + rep.version + '. Drag on a plot to zoom, double-click to zoom out. ' +
+			'The data of every plot is in this file\'s JSON blocks (rd-summary, rd-streams, rd-report).' }));
+		document.body.dataset.ready = '1';
+		document.body.dataset.builtMs = String(Math.round(performance.now()));
+	}
+
+	try {
+		main();
+	} catch (e) {
+		document.body.dataset.error = String(e && e.message || e);
+		console.error('rocedump report: ' + (e && e.stack || e));
+	}
+})();

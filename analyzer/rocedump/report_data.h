@@ -1,0 +1,139 @@
+/* report_data.h: what --report collects while frames arrive (internal to report.c and
+ * report_page.c): points and bins per stream, the capture's event timeline. */
+#ifndef ROCEDUMP_REPORT_DATA_H
+#define ROCEDUMP_REPORT_DATA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "tbins.h"
+#include "u64map.h"
+
+/* What a point is: a request of the stream's source, or a response to its destination's requests. */
+enum rpoint_kind { RK_REQ = 0, RK_ACK, RK_NAK, RK_RNR, RK_RRESP, RK_AACK, RK_KINDS };
+#define RF_RETX 0x01u     /* psn.retransmit */
+#define RF_OOO 0x02u      /* psn.out_of_order */
+#define RF_GAP 0x04u      /* psn.gap before it */
+#define RF_TMO 0x08u      /* retransmit.timeout: val is the age of the original sending, if known */
+#define RF_END 0x10u      /* ends a message (LAST/ONLY) */
+#define RF_READ 0x20u     /* a READ request */
+#define RF_ERROR 0x40u    /* carries an error-severity event */
+#define RF_RECOVER 0x80u  /* the requester's restart after a NAK: val is the time since the NAK */
+#define RF_CE 0x100u      /* IP ECN field CE (congestion experienced) */
+#define RF_RARE (RF_RETX | RF_OOO | RF_GAP | RF_TMO | RF_ERROR | RF_RECOVER)  /* kept exactly when binned */
+
+/* A point as made and as written out; exact points are kept encoded (struct rdetail). */
+struct rpoint {
+	int64_t t;          /* ns since 1970 */
+	int64_t val;        /* ns: a response's response time, a timeout resend's age of the first
+			     * sending (RF_TMO), a restart's time since the NAK (RF_RECOVER); -1 none */
+	uint64_t frame;     /* rocedump's frame number */
+	int64_t psn;        /* unwrapped: 2^24 added per wrap */
+	uint32_t len;       /* wire bytes */
+	uint8_t kind;
+	uint16_t flags;     /* RF_* */
+	uint16_t code;      /* NAK code; RNR timer */
+};
+
+/* One time bin of one stream. */
+struct sbin {
+	uint32_t req, retx, ooo, gap, tmo, msgs, acks, naks, rresp, other, ce;
+	uint64_t bytes;
+	int64_t psn_lo, psn_hi;   /* of its requests (req > 0) */
+	int64_t ack_hi;           /* highest PSN ACKed (acks > 0) */
+	int64_t rr_lo, rr_hi;     /* READ responses' PSNs (rresp > 0) */
+	int64_t rt_min, rt_max;   /* response times, ns (rt_n > 0) */
+	uint64_t rt_sum;
+	uint32_t rt_n;
+};
+
+/* Response times of a binned stream by half-octave of microseconds: bucket 0 below 1 µs, then
+ * 1 + 2k for [2^k, 2^k·√2) µs and 2 + 2k for [2^k·√2, 2^(k+1)) µs. */
+#define RT_BUCKETS 66
+
+#define REPORT_MARKS_MAX 4096  /* rare points (RF_RARE, NAKs) a binned stream keeps exactly */
+
+/* A stream past REPORT_EXACT_POINTS (or whose points the budget could not hold): bins. */
+struct rdetail {
+	struct tbins tb;
+	struct sbin bins[TBINS_N];
+	struct rpoint marks[REPORT_MARKS_MAX];
+	uint64_t rt_hist[RT_BUCKETS];
+	uint32_t n_marks, marks_dropped;
+};
+
+/* A stream: its exact points are kept as the difference from its previous point, in
+ * variable-length integers (report.c: point_encode): 8 to 12 bytes a point where struct rpoint
+ * takes 40, so a capture's points cost a quarter of the memory and of the memory traffic. The
+ * encoder's fields come first: every frame of the stream touches them. */
+struct rstream {
+	uint8_t *enc;             /* exact mode: the encoded points; NULL once binned or dropped */
+	uint32_t enc_len, enc_cap;
+	uint32_t n;               /* exact points */
+	uint32_t id;              /* the analyzer's stream id */
+	int64_t last_t;           /* the previous point's time and frame */
+	uint64_t last_frame;
+	int64_t last_psn[2];      /* the previous request's / response's PSN, unwrapped */
+	bool has_psn[2];
+	bool dropped;             /* over the memory budget: no series */
+	uint64_t ev[3];           /* events on its frames, by severity */
+	struct rdetail *d;        /* binned mode */
+};
+
+#define GBIN_FRAMES 8          /* frame numbers a timeline bin lists */
+struct gbin {
+	uint64_t frames, bytes, roce;
+	uint64_t sev[3];          /* events by severity */
+	uint64_t ev_frames;       /* frames with events */
+	uint64_t f[GBIN_FRAMES];  /* the first of them */
+};
+
+struct report {
+	struct report_config cfg;
+	FILE *out;
+	char *path;
+	struct u64map index;      /* stream id -> streams[] */
+	struct rstream *streams;
+	uint32_t n_streams, streams_alloc;
+	uint64_t mem;             /* bytes of points and bins held */
+	uint64_t dropped_streams; /* streams without series (memory budget) */
+	bool have_ts;
+	int64_t first_ts, last_ts;
+	struct tbins tl;          /* the event timeline */
+	struct gbin bins[TBINS_N];
+};
+
+/* The selection report_finish() makes: pairs sorted by trouble, rows listed, rows plotted. */
+struct rpair {
+	uint32_t pair;            /* its number in the listing (the rows' "pair") */
+	uint32_t pair_id;         /* the analyzer's pair id */
+	uint32_t rows;            /* rows of the pair (1 or 2) */
+	uint64_t errors, warnings, retransmits, bytes;
+	uint32_t first_row;       /* its first row's index in the page's rows, when listed */
+};
+
+struct rrow {
+	struct rstream *s;        /* NULL: the stream has no report state */
+	uint32_t rank;            /* its pair's rank */
+};
+
+struct report_sel {
+	struct rpair *pairs;      /* sorted by trouble */
+	uint32_t n_pairs, listed; /* listed = the first pairs of pairs[] in the table */
+	struct rrow *rows;        /* the rows of the listed pairs, in the streams block's order */
+	uint32_t n_rows;
+	char *streams_json;       /* the streams block */
+	size_t streams_len;
+	char *summary_json;
+	size_t summary_len;
+};
+
+/* report.c: s's exact points, decoded into out[s->n]. */
+void rstream_decode(const struct rstream *s, struct rpoint *out);
+
+/* report_page.c: write the page. */
+int report_page_write(struct report *r, const struct report_sel *sel, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,352 @@
+/* main.c: roceconform, the active conformance tester: options, the run over the selected tests
+ * (each test on a fresh QP from the setup, with its time limit, its verdict and evidence), the
+ * dry run, the reports and the exit status (0 PASS/N/A, 1 FAIL, 3 INCONCLUSIVE, 2 usage/setup). */
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hoststack.h"
+#include "options.h"
+#include "pcapng.h"
+#include "report.h"
+#include "setup.h"
+#include "verdict.h"
+
+static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "roceconform: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(code);
+}
+
+static void list_tests(void)
+{
+	for (size_t i = 0; i < conf_n_tests; i++)
+		printf("%-4s %s\n", conf_tests[i].id, conf_tests[i].title);
+}
+
+/* Why the setup or the declared DUT cannot run test t, or NULL. */
+static const char *missing(const struct conf_test *t, unsigned caps, const struct setup_method *m, char *buf, size_t n)
+{
+	unsigned need = t->needs & ~caps;
+	if (!need)
+		return NULL;
+	if (need & NEED_ECN)
+		snprintf(buf, n, "the DUT is not declared to do ECN -> CNP (--ecn); Linux rxe has no CNP support");
+	else if (need & NEED_PFC)
+		snprintf(buf, n, "the DUT is not declared to do PFC (--pfc PRIO); veth/rxe links have no PFC");
+	else if (need & NEED_DUT_READ)
+		snprintf(buf, n, "needs a DUT that issues RDMA READs (an rdma-cm setup against rping -s)");
+	else if (need & (NEED_MR_WRITE | NEED_MR_READ | NEED_MR_ATOMIC | NEED_MR_ANY))
+		snprintf(buf, n, "needs a buffer the DUT exposes for %s (--setup perftest-%s); %s gives none",
+			 need & NEED_MR_ATOMIC ? "atomics" : need & NEED_MR_READ ? "READ" : "WRITE",
+			 need & NEED_MR_ATOMIC ? "atomic" : need & NEED_MR_READ ? "read" : "write", m->name);
+	else if (need & NEED_NO_ACCESS)
+		snprintf(buf, n, "needs a QP that grants no remote access (--setup rc-pingpong)");
+	else if (need & (NEED_SEND | NEED_DUT_REQ))
+		snprintf(buf, n, "needs %s (--setup rc-pingpong)", need & NEED_SEND ? "receives posted for SENDs" : "a DUT that sends requests of its own");
+	else
+		snprintf(buf, n, "the setup cannot support it");
+	return buf;
+}
+
+static unsigned caps_of(const struct conf_opts *o, const struct setup_method *m)
+{
+	return m->caps | (o->ecn ? NEED_ECN : 0) | (o->pfc ? NEED_PFC : 0);
+}
+
+/* One test on a fresh QP. */
+static void run_one(const struct conf_opts *o, struct link *l, const struct setup_method *m, uint16_t port,
+		    const struct conf_test *t, struct session *s, struct conf_result *r, bool *setup_ok)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->link = l;
+	s->test = t;
+	s->result = r;
+	s->tcp_fd = -1;
+	s->t_start = now_ns();
+	s->deadline_ns = s->t_start + (int64_t)o->test_timeout_ms * 1000000;
+	char err[CONF_ERRLEN] = "";
+	if (!l) {
+		m->placeholder(s);
+	} else {
+		s->drops_at_start = link_drops(l);
+		if (m->connect(s, port, err) < 0) {
+			v_set(r, V_INCONCLUSIVE, "setup failed: %s", err);
+			*setup_ok = false;
+			return;
+		}
+	}
+	*setup_ok = true;
+	s->qp_up = true;
+	s->deadline_ns = now_ns() + (int64_t)o->test_timeout_ms * 1000000;  /* from the QP's start */
+	s->epsn = s->qp.my_psn;
+	if (o->verbose)
+		fprintf(stderr, "%s: my QPN 0x%06x PSN 0x%06x, DUT QPN 0x%06x PSN 0x%06x\n", t->id, s->qp.my_qpn,
+			s->qp.my_psn, s->qp.dut_qpn, s->qp.dut_psn);
+	r->v = V_INCONCLUSIVE;
+	v_reason(r, "the test did not reach a verdict");
+	t->run(s, r);
+	bool late = now_ns() > s->deadline_ns;
+	if (!s->link_failed && m->finish) {
+		s->deadline_ns = now_ns() + 10000000000LL;  /* the finish step has its own 10 s */
+		m->finish(s);
+	}
+	if (l && s->link_failed)
+		v_set(r, V_INCONCLUSIVE, "the link failed: %s", s->err);
+	else if (l && late && r->v != V_NA)
+		v_set(r, V_INCONCLUSIVE, "the per-test time limit (--test-timeout %u s) was reached", o->test_timeout_ms / 1000);
+	uint64_t drops = l ? link_drops(l) - s->drops_at_start : 0;
+	if (drops && r->v != V_NA)
+		v_set(r, V_INCONCLUSIVE, "the capture dropped %llu packets during the test", (unsigned long long)drops);
+}
+
+static void write_test_pcapng(const struct conf_opts *o, const struct session *s, const struct conf_test *t,
+			      unsigned run, const struct conf_result *r)
+{
+	char path[4096], comment[EVIDENCE_LEN * 3 + 512], err[CONF_ERRLEN];
+	if (o->repeat > 1)
+		snprintf(path, sizeof(path), "%s/%s-%u.pcapng", o->pcap_dir, t->id, run);
+	else
+		snprintf(path, sizeof(path), "%s/%s.pcapng", o->pcap_dir, t->id);
+	snprintf(comment, sizeof(comment), "roceconform %s: %s - %s\nrule: %s\nexpected: %s\nobserved: %s%s%s", t->id,
+		 verdict_name(r->v), t->title, t->rule, r->expected, r->observed, r->reason[0] ? "\nreason: " : "", r->reason);
+	if (pcapng_write_session(path, s, comment, err) < 0)
+		fprintf(stderr, "roceconform: --pcap-dir: %s\n", err);
+}
+
+/* --dry-run: every selected test's stimulus, in order, into one pcap. */
+static int dry_run(const struct conf_opts *o, const struct setup_method *m)
+{
+	pcap_t *dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
+	pcap_dumper_t *d = dead ? pcap_dump_open(dead, o->dry_run) : NULL;
+	if (!d)
+		die(EXIT_CONF_USAGE, "--dry-run: cannot write %s", dead ? pcap_geterr(dead) : o->dry_run);
+	size_t frames = 0, tests = 0;
+	struct session s;
+	bool ok;
+	unsigned caps = caps_of(o, m);
+	char buf[256];
+	for (size_t i = 0; i < conf_n_tests; i++) {
+		const struct conf_test *t = &conf_tests[i];
+		if (!test_selected(t->id, o->tests) || missing(t, caps, m, buf, sizeof(buf)))
+			continue;
+		struct conf_result r = {.measured_ms = -1, .tolerance_pct = -1};
+		run_one(o, NULL, m, 0, t, &s, &r, &ok);
+		for (size_t k = 0; k < s.n_frames; k++) {
+			struct pcap_pkthdr h;
+			int64_t ts = s.frames[k].ts_ns;
+			h.ts.tv_sec = (time_t)(ts / 1000000000);
+			h.ts.tv_usec = (suseconds_t)(ts % 1000000000);  /* nanoseconds: the dumper's precision */
+			h.caplen = h.len = s.frames[k].len;
+			pcap_dump((u_char *)d, &h, s.frames[k].bytes);
+			frames++;
+		}
+		if (o->pcap_dir)
+			write_test_pcapng(o, &s, t, 1, &r);
+		tests++;
+		sess_reset(&s);
+	}
+	pcap_dump_close(d);
+	pcap_close(dead);
+	printf("dry run: %zu frames of %zu tests written to %s (nothing sent)\n", frames, tests, o->dry_run);
+	printf("placeholders: DUT QPN 0x000011, DUT PSN 0x000000, tester QPN 0x0cXXXX per test, tester PSN per test "
+	       "(A7 0xfffffe)%s, DUT MAC %s\n",
+	       m->caps & (NEED_MR_WRITE | NEED_MR_READ | NEED_MR_ATOMIC) ? ", rkey 0x00001234, buffer at 0x7f0000000000" : "",
+	       o->have_dut_mac ? "as given" : "02:00:00:00:00:02");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct conf_opts o;
+	char err[CONF_ERRLEN] = "", buf[256];
+	int rc = options_parse(argc, argv, &o, err);
+	if (rc > 0)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "roceconform: %s\n", err);
+		options_usage(stderr);
+		return EXIT_CONF_USAGE;
+	}
+	if (o.list) {
+		list_tests();
+		return 0;
+	}
+	if (o.tests && unknown_selector(o.tests, buf, sizeof(buf)))
+		die(EXIT_CONF_USAGE, "--tests: \"%s\" selects no test (see --list)", buf);
+	uint16_t port;
+	const struct setup_method *m = setup_find(o.setup, &port, err);
+	if (!m)
+		die(EXIT_CONF_USAGE, "%s", err);
+	if (!o.have_dut)
+		die(EXIT_CONF_USAGE, "%s", "no --dut: roceconform sends only to the DUT it is given");
+	const char *bad = addr_unusable(&o.dut);
+	if (bad)
+		die(EXIT_CONF_USAGE, "--dut is a %s address: refused", bad);
+	if (o.recv_size < 1)
+		o.recv_size = 4096;
+	struct expect_list ex = {0};
+	if (o.expect && expect_load(o.expect, &ex, err) < 0)
+		die(EXIT_CONF_USAGE, "%s", err);
+	if (o.pcap_dir && mkdir(o.pcap_dir, 0755) < 0 && errno != EEXIST)
+		die(EXIT_CONF_USAGE, "--pcap-dir: cannot create %s", o.pcap_dir);
+	if (!o.have_local) {
+		if (o.iface && !o.dry_run) {
+			/* the interface's own address of the DUT's family */
+			struct conf_addr a = {0};
+			pcap_if_t *all = NULL, *d;
+			if (pcap_findalldevs(&all, buf) == 0) {
+				for (d = all; d && !a.family; d = d->next) {
+					if (strcmp(d->name, o.iface))
+						continue;
+					for (pcap_addr_t *pa = d->addresses; pa && !a.family; pa = pa->next) {
+						if (!pa->addr)
+							continue;
+						if (o.dut.family == 4 && pa->addr->sa_family == AF_INET) {
+							a.family = 4;
+							memcpy(a.ip, &((struct sockaddr_in *)(void *)pa->addr)->sin_addr, 4);
+						}
+					}
+				}
+				pcap_freealldevs(all);
+			}
+			if (!a.family)
+				die(EXIT_CONF_USAGE, "%s has no address of the DUT's family: give --local-ip", o.iface);
+			o.local = a;
+		} else {
+			parse_addr(o.dut.family == 4 ? "192.0.2.1" : "2001:db8::1", &o.local);
+		}
+		o.have_local = true;
+	}
+	if (o.local.family != o.dut.family)
+		die(EXIT_CONF_USAGE, "%s", "--local-ip and --dut must be of the same IP version");
+	if (o.dry_run)
+		return dry_run(&o, m);
+	if (!o.iface)
+		die(EXIT_CONF_USAGE, "%s", "no --iface: roceconform sends only on the interface it is given (or use --dry-run)");
+
+	struct link l;
+	if (link_open(&l, &o, err) < 0)
+		die(EXIT_CONF_USAGE, "%s", err);
+	char guard[CONF_ERRLEN] = "";
+	int hold = host_stack_guard(&o, guard, err);
+	if (hold == -2) {
+		link_close(&l);
+		die(EXIT_CONF_USAGE, "%s", err);
+	}
+	char dut_s[64], local_s[64];
+	addr_str(&o.dut, dut_s, sizeof(dut_s));
+	addr_str(&o.local, local_s, sizeof(local_s));
+	if (link_resolve(&l, 3000, err) < 0) {
+		link_close(&l);
+		die(EXIT_CONF_USAGE, "%s", err);
+	}
+	printf("roceconform: DUT %s (%02x:%02x:%02x:%02x:%02x:%02x) on %s, tester %s, setup %s port %u, at most %u packets/s\n",
+	       dut_s, l.dut_mac[0], l.dut_mac[1], l.dut_mac[2], l.dut_mac[3], l.dut_mac[4], l.dut_mac[5], o.iface, local_s,
+	       m->name, port, o.pps);
+	printf("host stack: %s\ncapture filter: %s\n", guard, l.filter);
+	fflush(stdout);
+
+	size_t cap = conf_n_tests * o.repeat, n = 0;
+	struct run_result *rs = calloc(cap, sizeof(*rs));
+	if (!rs)
+		die(EXIT_CONF_USAGE, "%s", "out of memory");
+	int64_t t0 = now_ns(), total_deadline = t0 + (int64_t)o.total_timeout_s * 1000000000;
+	unsigned caps = caps_of(&o, m);
+	bool any_setup = false;
+	for (size_t i = 0; i < conf_n_tests; i++) {
+		const struct conf_test *t = &conf_tests[i];
+		if (!test_selected(t->id, o.tests))
+			continue;
+		for (unsigned run = 1; run <= o.repeat; run++) {
+			struct run_result *x = &rs[n++];
+			struct session s;
+			bool setup_ok = false;
+			x->t = t;
+			x->run = run;
+			x->r.measured_ms = -1;
+			x->r.tolerance_pct = -1;
+			x->r.rule = t->rule;
+			int64_t ts = now_ns();
+			const char *why = missing(t, caps, m, buf, sizeof(buf));
+			memset(&s, 0, sizeof(s));
+			if (why) {
+				v_set(&x->r, V_NA, "%s", why);
+			} else if (now_ns() > total_deadline) {
+				v_set(&x->r, V_INCONCLUSIVE, "the whole run's time limit (--timeout %u s) was reached", o.total_timeout_s);
+			} else {
+				run_one(&o, &l, m, port, t, &s, &x->r, &setup_ok);
+				if (!setup_ok && !any_setup) {
+					fprintf(stderr, "roceconform: %s: %s\n", t->id, x->r.reason);
+					link_close(&l);
+					return EXIT_CONF_USAGE;   /* the DUT never answered the setup */
+				}
+				any_setup |= setup_ok;
+			}
+			x->seconds = (double)(now_ns() - ts) / 1e9;
+			const struct expect_entry *e = expect_find(&ex, t->id);
+			if (e && e->v == x->r.v) {
+				x->r.expected_deviation = true;
+				snprintf(x->r.expect_reason, sizeof(x->r.expect_reason), "%s", e->reason);
+			}
+			if (o.pcap_dir && s.n_frames)
+				write_test_pcapng(&o, &s, t, run, &x->r);
+			if (s.tcp_fd > 0)
+				close(s.tcp_fd);
+			sess_reset(&s);
+			printf("%-4s %-12s %s%s%s\n", t->id, verdict_name(x->r.v), t->title, x->r.reason[0] ? " -- " : "",
+			       x->r.reason);
+			fflush(stdout);
+		}
+	}
+	link_close(&l);
+	if (hold >= 0)
+		close(hold);
+	printf("\n");
+	report_table(stdout, rs, n, o.verbose);
+	struct run_info info = {o.iface, dut_s, local_s, o.setup, "live", t0, (double)(now_ns() - t0) / 1e9, o.pps};
+	int status = 0;
+	if (o.json && report_json(o.json, &info, rs, n, err) < 0) {
+		fprintf(stderr, "roceconform: %s\n", err);
+		status = EXIT_CONF_USAGE;
+	}
+	if (o.junit && report_junit(o.junit, &info, rs, n, err) < 0) {
+		fprintf(stderr, "roceconform: %s\n", err);
+		status = EXIT_CONF_USAGE;
+	}
+	bool fail = false, inc = false;
+	for (size_t i = 0; i < n; i++) {
+		if (rs[i].r.expected_deviation)
+			continue;
+		fail |= rs[i].r.v == V_FAIL;
+		inc |= rs[i].r.v == V_INCONCLUSIVE;
+	}
+	for (size_t i = 0; i < ex.n; i++) {
+		bool seen = false, met = false;
+		for (size_t k = 0; k < n; k++)
+			if (!strcasecmp(rs[k].t->id, ex.e[i].id)) {
+				seen = true;
+				met |= rs[k].r.expected_deviation;
+			}
+		if (seen && !met)
+			printf("note: %s was expected to be %s (%s) and is not\n", ex.e[i].id, verdict_name(ex.e[i].v), ex.e[i].reason);
+	}
+	expect_free(&ex);
+	free(rs);
+	if (status)
+		return status;
+	return fail ? EXIT_CONF_FAIL : inc ? EXIT_CONF_INCONCLUSIVE : EXIT_CONF_PASS;
+}

@@ -1,0 +1,31 @@
+/* report.h: roceconform's reports (report.c): the table on standard output, --json FILE and
+ * --junit FILE (one <testcase> per test run, its name starting with the test ID; FAIL as
+ * <failure>, INCONCLUSIVE as <error>, N/A as <skipped>). */
+#ifndef CONFORM_REPORT_H
+#define CONFORM_REPORT_H
+
+#include <stdio.h>
+
+#include "conform.h"
+
+struct run_result {
+	const struct conf_test *t;
+	unsigned run;               /* 1.. with --repeat */
+	struct conf_result r;
+	double seconds;
+};
+
+struct run_info {
+	const char *iface, *dut, *local, *setup, *mode;   /* mode: "live" or "dry-run" */
+	int64_t started_ns;
+	double seconds;
+	unsigned pps;
+};
+
+void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose);
+int report_json(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
+		char err[CONF_ERRLEN]);
+int report_junit(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
+		 char err[CONF_ERRLEN]);
+
+#endif

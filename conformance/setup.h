@@ -1,0 +1,46 @@
+/* setup.h: how a live RC queue pair is brought up with a DUT that runs only stock software
+ * (--setup METHOD[:PORT]). One file per method: setup_rcpp.c (ibv_rc_pingpong's TCP exchange),
+ * setup_perftest.c (a perftest server's); rdma-cm is a slot in the table (setup.c) for the CM
+ * REQ/REP/RTU exchange over QP1. setup.c also has the TCP helpers they share, which keep answering
+ * ARP/ND while they wait (the DUT resolves the tester's address while it brings its QP up). */
+#ifndef CONFORM_SETUP_H
+#define CONFORM_SETUP_H
+
+#include "session.h"
+
+struct setup_method {
+	const char *name;           /* "rc-pingpong" */
+	uint16_t default_port;
+	unsigned caps;              /* NEED_* it satisfies */
+	const char *server;         /* what runs on the DUT */
+	/* Bring the QP up: fill s->qp, leave s->tcp_fd open or -1. 0, or -1 with the reason in err. */
+	int (*connect)(struct session *s, uint16_t port, char err[CONF_ERRLEN]);
+	/* End the DUT server's run cleanly after a test (ACK its SEND, end its exchange). */
+	void (*finish)(struct session *s);
+	/* Placeholders for a dry run. */
+	void (*placeholder)(struct session *s);
+};
+
+/* The method of spec "METHOD[:PORT]" and its port; NULL with the reason in err. */
+const struct setup_method *setup_find(const char *spec, uint16_t *port, char err[CONF_ERRLEN]);
+/* Print the methods, one a line. */
+void setup_list(void);
+
+/* Shared by the methods. */
+int setup_tcp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN]);
+/* Read exactly n bytes (or up to a NUL when until_nul) within the setup timeout, answering ARP/ND
+ * meanwhile. 0, or -1 with the reason in err. */
+int setup_tcp_read(struct session *s, int fd, void *buf, size_t n, char err[CONF_ERRLEN]);
+int setup_tcp_write(int fd, const void *buf, size_t n, char err[CONF_ERRLEN]);
+/* The tester's GID (IPv4-mapped for IPv4) as 32 hex digits. */
+void setup_wire_gid(const struct conf_addr *a, char out[33]);
+/* Parse 32 hex digits into a GID. 0, or -1. */
+int setup_parse_gid(const char *hex, uint8_t gid[16]);
+/* The tester's QPN and first PSN for this test. */
+void setup_choose_qp(struct session *s);
+
+/* The methods. */
+extern const struct setup_method setup_rc_pingpong;
+extern const struct setup_method setup_perftest_write, setup_perftest_read, setup_perftest_atomic;
+
+#endif

@@ -1,0 +1,125 @@
+/* setup_rcpp.c: --setup rc-pingpong[:PORT], the stock ibv_rc_pingpong server's exchange
+ * (rdma-core libibverbs/examples/rc_pingpong.c): the client writes "LID:QPN:PSN:GID" as
+ * "%04x:%06x:%06x:" + 32 hex digits + NUL (52 bytes), the server moves its QP to RTR/RTS and
+ * answers with its own 52 bytes, the client writes "done\0" in one write right after reading
+ * them. The server's QP then grants no remote access (qp_access_flags 0), has receives of -s bytes
+ * posted, and answers the tester's first SEND with one SEND of its own (AckReq on its last
+ * packet), which the tester must ACK for the server to finish. */
+#include "setup.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RCPP_MSG_LEN 52   /* sizeof "0000:000000:000000:" + 32 hex digits + NUL */
+/* The server's QP at RTS: timeout 14 (4.096 us * 2^14), retry_cnt 7, rnr_retry 7. */
+#define RCPP_ACK_TIMEOUT_MS 67.108864
+
+/* What the server's QP is, besides the numbers it sent. */
+static void rcpp_qp(struct session *s, uint32_t qpn, uint32_t psn)
+{
+	s->qp.dut_qpn = qpn;
+	s->qp.dut_psn = psn;
+	s->qp.caps = setup_rc_pingpong.caps;
+	s->qp.dut_sends = true;
+	s->qp.dut_send_len = s->o->recv_size;
+	s->qp.dut_ack_timeout_ms = RCPP_ACK_TIMEOUT_MS;
+	s->qp.dut_retry_cnt = 7;
+	s->qp.dut_rnr_retry = 7;
+}
+
+static int rcpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
+{
+	char msg[RCPP_MSG_LEN + 1], gid[33], reply[RCPP_MSG_LEN + 1];
+	unsigned lid, qpn, psn;
+
+	setup_choose_qp(s);
+	uint32_t advertised = s->qp.my_psn;
+	if (s->o->fault == FAULT_PSN)   /* the self-test fault: advertise one PSN, send from another */
+		advertised = (s->qp.my_psn + 0x1000) & 0xffffff;
+	setup_wire_gid(&s->o->local, gid);
+	snprintf(msg, sizeof(msg), "%04x:%06x:%06x:%s", 0, s->qp.my_qpn, advertised, gid);
+	int fd = setup_tcp_connect(s, port, err);
+	if (fd < 0)
+		return -1;
+	if (setup_tcp_write(fd, msg, RCPP_MSG_LEN, err) < 0 || setup_tcp_read(s, fd, reply, RCPP_MSG_LEN, err) < 0 ||
+	    setup_tcp_write(fd, "done", 5, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	reply[RCPP_MSG_LEN] = 0;
+	if (sscanf(reply, "%4x:%6x:%6x:", &lid, &qpn, &psn) != 3 || reply[19 + 32] != 0 ||
+	    setup_parse_gid(reply + 19, s->qp.dut_gid) < 0) {
+		snprintf(err, CONF_ERRLEN, "the DUT's server answered \"%.52s\", not LID:QPN:PSN:GID", reply);
+		return -1;
+	}
+	rcpp_qp(s, qpn, psn);
+	s->tcp_fd = -1;
+	return 0;
+}
+
+/* The last PSN of the DUT's SEND, once its LAST or ONLY packet was seen; -1 before. */
+static long dut_send_last(const struct session *s)
+{
+	for (size_t i = 0; i < s->n_resps; i++) {
+		const struct resp *r = &s->resps[i];
+		const struct roce_opcode_info *op = roce_opcode_info(r->h.bth.opcode);
+		if (!r->response && op->op == ROCE_OP_SEND && (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY))
+			return r->h.bth.psn;
+	}
+	return -1;
+}
+
+static bool pred_send_last(const struct resp *r, const void *arg)
+{
+	(void)arg;
+	const struct roce_opcode_info *op = roce_opcode_info(r->h.bth.opcode);
+	return !r->response && op->op == ROCE_OP_SEND && (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY);
+}
+
+/* The server ends when its receive and its SEND completed: make sure one of our SENDs was
+ * accepted, then ACK its SEND. */
+static void rcpp_finish(struct session *s)
+{
+	if (!s->qp_up || s->qp_dead || s->dut_msgs_acked)
+		return;
+	sess_sync(s);
+	if (s->accepted == 0) {
+		uint32_t psn = s->epsn;
+		sess_probe(s, psn, "finish: a SEND so the DUT's server completes a receive");
+		if (sess_wait(s, 2000, pred_psn, &psn) >= 0) {
+			s->accepted++;
+			s->epsn = psn_add(s->epsn, 1);
+		}
+	}
+	if (s->accepted == 0)
+		return;   /* the server never got a SEND: it ends at its own time limit */
+	long last = dut_send_last(s);
+	if (last < 0 && sess_wait(s, 3000, pred_send_last, NULL) >= 0)
+		last = dut_send_last(s);
+	if (last < 0) {
+		/* not seen (a capture that misses it): its PSNs follow from the exchange and -s */
+		uint32_t pm = s->o->pmtu, n = (s->qp.dut_send_len + pm - 1) / pm;
+		last = psn_add(s->qp.dut_psn, (int32_t)(n ? n : 1) - 1);
+	}
+	sess_ack_dut(s, (uint32_t)last, 1, "finish: the DUT's SEND acknowledged");
+	s->dut_msgs_acked = 1;
+	sess_collect(s, 50);
+}
+
+static void rcpp_placeholder(struct session *s)
+{
+	setup_choose_qp(s);
+	rcpp_qp(s, 0x000011, 0x000000);
+}
+
+const struct setup_method setup_rc_pingpong = {
+	.name = "rc-pingpong",
+	.default_port = 18515,
+	.caps = NEED_SEND | NEED_DUT_REQ | NEED_NO_ACCESS | NEED_PROBE,
+	.server = "ibv_rc_pingpong -g GIDX -s SIZE -m PMTU -n 1 (restarted after every run)",
+	.connect = rcpp_connect,
+	.finish = rcpp_finish,
+	.placeholder = rcpp_placeholder,
+};

@@ -1,0 +1,23 @@
+/* tests.h: the catalogue's run functions, one file per group (tests_a.c ... tests_fg.c); the
+ * table that names them is catalogue.c. */
+#ifndef CONFORM_TESTS_H
+#define CONFORM_TESTS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "testlib.h"
+
+#define T(name) void name(struct session *s, struct conf_result *r);
+T(test_a1) T(test_a2) T(test_a3) T(test_a4) T(test_a5) T(test_a6) T(test_a7) T(test_a8) T(test_a9)
+T(test_b1a) T(test_b1b) T(test_b2) T(test_b3a) T(test_b3b) T(test_b3c) T(test_b4) T(test_b5)
+T(test_b6a) T(test_b6b) T(test_b6c) T(test_b6d)
+T(test_b7) T(test_b8a) T(test_b8b) T(test_b8c) T(test_b9) T(test_b10) T(test_b11)
+T(test_c1a) T(test_c1b) T(test_c1c) T(test_c2a) T(test_c2b) T(test_c3a) T(test_c3b) T(test_c3c)
+T(test_c3d) T(test_c4) T(test_c5) T(test_c6)
+T(test_d1) T(test_d2) T(test_d3) T(test_d4) T(test_d5)
+T(test_e1) T(test_e2) T(test_e3) T(test_e4) T(test_e5) T(test_e6a) T(test_e6b) T(test_e6c) T(test_e7)
+T(test_f1) T(test_f3) T(test_g1)
+#undef T
+
+#endif

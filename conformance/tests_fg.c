@@ -1,0 +1,150 @@
+/* tests_fg.c: catalogue groups F (ECN -> CNP: IBTA Annex A17.9 RoCEv2 congestion management,
+ * the CNP of A17.9.3: opcode 0x81, BECN 1, DestQP = the QP that sent the CE-marked packet) and G
+ * (IEEE 802.1Qbb priority flow control: a PAUSE for priority p stops the DUT's frames of that
+ * priority for quanta x 512 bit times). Run only when the DUT is declared to do them (--ecn,
+ * --pfc PRIO); otherwise N/A. */
+#include "tests.h"
+
+#include <stdlib.h>
+
+static bool pred_cnp(const struct resp *r, const void *arg)
+{
+	(void)arg;
+	return r->h.bth.opcode == ROCE_OPC_CNP;
+}
+
+static void ecn_probe(struct session *s, uint8_t ecn, const char *what)
+{
+	struct stim st;
+	stim_init(s, &st, ROCE_OPC_SEND_ONLY);
+	if (!(s->qp.caps & NEED_SEND)) {
+		stim_init(s, &st, s->qp.caps & NEED_MR_WRITE ? ROCE_OPC_WRITE_ONLY : ROCE_OPC_READ_REQUEST);
+		st.extra.reth.va = s->qp.va;
+		st.extra.reth.rkey = s->qp.rkey;
+		st.extra.reth.dmalen = 64;
+	}
+	st.payload_len = st.opcode == ROCE_OPC_READ_REQUEST ? 0 : 64;
+	st.ecn = ecn;
+	sess_send(s, &st, "%s psn 0x%06x, IP ECN %u", what, st.psn, ecn);
+}
+
+/* F1: a CE-marked request -> a CNP to the tester's QP. */
+void test_f1(struct session *s, struct conf_result *r)
+{
+	size_t m = s->n_resps;
+	int64_t t0 = now_ns();
+	ecn_probe(s, 3, "F1: request marked CE");
+	long i = sess_wait(s, WAIT_MS, pred_cnp, NULL);
+	sess_collect(s, 50);
+	v_expected(r, "a CNP (opcode 0x81, BECN 1, DestQP 0x%06x, good ICRC)", s->qp.my_qpn);
+	v_observed_resps(r, since(s, m), n_since(s, m), t0);
+	if (i < 0) {
+		v_set(r, dut_alive(s, m, 200) ? V_FAIL : V_INCONCLUSIVE, i < 0 && s->n_resps == m ? "no packet from the DUT" : "no CNP");
+		return;
+	}
+	const struct resp *c = &s->resps[i];
+	r->measured_ms = (double)(c->ts_ns - t0) / 1e6;
+	if (!c->h.bth.becn)
+		v_set(r, V_FAIL, "the CNP's BECN bit is 0");
+	else if (c->icrc_status == ROCE_ICRC_BAD)
+		v_set(r, V_FAIL, "the CNP's ICRC is wrong");
+	else
+		v_set(r, V_PASS, NULL);
+	s->epsn = psn_add(s->epsn, 1);
+	s->accepted++;
+}
+
+/* F3: an ECT(0) request (not CE) -> no CNP. */
+void test_f3(struct session *s, struct conf_result *r)
+{
+	size_t m = s->n_resps;
+	ecn_probe(s, 2, "F3: request marked ECT(0)");
+	long i = sess_wait(s, 500, pred_cnp, NULL);
+	v_expected(r, "no CNP for a packet that is not CE-marked");
+	v_observed_resps(r, since(s, m), n_since(s, m), 0);
+	v_set(r, i >= 0 ? V_FAIL : dut_alive(s, m, 500) ? V_PASS : V_INCONCLUSIVE,
+	      i >= 0 ? "a CNP for an ECT(0) packet" : NULL);
+	s->epsn = psn_add(s->epsn, 1);
+	s->accepted++;
+}
+
+/* An 802.1Qbb PFC frame for priority prio (quanta; 0 = XON). */
+static int pfc_frame(const uint8_t src[6], unsigned prio, uint16_t quanta, uint8_t f[64])
+{
+	static const uint8_t dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+	memset(f, 0, 64);
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x88;
+	f[13] = 0x08;
+	f[14] = 0x01;
+	f[15] = 0x01;
+	f[17] = (uint8_t)(1u << prio);
+	f[18 + 2 * prio] = (uint8_t)(quanta >> 8);
+	f[19 + 2 * prio] = (uint8_t)quanta;
+	return 60;
+}
+
+/* The interface's speed in Mb/s from sysfs, 0 when unknown. */
+static unsigned link_speed(const char *iface)
+{
+	char path[128];
+	unsigned v = 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", iface ? iface : "");
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* G1: while the DUT resends its unacknowledged SEND (on priority p), a PFC XOFF for p refreshed
+ * for four timeouts stops it; XON lets it go on. */
+void test_g1(struct session *s, struct conf_result *r)
+{
+	unsigned speed = link_speed(s->o->iface), p = s->o->pfc_prio;
+	if (!speed) {
+		v_set(r, V_NA, "the interface's speed is unknown: the pause time cannot be computed");
+		return;
+	}
+	double pause_us = 65535.0 * 512 / speed;  /* bit times at speed Mb/s */
+	double refresh_us = pause_us / 2, min_gap_us = 1e6 / s->o->pps;
+	if (refresh_us < min_gap_us) {
+		v_set(r, V_NA, "a full PAUSE lasts %.0f us at %u Mb/s: refreshing it needs more than --pps %u", pause_us,
+		      speed, s->o->pps);
+		return;
+	}
+	uint32_t first, last;
+	if (!dut_message(s, &first, &last, r))
+		return;
+	uint8_t f[64], mac[6];
+	memcpy(mac, s->link ? s->link->mac : s->o->local_mac, 6);
+	int n = pfc_frame(mac, p, 0xffff, f);
+	double w = 4 * s->qp.dut_ack_timeout_ms * (1 + s->o->tolerance_pct / 100.0);
+	int64_t end = now_ns() + (int64_t)(w * 1e6);
+	size_t m = s->n_resps;
+	char note[80];
+	snprintf(note, sizeof(note), "G1: PFC XOFF priority %u, 0xffff quanta", p);
+	while (now_ns() < end) {
+		sess_send_raw(s, f, (uint32_t)n, note);
+		sess_collect(s, (int)(refresh_us / 1000) + 1);
+		if (!s->link)
+			break;
+	}
+	size_t during = n_since(s, m);
+	n = pfc_frame(mac, p, 0, f);
+	sess_send_raw(s, f, (uint32_t)n, "G1: PFC XON");
+	size_t m2 = s->n_resps;
+	long i = sess_wait(s, (int)w, pred_request, NULL);
+	v_expected(r, "no DUT frame on priority %u for %.0f ms of refreshed PAUSE; resent after XON", p, w);
+	v_observed(r, "%zu DUT frames during the pause; %s after XON", during, i >= 0 ? "a resend" : "nothing");
+	if (during)
+		v_set(r, V_FAIL, "the DUT sent during the PAUSE");
+	else if (i < 0)
+		v_set(r, V_INCONCLUSIVE, "the DUT sent nothing after XON either: the pause effect is not proven");
+	else
+		v_set(r, V_PASS, NULL);
+	(void)m2;
+}

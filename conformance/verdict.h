@@ -1,0 +1,72 @@
+/* verdict.h: the verdict rules (verdict.c), pure functions of the DUT's recorded packets, so that
+ * every rule is unit-tested on recorded responses (tests/unit/test_conform_verdict.c). Each fills
+ * the result's expected/observed evidence and returns the verdict. "alive" says whether the DUT
+ * showed life otherwise during the test (it sent something else, or a later in-order probe was
+ * answered): silence from a DUT that is not alive, or a capture that sees nothing, is
+ * INCONCLUSIVE, never a FAIL. */
+#ifndef CONFORM_VERDICT_H
+#define CONFORM_VERDICT_H
+
+#include "conform.h"
+#include "session.h"
+
+void v_expected(struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void v_observed(struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void v_reason(struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Set the verdict (and the reason, for INCONCLUSIVE and N/A). */
+enum conf_verdict v_set(struct conf_result *r, enum conf_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Append the list of the responses rs[0..n) to observed (times from t0). */
+void v_observed_resps(struct conf_result *r, const struct resp *rs, size_t n, int64_t t0);
+
+/* The AETH kind bits of a response: ACK, NAK code, RNR NAK. */
+bool resp_is_ack(const struct resp *r);
+bool resp_is_nak(const struct resp *r, int code);   /* code -1: any NAK code */
+bool resp_is_rnr(const struct resp *r);
+
+/* A positive acknowledgement (ACK, or the READ response / atomic ACK of a probe) with PSN psn
+ * (or psn_alt), MSN msn (msn < 0: any), and no NAK among rs. */
+enum conf_verdict rule_ack(const struct resp *rs, size_t n, uint32_t psn, uint32_t psn_alt, long msn, bool alive,
+			   struct conf_result *r);
+/* Exactly one NAK, its code one of codes (bit mask of 1 << ROCE_NAK_*), PSN psn (or, when
+ * psn_hi != psn, any PSN in [psn, psn_hi]), no ACK beyond what ack_ok allows (the last PSN an
+ * ACK may carry, -1 none). */
+enum conf_verdict rule_nak(const struct resp *rs, size_t n, unsigned codes, uint32_t psn, uint32_t psn_hi,
+			   long ack_ok, bool alive, struct conf_result *r);
+/* Silent drop: no response in rs[0..n) (after the stimulus, before the control packet), and
+ * the control packet at ctl_psn then acknowledged in ctl[0..nctl) (the proof that the DUT lives
+ * and its ePSN did not move). */
+enum conf_verdict rule_silent(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
+			      uint32_t ctl_psn, struct conf_result *r);
+/* Acknowledgement PSNs never decrease and the last one is last_psn. */
+enum conf_verdict rule_acks_ordered(const struct resp *rs, size_t n, uint32_t last_psn, long msn, bool alive,
+				    struct conf_result *r);
+
+/* The requester's retransmissions on a missing ACK (IBTA §9.7.6.1.1 local ACK timeout, C9-141
+ * retry count): tx[0..n) are the times the first unacknowledged PSN was sent (tx[0] the first),
+ * watched for watch_ns after the last. More than retry_cnt retries is a FAIL (the QP must go to
+ * the error state); the mean gap must be at least T·(1-tol) and each gap at most 4T·(1+tol), T the
+ * timeout (one late capture time makes the next gap short: the mean absorbs it); the silence
+ * after the last retry must have been watched for need_ms to call it stopped. */
+enum conf_verdict rule_retries(const int64_t *tx, size_t n, int64_t watch_ns, double timeout_ms,
+			       unsigned retry_cnt, double tol_pct, double need_ms, struct conf_result *r);
+/* RNR NAK back-off (§9.7.5.2.8): the retransmission at retx_ns (-1: none) no earlier than the
+ * timer after the NAK sent at nak_ns. */
+enum conf_verdict rule_rnr_wait(int64_t nak_ns, int64_t retx_ns, double timer_ms, double tol_pct,
+				struct conf_result *r);
+/* Go-back-N after a NAK-Seq at p (§9.7.5.2.5): the first request in rs[0..n) (after the NAK)
+ * carries PSN p. */
+enum conf_verdict rule_resend_from(const struct resp *rs, size_t n, uint32_t p, struct conf_result *r);
+/* No request in rs[0..n) (watched for watch_ms): the requester stopped (QP in error, or the
+ * message completed). */
+enum conf_verdict rule_no_requests(const struct resp *rs, size_t n, double watch_ms, const char *why,
+				   struct conf_result *r);
+
+/* A READ's responses (§9.7.5.1.4 / C9-148): the packets skip..total-1 of a total-packet READ
+ * response (READ_RESPONSE_FIRST, MIDDLE..., LAST; ONLY for one packet), PSNs from psn, len bytes
+ * in all. skip > 0 for a duplicate READ that resumes mid-message: an exact subset of the
+ * original, with the original's opcodes. */
+enum conf_verdict rule_read_response(const struct resp *rs, size_t n, uint32_t psn, unsigned skip, unsigned total,
+				     uint32_t len, bool alive, struct conf_result *r);
+
+#endif

@@ -1,0 +1,502 @@
+/* packet_roce.c: "RoCE Analysis", a Wireshark post-dissector (filter prefix roce) over the
+ * rocedump core: every frame's bytes go to roce_decode(); a RoCE frame gets a tree of the field
+ * table's fields (include/roce/fields.def, the names rocedump's JSON and -Y use) at the offsets
+ * the core reports, an expert info per event of the event table (events.def) under the
+ * umbrella roce.analysis.flags, and tags in the Info column. Wireshark's own infiniband tree and
+ * everything hanging off it stay as they are.
+ *
+ * The transport analysis runs once, on the first pass, in file order; what it adds to a frame
+ * (its events and their details) is kept with the frame (p_add_proto_data, file scope), so that
+ * clicking frames in any order, refiltering and tshark -2 show the same. A new file, or
+ * preferences applied, start a new analyzer. */
+#include <wireshark.h>
+
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <epan/tap.h>
+#include <wiretap/wtap.h>
+
+#include "roce_plugin.h"
+
+static int proto_roce = -1;
+static int hf_field[ROCE_F_COUNT];
+static int hf_analysis_flags = -1;
+static int hf_finding_expected = -1, hf_finding_seen = -1, hf_finding_delta = -1;
+static int hf_stream = -1, hf_pair = -1, hf_response_time = -1, hf_original_frame = -1, hf_ref_frame = -1;
+static gint ett_roce = -1, ett_group = -1, ett_analysis = -1;
+static expert_field ei_event[ROCE_EV_COUNT];
+static int roce_tap = -1;
+
+/* preferences */
+static range_t *pref_ports;
+static gboolean pref_analysis = TRUE;
+static gboolean pref_icrc = TRUE;
+static gint pref_pmtu = 0;
+static guint pref_max_streams = 0;
+
+static struct roce_decoder_config decoder_cfg;
+static struct roce_analyzer *analyzer;
+static unsigned generation;
+static guint32 last_analyzed;
+
+const struct roce_analyzer *roce_plugin_analyzer(void) { return analyzer; }
+unsigned roce_plugin_generation(void) { return generation; }
+guint32 roce_plugin_last_analyzed(void) { return last_analyzed; }
+
+/* What the analysis found on a frame, kept from the first pass: the events it added, the frame's
+ * stream and pair ids, its response time and the details of its findings (n of them). */
+struct frame_result {
+	struct roce_evset added;
+	uint32_t stream, pair;
+	int64_t response_ns;
+	unsigned n;
+	struct roce_finding f[];
+};
+
+/* ---- the file's analyzer ---- */
+
+static void roce_init(void)
+{
+	char err[ROCE_ERRBUF_SIZE];
+	struct roce_analyzer_config cfg = {.max_streams = pref_max_streams, .pmtu = (uint32_t)pref_pmtu};
+
+	generation++;
+	last_analyzed = 0;
+	analyzer = pref_analysis ? roce_analyzer_new(&cfg, err) : NULL;
+	if (pref_analysis && !analyzer)
+		ws_warning("RoCE analysis off: %s", err);
+}
+
+static void roce_cleanup(void)
+{
+	roce_analyzer_free(analyzer);
+	analyzer = NULL;
+}
+
+static void roce_prefs_apply(void)
+{
+	memset(&decoder_cfg, 0, sizeof(decoder_cfg));
+	decoder_cfg.flags = pref_icrc ? 0 : ROCE_DECODE_NO_ICRC;
+	for (guint i = 0; pref_ports && i < pref_ports->nranges; i++)
+		for (guint32 port = pref_ports->ranges[i].low;
+		     port <= pref_ports->ranges[i].high && decoder_cfg.n_extra_ports < ROCE_MAX_EXTRA_PORTS; port++)
+			if (port && port != ROCE_UDP_PORT)
+				decoder_cfg.extra_ports[decoder_cfg.n_extra_ports++] = (uint16_t)port;
+}
+
+/* Wireshark's encapsulation as the core's link type (4.0 does not export
+ * wtap_wtap_encap_to_pcap_encap), or -1 for one the core does not decode. */
+static int link_of(int encap)
+{
+	switch (encap) {
+	case WTAP_ENCAP_ETHERNET: return ROCE_LINK_ETHERNET;
+	case WTAP_ENCAP_RAW_IP: return ROCE_LINK_RAW;
+	case WTAP_ENCAP_RAW_IP4: return ROCE_LINK_IPV4;
+	case WTAP_ENCAP_RAW_IP6: return ROCE_LINK_IPV6;
+	case WTAP_ENCAP_SLL: return ROCE_LINK_SLL;
+	case WTAP_ENCAP_SLL2: return ROCE_LINK_SLL2;
+	default: return -1;
+	}
+}
+
+static int64_t ts_ns_of(const packet_info *pinfo)
+{
+	const int64_t lim = INT64_MAX / 1000000000 - 1;
+	int64_t s = (int64_t)pinfo->abs_ts.secs;
+	if (s > lim)
+		return INT64_MAX;
+	if (s < -lim)
+		return INT64_MIN;
+	return s * 1000000000 + pinfo->abs_ts.nsecs;
+}
+
+/* The analysis of the frame into fi: run on the first pass (and what it found kept with the
+ * frame), read back after. Adds its events to p->events. False when the analysis is off. */
+static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes, struct roce_findings *fi)
+{
+	fi->n = 0;
+	fi->stream = fi->pair = 0;
+	fi->response_ns = -1;
+	if (!analyzer)
+		return false;
+	if (PINFO_FD_VISITED(pinfo)) {
+		const struct frame_result *r = p_get_proto_data(wmem_file_scope(), pinfo, proto_roce, 0);
+		if (!r)
+			return true;
+		for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++)
+			p->events.w[w] |= r->added.w[w];
+		fi->stream = r->stream;
+		fi->pair = r->pair;
+		fi->response_ns = r->response_ns;
+		fi->n = r->n;
+		memcpy(fi->f, r->f, r->n * sizeof(r->f[0]));
+		return true;
+	}
+	struct roce_evset before = p->events;
+	roce_analyze(analyzer, p, pinfo->num, bytes, ts_ns_of(pinfo), fi);
+	last_analyzed = pinfo->num;
+	struct roce_evset added;
+	bool any = fi->n || fi->stream || fi->response_ns >= 0;
+	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
+		added.w[w] = p->events.w[w] & ~before.w[w];
+		any |= added.w[w] != 0;
+	}
+	if (any) {
+		struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fi->n * sizeof(fi->f[0]));
+		r->added = added;
+		r->stream = fi->stream;
+		r->pair = fi->pair;
+		r->response_ns = fi->response_ns;
+		r->n = fi->n;
+		memcpy(r->f, fi->f, fi->n * sizeof(fi->f[0]));
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_roce, 0, r);
+	}
+	return true;
+}
+
+static nstime_t ns_time(int64_t ns)
+{
+	nstime_t t = {.secs = (time_t)(ns / 1000000000), .nsecs = (int)(ns % 1000000000)};
+	return t;
+}
+
+/* ---- the tree ---- */
+
+/* The subtree a field goes in: the fields under "roce." directly in the protocol's tree, the
+ * others grouped by their parent path ("roce.reth" -> "RETH", "vlan" element 0 -> "VLAN tag 1"). */
+static proto_tree *group_tree(proto_tree *root, tvbuff_t *tvb, const char *path, unsigned idx, char *cur,
+			      size_t cur_size, proto_tree **grp)
+{
+	const char *dot = strrchr(path, '.');
+	size_t plen = dot ? (size_t)(dot - path) : 0;
+	char key[64];
+	g_snprintf(key, sizeof(key), "%.*s#%u", (int)plen, path, idx);
+	if (strcmp(key, cur) == 0)
+		return *grp;
+	g_strlcpy(cur, key, cur_size);
+	if (plen == 4 && strncmp(path, "roce", 4) == 0)
+		return *grp = root;
+	const char *name = path;
+	for (const char *c = path; c < path + plen; c++)
+		if (*c == '.')
+			name = c + 1;
+	char label[40];
+	size_t n = MIN((size_t)(path + plen - name), sizeof(label) - 1);
+	for (size_t i = 0; i < n; i++)
+		label[i] = g_ascii_toupper(name[i]);
+	label[n] = '\0';
+	if (strcmp(label, "WRAPPER") == 0)
+		g_strlcpy(label, "Mirror/overlay wrapper", sizeof(label));
+	if (strcmp(label, "VLAN") == 0)
+		*grp = proto_tree_add_subtree_format(root, tvb, 0, 0, ett_group, NULL, "VLAN tag %u", idx + 1);
+	else
+		*grp = proto_tree_add_subtree(root, tvb, 0, 0, ett_group, NULL, label);
+	return *grp;
+}
+
+static void add_field(proto_tree *t, tvbuff_t *tvb, const struct roce_pkt *p, enum roce_field f, unsigned idx,
+		      const struct roce_field_val *v)
+{
+	uint32_t off = 0, len = 0;
+	bool bytes_known = roce_field_span(f, p, idx, &off, &len);
+	proto_item *it;
+
+	switch (roce_field_info(f)->ft) {
+	case ROCE_FT_STRING:
+		it = proto_tree_add_string(t, hf_field[f], tvb, off, len, v->s);
+		break;
+	case ROCE_FT_UINT64:
+		it = proto_tree_add_uint64(t, hf_field[f], tvb, off, len, v->u);
+		break;
+	case ROCE_FT_CSUM_STATUS:  /* Wireshark's convention, as tcp.checksum.status */
+		it = proto_tree_add_uint(t, hf_field[f], tvb, off, len,
+					 p->icrc_status == ROCE_ICRC_GOOD ? PROTO_CHECKSUM_E_GOOD :
+					 p->icrc_status == ROCE_ICRC_BAD ? PROTO_CHECKSUM_E_BAD :
+					 PROTO_CHECKSUM_E_UNVERIFIED);
+		break;
+	default:
+		it = proto_tree_add_uint(t, hf_field[f], tvb, off, len, (guint32)v->u);
+		break;
+	}
+	if (!bytes_known)
+		proto_item_set_generated(it);
+}
+
+/* Every field of the table the frame has and the plugin registers, in the table's order; the
+ * elements of an array (the VLAN tags) one after the other, each in its subtree. */
+static void add_fields(proto_tree *root, tvbuff_t *tvb, const struct roce_pkt *p, const guint8 *bytes, guint32 num)
+{
+	struct roce_field_src src = {.data = bytes, .p = p, .frame_no = num};
+	struct roce_field_val v;
+	char cur[64] = "";
+	proto_tree *grp = root;
+
+	for (unsigned f = 0; f < ROCE_F_COUNT; f++) {
+		const struct roce_field_info *fi = roce_field_info((enum roce_field)f);
+		if (fi->kind == ROCE_FK_RU) {
+			unsigned end = f;
+			while (end < ROCE_F_COUNT && roce_field_info((enum roce_field)end)->kind == ROCE_FK_RU)
+				end++;
+			for (unsigned idx = 0; roce_field_get((enum roce_field)f, &src, idx, &v); idx++)
+				for (unsigned k = f; k < end; k++)
+					if (roce_field_info((enum roce_field)k)->ft != ROCE_FT_NONE &&
+					    roce_field_get((enum roce_field)k, &src, idx, &v))
+						add_field(group_tree(root, tvb, roce_field_info((enum roce_field)k)->path,
+								     idx, cur, sizeof(cur), &grp),
+							  tvb, p, (enum roce_field)k, idx, &v);
+			f = end - 1;
+			continue;
+		}
+		if (fi->ft != ROCE_FT_NONE && roce_field_get((enum roce_field)f, &src, 0, &v))
+			add_field(group_tree(root, tvb, fi->path, 0, cur, sizeof(cur), &grp), tvb, p,
+				  (enum roce_field)f, 0, &v);
+	}
+}
+
+/* A short tag in the Info column for the events a user looks for first. */
+static const char *info_tag(enum roce_event e)
+{
+	switch (e) {
+	case ROCE_EV_ICRC_BAD: return " [ICRC BAD]";
+	case ROCE_EV_PSN_RETRANSMIT: return " [RoCE Retransmission]";
+	case ROCE_EV_RETRANSMIT_TIMEOUT: return " [RoCE Timeout]";
+	case ROCE_EV_PSN_GAP: return " [RoCE PSN Gap]";
+	case ROCE_EV_PSN_OUT_OF_ORDER: return " [RoCE Out-Of-Order]";
+	case ROCE_EV_NAK_PSN_SEQ_ERR: return " [RoCE NAK PSN Sequence Error]";
+	case ROCE_EV_NAK_RNR: return " [RoCE RNR NAK]";
+	case ROCE_EV_ECN_CE: return " [ECN CE]";
+	default: return NULL;
+	}
+}
+
+/* The stream and pair ids, and the response time: cross-frame facts on the later frame. */
+static void add_analysis(proto_tree *root, tvbuff_t *tvb, const struct roce_findings *fi)
+{
+	if (fi->stream) {
+		proto_item_set_generated(proto_tree_add_uint(root, hf_stream, tvb, 0, 0, fi->stream));
+		proto_item_set_generated(proto_tree_add_uint(root, hf_pair, tvb, 0, 0, fi->pair));
+	}
+	if (fi->response_ns >= 0) {
+		nstime_t t = ns_time(fi->response_ns);
+		proto_item_set_generated(proto_tree_add_time(root, hf_response_time, tvb, 0, 0, &t));
+	}
+}
+
+static void add_events(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, const struct roce_pkt *p,
+		       const struct roce_findings *fi)
+{
+	char text[200];
+
+	if (roce_evset_empty(&p->events))
+		return;
+	proto_item *flags = proto_tree_add_item(root, hf_analysis_flags, tvb, 0, 0, ENC_NA);
+	proto_item_set_generated(flags);
+	proto_tree *at = proto_item_add_subtree(flags, ett_analysis);
+	for (unsigned i = 0; i < fi->n; i++) {
+		const struct roce_finding *x = &fi->f[i];
+		if (x->ref_frame && x->ref_frame <= G_MAXUINT32) {
+			bool resend = x->event == ROCE_EV_PSN_RETRANSMIT || x->event == ROCE_EV_RETRANSMIT_TIMEOUT;
+			proto_item_set_generated(proto_tree_add_uint(at, resend ? hf_original_frame : hf_ref_frame, tvb,
+								     0, 0, (guint32)x->ref_frame));
+		}
+		if (x->has_psn) {
+			proto_item_set_generated(proto_tree_add_uint(at, hf_finding_expected, tvb, 0, 0, x->expected_psn));
+			proto_item_set_generated(proto_tree_add_uint(at, hf_finding_seen, tvb, 0, 0, x->seen_psn));
+		}
+		if (x->delta_ns >= 0) {
+			nstime_t d = ns_time(x->delta_ns);
+			proto_item_set_generated(proto_tree_add_time(at, hf_finding_delta, tvb, 0, 0, &d));
+		}
+	}
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
+		if (!roce_evset_has(&p->events, (enum roce_event)e))
+			continue;
+		roce_event_text(text, sizeof(text), (enum roce_event)e, p, fi);
+		expert_add_info_format(pinfo, flags, &ei_event[e], "%s: %s", text,
+				       roce_event_description((enum roce_event)e));
+		const char *tag = info_tag((enum roce_event)e);
+		if (tag)
+			col_append_str(pinfo->cinfo, COL_INFO, tag);
+	}
+}
+
+static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+	if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET)
+		return 0;
+	int lt = link_of(pinfo->rec->rec_header.packet_header.pkt_encap);
+	guint caplen = tvb_captured_length(tvb);
+	if (lt < 0 || caplen == 0)
+		return 0;
+	const guint8 *bytes = tvb_get_ptr(tvb, 0, caplen);
+	struct roce_pkt p;
+	/* a frame that is not RoCE gets the events the decoder found on it (a capture cut before
+	 * the BTH, a bad IP checksum), as rocedump shows them, and nothing else */
+	if (roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p) != 1 &&
+	    roce_evset_empty(&p.events))
+		return 0;
+	/* the capture interface, as rocedump numbers it (copies seen on two interfaces: analyze.h) */
+	if (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
+		p.capture_if = ((guint32)pinfo->rec->section_number << 16 |
+				(pinfo->rec->rec_header.packet_header.interface_id & 0xffff)) + 1;
+	struct roce_findings fi;
+	analyze(pinfo, &p, bytes, &fi);
+
+	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? p.bth_off : 0,
+					     p.bth_off < caplen ? -1 : 0, ENC_NA);
+	if (p.op)
+		proto_item_append_text(ti, ", %s %s, QP 0x%06x, PSN %u, ICRC %s",
+				       roce_transport_name((enum roce_transport)p.op->transport),
+				       p.op->name ? p.op->name : "RESERVED", p.h.bth.dqpn, p.h.bth.psn,
+				       roce_icrc_status_name((enum roce_icrc_status)p.icrc_status));
+	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
+	if (tree && p.version)
+		add_fields(root, tvb, &p, bytes, pinfo->num);
+	add_analysis(root, tvb, &fi);
+	add_events(root, tvb, pinfo, &p, &fi);
+	tap_queue_packet(roce_tap, pinfo, NULL);
+	return (int)caplen;
+}
+
+/* ---- registration ---- */
+
+static const value_string *opcode_vals(void)
+{
+	static value_string vals[257];
+	unsigned n = 0;
+	for (unsigned op = 0; op < 256; op++) {
+		const struct roce_opcode_info *oi = roce_opcode_info((uint8_t)op);
+		if (oi->name)
+			vals[n++] = (value_string){op, oi->name};
+	}
+	vals[n] = (value_string){0, NULL};
+	return vals;
+}
+
+static void register_fields(void)
+{
+	static hf_register_info hf[ROCE_F_COUNT + 9];
+	static const enum ftenum ft_of[] = {
+		[ROCE_FT_UINT8] = FT_UINT8, [ROCE_FT_UINT16] = FT_UINT16, [ROCE_FT_UINT24] = FT_UINT24,
+		[ROCE_FT_UINT32] = FT_UINT32, [ROCE_FT_UINT64] = FT_UINT64, [ROCE_FT_STRING] = FT_STRING,
+		[ROCE_FT_CSUM_STATUS] = FT_UINT8,
+	};
+	size_t n = 0;
+
+	for (unsigned f = 0; f < ROCE_F_COUNT; f++) {
+		const struct roce_field_info *fi = roce_field_info((enum roce_field)f);
+		hf_field[f] = -1;
+		if (fi->ft == ROCE_FT_NONE)
+			continue;
+		const char *abbrev = strncmp(fi->path, "roce.", 5) == 0 ? fi->path : g_strconcat("roce.", fi->path, NULL);
+		int display = fi->base == ROCE_BASE_HEX ? BASE_HEX : fi->base == ROCE_BASE_DEC ? BASE_DEC : BASE_NONE;
+		const void *strings = NULL;
+		if (f == ROCE_F_OPCODE)
+			strings = VALS(opcode_vals());
+		if (fi->ft == ROCE_FT_CSUM_STATUS)
+			strings = VALS(proto_checksum_vals);
+		const char *blurb = f == ROCE_F_ICRC_VALUE ?
+			"The ICRC as the CRC-32 value: its 4 wire bytes read least significant first, "
+			"infiniband.invariant.crc byte-swapped (as rocedump's JSON roce.icrc.value)" :
+			f == ROCE_F_ICRC_COMPUTED ? "The CRC-32 computed over the invariant fields, to compare "
+			"with roce.icrc.value" : f == ROCE_F_ICRC_STATUS ?
+			"0 bad, 1 good, 2 unverified (the frame was cut before its end, or checking is off)" :
+			g_strconcat("rocedump JSON: ", fi->path, NULL);
+		hf[n++] = (hf_register_info){&hf_field[f], {fi->label, abbrev, ft_of[fi->ft], display, strings, 0,
+							     blurb, HFILL}};
+	}
+	hf[n++] = (hf_register_info){&hf_analysis_flags, {"RoCE analysis flags", "roce.analysis.flags", FT_NONE,
+		BASE_NONE, NULL, 0, "The frame has events (expert info roce.*): for colouring rules", HFILL}};
+	hf[n++] = (hf_register_info){&hf_finding_expected, {"Expected PSN", "roce.analysis.expected_psn",
+		FT_UINT24, BASE_DEC, NULL, 0, "The PSN (or MSN) the stream expected", HFILL}};
+	hf[n++] = (hf_register_info){&hf_finding_seen, {"Seen PSN", "roce.analysis.seen_psn", FT_UINT24,
+		BASE_DEC, NULL, 0, "The PSN (or MSN) the frame carries", HFILL}};
+	hf[n++] = (hf_register_info){&hf_finding_delta, {"Time since", "roce.analysis.delta",
+		FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
+		"Time since the frame the finding refers to (a timed-out PSN's first sending, the NAK)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_stream, {"Stream", "roce.stream", FT_UINT32, BASE_DEC, NULL, 0,
+		"The stream (one direction of a queue pair) of the frame: its id in the analysis, as the "
+		"RoCE Queue Pairs table lists it", HFILL}};
+	hf[n++] = (hf_register_info){&hf_pair, {"Pair", "roce.pair", FT_UINT32, BASE_DEC, NULL, 0,
+		"The queue pair: both directions share it once paired (by RDMA-CM or by PSN)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_response_time, {"Response time", "roce.analysis.response_time",
+		FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
+		"Request to response time at the capture point, measured on the response", HFILL}};
+	hf[n++] = (hf_register_info){&hf_original_frame, {"Original frame", "roce.analysis.original_frame",
+		FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_PREV), 0,
+		"The first sending of the PSN this frame resends", HFILL}};
+	hf[n++] = (hf_register_info){&hf_ref_frame, {"Refers to frame", "roce.analysis.ref_frame",
+		FT_FRAMENUM, BASE_NONE, NULL, 0,
+		"The frame the finding refers to (e.g. the NAK or RNR NAK a restart answers)", HFILL}};
+	proto_register_field_array(proto_roce, hf, (int)n);
+}
+
+static void register_expert(void)
+{
+	static ei_register_info ei[ROCE_EV_COUNT];
+	static const int group_of[] = {
+		[ROCE_GROUP_SEQUENCE] = PI_SEQUENCE, [ROCE_GROUP_CHECKSUM] = PI_CHECKSUM,
+		[ROCE_GROUP_MALFORMED] = PI_MALFORMED, [ROCE_GROUP_PROTOCOL] = PI_PROTOCOL,
+	};
+	static const int severity_of[] = {
+		[ROCE_SEV_INFO] = PI_NOTE, [ROCE_SEV_WARN] = PI_WARN, [ROCE_SEV_ERROR] = PI_ERROR,
+	};
+
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
+		enum roce_event ev = (enum roce_event)e;
+		ei[e] = (ei_register_info){&ei_event[e], {g_strconcat("roce.", roce_event_name(ev), NULL),
+			group_of[roce_event_group(ev)], severity_of[roce_event_severity(ev)],
+			roce_event_description(ev), EXPFILL}};
+	}
+	expert_module_t *em = expert_register_protocol(proto_roce);
+	expert_register_field_array(em, ei, ROCE_EV_COUNT);
+}
+
+static void register_prefs(void)
+{
+	static const enum_val_t pmtu_vals[] = {
+		{"learn", "Learn it per stream from FIRST/MIDDLE payloads", 0},
+		{"256", "256", 256}, {"512", "512", 512}, {"1024", "1024", 1024},
+		{"2048", "2048", 2048}, {"4096", "4096", 4096}, {NULL, NULL, 0},
+	};
+	module_t *m = prefs_register_protocol(proto_roce, roce_prefs_apply);
+
+	pref_ports = range_empty(wmem_epan_scope());
+	prefs_register_range_preference(m, "udp_ports", "More RoCEv2 UDP destination ports",
+		"UDP destination ports decoded as RoCEv2 besides 4791, up to 8 (rocedump --roce-port)",
+		&pref_ports, 65535);
+	prefs_register_bool_preference(m, "analysis", "Transport analysis",
+		"PSN, ACK/NAK and retransmission analysis across frames (events psn.*, ack.*, nak.*, ...)",
+		&pref_analysis);
+	prefs_register_enum_preference(m, "pmtu", "Path MTU",
+		"The path MTU for READ PSN accounting and the PMTU rules (rocedump --pmtu)", &pref_pmtu,
+		pmtu_vals, FALSE);
+	prefs_register_uint_preference(m, "max_streams", "Streams tracked at once",
+		"Streams the analysis tracks before evicting the least recently used (0: 2097152, "
+		"rocedump --max-streams)", 10, &pref_max_streams);
+	prefs_register_bool_preference(m, "check_icrc", "Verify the ICRC",
+		"Compute every RoCE packet's ICRC (off: roce.icrc.status 2, unverified)", &pref_icrc);
+}
+
+void roce_proto_register(void)
+{
+	static gint *ett[] = {&ett_roce, &ett_group, &ett_analysis};
+
+	proto_roce = proto_register_protocol("RoCE Analysis", "RoCE", "roce");
+	register_fields();
+	proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
+	register_expert();
+	register_prefs();
+	roce_prefs_apply();
+	register_init_routine(roce_init);
+	register_cleanup_routine(roce_cleanup);
+	roce_tap = register_tap("roce");
+	roce_stats_register();
+}
+
+void roce_proto_handoff(void)
+{
+	register_postdissector(create_dissector_handle(dissect_roce, proto_roce));
+}

@@ -1,0 +1,148 @@
+/* barefloor.c: the bare floor for rocedump -q (tests/bench/README.md, run-bench.sh): the least a
+ * program that checks every RoCEv2 ICRC of a capture file can do, with no library between it and
+ * the file.
+ *
+ *   barefloor [-n] FILE
+ *
+ * One thread. It read()s the file into a 1 MiB buffer (a record cut by the buffer's end is moved
+ * to its start before the next read), takes the pcap file header (either byte order,
+ * microsecond or nanosecond time stamps) and each record's 16-byte header, and walks each frame's
+ * headers only as far as the ICRC's span needs: Ethernet II (VLAN and QinQ tags skipped), IPv4
+ * (IHL, total length) or IPv6 (payload length; no extension headers), UDP destination port 4791.
+ * It copies and masks the headers the ICRC covers and runs the CRC library rocedump's core uses
+ * (floor_icrc.h, shared with floor.c). Nothing else: no time stamps, no checksums, no decode, no
+ * state. Frames it does not handle (other link types, RoCEv1, fragments, IPv6 extension headers,
+ * tunnels) are counted as "other"; on the
+ * benchmark's captures every frame is RoCEv2 and run-bench.sh checks that its good count equals
+ * rocedump's. It prints, in floor.c's format:
+ *
+ *   floor: frames N bytes N roce N good N bad N other N
+ *
+ * -n  read only: walk the records and count bytes, no parse, no CRC
+ *
+ * Exit status: 0 ok, 2 usage or input error (not a pcap file, a truncated or oversized record, a
+ * read error). Build: tests/bench/meson.build, or cc -O2 -o barefloor barefloor.c -lisal */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "floor_icrc.h"
+
+#define BUF_SIZE (1u << 20)
+#define PCAP_HDR 24
+#define REC_HDR 16
+#define DLT_ETHERNET 1
+
+static inline uint32_t rd32(const uint8_t *p, int swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/* Fill buf[have..BUF_SIZE) from fd; the new number of bytes held, or -1 on a read error. */
+static long fill(int fd, uint8_t *buf, size_t have)
+{
+	while (have < BUF_SIZE) {
+		ssize_t r = read(fd, buf + have, BUF_SIZE - have);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		have += (size_t)r;
+	}
+	return (long)have;
+}
+
+static int fail(const char *path, const char *what)
+{
+	fprintf(stderr, "barefloor: %s: %s\n", path, what);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int read_only = 0;
+	if (argc == 3 && strcmp(argv[1], "-n") == 0)
+		read_only = 1;
+	else if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: barefloor [-n] FILE\n");
+		return 2;
+	}
+	const char *path = argv[argc - 1];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return fail(path, strerror(errno));
+	uint8_t *buf = malloc(BUF_SIZE);
+	if (!buf)
+		return fail(path, "out of memory");
+	zero_upper_init(1);
+
+	long have = fill(fd, buf, 0);
+	if (have < 0)
+		return fail(path, strerror(errno));
+	if (have < PCAP_HDR)
+		return fail(path, "not a pcap file (too short)");
+	uint32_t magic;
+	memcpy(&magic, buf, 4);
+	int swap;
+	if (magic == 0xa1b2c3d4u || magic == 0xa1b23c4du)
+		swap = 0;
+	else if (magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u)
+		swap = 1;
+	else
+		return fail(path, "not a pcap file (pcapng and other formats are not read here)");
+	int ether = (rd32(buf + 20, swap) & 0x0fffffffu) == DLT_ETHERNET;
+
+	struct counts c = {0};
+	size_t at = PCAP_HDR, end = (size_t)have;
+	int eof = have < (long)BUF_SIZE;
+	for (;;) {
+		if (end - at >= REC_HDR && rd32(buf + at + 8, swap) > BUF_SIZE - REC_HDR)
+			return fail(path, "a record longer than the 1 MiB buffer");
+		if (end - at < REC_HDR || end - at < REC_HDR + rd32(buf + at + 8, swap)) {
+			/* the next record is not whole in the buffer: move what is left to the front, read on */
+			if (eof) {
+				if (at != end)
+					return fail(path, "truncated record at the end of the file");
+				break;
+			}
+			memmove(buf, buf + at, end - at);
+			end -= at;
+			at = 0;
+			have = fill(fd, buf, end);
+			if (have < 0)
+				return fail(path, strerror(errno));
+			eof = have < (long)BUF_SIZE;
+			end = (size_t)have;
+			continue;
+		}
+		uint32_t caplen = rd32(buf + at + 8, swap), wirelen = rd32(buf + at + 12, swap);
+		c.frames++;
+		c.bytes += wirelen;
+		if (!read_only) {
+			if (ether)
+				check_frame(&c, buf + at + REC_HDR, caplen);
+			else
+				c.other++;
+		}
+		at += REC_HDR + caplen;
+	}
+	close(fd);
+	free(buf);
+	printf("floor: frames %" PRIu64 " bytes %" PRIu64 " roce %" PRIu64 " good %" PRIu64 " bad %" PRIu64
+	       " other %" PRIu64 "\n", c.frames, c.bytes, c.roce, c.good, c.bad, c.other);
+	return 0;
+}

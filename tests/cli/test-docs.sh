@@ -1,0 +1,86 @@
+#!/bin/bash
+# test-docs.sh: what a Unix user looks for is there and agrees with the tool: every option
+# `rocedump --help` lists is described in the man page (analyzer/rocedump/rocedump.1), in README.md's
+# synopsis and in its table of options; the man page names the version --version prints and
+# formats without a warning (groff -man -ww); `meson install` puts the binary and the man page in
+# place; no file points at design notes outside the repository; LICENSE is the licence meson.build
+# declares. TAP output.
+#   test-docs.sh ROCEDUMP SOURCE_ROOT BUILD_ROOT
+set -u
+R=$1 SRC=$2 BUILD=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+
+MAN=$SRC/analyzer/rocedump/rocedump.1
+README=$SRC/README.md
+
+# The options --help lists: the first column of its option lines ("  -r FILE   ...",
+# "      --nano, --time-stamp-precision micro|nano"), each name once; -tt, -xx etc. are -t, -x.
+"$R" --help >"$T/help" 2>&1 || not_ok "--help exits 0"
+sed -n 's/^  *\(-[^ ].*\)/\1/p' "$T/help" | sed 's/   .*//' | tr ',' '\n' | awk '{print $1}' |
+	sed -E 's/^-([A-Za-z#])[A-Za-z#]*$/-\1/' | sort -u >"$T/options"
+count=$(wc -l <"$T/options")
+[ "$count" -ge 20 ] && ok "--help lists $count options" || not_ok "--help lists $count options" "$(cat "$T/options")"
+
+# The man page's text (roff's \- is a plain -), README's synopsis (the first fenced block under
+# "## Using rocedump") and its table of options (rows starting with "| `").
+sed 's/\\-/-/g; s/\\f[BIRP]//g' "$MAN" >"$T/man"
+awk '/^## Using rocedump/{u=1} u && /^```/{if (b) exit; b=1; next} b' "$README" >"$T/synopsis"
+grep '^| `' "$README" >"$T/table"
+
+has_option() {  # FILE OPTION: the option appears as a word of its own (-t also as -t[t], -tt)
+	local opt=$1 file=$2
+	if [ "${opt#--}" != "$opt" ]; then
+		grep -qE -- "(^|[^A-Za-z0-9-])$opt([^A-Za-z0-9-]|$)" "$file"
+	else
+		grep -qE -- "(^|[^A-Za-z0-9-])\\$opt" "$file"
+	fi
+}
+for where in man synopsis table; do
+	missing=()
+	while read -r opt; do
+		has_option "$opt" "$T/$where" || missing+=("$opt")
+	done <"$T/options"
+	case $where in man) what="the man page";; synopsis) what="README's synopsis";; table) what="README's table of options";; esac
+	[ ${#missing[@]} = 0 ] && ok "$what has every option of --help" ||
+		not_ok "$what has every option of --help" "missing: ${missing[*]}"
+done
+
+version=$("$R" --version | sed -n '1s/^rocedump //p')
+grep -q "^\.TH ROCEDUMP 1 .*\"rocedump $version\"" "$MAN" && ok "the man page is of version $version" ||
+	not_ok "the man page is of version $version" "$(grep '^\.TH' "$MAN")"
+
+if command -v groff >/dev/null; then
+	warn=$(groff -man -ww -z "$MAN" 2>&1)
+	[ -z "$warn" ] && ok "groff -man -ww formats the man page without a warning" ||
+		not_ok "groff -man -ww formats the man page without a warning" "$warn"
+else
+	echo "ok $((n += 1)) - groff -man -ww # SKIP groff not installed"
+fi
+
+# meson install: the binary and the man page (into a scratch DESTDIR; nothing is rebuilt)
+if meson install -C "$BUILD" --no-rebuild --destdir "$T/root" >"$T/install.log" 2>&1; then
+	bin=$(find "$T/root" -path '*/bin/rocedump' -type f | head -1)
+	man=$(find "$T/root" -path '*/man1/rocedump.1' -type f | head -1)
+	[ -n "$bin" ] && [ -x "$bin" ] && ok "meson install puts rocedump in ${bin#"$T"/root}" ||
+		not_ok "meson install puts rocedump in bin/" "$(find "$T/root" -type f | head -5)"
+	[ -n "$man" ] && cmp -s "$man" "$MAN" && ok "meson install puts the man page in ${man#"$T"/root}" ||
+		not_ok "meson install puts the man page in share/man/man1/" "$(find "$T/root" -type f | head -5)"
+else
+	not_ok "meson install" "$(tail -5 "$T/install.log")"
+fi
+
+# The repository stands alone: nothing points at design or style notes outside it.
+outside=$(grep -rIlE --exclude-dir=.git --exclude-dir='build*' --exclude-dir=captures \
+	-e '\.\./shared|/work/''shared' -e '(DESIGN|STYLE)''\.md' "$SRC" 2>/dev/null)
+[ -z "$outside" ] && ok "no file points at notes outside the repository" ||
+	not_ok "no file points at notes outside the repository" $outside
+[ -f "$SRC/LICENSE" ] && grep -q 'BSD 3-Clause' "$SRC/LICENSE" && grep -q "license: 'BSD-3-Clause'" "$SRC/meson.build" &&
+	ok "LICENSE is the BSD-3-Clause licence meson.build declares" ||
+	not_ok "LICENSE is the BSD-3-Clause licence meson.build declares"
+
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,58 @@
+#!/bin/bash
+# roceconform's command line: the catalogue listing, usage and safety refusals (exit 2 with a clear
+# message), and the dry run (no root: every stimulus in a pcap that rocedump reads back, correct ICRCs
+# except the three tests that spoil one on purpose). usage: test-cli.sh ROCECONFORM ROCEDUMP
+set -u
+R=$1; D=$2
+T=$(mktemp -d /tmp/conform-cli.XXXXXX); chmod 1777 "$T"   # the dry run writes as nobody
+trap 'rm -rf "$T"' EXIT
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+# expect_exit CODE PATTERN ARGS...: the exit status and a pattern in stdout+stderr
+expect_exit() {
+  local code=$1 pat=$2; shift 2
+  "$R" "$@" > "$T/out" 2>&1; local rc=$?
+  if [ $rc = "$code" ] && grep -qiE -- "$pat" "$T/out"; then ok "roceconform $* -> $rc"
+  else bad "roceconform $* -> $rc (want $code and /$pat/): $(head -3 "$T/out")"; fi
+}
+# the catalogue
+"$R" --list > "$T/list"; n=$(grep -cE '^[A-G][0-9]+[a-d]? +[^ ]' "$T/list")
+[ "$n" -ge 30 ] && [ "$n" = "$(wc -l < "$T/list")" ] && ok "--list: $n tests, one a line" || bad "--list: $n lines"
+grep -q '^E1 ' "$T/list" && grep -q '^C1a ' "$T/list" || bad "--list lacks E1 or C1a"
+# usage and safety
+expect_exit 2 'no --dut'
+expect_exit 2 'no --iface' --dut 10.0.0.2
+expect_exit 2 'broadcast' --iface lo --dut 255.255.255.255
+expect_exit 2 'multicast' --iface lo --dut 239.1.2.3
+expect_exit 2 'unspecified' --iface lo --dut 0.0.0.0
+expect_exit 2 'multicast' --iface lo --dut ff02::1
+expect_exit 2 'no interface' --iface conform-nosuch0 --dut 10.0.0.2 --local-ip 10.0.0.9
+expect_exit 2 'selects no test' --dry-run "$T/x.pcap" --dut 10.0.0.2 --tests A1,Z9
+expect_exit 2 'not a number' --dut 10.0.0.2 --pps 20000
+expect_exit 2 'not available' --dut 10.0.0.2 --setup rdma-cm
+expect_exit 2 'unknown setup' --dut 10.0.0.2 --setup nosuch
+expect_exit 2 'same IP version' --dry-run "$T/x.pcap" --dut 10.0.0.2 --local-ip fd00::1
+expect_exit 2 'unknown or incomplete option' --dut 10.0.0.2 --bogus
+printf 'A1 MAYBE\n' > "$T/bad.expect"
+expect_exit 2 'verdict' --dry-run "$T/x.pcap" --dut 10.0.0.2 --expect "$T/bad.expect"
+expect_exit 0 'usage' --help
+# without privileges a live run is refused with a clear message
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$R" --iface lo --dut 127.0.0.2 --local-ip 127.0.0.9 > "$T/out" 2>&1
+  rc=$?; [ $rc = 2 ] && grep -q 'root or CAP_NET_RAW' "$T/out" && ok "unprivileged live run refused (exit 2)" || bad "unprivileged: rc $rc $(head -2 "$T/out")"
+fi
+# the dry run, as an unprivileged user when we are root
+run_as() { if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+run_as "$R" --dry-run "$T/dry.pcap" --dut 10.77.0.1 > "$T/dry.txt" 2>&1; rc=$?
+frames=$(sed -n 's/^dry run: \([0-9]*\) frames.*/\1/p' "$T/dry.txt")
+[ $rc = 0 ] && [ "${frames:-0}" -ge 100 ] && grep -q 'placeholders: DUT QPN 0x000011' "$T/dry.txt" && ok "dry run: $frames frames, placeholders stated" || bad "dry run: rc $rc: $(cat "$T/dry.txt")"
+"$D" -r "$T/dry.pcap" > "$T/dry.rd" 2>&1
+good=$(grep -c 'icrc good' "$T/dry.rd"); badicrc=$(grep -c 'icrc BAD' "$T/dry.rd"); short=$(grep -c 'icrc unchecked.*packet.too_short' "$T/dry.rd")
+[ "$good" -ge 90 ] && [ "$badicrc" = 3 ] && [ "$short" = 1 ] && ok "dry run read back by rocedump: $good good ICRCs, 3 spoiled on purpose (C1a-c), C5 too short" || bad "dry run ICRCs: $good good, $badicrc bad, $short short"
+[ "$((good + badicrc + short))" = "$frames" ] && ok "every stimulus is RoCE" || bad "$((good + badicrc + short)) RoCE of $frames frames"
+run_as "$R" --dry-run "$T/dry6.pcap" --dut fd77::1 --setup perftest-read --tests D,B8 > "$T/dry6.txt" 2>&1 && \
+  grep -q 'rkey 0x00001234' "$T/dry6.txt" && ok "IPv6 perftest-read dry run ($(head -1 "$T/dry6.txt"))" || bad "IPv6 dry run: $(cat "$T/dry6.txt")"
+"$D" -r "$T/dry6.pcap" 2>&1 | grep -q 'READ_REQUEST' && ok "IPv6 READ stimuli decode" || bad "IPv6 READ stimuli"
+echo "$fails failure(s)"
+exit $((fails > 0))

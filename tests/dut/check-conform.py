@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""check-conform.py OUTDIR: judge the roceconform runs of conform-ci.sh against what Linux Soft-RoCE is
+known to do. Exit 0 when every assertion holds; each failed one is printed."""
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+out = sys.argv[1]
+status = {}
+for line in open(f"{out}/status"):
+    name, rc, secs = line.split()
+    status[name] = (int(rc), float(secs))
+bad = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        bad.append(what)
+
+
+def results(name):
+    try:
+        return {(r["id"] if r["run"] == 1 else f'{r["id"]}#{r["run"]}'): r for r in json.load(open(f"{out}/{name}.json"))["results"]}
+    except (OSError, ValueError) as e:
+        check(False, f"{name}: JSON report readable ({e})")
+        return {}
+
+
+def verdict(res, tid):
+    return res.get(tid, {}).get("verdict", "missing")
+
+
+# 1. the catalogue against rxe: every deviation is a known one, so the exit status is 0
+for name in ("rcpp", "write", "read", "atomic"):
+    check(status.get(name, (None,))[0] == 0, f"{name}: exit 0 with rxe-expect.txt (got {status.get(name)})")
+rc = results("rcpp")
+for tid in ("A1", "A3", "A4", "A5", "A6", "C1a", "C1b", "C1c", "C2a", "C2b"):
+    check(verdict(rc, tid) == "PASS", f"rcpp: {tid} PASS (got {verdict(rc, tid)})")
+for tid in ("F1", "F3", "G1"):
+    check(verdict(rc, tid) == "N/A" and rc.get(tid, {}).get("reason"), f"rcpp: {tid} N/A with a reason (got {verdict(rc, tid)})")
+e1 = rc.get("E1", {})
+check(e1.get("verdict") == "FAIL" and "retries with retry count 7" in e1.get("reason", "") and e1.get("known_deviation"),
+      f"rcpp: E1 FAIL, the retry count reported as a known deviation (got {e1.get('verdict')}: {e1.get('reason')})")
+check(e1.get("measured_ms", 0) >= 67.1 * 0.75, f"rcpp: E1's first retransmission after >= 0.75 x 67.1 ms (got {e1.get('measured_ms')})")
+e3 = rc.get("E3", {})
+check(e3.get("verdict") == "PASS" and e3.get("measured_ms", 0) >= 15.36 * 0.75, f"rcpp: E3 RNR back-off PASS (got {e3.get('verdict')} {e3.get('measured_ms')})")
+wr, rd, at = results("write"), results("read"), results("atomic")
+for res, tid in ((wr, "B7"), (wr, "B8a"), (wr, "B8b"), (wr, "B8c"), (wr, "B9"), (rd, "D1"), (rd, "D2"), (rd, "D3"),
+                 (rd, "D4"), (at, "B11"), (at, "D5")):
+    check(verdict(res, tid) == "PASS", f"perftest: {tid} PASS (got {verdict(res, tid)})")
+total = sum(1 for res in (rc, wr, rd, at) for r in res.values() if r["verdict"] != "N/A")
+check(total >= 30, f"at least 30 tests judged against the DUT (got {total})")
+# 2. the JUnit report loads and names each testcase by its test ID
+try:
+    cases = ET.parse(f"{out}/rcpp.xml").getroot().iter("testcase")
+    names = [c.get("name").split()[0] for c in cases]
+    check(names and set(names) == set(rc), f"rcpp.xml: one <testcase> per test, named by ID ({len(names)})")
+except (OSError, ET.ParseError) as e:
+    check(False, f"rcpp.xml parses ({e})")
+# 2b. a per-test pcapng reads in Wireshark with each frame's note as its comment (tshark as nobody: run
+# as root it would ignore plugin directories, and it must read the file like any user)
+import os, shutil, subprocess, tempfile
+if shutil.which("tshark") and shutil.which("setpriv"):
+    tmp = tempfile.mkdtemp()
+    os.chmod(tmp, 0o755)
+    shutil.copy(f"{out}/pcap-rcpp/A5.pcapng", f"{tmp}/A5.pcapng")
+    os.chmod(f"{tmp}/A5.pcapng", 0o644)
+    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp",
+                        "tshark", "-r", f"{tmp}/A5.pcapng", "-T", "fields", "-e", "frame.comment",
+                        "-e", "infiniband.bth.opcode"], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    check(any("from DUT: NAK PSN_SEQ_ERR" in l and l.endswith("\t17") for l in lines),
+          f"A5.pcapng in tshark: the DUT's NAK with its note as the comment ({len(lines)} frames)")
+    shutil.rmtree(tmp)
+# 3. the faults turn the verdicts
+fp = results("fault-psn")
+check(status.get("fault-psn", (None,))[0] == 1 and verdict(fp, "A1") == "FAIL",
+      f"fault psn (wrong PSN in the exchange): A1 FAIL, exit 1 (got {verdict(fp, 'A1')}, {status.get('fault-psn')})")
+ff = results("fault-filter")
+check(status.get("fault-filter", (None,))[0] == 3 and verdict(ff, "A1") == "INCONCLUSIVE" and verdict(ff, "C1a") == "INCONCLUSIVE",
+      f"fault filter (answers hidden): INCONCLUSIVE, exit 3 (got {verdict(ff, 'A1')}/{verdict(ff, 'C1a')}, {status.get('fault-filter')})")
+fs = results("fault-stopped")
+check(status.get("fault-stopped", (None,))[0] == 3 and verdict(fs, "A1") == "PASS" and verdict(fs, "A3") == "INCONCLUSIVE",
+      f"fault stopped server: A1 PASS, A3 INCONCLUSIVE, exit 3 (got {verdict(fs, 'A1')}/{verdict(fs, 'A3')}, {status.get('fault-stopped')})")
+print("timings: " + ", ".join(f"{k} {v[1]:.0f} s" for k, v in status.items()))
+print(f"{len(bad)} assertion(s) failed" if bad else "all assertions hold")
+sys.exit(1 if bad else 0)

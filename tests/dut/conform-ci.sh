@@ -1,0 +1,46 @@
+#!/bin/bash
+# rocedump DUT harness: the roceconform runs of the CI test (run inside run-dut.sh's namespace, see
+# test-conformance.sh): the catalogue against the Soft-RoCE guest with every setup, then three runs with a
+# fault that must change the outcome. usage: conform-ci.sh ROCECONFORM OUTDIR
+# Writes OUTDIR/NAME.{txt,json,xml} and OUTDIR/pcap-NAME/, and OUTDIR/status (one "NAME rc" a line).
+R=$1; O=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+# --setup-timeout: a TCG guest on a busy host takes tens of seconds to restart a perftest server
+C=(--iface "$IFACE" --dut "$DUT_IP" --dut-mac "$DUT_MAC" --local-ip "$TESTER_IP" --pmtu "$DUT_PMTU"
+   --recv-size "$DUT_SIZE" --expect "$HERE/rxe-expect.txt" --setup-timeout 150)
+: > "$O/status"
+run() {  # run NAME ARGS...
+  local name=$1; shift
+  local t0; t0=$(date +%s.%N)
+  "$R" "${C[@]}" --json "$O/$name.json" --junit "$O/$name.xml" --pcap-dir "$O/pcap-$name" "$@" > "$O/$name.txt" 2>&1
+  local rc=$?
+  echo "$name $rc $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >> "$O/status"
+  echo "conform-ci: $name: exit $rc ($(tail -1 "$O/$name.txt"))"
+}
+# the catalogue, rc-pingpong (the tests the perftest setups add run below)
+run rcpp --setup rc-pingpong:$DUT_PORT --tests A,B1,B2,B3,B4,B5,B6,C,E,F,G
+run write --setup perftest-write:$((DUT_PORT + 1)) --tests B7,B8,B9
+run read --setup perftest-read:$((DUT_PORT + 2)) --tests D1,D2,D3,D4,B10
+run atomic --setup perftest-atomic:$((DUT_PORT + 3)) --tests B11,D5
+# faults, each of which must turn the verdicts. The DUT's server stopped mid-run: its loop paused once the
+# first test's server run has ended (first: the servers are all idle and listening now)
+# wait until the rc-pingpong loop's current run listens (listening-rcpp holds the number of the last run
+# seen listening; runs.log has a line for every run that ended)
+for i in $(seq 1 1500); do
+  [ "$(cat "$DUT_OUTDIR/listening-rcpp" 2>/dev/null)" = "$(( $(grep -c '^loop=rcpp' "$DUT_OUTDIR/runs.log") + 1 ))" ] && break
+  sleep 0.1
+done
+before=$(grep -c '^loop=rcpp' "$DUT_OUTDIR/runs.log")
+( for i in $(seq 1 600); do
+    [ "$(grep -c '^loop=rcpp' "$DUT_OUTDIR/runs.log")" -gt "$before" ] && { touch "$DUT_OUTDIR/pause-rcpp"; break; }
+    sleep 0.05
+  done ) &
+W=$!
+run fault-stopped --setup rc-pingpong:$DUT_PORT --tests A1,A3,A4 --setup-timeout 10
+kill $W 2>/dev/null; wait $W 2>/dev/null
+rm -f "$DUT_OUTDIR/pause-rcpp"
+# a capture filter that hides the DUT's answers; a wrong PSN in the exchange (last: it leaves the DUT's
+# server waiting for a SEND until its time limit)
+run fault-filter --setup rc-pingpong:$DUT_PORT --tests A1,C1a --capture-filter 'arp'
+run fault-psn --setup rc-pingpong:$DUT_PORT --tests A1 --fault psn
+exit 0

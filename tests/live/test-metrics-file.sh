@@ -1,0 +1,60 @@
+#!/bin/bash
+# test-metrics-file.sh: --metrics-file on every capture of captures/ (TAP): the file passes
+# promtool check metrics, names no series twice, and its counters agree with the -q -T json
+# summary (frames by opcode summing to every frame, ICRC outcomes, events, recorded drops).
+#   test-metrics-file.sh ROCEDUMP CAPTURES_DIR
+set -u
+R=$1 CAPS=$2
+command -v promtool >/dev/null || { echo "1..0 # SKIP promtool is not installed (Debian package prometheus)"; exit 0; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0 failed=0
+for f in "$CAPS"/gen/*.pcap* "$CAPS"/rxe/*.pcap*; do
+	n=$((n + 1))
+	b=$(basename "$f")
+	"$R" -r "$f" -q -T json --metrics-file "$T/m.prom" >"$T/sum.json" 2>"$T/err"
+	rc=$?
+	why=$(promtool check metrics <"$T/m.prom" 2>&1) || why="promtool: $why"
+	[ "$rc" = 0 ] || why="exit $rc: $(head -c 200 "$T/err")"
+	[ -e "$T/m.prom.tmp.$$" ] && why="temporary file left"
+	if [ -z "$why" ]; then
+		why=$(python3 - "$T/m.prom" "$T/sum.json" <<'PY'
+import json, re, sys
+series, seen = {}, set()
+for line in open(sys.argv[1]):
+    if line.startswith('#'):
+        continue
+    key, value = line.rsplit(' ', 1)
+    if key in seen:
+        print('series twice: ' + key)
+    seen.add(key)
+    series[key] = float(value)
+s = json.loads(open(sys.argv[2]).readline())['summary']
+def total(prefix):
+    return sum(v for k, v in series.items() if k.startswith(prefix))
+checks = [
+    ('frames', total('rocedump_frames_total{'), s['frames']),
+    ('bytes', series['rocedump_bytes_total'], s['bytes']),
+    ('v2', series['rocedump_roce_frames_total{version="v2"}'], s['roce']['v2']),
+    ('icrc bad', series['rocedump_icrc_total{status="bad"}'], s['icrc']['bad']),
+    ('events', total('rocedump_events_total{'), sum(s['events'].values())),
+]
+for code, o in s['opcodes'].items():
+    k = [k for k in series if k.startswith('rocedump_frames_total{code="0x%02x"' % int(code))]
+    checks.append(('opcode ' + code, series[k[0]] if k else -1, o['count']))
+for name, count in s['events'].items():
+    k = [k for k in series if k.startswith('rocedump_events_total{event="%s"' % name)]
+    checks.append(('event ' + name, series[k[0]] if k else -1, count))
+c = s['capture']
+if c.get('os_drops') is not None:
+    checks.append(('os drops', series.get('rocedump_capture_dropped_total{by="kernel"}', -1), c['os_drops']))
+for name, got, want in checks:
+    if got != want:
+        print('%s: %s in the metrics, %s in the summary' % (name, got, want))
+PY
+)
+	fi
+	if [ -z "$why" ]; then echo "ok $n - $b"; else failed=$((failed + 1)); echo "not ok $n - $b"; echo "# $why" | head -5; fi
+done
+echo "1..$n"
+[ "$failed" = 0 ]

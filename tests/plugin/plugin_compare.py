@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""The Wireshark plugin roce.so loaded into the system tshark, against rocedump, on every capture.
+
+Usage: plugin_compare.py --plugin roce.so --rocedump PATH [--tshark PATH] CAPTURE|DIR ...
+
+For every capture (read on standard input, tshark as an unprivileged user with
+WIRESHARK_PLUGIN_DIR, pcommon.py):
+  * fields: on every RoCE frame, every roce.* field the plugin registers equals the value of the
+    same dotted path in `rocedump -T json` (roce.wrapper.* and roce.vlan.* are the JSON's wrapper.*
+    and vlan.*; roce.icrc.status is the JSON's status in Wireshark's checksum convention: bad 0,
+    good 1, anything else 2), present on the same frames; roce.analysis.expected_psn/seen_psn equal
+    the findings' PSNs (or MSNs);
+  * events: each frame's expert infos (_ws.expert.message "TEXT: description") are, in order, the
+    events rocedump writes in that frame's -w comment (TEXT is rocedump's text of the event, with
+    its details), read from the -w copy of the capture;
+  * -Y roce.EVENT selects exactly the frames whose JSON events hold EVENT, for every event the
+    capture has and for one it has not;
+  * tshark -2 (two passes) gives the same fields and expert infos as one pass;
+  * Wireshark's own infiniband fields are the same with the plugin loaded as without it;
+  * `tshark -q -z roce,qp` lists the streams `rocedump -q --summary -T json` lists, with the same
+    counts.
+Exit status: 0 all agree, 1 a difference (each printed as DIFF), 2 a tool failed, 77 skipped
+(no tshark, no plugin, no captures).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pcommon import Tshark, captures_or_status, sanitizer_report  # noqa: E402
+
+IB_FIELDS = ["infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
+             "infiniband.invariant.crc", "infiniband.aeth.syndrome", "infiniband.reth.va"]
+SEP = "\x1f"
+
+
+def plugin_fields(ts):
+    """The plugin's fields (abbrev -> type), from tshark -G fields."""
+    st, out, err = ts.run(["-G", "fields"], data=b"")
+    if st != 0:
+        raise RuntimeError("tshark -G fields: %s" % err)
+    fields = {}
+    for line in out.splitlines():
+        cols = line.split("\t")
+        if len(cols) >= 5 and cols[0] == "F" and cols[4] == "roce" and cols[3] != "FT_NONE":
+            fields[cols[2]] = cols[3]
+    return fields
+
+
+def rows_of(out, names):
+    rows = {}
+    for line in out.splitlines():
+        cols = line.split("\t")
+        cols += [""] * (len(names) - len(cols))
+        row = {n: (v.split(SEP) if v != "" else []) for n, v in zip(names, cols)}
+        rows[int(row["frame.number"][0])] = row
+    return rows
+
+
+def fields_run(ts, names, path=None, extra=(), data=None):
+    args = ["-r", path if path and "-2" in extra else "-", "-n"] + list(extra) + [
+        "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=" + SEP]
+    for n in names:
+        args += ["-e", n]
+    st, out, err = ts.run(args, path=None if "-2" in extra else path, data=data)
+    rep = sanitizer_report(err)
+    if st != 0 or rep:
+        raise RuntimeError("tshark %s: exit %d %s" % (" ".join(extra), st, rep or err[-500:]))
+    return rows_of(out, names)
+
+
+def json_path(name):
+    return name[5:] if name.startswith(("roce.wrapper.", "roce.vlan.")) else name
+
+
+def json_values(obj, path):
+    """The JSON's values at a dotted path: a list (several for the VLAN tags)."""
+    if path.startswith("vlan."):
+        return [v[path[5:]] for v in obj.get("vlan", [])]
+    o = obj
+    for k in path.split("."):
+        if not isinstance(o, dict) or k not in o:
+            return []
+        o = o[k]
+    return [o]
+
+
+def norm(name, ftype, vals):
+    out = []
+    for v in vals:
+        if ftype.startswith("FT_UINT"):
+            out.append(int(v, 0))
+        else:
+            out.append(v)
+    return out
+
+
+def want_of(name, obj):
+    vals = json_values(obj, json_path(name))
+    if name == "roce.icrc.status":
+        return [{"bad": 0, "good": 1}.get(v, 2) for v in vals]
+    return vals
+
+
+def split_events(comment):
+    """rocedump's -w comment "rocedump: a,b(x, y),c" as its event texts."""
+    if not comment.startswith("rocedump: "):
+        return []
+    out, depth, cur = [], 0, ""
+    for ch in comment[len("rocedump: "):]:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    return out + ([cur] if cur else [])
+
+
+def check_capture(ts, bare, rocedump, path, fields, tmp):
+    """Differences found on one capture, and counts."""
+    diffs = []
+    counts = {"frames": 0, "values": 0, "events": 0, "filters": 0}
+    res = subprocess.run([rocedump, "-r", path, "-T", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if res.returncode != 0:
+        raise RuntimeError("rocedump -T json %s: %s" % (path, res.stderr.decode()))
+    js = {o["frame"]: o for o in map(json.loads, res.stdout.decode().splitlines())}
+    wfile = os.path.join(tmp, "w.pcapng")
+    res = subprocess.run([rocedump, "-r", path, "-w", wfile], stderr=subprocess.PIPE)
+    if res.returncode != 0:
+        raise RuntimeError("rocedump -w %s: %s" % (path, res.stderr.decode()))
+
+    evfields = ["roce." + e for e in sorted(EVENT_NAMES)]
+    names = ["frame.number", "frame.comment", "_ws.expert.message"] + sorted(fields) + IB_FIELDS + evfields
+    one = fields_run(ts, names, path=wfile)
+    # fields and findings
+    for num, obj in js.items():
+        row = one.get(num)
+        if row is None:
+            diffs.append("frame %d: not in tshark's output" % num)
+            continue
+        # the expert field of each event present on exactly the frames rocedump gives it
+        for ev in EVENT_NAMES:
+            if bool(row["roce." + ev]) != (ev in obj["events"]):
+                diffs.append("frame %d roce.%s: plugin %s, rocedump %s" % (num, ev, bool(row["roce." + ev]),
+                                                                         ev in obj["events"]))
+        ours = ours_of(row)
+        want = split_events(row["frame.comment"][0] if row["frame.comment"] else "")
+        counts["events"] += len(want)
+        if ours != want:
+            diffs.append("frame %d events: plugin %s, rocedump %s" % (num, ours, want))
+        if "roce" not in obj:
+            extra = [n for n in fields if row[n]]
+            if extra:
+                diffs.append("frame %d (not RoCE): plugin fields %s" % (num, extra[:3]))
+            continue
+        counts["frames"] += 1
+        for n, ft in fields.items():
+            if n.startswith("roce.analysis.") or n in ("roce.stream", "roce.pair"):
+                continue  # not in the field table: the analysis' (findings, stream and pair ids)
+            got, want = norm(n, ft, row[n]), want_of(n, obj)
+            counts["values"] += len(want)
+            if got != want:
+                diffs.append("frame %d %s: plugin %s, rocedump %s" % (num, n, got, want))
+        fnd = [f for f in obj.get("findings", []) if "expected_psn" in f or "expected_msn" in f]
+        for n, keys in (("roce.analysis.expected_psn", ("expected_psn", "expected_msn")),
+                        ("roce.analysis.seen_psn", ("seen_psn", "seen_msn"))):
+            if n in fields:
+                want = [f[keys[0]] if keys[0] in f else f[keys[1]] for f in fnd]
+                if norm(n, fields[n], row[n]) != want:
+                    diffs.append("frame %d %s: plugin %s, rocedump %s" % (num, n, row[n], want))
+
+    # -Y roce.EVENT: the rarest event of the capture and one it lacks (the field of every event
+    # was checked above on every frame)
+    tally = {}
+    for o in js.values():
+        for e in o["events"]:
+            tally[e] = tally.get(e, 0) + 1
+    present = sorted(tally, key=lambda e: (tally[e], e))[:1]
+    absent = [e for e in sorted(EVENT_NAMES) if e not in tally][:1]
+    for ev in present + absent:
+        want = sorted(n for n, o in js.items() if ev in o["events"])
+        got = sorted(fields_run(ts, ["frame.number"], path=path, extra=["-Y", "roce." + ev]))
+        counts["filters"] += 1
+        if got != want:
+            diffs.append("-Y roce.%s: %d frames (%s...), rocedump %d (%s...)" % (ev, len(got), got[:5], len(want), want[:5]))
+
+    # -2 against one pass, on the same file (only our expert infos: Wireshark's own dissectors
+    # have bugs of their own on the second pass)
+    names2 = ["frame.number", "_ws.expert.message"] + sorted(fields) + evfields
+    onep = {n: {k: (ours_of(r) if k == "_ws.expert.message" else r[k]) for k in names2} for n, r in one.items()}
+    twop = fields_run(ts, names2, path=ts.readable_copy(wfile), extra=["-2"])
+    for r in twop.values():
+        r["_ws.expert.message"] = ours_of(r)
+    if onep != twop:
+        bad = [n for n in onep if onep[n] != twop.get(n)]
+        diffs.append("-2 differs from one pass on %d frames, first %s" % (len(bad), bad[:3]))
+
+    # the RoCE Queue Pairs table against rocedump's summary
+    st, out, err = ts.run(["-r", "-", "-q", "-z", "roce,qp"], path=path)
+    if st != 0 or sanitizer_report(err):
+        raise RuntimeError("tshark -z roce,qp: exit %d %s" % (st, sanitizer_report(err) or err[-300:]))
+    diffs += compare_table(out, rocedump, path)
+    counts["filters"] += 0
+
+    # Wireshark's own fields, without the plugin
+    ibn = ["frame.number"] + IB_FIELDS
+    without = fields_run(bare, ibn, path=path)
+    with_p = {n: {k: r[k] for k in ibn} for n, r in one.items()}
+    if without != with_p:
+        bad = [n for n in without if without[n] != with_p.get(n)]
+        diffs.append("infiniband fields differ with the plugin on %d frames, first %s" % (len(bad), bad[:3]))
+    return diffs, counts
+
+
+EVENT_NAMES = set()
+
+TABLE_COUNTS = {"Packets": "packets", "Requests": "requests", "Responses": "responses",
+                "Messages": "messages", "Gaps": "gaps", "Missing PSNs": "missing_psns",
+                "Retransmits": "retransmits", "Out of order": "out_of_order", "Timeouts": "timeouts",
+                "RNR NAKs": "rnr_naks"}
+
+
+def compare_table(out, rocedump, path):
+    """tshark -z roce,qp rows vs rocedump's --summary rows, by (source, destination, QP)."""
+    lines = [l for l in out.splitlines() if "|" in l]
+    if not lines:
+        return ["-z roce,qp printed no table"]
+    head = [h.strip() for h in lines[0].split("|")]
+    got = {}
+    for l in lines[1:]:
+        row = dict(zip(head, (c.strip() for c in l.split("|"))))
+        got[(row["Source"], row["Destination"], int(row["Destination QP"], 16))] = row
+    res = subprocess.run([rocedump, "-r", path, "-q", "--summary", "-T", "json"], stdout=subprocess.PIPE)
+    rows = json.loads(res.stdout.decode().splitlines()[-1])["streams"]["rows"]
+    want = {(r["src"], r["dst"], r["dqpn"]): r for r in rows}
+    diffs = []
+    if set(got) != set(want):
+        diffs.append("-z roce,qp streams %s, rocedump %s" % (sorted(set(got) - set(want))[:3], sorted(set(want) - set(got))[:3]))
+    for k in set(got) & set(want):
+        for col, key in TABLE_COUNTS.items():
+            if int(got[k][col]) != want[k][key]:
+                diffs.append("-z roce,qp %s %s: %s, rocedump %s" % (k, col, got[k][col], want[k][key]))
+        if int(got[k]["Bytes"]) != want[k]["bytes"] or int(got[k]["PSN sequence NAKs"]) != want[k]["naks"]["psn_seq_err"]:
+            diffs.append("-z roce,qp %s bytes or NAKs differ" % (k,))
+    return diffs
+
+
+def ours_of(row):
+    """The plugin's expert infos of a row, each as its event's text (before ": description")."""
+    return [m.split(": ", 1)[0] for m in row["_ws.expert.message"]
+            if m.split("(", 1)[0].split(": ", 1)[0] in EVENT_NAMES]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--rocedump", required=True)
+    ap.add_argument("--tshark", default=shutil.which("tshark") or "")
+    ap.add_argument("paths", nargs="+")
+    args = ap.parse_args()
+    if not args.tshark or not os.path.exists(args.plugin):
+        print("SKIP: no tshark or no plugin")
+        return 77
+    files, status = captures_or_status(args.paths)
+    if status is not None:
+        return status
+    out = subprocess.run([args.rocedump, "--list-events"], stdout=subprocess.PIPE, text=True).stdout
+    EVENT_NAMES.update(line.split()[0] for line in out.splitlines() if line.strip())
+    ts, bare = Tshark(args.tshark, args.plugin), Tshark(args.tshark, None)
+    tmp = tempfile.mkdtemp()
+    total = {"frames": 0, "values": 0, "events": 0, "filters": 0}
+    bad = 0
+    try:
+        fields = plugin_fields(ts)
+        if "roce.psn" not in fields:
+            print("error: tshark did not load the plugin (no roce.psn field)", file=sys.stderr)
+            return 2
+        for path in files:
+            diffs, counts = check_capture(ts, bare, args.rocedump, path, fields, tmp)
+            for k in total:
+                total[k] += counts[k]
+            for d in diffs[:10]:
+                print("DIFF %s: %s" % (os.path.basename(path), d))
+            bad += bool(diffs)
+    except RuntimeError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    finally:
+        ts.close()
+        bare.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d captures%s: %d RoCE frames, %d field values, %d events, %d -Y filters compared; %d captures differ"
+          % (len(files), " (ASan plugin)" if ts.asan else "", total["frames"], total["values"], total["events"],
+             total["filters"], bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

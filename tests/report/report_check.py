@@ -1,0 +1,611 @@
+#!/usr/bin/env python3
+"""report_check.py: tests of rocedump --report (suite 'report').
+
+    report_check.py json    --rocedump P --gencaps P --captures DIR --out DIR
+    report_check.py browser --rocedump P --gencaps P --captures DIR --out DIR [--chromium P]
+
+json: for each capture below (lossy, reordered, clean, ECN/CNP, RoCEv1, IPv6, mirrored, made
+here: one stream over the exactness threshold, 300 queue pairs), `rocedump -q --report` is run
+and the page's JSON blocks are checked against rocedump itself:
+  - rd-summary equals `rocedump -q -T json`'s summary object, rd-streams equals
+    `rocedump -q --summary -T json`'s streams object (pairs, counts, quantiles);
+  - every stream plotted point by point has one point per frame rocedump's per-frame JSON puts on
+    it (source, destination, QP), with its frame number, PSN, bytes and retransmission flag, and
+    as many points as the analyzer counted packets; a binned stream's bins add up to its row's
+    requests and bytes;
+  - pairs are in trouble order, each listed pair's rows are its rows.
+Hostile inputs (made here: truncated mid-record, bytes mangled, one frame, no RoCE at all, no
+frames) give a page too, with the exit status rocedump gives without --report.
+
+browser: each page (the same captures, the hostile ones included) is opened in headless
+Chromium with every plotted pair open (#all); the test fails on any console message, reads the
+DOM after the scripts ran (--dump-dom) and checks that the page finished (data-ready), that
+every plot the JSON calls for was drawn with the number of points the JSON holds (data-points
+per plot: PSN-time requests and retransmissions), and takes a screenshot of each page into
+--out. Exit 77 (skip) when Chromium is not installed.
+"""
+import argparse
+import base64
+import fcntl
+import html.parser
+import json
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+CAPTURES = [
+    "rxe/write_bw_loss.pcap",      # lossy: gaps, go-back-N after NAKs
+    "rxe/read_bw_lossy.pcap",      # lossy READs: responses resent
+    "rxe/rc_pingpong_loss.pcap",   # lossy: timeouts
+    "rxe/send_bw_reorder.pcap",    # reordered
+    "rxe/rc_pingpong.pcap",        # clean
+    "rxe/write_bw.pcap",           # clean, one way
+    "rxe/atomic_bw.pcap",
+    "rxe/rc_pingpong_ecn_ce.pcap",  # ECN CE marks
+    "gen/cnp_ecn.pcap",            # CNPs
+    "gen/anomalies.pcap",          # every kind of event
+    "gen/rocev1.pcap",
+    "rxe/v6_rc_pingpong.pcap",
+    "rxe/erspan3_rc_pingpong.pcap",
+    "rxe/cm_send_bw.pcap",         # pairs from RDMA-CM, UD
+    "gen/capture_drops.pcapng",
+]
+
+RK_REQ = 0
+RK_NAK, RK_RNR = 2, 3
+RF_RETX = 1
+RF_TMO = 8
+RF_RECOVER = 128
+RF_CE = 256
+
+failures = []
+timed = {"recoveries": 0, "timeout ages": 0, "response times": 0}  # checked against the summary
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def blocks(page):
+    """The page's JSON blocks by id."""
+    out = {}
+    for m in re.finditer(r'<script type="application/json" id="([a-z-]+)">(.*?)</script>', page, re.S):
+        out[m.group(1)] = json.loads(m.group(2))
+    return out
+
+
+# ---- inputs made here ----
+
+def pcap_records(data):
+    """(header, [records]) of a little-endian classic pcap file."""
+    hdr, recs, off = data[:24], [], 24
+    while off + 16 <= len(data):
+        incl = struct.unpack_from("<I", data, off + 8)[0]
+        recs.append(data[off:off + 16 + incl])
+        off += 16 + incl
+    return hdr, recs
+
+
+def make_inputs(args, tmp):
+    """Captures made for the test: (name, path, hostile)."""
+    made = []
+    big = os.path.join(tmp, "one_qp_30k.pcap")   # one pair, 15,000 frames a stream: binned
+    r = run([args.gencaps, "--bench-small", big, "30000", "1"])
+    if r.returncode:
+        fail("gencaps --bench-small: " + r.stderr)
+    made.append(("one_qp_30k", big, False))
+    many = os.path.join(tmp, "qps_300.pcap")     # 300 pairs, more than the 50 with plots
+    r = run([args.gencaps, "--bench-small", many, "6000", "300"])
+    if r.returncode:
+        fail("gencaps --bench-small: " + r.stderr)
+    made.append(("qps_300", many, False))
+
+    with open(os.path.join(args.captures, "rxe/write_bw_loss.pcap"), "rb") as f:
+        data = f.read()
+    hdr, recs = pcap_records(data)
+    cuts = {
+        "hostile_truncated": data[:len(data) // 2 + 7],       # ends inside a record
+        "hostile_one_frame": hdr + recs[0],
+        "hostile_no_frames": hdr,
+    }
+    rnd = random.Random(17)
+    mangled = bytearray(data)
+    for _ in range(400):                                     # records' bytes, headers included
+        i = rnd.randrange(24, len(mangled))
+        mangled[i] = rnd.randrange(256)
+    cuts["hostile_mangled"] = bytes(mangled)
+    # no RoCE: ARP and TCP frames, built here
+    arp = bytes.fromhex("ffffffffffff525400770001" "0806" "0001080006040001525400770001" "0a4d0001000000000000" "0a4d0002")
+    tcp = bytes.fromhex("525400770002525400770001" "0800" "4500002800010000400600000a4d00010a4d0002" "04d2005000000001000000005002ffff00000000")
+    nr = hdr
+    for i, fr in enumerate([arp, tcp, tcp, arp]):
+        nr += struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)) + fr
+    cuts["hostile_no_roce"] = nr
+    for name, content in cuts.items():
+        p = os.path.join(tmp, name + ".pcap")
+        with open(p, "wb") as f:
+            f.write(content)
+        made.append((name, p, True))
+    return made
+
+
+def all_inputs(args, tmp):
+    ins = [(os.path.splitext(c.replace("/", "_"))[0], os.path.join(args.captures, c), False) for c in CAPTURES
+           if os.path.exists(os.path.join(args.captures, c))]
+    if len(ins) < 10:
+        fail("captures missing under " + args.captures)
+    return ins + make_inputs(args, tmp)
+
+
+def make_report(args, name, path, outdir):
+    page = os.path.join(outdir, name + ".html")
+    r = run([args.rocedump, "-q", "-r", path, "--report", page])
+    plain = run([args.rocedump, "-q", "-r", path])
+    if r.returncode != plain.returncode or r.stdout != plain.stdout:
+        fail(f"{name}: --report changed rocedump's output or exit status ({r.returncode} vs {plain.returncode})")
+    if not os.path.exists(page):
+        fail(f"{name}: no page written (exit {r.returncode}: {r.stderr.strip()})")
+        return None, r
+    return page, r
+
+
+# ---- json ----
+
+def frame_stream(fr):
+    """(src, dst, dqpn) of a frame the transport analyzer counts on a stream, or None."""
+    ro = fr.get("roce")
+    net = fr.get("ip") or fr.get("grh")
+    if not ro or not net or "dqpn" not in ro or ro.get("transport") == "CNP" or "src" not in net:
+        return None
+    if ro.get("opcode_name") in (None, "RESERVED", "VENDOR") or ro.get("truncated") in ("bth", "eth"):
+        return None  # no valid opcode, or cut before its extended headers end
+    return (net["src"], net["dst"], ro["dqpn"])
+
+
+def check_exact(name, row, series, frames):
+    key = (row["src"], row["dst"], row["dqpn"])
+    mine = [f for f in frames if frame_stream(f) == key]
+    p = series["points"]
+    if p["n"] != row["packets"]:
+        fail(f"{name}: stream {key}: {p['n']} points, the analyzer counted {row['packets']} packets")
+    if sum(p["len"]) != row["bytes"]:
+        fail(f"{name}: stream {key}: points hold {sum(p['len'])} bytes, the row {row['bytes']}")
+    if [f["frame"] for f in mine] != p["frame"]:
+        fail(f"{name}: stream {key}: point frames {p['frame'][:10]}... differ from rocedump's {[f['frame'] for f in mine][:10]}...")
+        return 0
+    for i, f in enumerate(mine):
+        if p["psn"][i] % (1 << 24) != f["roce"]["psn"]:
+            fail(f"{name}: frame {f['frame']}: PSN {p['psn'][i]} in the page, {f['roce']['psn']} in rocedump's output")
+        if p["len"][i] != f["len"]:
+            fail(f"{name}: frame {f['frame']}: {p['len'][i]} bytes in the page, {f['len']}")
+        net = f.get("ip") or f.get("grh") or {}
+        ecn = net.get("ecn", net.get("tclass", 0) & 3)
+        if bool(p["flags"][i] & RF_CE) != (ecn == 3):
+            fail(f"{name}: frame {f['frame']}: CE flag {p['flags'][i] & RF_CE} in the page, ECN {ecn}")
+        retx = "psn.retransmit" in f.get("events", [])
+        if bool(p["flags"][i] & RF_RETX) != retx:
+            fail(f"{name}: frame {f['frame']}: retransmission flag {p['flags'][i] & RF_RETX} in the page, event {retx}")
+    return len(mine)
+
+
+def check_timings(name, rows, series):
+    """The per-frame times in the points against the summary's figures of the same pair: response
+    times (on the responses, counted on the requester's row), NAK->recovery and timeout ages."""
+    if len(rows) == 2 and all(s is not None and s["mode"] == "bins" for s in series):
+        for k, row in enumerate(rows):  # the responses to row k's requests are binned on the other row
+            b = series[1 - k]
+            want = row.get("response_time_us", {}).get("count", 0)
+            timed["response times"] += sum(b["rt_n"])
+            if sum(b["rt_n"]) != want or sum(h[2] for h in b["rt_hist"]) != want:
+                fail(f"{name}: binned response times {sum(b['rt_n'])} (histogram {sum(h[2] for h in b['rt_hist'])}), summary {want}")
+            mx = max((v for v in b["rt_max"] if v is not None), default=0)
+            if int(mx) != row.get("response_time_us", {}).get("max", 0):
+                fail(f"{name}: binned response time max {mx}, summary {row.get('response_time_us', {}).get('max')}")
+    if any(s is None or s["mode"] != "exact" for s in series):
+        return
+    pts = [s["points"] for s in series]
+    for k, row in enumerate(rows):
+        p = pts[k]
+        req = [i for i in range(p["n"]) if p["kind"][i] == RK_REQ]
+        rec = [p["val"][i] for i in req if p["flags"][i] & RF_RECOVER]
+        tmo = [p["val"][i] for i in req if p["flags"][i] & RF_TMO and p["val"][i] is not None]
+        timed["recoveries"] += len(rec)
+        timed["timeout ages"] += len(tmo)
+        got = (len(rec), int(max(rec)) if rec else 0)
+        want = (row.get("nak_recovery_us", {}).get("count", 0), row.get("nak_recovery_us", {}).get("max", 0))
+        if got != want:
+            fail(f"{name}: {row['src']}>{row['dst']}/{row['dqpn']}: NAK->recovery points (count, max µs) {got}, summary {want}")
+        got = (len(tmo), int(max(tmo)) if tmo else 0)
+        want = (row.get("timeout_age_us", {}).get("count", 0), row.get("timeout_age_us", {}).get("max", 0))
+        if got != want:
+            fail(f"{name}: {row['src']}>{row['dst']}/{row['dqpn']}: timeout age points {got}, summary {want}")
+        # this row's requests are answered on the other row of the pair
+        if len(rows) == 2:
+            q = pts[1 - k]
+            rt = [q["val"][i] for i in range(q["n"]) if q["kind"][i] != RK_REQ and q["val"][i] is not None]
+            r = row.get("response_time_us")
+            timed["response times"] += len(rt)
+            got = (len(rt), int(min(rt)) if rt else 0, int(max(rt)) if rt else 0)
+            want = (r["count"], r["min"], r["max"]) if r else (0, 0, 0)
+            if got != want:
+                fail(f"{name}: {row['src']}>{row['dst']}/{row['dqpn']}: response time points (count, min, max) {got}, summary {want}")
+
+
+def check_bins(name, row, s):
+    if sum(s["req"]) != row["requests"]:
+        fail(f"{name}: binned stream: {sum(s['req'])} requests in the bins, {row['requests']} in its row")
+    if sum(s["bytes"]) != row["bytes"]:
+        fail(f"{name}: binned stream: {sum(s['bytes'])} bytes in the bins, {row['bytes']} in its row")
+    if s["n"] > 256 or len(s["req"]) != s["n"]:
+        fail(f"{name}: binned stream: {s['n']} bins")
+
+
+def check_json(args, name, path, page, hostile):
+    with open(page, encoding="utf-8") as f:
+        b = blocks(f.read())
+    if set(b) != {"rd-summary", "rd-streams", "rd-report"}:
+        fail(f"{name}: JSON blocks {sorted(b)}")
+        return
+    q = run([args.rocedump, "-q", "-T", "json", "-r", path])
+    qsum = json.loads(q.stdout.splitlines()[0]) if q.stdout else None
+    if b["rd-summary"] != qsum:
+        fail(f"{name}: rd-summary differs from rocedump -q -T json's summary")
+    s = run([args.rocedump, "-q", "--summary", "-T", "json", "-r", path])
+    lines = [json.loads(x) for x in s.stdout.splitlines()]
+    st = [x for x in lines if "streams" in x]
+    rep = b["rd-report"]
+    if rep["pairs_listed"] == rep["pairs_total"]:
+        if not st or b["rd-streams"] != st[0]:
+            fail(f"{name}: rd-streams differs from rocedump --summary -T json's streams")
+    rows = b["rd-streams"]["streams"]["rows"]
+    if len(rep["series"]) != len(rows):
+        fail(f"{name}: {len(rep['series'])} series for {len(rows)} rows")
+    # trouble order and the pairs' rows
+    keys = [(-p["errors"], -p["warnings"], -p["retransmits"], -p["bytes"], p["pair"]) for p in rep["pairs"]]
+    if keys != sorted(keys):
+        fail(f"{name}: pairs not sorted by trouble")
+    for p in rep["pairs"]:
+        if sum(rows[i]["bytes"] for i in p["rows"]) != p["bytes"] or any(rows[i]["pair"] != p["pair_id"] for i in p["rows"]):
+            fail(f"{name}: pair {p['pair']}: rows {p['rows']} are not its own")
+        if p["retransmits"] != sum(rows[i]["retransmits"] for i in p["rows"]):
+            fail(f"{name}: pair {p['pair']}: retransmits differ from its rows'")
+        if p["plotted"] != (p["rank"] < rep["options"]["plots"]):
+            fail(f"{name}: pair {p['pair']}: plotted {p['plotted']} at rank {p['rank']}")
+        if p["plotted"]:
+            check_timings(name, [rows[i] for i in p["rows"]], [rep["series"][i] for i in p["rows"]])
+    tl = rep["timeline"]
+    summ = b["rd-summary"]["summary"]
+    if sum(tl["frames"]) != summ["frames"] or sum(tl["bytes"]) != summ["bytes"]:
+        fail(f"{name}: the timeline's frames/bytes differ from the summary's")
+    if sum(tl["info"]) + sum(tl["warn"]) + sum(tl["error"]) != sum(summ["events"].values()):
+        fail(f"{name}: the timeline's events differ from the summary's")
+    j = run([args.rocedump, "-T", "json", "-r", path])
+    frames = [json.loads(x) for x in j.stdout.splitlines()]
+    exact = binned = 0
+    for i, ser in enumerate(rep["series"]):
+        if ser is None:
+            continue
+        if ser["mode"] == "exact":
+            check_exact(name, rows[i], ser, frames)
+            exact += 1
+        elif ser["mode"] == "bins":
+            check_bins(name, rows[i], ser)
+            binned += 1
+        else:
+            fail(f"{name}: row {i} without series: {ser.get('reason')}")
+    print(f"ok {name}: {len(rows)} rows, {len(rep['pairs'])} pairs, {exact} streams exact, {binned} binned")
+    return exact, binned
+
+
+def cmd_json(args):
+    tmp = tempfile.mkdtemp(prefix="report-json-")
+    os.makedirs(args.out, exist_ok=True)
+    n_exact = n_binned = 0
+    try:
+        for name, path, hostile in all_inputs(args, tmp):
+            page, r = make_report(args, name, path, args.out)
+            if not page:
+                continue
+            res = check_json(args, name, path, page, hostile)
+            if res:
+                n_exact += res[0]
+                n_binned += res[1]
+        if not n_exact or not n_binned:
+            fail(f"expected streams of both kinds: {n_exact} exact, {n_binned} binned")
+        print("per-frame times checked against the summary: " + ", ".join(f"{k} {v}" for k, v in timed.items()))
+        if not all(timed.values()):
+            fail("some kind of per-frame time was never checked")
+        # --report-plots 0: a table, no series
+        page = os.path.join(tmp, "noplots.html")
+        run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", "0"])
+        with open(page, encoding="utf-8") as f:
+            rep = blocks(f.read())["rd-report"]
+        if any(s is not None for s in rep["series"]) or any(p["plotted"] for p in rep["pairs"]):
+            fail("--report-plots 0 still has series")
+        for bad in ("abc", "-1", "100001"):
+            r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", bad])
+            if r.returncode != 2 or "plot count" not in r.stderr:
+                fail(f"--report-plots {bad}: exit {r.returncode}, {r.stderr.strip()}")
+        # the capture itself as the report: refused, the capture untouched
+        victim = os.path.join(tmp, "victim.pcap")
+        shutil.copy(os.path.join(args.captures, CAPTURES[0]), victim)
+        before = open(victim, "rb").read()
+        r = run([args.rocedump, "-q", "-r", victim, "--report", victim])
+        if r.returncode != 2 or open(victim, "rb").read() != before:
+            fail(f"--report onto the capture: exit {r.returncode}, capture {'intact' if open(victim, 'rb').read() == before else 'overwritten'}")
+        # an unwritable path: exit 2 before reading
+        r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", "/nonexistent/dir/x.html"])
+        if r.returncode != 2 or "nonexistent" not in r.stderr:
+            fail(f"--report to an unwritable path: exit {r.returncode}, {r.stderr.strip()}")
+    finally:
+        shutil.rmtree(tmp)
+    return 1 if failures else 0
+
+
+# ---- browser ----
+
+class DomReader(html.parser.HTMLParser):
+    """Attributes of <body> and of every element with data-plot."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = {}
+        self.plots = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "body":
+            self.body = a
+        if "data-plot" in a:
+            self.plots.append(a)
+
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+                  "--remote-debugging-pipe", "--enable-logging=stderr", "--v=0"]
+
+
+class Browser:
+    """Headless Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe:
+    JSON messages ended by NUL, commands on the browser's fd 3, replies and events on its fd 4),
+    one browser for every page; no library needed."""
+
+    def __init__(self, path):
+        self.prof = tempfile.mkdtemp(prefix="report-chromium-")
+        cmd_r, self.cmd_w = os.pipe()
+        self.ev_r, ev_w = os.pipe()
+
+        def child_fds():  # fds 3 and 4, whatever numbers the pipes got (kept by pass_fds)
+            a, b = fcntl.fcntl(cmd_r, fcntl.F_DUPFD, 10), fcntl.fcntl(ev_w, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.proc = subprocess.Popen([path] + CHROMIUM_FLAGS + ["--user-data-dir=" + self.prof, "about:blank"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(self.prof, "stderr.log"), "w"),
+                                     pass_fds=(3, 4), preexec_fn=child_fds)
+        os.close(cmd_r)
+        os.close(ev_w)
+        self.buf = b""
+        self.next_id = 0
+        self.events = []
+        self.session = None
+
+    def _read(self, deadline):
+        import select
+        while b"\0" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.ev_r], [], [], left)[0]:
+                raise TimeoutError("no answer from chromium")
+            chunk = os.read(self.ev_r, 1 << 20)
+            if not chunk:
+                raise EOFError("chromium closed the pipe")
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(self, method, params=None, session=True, timeout=60):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        os.write(self.cmd_w, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            m = self._read(deadline)
+            if m.get("id") == self.next_id:
+                if "error" in m:
+                    raise RuntimeError(f"{method}: {m['error']}")
+                return m.get("result", {})
+            self.events.append(m)
+
+    def wait_event(self, method, timeout=60):
+        deadline = time.monotonic() + timeout
+        for i, m in enumerate(self.events):
+            if m.get("method") == method:
+                del self.events[i]
+                return m
+        while True:
+            m = self._read(deadline)
+            if m.get("method") == method:
+                return m
+            self.events.append(m)
+
+    def open(self, url, width=1000, height=1800, screenshot=True):
+        """A fresh tab at url, loaded; returns (console messages and exceptions, DOM, PNG or None)."""
+        if self.session:
+            self.send("Target.closeTarget", {"targetId": self.target}, session=False)
+        self.events = []
+        self.target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": self.target, "flatten": True}, session=False)["sessionId"]
+        for m in ("Runtime.enable", "Log.enable", "Page.enable"):
+            self.send(m)
+        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.send("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")
+        dom = self.send("Runtime.evaluate", {"expression": "document.documentElement.outerHTML", "returnByValue": True})["result"]["value"]
+        png = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png"})["data"]) if screenshot else None
+        self.send("Runtime.evaluate", {"expression": "1"})  # flush events queued before it
+        noise = []
+        for m in self.events:
+            meth, p = m.get("method"), m.get("params", {})
+            if meth == "Runtime.consoleAPICalled":
+                noise.append(f"console.{p.get('type')}: " + " ".join(str(a.get("value", a.get("description"))) for a in p.get("args", [])))
+            elif meth == "Runtime.exceptionThrown":
+                d = p.get("exceptionDetails", {})
+                noise.append("exception: " + str(d.get("exception", {}).get("description", d.get("text"))))
+            elif meth == "Log.entryAdded":
+                e = p.get("entry", {})
+                noise.append(f"log {e.get('level')} {e.get('source')}: {e.get('text')} {e.get('url', '')}")
+        return noise, dom, png
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, timeout=10)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.cmd_w)
+        os.close(self.ev_r)
+        shutil.rmtree(self.prof, ignore_errors=True)
+
+
+def ce_marks(s):
+    """CE-marked frames in a series."""
+    if s is None or s["mode"] == "none":
+        return 0
+    if s["mode"] == "bins":
+        return sum(s["ce"])
+    return sum(1 for f in s["points"]["flags"] if f & RF_CE)
+
+
+def expected_plots(rep, rows):
+    """Plots the page must draw with #all: 2 in the overview (none without frames) and 5 per
+    direction, 6 when the pair has CE marks."""
+    n = 2 if rep["timeline"]["n"] else 0
+    psn = {}
+    for p in rep["pairs"]:
+        if not p["plotted"]:
+            continue
+        dirs = [i for i in p["rows"] if rows[i]["requests"] > 0] or p["rows"][:1]
+        for i in dirs:
+            s = rep["series"][i]
+            if s and s["mode"] != "none":
+                n += 5 + (sum(ce_marks(rep["series"][j]) for j in p["rows"]) > 0)
+                psn[i] = s
+    return n, psn
+
+
+def check_dom(name, dom, rep, rows):
+    d = DomReader()
+    d.feed(dom)
+    if d.body.get("data-ready") != "1" or "data-error" in d.body:
+        fail(f"{name}: the page did not finish: {d.body}")
+        return
+    want, psn = expected_plots(rep, rows)
+    if len(d.plots) != want or d.body.get("data-plots", "0") != str(want):
+        fail(f"{name}: {len(d.plots)} plots drawn (body says {d.body.get('data-plots')}), expected {want}")
+    seen = {}
+    ce = {}
+    for p in d.plots:
+        if p["data-plot"] == "congestion":
+            ce[int(p["data-row"])] = int(p["data-points"])
+        if p["data-plot"] == "psn":
+            seen[int(p["data-row"])] = p
+        if p["data-plot"] == "timeline":
+            tl = rep["timeline"]
+            if int(p["data-points"]) != sum(tl["info"]) + sum(tl["warn"]) + sum(tl["error"]) or int(p["data-bins"]) != tl["n"]:
+                fail(f"{name}: the timeline drew {p['data-points']} events in {p['data-bins']} bins")
+    for i, s in psn.items():
+        pair = next(p for p in rep["pairs"] if i in p["rows"])
+        want = sum(ce_marks(rep["series"][j]) for j in pair["rows"])
+        if want and ce.get(i) != want:
+            fail(f"{name}: row {i}: congestion plot drew {ce.get(i)} CE marks, the JSON has {want}")
+        p = seen.get(i)
+        if not p:
+            fail(f"{name}: no PSN-time plot for row {i}")
+            continue
+        pts = s["points"] if s["mode"] == "exact" else s["marks"]
+        reqs = [k for k in range(pts["n"]) if pts["kind"][k] == RK_REQ]
+        retx = [k for k in reqs if pts["flags"][k] & RF_RETX]
+        if int(p["data-requests"]) != len(reqs) or int(p["data-retransmissions"]) != len(retx):
+            fail(f"{name}: row {i}: PSN plot drew {p['data-requests']} requests / {p['data-retransmissions']} resends, "
+                 f"the JSON has {len(reqs)} / {len(retx)}")
+        if s["mode"] == "exact" and rows[i]["packets"] and int(p["data-points"]) < len(reqs):
+            fail(f"{name}: row {i}: PSN plot drew {p['data-points']} points for {len(reqs)} requests")
+        if p.get("data-mode") != s["mode"] and s["mode"] == "bins":
+            fail(f"{name}: row {i}: binned stream drawn as {p.get('data-mode')}")
+
+
+def cmd_browser(args):
+    args.chromium = args.chromium or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not args.chromium:
+        print("SKIP: chromium not installed")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="report-browser-")
+    os.makedirs(args.out, exist_ok=True)
+    browser = Browser(args.chromium)
+    try:
+        # the harness itself: a page's console message and exception must be seen
+        bad = os.path.join(tmp, "selftest.html")
+        with open(bad, "w") as f:
+            f.write("<html><body><script>console.error('selftest'); undefinedFn();</script></body></html>")
+        noise, _, _ = browser.open("file://" + bad)
+        if len(noise) < 2:
+            fail(f"selftest: the harness missed a console message or an exception: {noise}")
+        for name, path, hostile in all_inputs(args, tmp):
+            page, r = make_report(args, name, path, args.out)
+            if not page:
+                continue
+            with open(page, encoding="utf-8") as f:
+                text = f.read()
+            if re.search(r'\b(src|href)\s*=\s*"(https?:)?//', text):
+                fail(f"{name}: the page refers to another resource")
+            b = blocks(text)
+            noise, dom, png = browser.open("file://" + os.path.abspath(page) + "#all")
+            for n in noise:
+                fail(f"{name}: {n}")
+            check_dom(name, dom, b["rd-report"], b["rd-streams"]["streams"]["rows"])
+            shot = os.path.join(args.out, name + ".png")
+            with open(shot, "wb") as f:
+                f.write(png)
+            if len(png) < 5000:
+                fail(f"{name}: screenshot of {len(png)} bytes")
+            print(f"ok {name}: drawn, no console messages, screenshot {shot}")
+    finally:
+        browser.close()
+        shutil.rmtree(tmp)
+    return 1 if failures else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["json", "browser"])
+    ap.add_argument("--rocedump", required=True)
+    ap.add_argument("--gencaps", required=True)
+    ap.add_argument("--captures", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--chromium")
+    args = ap.parse_args()
+    rc = cmd_json(args) if args.mode == "json" else cmd_browser(args)
+    print(f"{len(failures)} failures")
+    sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()

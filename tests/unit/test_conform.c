@@ -1,0 +1,526 @@
+/* test_conform.c: roceconform's units (conformance/): every verdict rule on recorded responses
+ * (pcapng files roceconform wrote against the Linux Soft-RoCE DUT, tests/unit/data/conform/) and
+ * on made-up ones for the cases a DUT rarely shows; every test's stimulus through the core's
+ * decoder (a dry run of the whole catalogue with every setup); test selection, --expect files,
+ * addresses, the JSON/JUnit/pcapng writers. */
+#include <criterion/criterion.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conform.h"
+#include "options.h"
+#include "pcapng.h"
+#include "report.h"
+#include "session.h"
+#include "setup.h"
+#include "testlib.h"
+#include "verdict.h"
+
+#ifndef CONFORM_DATA
+#define CONFORM_DATA "tests/unit/data/conform"
+#endif
+
+static struct conf_opts opts;
+
+static void base_opts(void)
+{
+	memset(&opts, 0, sizeof(opts));
+	parse_addr("10.77.0.1", &opts.dut);
+	parse_addr("10.77.0.50", &opts.local);
+	opts.have_dut = opts.have_local = true;
+	opts.pmtu = 1024;
+	opts.recv_size = 4096;
+	opts.vlan = -1;
+	opts.pps = 1000;
+	opts.tolerance_pct = 25;
+	opts.setup_timeout_s = 1;
+	opts.test_timeout_ms = 1000;
+}
+
+/* A session fed with the DUT's frames of a recorded test (the tester's QP: the first one the DUT
+ * sends to). */
+static void load(struct session *s, const char *test)
+{
+	char path[512], err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	base_opts();
+	memset(s, 0, sizeof(*s));
+	s->o = &opts;
+	s->deadline_ns = INT64_MAX;
+	snprintf(path, sizeof(path), "%s/%s.pcapng", CONFORM_DATA, test);
+	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
+	cr_assert(p, "%s: %s", path, err);
+	while (pcap_next_ex(p, &h, &d) == 1) {
+		struct roce_pkt k;
+		int64_t ts = (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec;
+		if (!s->qp.my_qpn && roce_decode(NULL, d, h->caplen, h->len, 1, &k) == 1 && k.version == 2 &&
+		    !memcmp(d + k.net.addr_off, opts.dut.ip, 4))
+			s->qp.my_qpn = k.h.bth.dqpn;
+		sess_take(s, d, h->caplen, h->len, ts);
+	}
+	pcap_close(p);
+	cr_assert(s->n_frames > 0, "%s has frames", path);
+}
+
+static const struct resp *first_response(const struct session *s)
+{
+	for (size_t i = 0; i < s->n_resps; i++)
+		if (s->resps[i].response)
+			return &s->resps[i];
+	return NULL;
+}
+
+static struct conf_result res(void)
+{
+	struct conf_result r;
+	memset(&r, 0, sizeof(r));
+	r.measured_ms = r.tolerance_pct = -1;
+	return r;
+}
+
+/* ---- rules on the DUT's recorded answers ---- */
+
+Test(rules, ack_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "A1");
+	const struct resp *a = first_response(&s);
+	cr_assert(a && resp_is_ack(a));
+	cr_expect_eq(rule_ack(s.resps, s.n_resps, a->h.bth.psn, a->h.bth.psn, 1, true, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.observed, "ACK psn"), "%s", r.observed);
+	r = res();
+	cr_expect_eq(rule_ack(s.resps, s.n_resps, a->h.bth.psn, a->h.bth.psn, 2, true, &r), V_FAIL, "wrong MSN");
+	r = res();
+	cr_expect_eq(rule_ack(s.resps, s.n_resps, psn_add(a->h.bth.psn, 1), psn_add(a->h.bth.psn, 1), -1, true, &r),
+		     V_FAIL, "wrong PSN");
+	r = res();
+	cr_expect_eq(rule_nak(s.resps, s.n_resps, 1, a->h.bth.psn, a->h.bth.psn, -1, true, &r), V_FAIL, "an ACK is no NAK");
+	sess_reset(&s);
+}
+
+Test(rules, nak_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "A5");
+	const struct resp *n = first_response(&s);
+	cr_assert(n && resp_is_nak(n, ROCE_NAK_PSN_SEQ_ERR), "the DUT's NAK-Seq");
+	/* the responses up to the NAK's: the in-order probe after it is acknowledged */
+	size_t upto = (size_t)(n - s.resps) + 1;
+	cr_expect_eq(rule_nak(s.resps, upto, 1u << ROCE_NAK_PSN_SEQ_ERR, n->h.bth.psn, n->h.bth.psn,
+			      (long)psn_add(n->h.bth.psn, -1), true, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_nak(s.resps, upto, 1u << ROCE_NAK_INVALID_REQUEST, n->h.bth.psn, n->h.bth.psn, -1, true, &r),
+		     V_FAIL, "wrong code");
+	r = res();
+	cr_expect_eq(rule_nak(s.resps, upto, 1u, psn_add(n->h.bth.psn, 1), psn_add(n->h.bth.psn, 1), -1, true, &r),
+		     V_FAIL, "wrong PSN");
+	/* the same NAK twice: one NAK per episode */
+	struct resp two[2] = {*n, *n};
+	r = res();
+	cr_expect_eq(rule_nak(two, 2, 1, n->h.bth.psn, n->h.bth.psn, -1, true, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "2 NAKs"), "%s", r.reason);
+	sess_reset(&s);
+}
+
+Test(rules, silent_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "C1a");
+	const struct resp *a = first_response(&s);
+	cr_assert(a && resp_is_ack(a));
+	size_t k = (size_t)(a - s.resps);
+	cr_expect_eq(rule_silent(s.resps, k, a, 1, a->h.bth.psn, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_silent(a, 1, a, 1, a->h.bth.psn, &r), V_FAIL, "answered the dropped packet");
+	r = res();
+	cr_expect_eq(rule_silent(s.resps, k, NULL, 0, a->h.bth.psn, &r), V_INCONCLUSIVE, "no proof without the control");
+	sess_reset(&s);
+}
+
+Test(rules, retries_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	int64_t tx[64];
+	load(&s, "E1");
+	const struct resp *q = NULL;
+	for (size_t i = 0; i < s.n_resps && !q; i++)
+		if (!s.resps[i].response)
+			q = &s.resps[i];
+	cr_assert(q, "the DUT's SEND");
+	size_t n = request_times(&s, 0, q->h.bth.psn, tx, 64);
+	cr_assert_geq(n, 9, "rxe resent more than 7 times (%zu sendings)", n);
+	cr_expect_eq(rule_retries(tx, n, 0, 67.108864, 7, 25, 1000, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "retries with retry count 7"), "%s", r.reason);
+	cr_expect_geq(r.measured_ms, 50.0);
+	/* the same first eight sendings, then silence: a requester that stopped */
+	r = res();
+	cr_expect_eq(rule_retries(tx, 8, 2000000000, 67.108864, 7, 25, 1000, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_retries(tx, 8, 100000000, 67.108864, 7, 25, 1000, &r), V_INCONCLUSIVE, "watched too briefly");
+	/* too early: the timeout is longer than the gaps */
+	r = res();
+	cr_expect_eq(rule_retries(tx, 8, 2000000000, 500, 7, 25, 1000, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "before the timeout"), "%s", r.reason);
+	sess_reset(&s);
+}
+
+Test(rules, read_response_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "D1");
+	const struct resp *f = first_response(&s);
+	cr_assert(f);
+	cr_expect_eq(rule_read_response(f, 3, f->h.bth.psn, 0, 3, 3072, true, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_response(f, 3, f->h.bth.psn, 0, 3, 2048, true, &r), V_FAIL, "byte count");
+	r = res();
+	cr_expect_eq(rule_read_response(f + 1, 2, psn_add(f->h.bth.psn, 1), 1, 3, 2048, true, &r), V_PASS,
+		     "a subset from the second packet: MIDDLE, LAST (%s)", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_response(f + 1, 2, psn_add(f->h.bth.psn, 1), 0, 2, 2048, true, &r), V_FAIL,
+		     "MIDDLE where a FIRST is due");
+	sess_reset(&s);
+}
+
+Test(rules, acks_ordered_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "A7");
+	struct resp acks[8];
+	size_t n = 0;
+	for (size_t i = 0; i < s.n_resps && n < 8; i++)
+		if (resp_is_ack(&s.resps[i]))
+			acks[n++] = s.resps[i];
+	cr_assert_eq(n, 3, "rxe ACKs each of the three");
+	cr_expect_eq(rule_acks_ordered(s.resps, s.n_resps, 0x000000, 3, true, &r), V_PASS, "across the wrap: %s", r.reason);
+	struct resp back[2] = {acks[1], acks[0]};
+	r = res();
+	cr_expect_eq(rule_acks_ordered(back, 2, 0xfffffe, -1, true, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "backwards"), "%s", r.reason);
+	sess_reset(&s);
+}
+
+Test(rules, retries_jitter)
+{
+	/* rxe under a busy TCG host (timeout 67.1 ms): one late capture makes the next gap 48 ms */
+	const int64_t ms = 1000000, tx[8] = {0, 106 * ms, 198 * ms, 246 * ms, 350 * ms, 464 * ms, 534 * ms, 581 * ms};
+	struct conf_result r = res();
+	cr_expect_eq(rule_retries(tx, 8, 2000 * ms, 67.108864, 7, 25, 1000, &r), V_PASS, "%s", r.reason);
+	const int64_t fast[4] = {0, 30 * ms, 60 * ms, 90 * ms};
+	r = res();
+	cr_expect_eq(rule_retries(fast, 4, 2000 * ms, 67.108864, 3, 25, 1000, &r), V_FAIL, "30 ms a retry");
+	const int64_t slow[3] = {0, 70 * ms, 500 * ms};
+	r = res();
+	cr_expect_eq(rule_retries(slow, 3, 2000 * ms, 67.108864, 2, 25, 1000, &r), V_FAIL, "430 ms > 4 x 67.1 x 1.25");
+	cr_expect(strstr(r.reason, "later than 4x"), "%s", r.reason);
+}
+
+Test(rules, rnr_wait)
+{
+	struct conf_result r = res();
+	cr_expect_eq(rule_rnr_wait(0, 20000000, 15.36, 25, &r), V_PASS);
+	cr_expect_eq(r.measured_ms, 20.0);
+	r = res();
+	cr_expect_eq(rule_rnr_wait(0, 5000000, 15.36, 25, &r), V_FAIL, "5 ms < 11.52 ms");
+	r = res();
+	cr_expect_eq(rule_rnr_wait(0, -1, 15.36, 25, &r), V_FAIL, "never resent");
+}
+
+Test(rules, resend_from_and_quiet)
+{
+	struct resp q[2];
+	struct conf_result r = res();
+	memset(q, 0, sizeof(q));
+	q[0].h.bth.opcode = ROCE_OPC_SEND_MIDDLE;
+	q[0].h.bth.psn = 0x100;
+	q[1] = q[0];
+	q[1].h.bth.psn = 0x101;
+	cr_expect_eq(rule_resend_from(q, 2, 0x100, &r), V_PASS);
+	r = res();
+	cr_expect_eq(rule_resend_from(q, 2, 0x101, &r), V_FAIL, "resent a PSN the NAK acknowledged");
+	r = res();
+	cr_expect_eq(rule_resend_from(q, 2, 0x0ff, &r), V_FAIL, "skipped");
+	r = res();
+	cr_expect_eq(rule_resend_from(q, 0, 0x100, &r), V_FAIL, "nothing resent");
+	r = res();
+	cr_expect_eq(rule_no_requests(q, 0, 300, "x", &r), V_PASS);
+	r = res();
+	cr_expect_eq(rule_no_requests(q, 2, 300, "x", &r), V_FAIL);
+}
+
+Test(rules, silence_of_a_dead_dut_is_inconclusive)
+{
+	struct conf_result r = res();
+	cr_expect_eq(rule_ack(NULL, 0, 1, 1, 1, false, &r), V_INCONCLUSIVE);
+	r = res();
+	cr_expect_eq(rule_ack(NULL, 0, 1, 1, 1, true, &r), V_FAIL, "a live DUT that does not ACK fails");
+	r = res();
+	cr_expect_eq(rule_nak(NULL, 0, 1, 1, 1, -1, false, &r), V_INCONCLUSIVE);
+	r = res();
+	cr_expect_eq(rule_acks_ordered(NULL, 0, 1, -1, false, &r), V_INCONCLUSIVE);
+	r = res();
+	cr_expect_eq(rule_read_response(NULL, 0, 1, 0, 1, 64, false, &r), V_INCONCLUSIVE);
+}
+
+/* ---- every stimulus through the decoder ---- */
+
+static void dry_run_setup(const char *setup, unsigned *frames, unsigned *tests)
+{
+	char err[CONF_ERRLEN];
+	uint16_t port;
+	base_opts();
+	opts.ecn = opts.pfc = true;
+	const struct setup_method *m = setup_find(setup, &port, err);
+	cr_assert(m, "%s", err);
+	for (size_t i = 0; i < conf_n_tests; i++) {
+		const struct conf_test *t = &conf_tests[i];
+		if (t->needs & ~(m->caps | NEED_ECN | NEED_PFC))
+			continue;
+		struct session s;
+		struct conf_result r = res();
+		memset(&s, 0, sizeof(s));
+		s.o = &opts;
+		s.test = t;
+		s.tcp_fd = -1;
+		s.deadline_ns = INT64_MAX;
+		m->placeholder(&s);
+		s.epsn = s.qp.my_psn;
+		t->run(&s, &r);
+		(*tests)++;
+		for (size_t k = 0; k < s.n_frames; k++) {
+			const struct rec_frame *f = &s.frames[k];
+			struct roce_pkt p;
+			cr_assert(f->sent);
+			if (!f->has_stim)
+				continue;   /* made apart from a stimulus: C1c's flipped byte, G1's PFC frames */
+			const struct stim *st = &f->stim;
+			(*frames)++;
+			int is_roce = roce_decode(NULL, f->bytes, f->len, f->len, 1, &p);
+			cr_assert_eq(is_roce, 1, "%s frame %zu (%s) decodes as RoCE", t->id, k, f->note);
+			cr_expect_eq(p.version, 2);
+			cr_expect_eq(p.h.bth.opcode, st->opcode, "%s frame %zu opcode", t->id, k);
+			cr_expect_eq(p.h.bth.psn, st->psn & 0xffffff, "%s frame %zu PSN", t->id, k);
+			cr_expect_eq(p.h.bth.dqpn, st->dqpn & 0xffffff, "%s frame %zu DestQP", t->id, k);
+			cr_expect_eq(p.h.bth.ackreq, st->ackreq, "%s frame %zu AckReq", t->id, k);
+			cr_expect_eq(p.h.bth.pkey, st->pkey);
+			cr_expect_eq(p.h.bth.tver, st->tver);
+			cr_expect_eq(roce_ecn(&p.net), st->ecn);
+			if (st->hdrs_given)
+				continue;   /* deliberately short (C5) or reserved (B4): no header to compare */
+			cr_expect_eq(p.payload_len, st->payload_len, "%s frame %zu payload", t->id, k);
+			if (p.h.hdrs & ROCE_HDR_RETH) {
+				cr_expect_eq(p.h.reth.va, st->extra.reth.va);
+				cr_expect_eq(p.h.reth.rkey, st->extra.reth.rkey);
+				cr_expect_eq(p.h.reth.dmalen, st->extra.reth.dmalen);
+			}
+			if (p.h.hdrs & ROCE_HDR_AETH) {
+				cr_expect_eq(p.h.aeth.syndrome, st->extra.aeth.syndrome);
+				cr_expect_eq(p.h.aeth.msn, st->extra.aeth.msn);
+			}
+			if (p.h.hdrs & ROCE_HDR_ATOMICETH) {
+				cr_expect_eq(p.h.atomiceth.va, st->extra.atomiceth.va);
+				cr_expect_eq(p.h.atomiceth.swap, st->extra.atomiceth.swap);
+			}
+			bool spoiled = st->icrc != ROCE_BUILD_ICRC_GOOD;
+			cr_expect_eq(p.icrc_status, spoiled ? ROCE_ICRC_BAD : ROCE_ICRC_GOOD, "%s frame %zu (%s) ICRC",
+				     t->id, k, f->note);
+		}
+		sess_reset(&s);
+	}
+}
+
+Test(stimuli, every_test_round_trips)
+{
+	unsigned frames = 0, tests = 0;
+	dry_run_setup("rc-pingpong", &frames, &tests);
+	dry_run_setup("perftest-write", &frames, &tests);
+	dry_run_setup("perftest-read", &frames, &tests);
+	dry_run_setup("perftest-atomic", &frames, &tests);
+	cr_expect_geq(tests, 60, "%u test runs", tests);
+	cr_expect_geq(frames, 150, "%u stimuli", frames);
+}
+
+/* ---- options ---- */
+
+Test(options, selection)
+{
+	cr_expect(test_selected("A1", NULL));
+	cr_expect(test_selected("A1", "A"));
+	cr_expect(test_selected("B1a", "B1"));
+	cr_expect(!test_selected("B10", "B1"));
+	cr_expect(test_selected("B10", "B10"));
+	cr_expect(test_selected("C3b", "A1,c3"));
+	cr_expect(!test_selected("A1", "A2,B"));
+	char buf[32];
+	cr_expect_null(unknown_selector("A,B1,E1", buf, sizeof(buf)));
+	cr_expect_str_eq(unknown_selector("A,Z9", buf, sizeof(buf)), "Z9");
+}
+
+Test(options, addresses)
+{
+	struct conf_addr a;
+	cr_assert_eq(parse_addr("255.255.255.255", &a), 0);
+	cr_expect_str_eq(addr_unusable(&a), "broadcast");
+	parse_addr("224.0.0.1", &a);
+	cr_expect_str_eq(addr_unusable(&a), "multicast");
+	parse_addr("0.0.0.0", &a);
+	cr_expect_str_eq(addr_unusable(&a), "unspecified");
+	parse_addr("::", &a);
+	cr_expect_str_eq(addr_unusable(&a), "unspecified");
+	parse_addr("ff02::1", &a);
+	cr_expect_str_eq(addr_unusable(&a), "multicast");
+	parse_addr("fd00::2", &a);
+	cr_expect_null(addr_unusable(&a));
+	cr_expect_eq(parse_addr("10.0.0.256", &a), -1);
+}
+
+Test(options, parse)
+{
+	struct conf_opts o;
+	char err[CONF_ERRLEN];
+	char *ok[] = {"roceconform", "--iface", "eth0", "--dut", "10.0.0.2", "--pps", "500", "--tests", "A", NULL};
+	cr_expect_eq(options_parse(9, ok, &o, err), 0, "%s", err);
+	cr_expect_eq(o.pps, 500);
+	char *cap[] = {"roceconform", "--pps", "20000", NULL};
+	cr_expect_eq(options_parse(3, cap, &o, err), -1, "the hard cap");
+	char *mtu[] = {"roceconform", "--pmtu", "1500", NULL};
+	cr_expect_eq(options_parse(3, mtu, &o, err), -1, "not a PMTU");
+}
+
+Test(expect, load)
+{
+	struct expect_list l;
+	char err[CONF_ERRLEN], path[] = "/tmp/test_conform_expectXXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("# comment\nE1 FAIL rxe retries forever\n\nB6a fail  lengths unchecked  \n", f);
+	fclose(f);
+	cr_assert_eq(expect_load(path, &l, err), 0, "%s", err);
+	cr_expect_eq(l.n, 2);
+	cr_expect_eq(expect_find(&l, "e1")->v, V_FAIL);
+	cr_expect_str_eq(expect_find(&l, "B6a")->reason, "lengths unchecked");
+	expect_free(&l);
+	f = fopen(path, "w");
+	fputs("Q7 PASS no such test\n", f);
+	fclose(f);
+	cr_expect_eq(expect_load(path, &l, err), -1);
+	f = fopen(path, "w");
+	fputs("A1 MAYBE\n", f);
+	fclose(f);
+	cr_expect_eq(expect_load(path, &l, err), -1);
+	remove(path);
+}
+
+/* ---- writers ---- */
+
+Test(writers, json_junit_pcapng)
+{
+	struct run_result rs[3];
+	struct run_info info = {"eth0", "10.0.0.2", "10.0.0.9", "rc-pingpong", "live", 0, 1.5, 1000};
+	char err[CONF_ERRLEN], dir[] = "/tmp/test_conformXXXXXX", path[256], buf[8192];
+	cr_assert(mkdtemp(dir));
+	memset(rs, 0, sizeof(rs));
+	for (int i = 0; i < 3; i++) {
+		rs[i].t = &conf_tests[i];
+		rs[i].run = 1;
+		rs[i].r = res();
+	}
+	rs[1].r.v = V_FAIL;
+	snprintf(rs[1].r.observed, EVIDENCE_LEN, "a \"quoted\" <tag> & more");
+	rs[2].r.v = V_NA;
+	snprintf(rs[2].r.reason, EVIDENCE_LEN, "no ECN");
+	snprintf(path, sizeof(path), "%s/r.xml", dir);
+	cr_assert_eq(report_junit(path, &info, rs, 3, err), 0, "%s", err);
+	FILE *f = fopen(path, "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_expect(strstr(buf, "failures=\"1\""));
+	cr_expect(strstr(buf, "skipped=\"1\""));
+	cr_expect(strstr(buf, "&quot;quoted&quot; &lt;tag&gt; &amp; more"));
+	cr_expect(strstr(buf, "<testcase classname=\"roceconform.A\" name=\"A1 "));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	cr_assert_eq(report_json(path, &info, rs, 3, err), 0, "%s", err);
+	f = fopen(path, "r");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_expect(strstr(buf, "\"verdict\": \"FAIL\""));
+	cr_expect(strstr(buf, "a \\\"quoted\\\" <tag>"));
+
+	/* a session's frames as pcapng, read back by libpcap with the same bytes */
+	struct session s;
+	load(&s, "A1");
+	snprintf(path, sizeof(path), "%s/A1.pcapng", dir);
+	cr_assert_eq(pcapng_write_session(path, &s, "roceconform A1: PASS", err), 0, "%s", err);
+	pcap_t *p = pcap_open_offline(path, (char *)buf);
+	cr_assert(p, "%s", buf);
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	size_t k = 0;
+	while (pcap_next_ex(p, &h, &d) == 1) {
+		cr_assert_lt(k, s.n_frames);
+		cr_expect_eq(h->caplen, s.frames[k].len);
+		cr_expect_eq(memcmp(d, s.frames[k].bytes, h->caplen), 0, "frame %zu", k);
+		k++;
+	}
+	cr_expect_eq(k, s.n_frames);
+	pcap_close(p);
+	sess_reset(&s);
+}
+
+/* ---- the core's builder additions roceconform uses ---- */
+
+Test(core, icrc_recompute_and_errbuf)
+{
+	uint8_t f[2048], payload[64];
+	char ebuf[ROCE_ERRBUF_SIZE] = "";
+	struct roce_build b;
+	struct roce_pkt p;
+	memset(&b, 0, sizeof(b));
+	memset(payload, 0x5a, sizeof(payload));
+	b.src[0] = 10, b.src[3] = 1, b.dst[0] = 10, b.dst[3] = 2;
+	b.h.bth.opcode = ROCE_OPC_SEND_ONLY;
+	b.h.bth.pkey = 0xffff;
+	b.payload = payload;
+	b.payload_len = sizeof(payload);
+	b.ip_id = 7;
+	b.errbuf = ebuf;
+	int n = roce_build_frame(&b, f, sizeof(f));
+	cr_assert_gt(n, 0, "%s", ebuf);
+	/* a covered byte changed: the ICRC no longer matches, until recomputed */
+	f[n - 10] ^= 1;
+	roce_decode(NULL, f, (uint32_t)n, (uint32_t)n, 1, &p);
+	cr_expect_eq(p.icrc_status, ROCE_ICRC_BAD);
+	cr_expect_geq(roce_icrc_recompute(f, (uint32_t)n, 1, false, ebuf), 0, "%s", ebuf);
+	roce_decode(NULL, f, (uint32_t)n, (uint32_t)n, 1, &p);
+	cr_expect_eq(p.icrc_status, ROCE_ICRC_GOOD);
+	/* the IPv4 ID changed: the header checksum is fixed along */
+	f[14 + 5] ^= 0x10;
+	cr_expect_geq(roce_icrc_recompute(f, (uint32_t)n, 1, true, ebuf), 0, "%s", ebuf);
+	roce_decode(NULL, f, (uint32_t)n, (uint32_t)n, 1, &p);
+	cr_expect_eq(p.icrc_status, ROCE_ICRC_GOOD);
+	cr_expect_eq(p.net.ip_csum, ROCE_CSUM_GOOD);
+	/* not RoCE, or cut: refused with the reason */
+	cr_expect_eq(roce_icrc_recompute(f, 30, 1, false, ebuf), ROCE_ERR_ARG);
+	cr_expect(ebuf[0]);
+	/* the builder says why it failed */
+	ebuf[0] = 0;
+	cr_expect_eq(roce_build_frame(&b, f, 40), ROCE_ERR_NOSPACE);
+	cr_expect(strstr(ebuf, "does not fit"), "%s", ebuf);
+	b.n_vlan = 9;
+	cr_expect_eq(roce_build_frame(&b, f, sizeof(f)), ROCE_ERR_ARG);
+	cr_expect(strstr(ebuf, "VLAN"), "%s", ebuf);
+	cr_expect_eq(ROCE_OPC_CNP, 0x81);
+	cr_expect_str_eq(roce_opcode_info(ROCE_OPC_UC | ROCE_OPC_SEND_ONLY)->name, "SEND_ONLY");
+}

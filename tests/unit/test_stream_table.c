@@ -1,0 +1,110 @@
+/* test_stream_table.c: the analyzer's interned addresses (analyzer/core/stream_table.c): ids in
+ * first-seen order and stable, IPv4 keys exact and apart from IPv6 ones, an IPv6 key collision
+ * resolved by the stored bytes, and addr_pair_ids() (its two-pair cache and its lookups) giving
+ * the ids addr_id() gives, over many hosts in random order. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "stream_table.h"
+
+static struct roce_analyzer *an;
+
+static void setup(void)
+{
+	char err[ROCE_ERRBUF_SIZE];
+	an = roce_analyzer_new(NULL, err);
+	cr_assert_not_null(an, "%s", err);
+}
+
+static void teardown(void)
+{
+	roce_analyzer_free(an);
+}
+
+TestSuite(stream_table, .init = setup, .fini = teardown);
+
+static void v4(uint8_t *a, uint32_t n)
+{
+	a[0] = 10, a[1] = (uint8_t)(n >> 16), a[2] = (uint8_t)(n >> 8), a[3] = (uint8_t)n;
+}
+
+static void v6(uint8_t *a, uint32_t n)
+{
+	memset(a, 0, 16);
+	a[0] = 0xfd, a[12] = (uint8_t)(n >> 24), a[13] = (uint8_t)(n >> 16), a[14] = (uint8_t)(n >> 8), a[15] = (uint8_t)n;
+}
+
+Test(stream_table, ids_in_first_seen_order_and_stable)
+{
+	uint8_t a[16];
+	for (uint32_t n = 0; n < 20000; n++) {
+		if (n % 2)
+			v6(a, n);
+		else
+			v4(a, n);
+		cr_assert_eq(addr_id(an, a, n % 2 ? 16 : 4), n);
+	}
+	for (uint32_t n = 0; n < 20000; n++) {
+		if (n % 2)
+			v6(a, n);
+		else
+			v4(a, n);
+		unsigned len = n % 2 ? 16 : 4;
+		cr_assert_eq(addr_id(an, a, len), n);
+		cr_assert_eq(an->addrs[n][16], len);
+		cr_assert(memcmp(an->addrs[n], a, len) == 0);
+	}
+	cr_assert_eq(an->n_addrs, 20000);
+}
+
+Test(stream_table, ipv4_apart_from_ipv6_with_the_same_first_bytes)
+{
+	uint8_t a[16] = {10, 0, 0, 1};
+	uint32_t id4 = addr_id(an, a, 4), id6 = addr_id(an, a, 16);
+	cr_assert_neq(id4, id6);
+	memset(a + 4, 0xff, 12);
+	uint32_t id6b = addr_id(an, a, 16);
+	cr_assert_neq(id6b, id6);
+	cr_assert_neq(id6b, id4);
+	cr_assert_eq(addr_id(an, a, 4), id4);
+	cr_assert(addr_key(a, 4) < ADDR_KEY_V6 && addr_key(a, 16) >= ADDR_KEY_V6);
+}
+
+/* Another address already under X's key (as a 64-bit hash collision would put it): X gets a key
+ * of its own, and both keep their ids. */
+Test(stream_table, ipv6_key_collision_resolved_by_the_bytes)
+{
+	uint8_t x[16], y[16];
+	v6(x, 1);
+	v6(y, 2);
+	uint32_t idy = addr_id(an, y, 16);
+	cr_assert_eq(u64map_put(&an->addr_index, addr_key(x, 16), idy), 0);
+	uint32_t idx = addr_id(an, x, 16);
+	cr_assert_neq(idx, idy);
+	cr_assert_eq(addr_id(an, x, 16), idx);
+	cr_assert_eq(addr_id(an, y, 16), idy);
+	cr_assert(memcmp(an->addrs[idx], x, 16) == 0);
+}
+
+Test(stream_table, pair_ids_equal_addr_ids_over_many_hosts)
+{
+	uint64_t r = 0x9e3779b97f4a7c15u;
+	uint8_t pair[32];
+	for (unsigned i = 0; i < 200000; i++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		unsigned len = (r >> 60) == 0 ? 16 : 4;    /* one in 16 is IPv6 */
+		uint32_t s = (uint32_t)(r % 3000), d = (uint32_t)(r >> 20) % 3000;
+		if (i % 4 == 1)
+			s = 7, d = 8;                       /* a busy pair: the cache answers */
+		if (len == 4)
+			v4(pair, s), v4(pair + 4, d);
+		else
+			v6(pair, s), v6(pair + 16, d);
+		uint32_t ps, pd;
+		cr_assert(addr_pair_ids(an, pair, len, &ps, &pd));
+		cr_assert_eq(ps, addr_id(an, pair, len));
+		cr_assert_eq(pd, addr_id(an, pair + len, len));
+		cr_assert(memcmp(an->addrs[ps], pair, len) == 0 && an->addrs[ps][16] == len);
+		cr_assert(memcmp(an->addrs[pd], pair + len, len) == 0 && an->addrs[pd][16] == len);
+	}
+}
