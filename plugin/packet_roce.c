@@ -216,6 +216,8 @@ static proto_tree *group_tree(proto_tree *root, tvbuff_t *tvb, const char *path,
 	label[n] = '\0';
 	if (strcmp(label, "WRAPPER") == 0)
 		g_strlcpy(label, "Mirror/overlay wrapper", sizeof(label));
+	if (strcmp(label, "MAC_CONTROL") == 0)
+		g_strlcpy(label, "MAC control", sizeof(label));
 	if (strcmp(label, "VLAN") == 0)
 		g->tree = proto_tree_add_subtree_format(root, tvb, 0, 0, ett_group, NULL, "VLAN tag %u", idx + 1);
 	else
@@ -252,7 +254,8 @@ static void add_field(proto_tree *t, tvbuff_t *tvb, const struct roce_pkt *p, en
 }
 
 /* Every field of the table the frame has and the plugin registers, in the table's order; the
- * elements of an array (the VLAN tags) one after the other, each in its subtree. */
+ * elements of an array of objects (the VLAN tags) one after the other, each in its subtree; an
+ * array of numbers (pfc.quanta) as one item per element. */
 static void add_fields(proto_tree *root, tvbuff_t *tvb, const struct roce_pkt *p, const guint8 *bytes, guint32 num)
 {
 	struct roce_field_src src = {.data = bytes, .p = p, .frame_no = num};
@@ -273,6 +276,11 @@ static void add_fields(proto_tree *root, tvbuff_t *tvb, const struct roce_pkt *p
 								     idx, &g),
 							  tvb, p, (enum roce_field)k, idx, &v);
 			f = end - 1;
+			continue;
+		}
+		if (fi->ft != ROCE_FT_NONE && (fi->kind == ROCE_FK_AU || fi->kind == ROCE_FK_AS)) {
+			for (unsigned idx = 0; roce_field_get((enum roce_field)f, &src, idx, &v); idx++)
+				add_field(group_tree(root, tvb, fi->path, 0, &g), tvb, p, (enum roce_field)f, idx, &v);
 			continue;
 		}
 		if (fi->ft != ROCE_FT_NONE && roce_field_get((enum roce_field)f, &src, 0, &v))
@@ -361,7 +369,7 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	/* a frame that is not RoCE gets the events the decoder found on it (a capture cut before
 	 * the BTH, a bad IP checksum) and the analyzer's (the congestion analysis reads PFC/PAUSE
 	 * frames, and notes a missing CNP on whichever frame comes past its deadline), as rocedump
-	 * shows them, and nothing else */
+	 * shows them, and nothing else; a MAC control frame its fields too */
 	int roce = roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p);
 	/* the capture interface, as rocedump numbers it (copies seen on two interfaces: analyze.h) */
 	if (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
@@ -369,7 +377,8 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 				(pinfo->rec->rec_header.packet_header.interface_id & 0xffff)) + 1;
 	struct roce_findings fi;
 	analyze(pinfo, &p, bytes, &fi);
-	if (roce != 1 && roce_evset_empty(&p.events))
+	bool macc = p.net.kind == ROCE_NET_MACC;  /* PFC, PAUSE: the fields pfc.*, pause.* */
+	if (roce != 1 && !macc && roce_evset_empty(&p.events))
 		return 0;
 
 	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? p.bth_off : 0,
@@ -382,7 +391,7 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
 	/* the fields only when the tree is shown or a filter, column or tap asks for one of ours: a
 	 * frame's hundred lookups are most of the plugin's cost otherwise */
-	if (tree && p.version && proto_field_is_referenced(tree, proto_roce))
+	if (tree && (p.version || macc) && proto_field_is_referenced(tree, proto_roce))
 		add_fields(root, tvb, &p, bytes, pinfo->num);
 	add_analysis(root, tvb, &fi);
 	add_events(root, tvb, pinfo, &p, &fi);
