@@ -32,6 +32,13 @@ struct roce_congestion_config {
 #define ROCE_CNP_INTERVAL_NS_DEFAULT INT64_C(50000)
 #define ROCE_CNP_TIMEOUT_NS_DEFAULT INT64_C(1000000)
 
+/* The settings from their text forms (rocedump's options, the plugin's preferences); false,
+ * and nothing changed, when arg is not one. A link speed: bits per second, with an optional K, M,
+ * G or T (decimal) suffix, 1 Mb/s to 1 Pb/s ("25G", "400G"). A DSCP map: DSCP=PRIORITY pairs,
+ * comma-separated (0-63=0-7: "26=3,48=6"); the DSCPs not named keep DSCP >> 3; sets dscp_map. */
+ROCE_API bool roce_parse_link_speed(const char *arg, uint64_t *bps);
+ROCE_API bool roce_parse_dscp_map(const char *arg, struct roce_congestion_config *c);
+
 /* PFC or PAUSE totals of one source MAC and priority. */
 struct roce_pfc_row {
 	uint8_t src[6];
