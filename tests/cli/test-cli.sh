@@ -99,6 +99,14 @@ expect "--cnp-timeout-us 0 rejected" 2 'invalid CNP timeout' -- --cnp-timeout-us
 expect "--cnp-interval-us x rejected" 2 'invalid CNP interval' -- --cnp-interval-us x -r "$G/cnp_matching.pcap"
 expect "--link-speed 25G accepted" 0 '' -- -q --link-speed 25G --pfc-storm-ms 5 --dscp-prio 26=3,48=6 --cnp-interval-us 0 \
 	--cnp-timeout-us 10 -r "$G/pfc_pause.pcap"
+# the congestion tables (PFC/PAUSE, per-stream congestion) fit in 120 columns, a 1 ms CE->CNP
+# latency included (cnp_ecn.pcap: a CNP 1 ms after the mark)
+for c in "$G/cnp_ecn.pcap" "$G/cnp_matching.pcap" "$G/pfc_timeline.pcap" "$CAPS/rxe/rc_pingpong_ecn_part.pcap"; do
+	"$R" -q --summary -r "$c" >"$T/cong.out" 2>&1
+	wide=$(sed -n '/^PFC\/PAUSE by/,/^streams:/p; /^congestion:/,$p' "$T/cong.out" | awk 'length($0) > 120' | head -1)
+	if grep -q '^congestion:' "$T/cong.out" && [ -z "$wide" ]; then ok "congestion tables of $(basename "$c") in 120 columns"
+	else not_ok "congestion tables of $(basename "$c") in 120 columns" "${wide:-no congestion table}"; fi
+done
 expect "missing file" 2 "^rocedump: $T/nope.pcap: No such file" -- -r "$T/nope.pcap"
 expect "bad filter" 2 '^rocedump: filter "udp porrt 1"' -- -r "$G/rc_opcodes.pcap" udp porrt 1
 expect "--help exits 0" 0 '' -- --help
