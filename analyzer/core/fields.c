@@ -1,6 +1,7 @@
 /* fields.c: the field table (include/roce/fields.def) read from a decoded frame: each field's
  * presence, value and bytes, and the text forms of addresses the table's strings use. */
 #include <arpa/inet.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -200,7 +201,9 @@ int roce_field_by_name(const char *path)
 static bool is_array(uint8_t kind) { return kind == ROCE_FK_RU || kind == ROCE_FK_AU || kind == ROCE_FK_AS; }
 
 #define SET_U(v, x) ((v)->u = (uint64_t)(x))
-#define SET_AU(v, x) do { if (!(x)) return false; } while (0)
+/* An array or object: present (COND) is all roce_field_has() asks, with the index HAS */
+#define HAS UINT_MAX
+#define SET_AU(v, x) do { if (i == HAS) return true; if (!(x)) return false; } while (0)
 #define SET_AS(v, x) SET_AU(v, x)
 #define SET_O(v, x) ((void)(x))
 #define SET_RU(v, x) ((v)->u = (uint64_t)(x))
@@ -229,25 +232,11 @@ bool roce_field_get(enum roce_field f, const struct roce_field_src *c, unsigned 
 
 bool roce_field_has(enum roce_field f, const struct roce_field_src *c)
 {
-	const struct roce_pkt *p = c->p;
-	const unsigned i = 0;
-
-	(void)p;
-	(void)i;
-	switch (f) {
-#define ROCE_FIELD(id, path, kind, ft, base, at, off, len, cond, value, label) \
-	case ROCE_F_##id:                                                         \
-		if (ROCE_FK_##kind == ROCE_FK_AU || ROCE_FK_##kind == ROCE_FK_AS ||  \
-		    ROCE_FK_##kind == ROCE_FK_O)                                       \
-			return (cond);                                            \
-		break;
-#include "roce/fields.def"
-#undef ROCE_FIELD
-	default:
-		return false;
-	}
 	struct roce_field_val v;
-	return roce_field_get(f, c, 0, &v);
+	if ((unsigned)f >= ROCE_F_COUNT)
+		return false;
+	uint8_t k = infos[f].kind;
+	return roce_field_get(f, c, k == ROCE_FK_AU || k == ROCE_FK_AS ? HAS : 0, &v);
 }
 
 /* ---- where the bytes lie ---- */

@@ -74,8 +74,8 @@ struct roce_field_val {
 	char buf[ROCE_FIELD_STRMAX];
 };
 
-/* Read field f of frame src (element idx of an array field, else 0). False when the frame has
- * no such field (nor element). */
+/* Read field f of frame src (element idx of an array field, else 0; idx UINT_MAX is reserved).
+ * False when the frame has no such field (nor element). */
 ROCE_API bool roce_field_get(enum roce_field f, const struct roce_field_src *src, unsigned idx,
 			     struct roce_field_val *v);
 /* Whether frame src has field f: for an array (ROCE_FK_AU, ROCE_FK_AS) even an empty one
