@@ -55,6 +55,13 @@ CAPTURES = [
     "rxe/erspan3_rc_pingpong.pcap",
     "rxe/cm_send_bw.pcap",         # pairs from RDMA-CM, UD
     "gen/capture_drops.pcapng",
+    "gen/pfc_pause.pcap",          # PFC and PAUSE, malformed ones among them
+    "gen/pfc_timeline.pcap",       # pauses refreshed, ended by XON and by their timer, still on at the end; RoCE sent into them
+    "gen/cnp_matching.pcap",       # CNPs matched to CE marks, missing CNPs, unexpected ones, IPv6
+    "rxe/rc_pingpong_ecn_part.pcap",  # CE marks on a lossy pair, no CNPs
+    "rxe/write_bw_ecn_part.pcap",
+    "rxe/write_bw_dup.pcap",       # copies: the same packets twice
+    "rxe/host-taps-loss.pcapng",   # copies seen on two taps
 ]
 
 RK_REQ = 0
@@ -63,9 +70,15 @@ RF_RETX = 1
 RF_TMO = 8
 RF_RECOVER = 128
 RF_CE = 256
+RF_COPY = 512
+RF_UNEXPECTED = 1024
+RK_CNP, RK_CE_MISSED = 6, 7
+RP_STORM = 1
 
 failures = []
 timed = {"recoveries": 0, "timeout ages": 0, "response times": 0}  # checked against the summary
+congested = [0, 0]  # streams whose congestion outcomes were checked: exact, binned
+copies = [0]  # copies checked against their rows
 
 
 def fail(msg):
@@ -110,6 +123,18 @@ def make_inputs(args, tmp):
     if r.returncode:
         fail("gencaps --bench-small: " + r.stderr)
     made.append(("qps_300", many, False))
+    # CNPs past the exactness threshold of a stream's congestion outcomes (2,048): cnp_matching's
+    # records 600 times over, a second apart (1,800 CNPs and 1,200 missed on each CE-marked stream)
+    with open(os.path.join(args.captures, "gen/cnp_matching.pcap"), "rb") as f:
+        hdr, recs = pcap_records(f.read())
+    out = bytearray(hdr)
+    for k in range(600):
+        for r in recs:
+            out += struct.pack("<I", struct.unpack_from("<I", r)[0] + k) + r[4:]
+    cnps = os.path.join(tmp, "cnp_many.pcap")
+    with open(cnps, "wb") as f:
+        f.write(out)
+    made.append(("cnp_many", cnps, False))
 
     with open(os.path.join(args.captures, "rxe/write_bw_loss.pcap"), "rb") as f:
         data = f.read()
@@ -177,10 +202,13 @@ def check_exact(name, row, series, frames):
     key = (row["src"], row["dst"], row["dqpn"])
     mine = [f for f in frames if frame_stream(f) == key]
     p = series["points"]
-    if p["n"] != row["packets"]:
-        fail(f"{name}: stream {key}: {p['n']} points, the analyzer counted {row['packets']} packets")
-    if sum(p["len"]) != row["bytes"]:
-        fail(f"{name}: stream {key}: points hold {sum(p['len'])} bytes, the row {row['bytes']}")
+    counted = [i for i in range(p["n"]) if not p["flags"][i] & RF_COPY]  # copies are in no count but their own
+    copies[0] += p["n"] - len(counted)
+    if len(counted) != row["packets"] or p["n"] - len(counted) != row["copies"]:
+        fail(f"{name}: stream {key}: {len(counted)} points and {p['n'] - len(counted)} copies, "
+             f"the analyzer counted {row['packets']} packets and {row['copies']} copies")
+    if sum(p["len"][i] for i in counted) != row["bytes"]:
+        fail(f"{name}: stream {key}: points hold {sum(p['len'][i] for i in counted)} bytes, the row {row['bytes']}")
     if [f["frame"] for f in mine] != p["frame"]:
         fail(f"{name}: stream {key}: point frames {p['frame'][:10]}... differ from rocedump's {[f['frame'] for f in mine][:10]}...")
         return 0
@@ -196,6 +224,9 @@ def check_exact(name, row, series, frames):
         retx = "psn.retransmit" in f.get("events", [])
         if bool(p["flags"][i] & RF_RETX) != retx:
             fail(f"{name}: frame {f['frame']}: retransmission flag {p['flags'][i] & RF_RETX} in the page, event {retx}")
+        copy = "frame.copy" in f.get("events", [])
+        if bool(p["flags"][i] & RF_COPY) != copy:
+            fail(f"{name}: frame {f['frame']}: copy flag {p['flags'][i] & RF_COPY} in the page, event {copy}")
     return len(mine)
 
 
@@ -249,6 +280,77 @@ def check_bins(name, row, s):
         fail(f"{name}: binned stream: {sum(s['bytes'])} bytes in the bins, {row['bytes']} in its row")
     if s["n"] > 256 or len(s["req"]) != s["n"]:
         fail(f"{name}: binned stream: {s['n']} bins")
+    if sum(s["copies"]) != row["copies"]:
+        fail(f"{name}: binned stream: {sum(s['copies'])} copies in the bins, {row['copies']} in its row")
+
+
+def check_cong(name, row, s, frames):
+    """A stream's congestion outcomes against its row's congestion figures and the frames: one CNP
+    point per CNP counted (cnp_unexpected of them flagged), one missed point per cnp.missing, at a
+    CE-marked frame of the stream; the latencies' count, least and largest as ce_to_cnp_ns."""
+    cg = row["congestion"]
+    c = s.get("cong")
+    if c is None:
+        if cg["cnps"] or cg["cnp_missing"]:
+            fail(f"{name}: stream {row['stream']}: {cg['cnps']} CNPs, {cg['cnp_missing']} missing, and no congestion series")
+        return
+    lat_hist_n = sum(h[2] for h in c["lat_hist"])
+    lat = cg["ce_to_cnp_ns"] or {"count": 0}
+    if lat_hist_n != lat["count"]:
+        fail(f"{name}: stream {row['stream']}: {lat_hist_n} CE->CNP latencies in the histogram, the row has {lat['count']}")
+    if c["mode"] == "bins":
+        got = (sum(c["cnp"]), sum(c["missed"]), sum(c["lat_n"]))
+        want = (cg["cnps"], cg["cnp_missing"], lat["count"])
+        if got != want:
+            fail(f"{name}: stream {row['stream']}: binned (CNPs, missed, latencies) {got}, row {want}")
+        congested[1] += 1
+        return
+    p = c["points"]
+    by_no = {f["frame"]: f for f in frames}
+    cnp = [i for i in range(p["n"]) if p["kind"][i] == RK_CNP]
+    missed = [i for i in range(p["n"]) if p["kind"][i] == RK_CE_MISSED]
+    lats = [p["val"][i] for i in cnp if p["val"][i] is not None]
+    got = (len(cnp), sum(1 for i in cnp if p["flags"][i] & RF_UNEXPECTED), len(missed), len(lats))
+    want = (cg["cnps"], cg["cnp_unexpected"], cg["cnp_missing"], lat["count"])
+    if got != want:
+        fail(f"{name}: stream {row['stream']}: (CNPs, unexpected, missed, latencies) {got} in the page, row {want}")
+    if lats and (round(min(lats) * 1000) != lat["min"] or round(max(lats) * 1000) != lat["max"]):
+        fail(f"{name}: stream {row['stream']}: latencies {min(lats)}..{max(lats)} µs, row {lat['min']}..{lat['max']} ns")
+    for i in cnp:
+        f = by_no.get(p["frame"][i], {})
+        if f.get("roce", {}).get("transport") != "CNP":
+            fail(f"{name}: stream {row['stream']}: CNP point at frame {p['frame'][i]}, not a CNP")
+    for i in missed:
+        f = by_no.get(p["frame"][i], {})
+        net = f.get("ip") or f.get("grh") or {}
+        if frame_stream(f) != (row["src"], row["dst"], row["dqpn"]) or net.get("ecn", net.get("tclass", 0) & 3) != 3:
+            fail(f"{name}: stream {row['stream']}: missed CNP at frame {p['frame'][i]}, not a CE mark of the stream")
+    congested[0] += 1
+
+
+def check_pauses(name, doc, rep):
+    """The pause intervals against the PFC/PAUSE rows of -q's JSON: per source MAC and priority, the
+    intervals' lengths add up to paused_ns, the longest is longest_ns, the storms are storms; the
+    frames sent into a pause are the summary's pfc.traffic_while_paused."""
+    P = rep["pauses"]
+    if P["dropped"]:
+        return
+    rows = doc["pfc"] + [dict(r, priority=-1) for r in doc["pause"]]
+    keys = {(r["src"], r["priority"]) for r in rows}
+    for i in range(P["n"]):
+        if (P["src"][i], P["priority"][i]) not in keys:
+            fail(f"{name}: pause interval of {P['src'][i]} p{P['priority'][i]}, not in the summary")
+    for r in rows:
+        iv = [i for i in range(P["n"]) if (P["src"][i], P["priority"][i]) == (r["src"], r["priority"])]
+        got = (round(sum(P["len"][i] for i in iv) * 1000), round(max((P["len"][i] for i in iv), default=0) * 1000),
+               sum(1 for i in iv if P["flags"][i] & RP_STORM))
+        want = (r["paused_ns"], r["longest_ns"], r["storms"])
+        if got != want:
+            fail(f"{name}: {r['src']} p{r['priority']}: intervals (paused ns, longest ns, storms) {got}, summary {want}")
+    ip = rep["into_pause"]
+    want = doc["summary"]["events"].get("pfc.traffic_while_paused", 0)
+    if not ip["dropped"] and ip["points"]["n"] != want:
+        fail(f"{name}: {ip['points']['n']} frames sent into a pause in the page, the summary counts {want}")
 
 
 def check_json(args, name, path, page, hostile):
@@ -293,9 +395,12 @@ def check_json(args, name, path, page, hostile):
     j = run([args.rocedump, "-T", "json", "-r", path])
     frames = [json.loads(x) for x in j.stdout.splitlines()]
     exact = binned = 0
+    check_pauses(name, b["rd-summary"], rep)
     for i, ser in enumerate(rep["series"]):
         if ser is None:
             continue
+        if ser["mode"] != "none":
+            check_cong(name, rows[i], ser, frames)
         if ser["mode"] == "exact":
             check_exact(name, rows[i], ser, frames)
             exact += 1
@@ -326,6 +431,9 @@ def cmd_json(args):
         print("per-frame times checked against the summary: " + ", ".join(f"{k} {v}" for k, v in timed.items()))
         if not all(timed.values()):
             fail("some kind of per-frame time was never checked")
+        print(f"streams with congestion outcomes checked: {congested[0]} exact, {congested[1]} binned; copies {copies[0]}")
+        if congested[0] < 4 or not congested[1] or not copies[0]:
+            fail("congestion outcomes (exact and binned) or copies hardly checked")
         # --report-plots 0: a table, no series
         page = os.path.join(tmp, "noplots.html")
         run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", "0"])
