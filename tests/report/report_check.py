@@ -81,9 +81,13 @@ congested = [0, 0]  # streams whose congestion outcomes were checked: exact, bin
 copies = [0]  # copies checked against their rows
 
 
+expecting = [False]  # a failure the test provoked on purpose (tamper): not printed as one
+
+
 def fail(msg):
     failures.append(msg)
-    print("FAIL: " + msg)
+    if not expecting[0]:
+        print("FAIL: " + msg)
 
 
 def run(cmd, **kw):
@@ -594,18 +598,32 @@ class Browser:
 
 
 def ce_marks(s):
-    """CE-marked frames in a series."""
+    """CE-marked frames in a series (copies left out)."""
     if s is None or s["mode"] == "none":
         return 0
     if s["mode"] == "bins":
         return sum(s["ce"])
-    return sum(1 for f in s["points"]["flags"] if f & RF_CE)
+    return sum(1 for f in s["points"]["flags"] if f & RF_CE and not f & RF_COPY)
 
 
-def expected_plots(rep, rows):
-    """Plots the page must draw with #all: 2 in the overview (none without frames) and 5 per
-    direction, 6 when the pair has CE marks."""
+def cong_outcomes(s):
+    """A series' congestion outcomes (CNPs and missed CE marks)."""
+    c = s and s.get("cong")
+    if not c:
+        return 0
+    return c["points"]["n"] if c["mode"] == "exact" else sum(c["cnp"]) + sum(c["missed"])
+
+
+def pfc_rows(doc):
+    return doc["pfc"] + [dict(r, priority=-1) for r in doc["pause"]]
+
+
+def expected_plots(rep, rows, doc):
+    """Plots the page must draw with #all: 2 in the overview (none without frames), one pause
+    timeline per PFC priority (and PAUSE) named, and 5 per direction, 6 when the pair has CE marks
+    or congestion outcomes, 7 when it has CE->CNP latencies."""
     n = 2 if rep["timeline"]["n"] else 0
+    n += len({r["priority"] for r in pfc_rows(doc)})
     psn = {}
     for p in rep["pairs"]:
         if not p["plotted"]:
@@ -614,42 +632,85 @@ def expected_plots(rep, rows):
         for i in dirs:
             s = rep["series"][i]
             if s and s["mode"] != "none":
-                n += 5 + (sum(ce_marks(rep["series"][j]) for j in p["rows"]) > 0)
+                ser = [rep["series"][j] for j in p["rows"]]
+                n += 5 + (sum(ce_marks(x) + cong_outcomes(x) for x in ser) > 0)
+                n += sum((rows[j]["congestion"]["ce_to_cnp_ns"] or {}).get("count", 0) for j in p["rows"]) > 0
                 psn[i] = s
     return n, psn
 
 
-def check_dom(name, dom, rep, rows):
+def check_dom(name, dom, rep, rows, doc):
+    """What the page drew (its data-* attributes) against the JSON, and where the summary has the
+    same figure, against the summary (doc: rd-summary, rows: rd-streams' rows, both equal to
+    rocedump's own -q and --summary output, report-json checks): a page that draws other data than
+    the summary's fails here even when its own rd-report block agrees with the drawing."""
     d = DomReader()
     d.feed(dom)
     if d.body.get("data-ready") != "1" or "data-error" in d.body:
         fail(f"{name}: the page did not finish: {d.body}")
         return
-    want, psn = expected_plots(rep, rows)
+    want, psn = expected_plots(rep, rows, doc)
     if len(d.plots) != want or d.body.get("data-plots", "0") != str(want):
         fail(f"{name}: {len(d.plots)} plots drawn (body says {d.body.get('data-plots')}), expected {want}")
     seen = {}
     ce = {}
+    cong = {}
+    lat = {}
+    pfc = {}
     for p in d.plots:
         if p["data-plot"] == "congestion":
             ce[int(p["data-row"])] = int(p["data-points"])
+            cong[int(p["data-row"])] = (int(p["data-cnps"]), int(p["data-missed"]))
+        if p["data-plot"] == "cnp-latency":
+            lat[int(p["data-row"])] = int(p["data-points"])
+        if p["data-plot"] == "pfc":
+            pfc[int(p["data-priority"])] = p
         if p["data-plot"] == "psn":
             seen[int(p["data-row"])] = p
         if p["data-plot"] == "timeline":
             tl = rep["timeline"]
             if int(p["data-points"]) != sum(tl["info"]) + sum(tl["warn"]) + sum(tl["error"]) or int(p["data-bins"]) != tl["n"]:
                 fail(f"{name}: the timeline drew {p['data-points']} events in {p['data-bins']} bins")
+    # pause timelines: per priority, the paused time and storms of the summary's rows
+    for prio in {r["priority"] for r in pfc_rows(doc)}:
+        p = pfc.get(prio)
+        rs = [r for r in pfc_rows(doc) if r["priority"] == prio]
+        P = rep["pauses"]
+        if not p:
+            fail(f"{name}: no pause timeline for priority {prio}")
+            continue
+        got = (round(float(p["data-paused-us"]) * 1000), int(p["data-storms"]), int(p["data-points"]), int(p["data-into"]))
+        into = sum(1 for k in range(rep["into_pause"]["points"]["n"]) if rep["into_pause"]["points"]["code"][k] in ((8,) if prio < 0 else (prio,)))
+        want = (sum(r["paused_ns"] for r in rs), sum(r["storms"] for r in rs), sum(1 for x in P["priority"] if x == prio), into)
+        if not P["dropped"] and got != want:
+            fail(f"{name}: priority {prio}: timeline drew (paused ns, storms, intervals, frames into a pause) {got}, summary and JSON {want}")
     for i, s in psn.items():
         pair = next(p for p in rep["pairs"] if i in p["rows"])
         want = sum(ce_marks(rep["series"][j]) for j in pair["rows"])
         if want and ce.get(i) != want:
             fail(f"{name}: row {i}: congestion plot drew {ce.get(i)} CE marks, the JSON has {want}")
+        cg = [rows[j]["congestion"] for j in pair["rows"]]
+        want = (sum(c["cnps"] for c in cg), sum(c["cnp_missing"] for c in cg))
+        if i in cong and cong[i] != want:
+            fail(f"{name}: row {i}: congestion plot drew (CNPs, missed) {cong[i]}, the summary's rows have {want}")
+        if any(want) and i not in cong:
+            fail(f"{name}: row {i}: no congestion plot for (CNPs, missed) {want}")
+        want = sum((c["ce_to_cnp_ns"] or {}).get("count", 0) for c in cg)
+        if lat.get(i, 0) != want:
+            fail(f"{name}: row {i}: latency plot drew {lat.get(i)} CE->CNP latencies, the summary's rows have {want}")
         p = seen.get(i)
         if not p:
             fail(f"{name}: no PSN-time plot for row {i}")
             continue
         pts = s["points"] if s["mode"] == "exact" else s["marks"]
-        reqs = [k for k in range(pts["n"]) if pts["kind"][k] == RK_REQ]
+        cps = [k for k in range(pts["n"]) if pts["flags"][k] & RF_COPY]
+        theirs = [rep["series"][j] for j in pair["rows"] if j != i]
+        if theirs and theirs[0] and theirs[0]["mode"] != "none":
+            q = theirs[0]["points"] if theirs[0]["mode"] == "exact" else theirs[0]["marks"]
+            cps += [k for k in range(q["n"]) if q["flags"][k] & RF_COPY and q["kind"][k] != RK_REQ]
+        if int(p["data-copies"]) != len(cps):
+            fail(f"{name}: row {i}: PSN plot drew {p['data-copies']} copies, the JSON has {len(cps)}")
+        reqs = [k for k in range(pts["n"]) if pts["kind"][k] == RK_REQ and not pts["flags"][k] & RF_COPY]
         retx = [k for k in reqs if pts["flags"][k] & RF_RETX]
         if int(p["data-requests"]) != len(reqs) or int(p["data-retransmissions"]) != len(retx):
             fail(f"{name}: row {i}: PSN plot drew {p['data-requests']} requests / {p['data-retransmissions']} resends, "
@@ -658,6 +719,53 @@ def check_dom(name, dom, rep, rows):
             fail(f"{name}: row {i}: PSN plot drew {p['data-points']} points for {len(reqs)} requests")
         if p.get("data-mode") != s["mode"] and s["mode"] == "bins":
             fail(f"{name}: row {i}: binned stream drawn as {p.get('data-mode')}")
+
+
+def tamper_pauses(rep):
+    rep["pauses"]["len"][0] += 1.0  # one pause 1 µs longer
+
+
+def tamper_cnps(rep):
+    for s in rep["series"]:
+        c = s and s.get("cong")
+        if c and c["mode"] == "exact" and RK_CNP in c["points"]["kind"]:
+            c["points"]["kind"][c["points"]["kind"].index(RK_CNP)] = RK_CE_MISSED  # a CNP drawn as missed
+            return
+
+
+def tamper_latency(rep):
+    for s in rep["series"]:
+        c = s and s.get("cong")
+        if c and c["lat_hist"]:
+            c["lat_hist"][0][2] += 1
+            return
+
+
+# pages drawn again from wrong data (their rd-report changed, the summary's blocks not): the
+# checks must see it
+TAMPER = {"gen_pfc_timeline": [tamper_pauses], "gen_cnp_matching": [tamper_cnps, tamper_latency]}
+
+
+def tamper(browser, name, page, text, b, tmp):
+    for f in TAMPER[name]:
+        rep = json.loads(json.dumps(b["rd-report"]))
+        f(rep)
+        bad = os.path.join(tmp, name + "-" + f.__name__ + ".html")
+        body = json.dumps(rep, separators=(",", ":")).replace("<", "\\u003c")
+        with open(bad, "w", encoding="utf-8") as out:
+            out.write(re.sub(r'(<script type="application/json" id="rd-report">).*?(</script>)',
+                             lambda m: m.group(1) + body + m.group(2), text, count=1, flags=re.S))
+        noise, dom, _ = browser.open("file://" + bad + "#all", screenshot=False)
+        before = len(failures)
+        expecting[0] = True
+        check_dom(name + " (" + f.__name__ + ")", dom, rep, b["rd-streams"]["streams"]["rows"], b["rd-summary"])
+        expecting[0] = False
+        caught = failures[before:]
+        del failures[before:]
+        if noise or not caught:
+            fail(f"{name}: {f.__name__}: a page drawn from wrong data passed (console {noise})")
+        else:
+            print(f"ok {name}: {f.__name__} caught: {caught[0]}")
 
 
 def cmd_browser(args):
@@ -688,7 +796,9 @@ def cmd_browser(args):
             noise, dom, png = browser.open("file://" + os.path.abspath(page) + "#all")
             for n in noise:
                 fail(f"{name}: {n}")
-            check_dom(name, dom, b["rd-report"], b["rd-streams"]["streams"]["rows"])
+            check_dom(name, dom, b["rd-report"], b["rd-streams"]["streams"]["rows"], b["rd-summary"])
+            if name in TAMPER:
+                tamper(browser, name, page, text, b, tmp)
             shot = os.path.join(args.out, name + ".png")
             with open(shot, "wb") as f:
                 f.write(png)

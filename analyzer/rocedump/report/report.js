@@ -319,9 +319,11 @@
 		main.append(sec);
 		const rows = streams.rows;
 		const t = el('table', { id: 'rd-pairs' });
-		t.append(el('tr', {}, ...['#', 'pair', 'streams (source > destination QP)', 'tr', 'packets', 'bytes', 'errors', 'warnings', 'retx', 'gaps', 'timeouts', 'NAKs',
-			'lost before/after capture', 'copies', 'response p50/p99 µs']
-			.map((h, i) => el('th', { class: i >= 4 || i === 1 ? 'n' : '', text: h }))));
+		const heads = [['#', 'rank by trouble'], ['pair', 'pair id, as --summary'], ['streams (source > destination QP)', ''], ['tr', 'transport of each direction\'s requests'],
+			['pkts', 'packets'], ['bytes', 'bytes'], ['err', 'error events'], ['warn', 'warning events'], ['retx', 'retransmissions'], ['gaps', 'PSN gaps'],
+			['tmo', 'timeout resends'], ['NAKs', 'NAKs and RNR NAKs'], ['lost before / after capture', 'requests lost before the capture point (never seen) / after it (seen, then NAKed or timed out)'],
+			['copies', 'frames seen twice (another interface or mirror point): in no other count'], ['resp. p50/p99 µs', 'response time (request to its response at the capture point)']];
+		t.append(el('tr', {}, ...heads.map(([h, title], i) => el('th', { class: i >= 4 || i === 1 ? 'n' : '', text: h, title: title || h }))));
 		sec.append(t);
 		const opened = [];
 		const addRow = p => {
