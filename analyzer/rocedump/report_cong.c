@@ -4,7 +4,7 @@
  *     whose CNP never came (RoCEv2, IBTA Annex A17.9): points up to REPORT_CONG_EXACT, then
  *     counts per time bin (tbins.h), and a half-octave histogram of the latencies;
  *   - over the capture, each PFC/PAUSE interval of a source MAC and priority (IEEE 802.1Qbb,
- *     802.3 Annex 31B) as it ended, and those still on at the end from the analyzer's rows; the
+ *     802.3 Annex 31B) as a frame ended it, and the others from the analyzer's rows; the
  *     RoCE frames sent into a pause (pfc.traffic_while_paused).
  * The counts are the analyzer's: each outcome it counts in the summary comes here once. */
 #include "report_data.h"
@@ -203,7 +203,7 @@ void report_cong_put_series(FILE *out, const struct rstream *s, int64_t t0)
 	fputc('}', out);
 }
 
-/* A pause still on at the capture's end, from the analyzer's row. */
+/* A pause no frame ended (its timer ran out unseen, or the capture ended), from the analyzer's row. */
 static void open_pause(const struct roce_pfc_row *row, void *user)
 {
 	struct report *r = user;

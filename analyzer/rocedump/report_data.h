@@ -139,7 +139,7 @@ struct report {
 #define REPORT_INTO_PAUSE_MAX 4096 /* frames sent into a pause kept */
 #define RP_STORM 1u
 #define RP_EXPIRED 2u
-#define RP_OPEN 4u                 /* still on at the capture's end, clipped there */
+#define RP_OPEN 4u                 /* ended by no frame: at its timer's end or the capture's */
 struct rpause {
 	int64_t start, len;       /* ns */
 	uint8_t src[6];

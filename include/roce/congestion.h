@@ -41,8 +41,9 @@ struct roce_pfc_row {
 	uint64_t storms;
 	int64_t paused_ns;         /* the union of the pause intervals, clipped at the capture's end */
 	int64_t longest_ns;        /* the longest continuous pause */
-	bool open;                 /* a pause still on at the capture's end: [open_start_ns, open_end_ns), */
-	int64_t open_start_ns, open_end_ns; /* its end clipped at the capture's end (in paused_ns) */
+	bool open;                 /* a pause not ended by a frame (no XON, and no later frame of the */
+	int64_t open_start_ns, open_end_ns; /* source after its timer ran out): [start, end), its end the
+				    * timer's or the capture's, whichever came first (in paused_ns) */
 	bool open_storm;           /* ... and it was a storm */
 };
 
@@ -87,7 +88,7 @@ struct roce_cong_outcome {
 };
 typedef void (*roce_cong_fn)(const struct roce_cong_outcome *o, void *user);
 /* fn (NULL: none) gets every outcome from the next frame analyzed on, in capture order; pauses
- * still on at the end are in roce_analyzer_pfc_foreach's rows (open). */
+ * no frame ended are in roce_analyzer_pfc_foreach's rows (open). */
 ROCE_API void roce_analyzer_on_congestion(struct roce_analyzer *a, roce_cong_fn fn, void *user);
 
 #ifdef __cplusplus

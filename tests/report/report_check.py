@@ -4,16 +4,22 @@
     report_check.py json    --rocedump P --gencaps P --captures DIR --out DIR
     report_check.py browser --rocedump P --gencaps P --captures DIR --out DIR [--chromium P]
 
-json: for each capture below (lossy, reordered, clean, ECN/CNP, RoCEv1, IPv6, mirrored, made
-here: one stream over the exactness threshold, 300 queue pairs), `rocedump -q --report` is run
-and the page's JSON blocks are checked against rocedump itself:
+json: for each capture below (lossy, reordered, clean, ECN/CNP, PFC/PAUSE, copies, RoCEv1, IPv6,
+mirrored, made here: one stream over the exactness threshold, 300 queue pairs, CNPs over the
+congestion outcomes' threshold), `rocedump -q --report` is run and the page's JSON blocks are
+checked against rocedump itself:
   - rd-summary equals `rocedump -q -T json`'s summary object, rd-streams equals
     `rocedump -q --summary -T json`'s streams object (pairs, counts, quantiles);
   - every stream plotted point by point has one point per frame rocedump's per-frame JSON puts on
     it (source, destination, QP), with its frame number, PSN, bytes and retransmission flag, and
     as many points as the analyzer counted packets; a binned stream's bins add up to its row's
     requests and bytes;
-  - pairs are in trouble order, each listed pair's rows are its rows.
+  - pairs are in trouble order, each listed pair's rows are its rows;
+  - copies are flagged on their points and in no count but the row's copies;
+  - per stream, the CNPs answering its CE marks (and the unexpected ones), its CE marks left
+    without a CNP (at a CE-marked frame of the stream) and the CE->CNP latencies are the row's
+    congestion figures; per source MAC and priority, the pause intervals add up to the summary's
+    paused time, their longest is its longest, their storms its storms.
 Hostile inputs (made here: truncated mid-record, bytes mangled, one frame, no RoCE at all, no
 frames) give a page too, with the exit status rocedump gives without --report.
 
@@ -21,8 +27,11 @@ browser: each page (the same captures, the hostile ones included) is opened in h
 Chromium with every plotted pair open (#all); the test fails on any console message, reads the
 DOM after the scripts ran (--dump-dom) and checks that the page finished (data-ready), that
 every plot the JSON calls for was drawn with the number of points the JSON holds (data-points
-per plot: PSN-time requests and retransmissions), and takes a screenshot of each page into
---out. Exit 77 (skip) when Chromium is not installed.
+per plot: PSN-time requests, retransmissions and copies), that the congestion plots drew the
+summary's figures (per priority the paused time and storms; per pair the CNPs, missed CNPs and
+CE->CNP latencies), and takes a screenshot of each page into --out. Pages drawn again from wrong
+data (their rd-report block changed) must fail these checks. Exit 77 (skip) when Chromium is not
+installed.
 """
 import argparse
 import base64
@@ -62,6 +71,7 @@ CAPTURES = [
     "rxe/write_bw_ecn_part.pcap",
     "rxe/write_bw_dup.pcap",       # copies: the same packets twice
     "rxe/host-taps-loss.pcapng",   # copies seen on two taps
+    "rxe/rc_pingpong_peer_dies.pcap",  # timeouts until the retry count runs out
 ]
 
 RK_REQ = 0
@@ -169,9 +179,14 @@ def make_inputs(args, tmp):
     return made
 
 
+# inputs read with options of their own (the same for every run of rocedump on them)
+OPTIONS = {"pfc_storms": ["--pfc-storm-ms", "1"]}  # pfc_timeline's 1.7 ms pause refreshed past 1 ms: a storm
+
+
 def all_inputs(args, tmp):
     ins = [(os.path.splitext(c.replace("/", "_"))[0], os.path.join(args.captures, c), False) for c in CAPTURES
            if os.path.exists(os.path.join(args.captures, c))]
+    ins.append(("pfc_storms", os.path.join(args.captures, "gen/pfc_timeline.pcap"), False))
     if len(ins) < 10:
         fail("captures missing under " + args.captures)
     return ins + make_inputs(args, tmp)
@@ -179,8 +194,8 @@ def all_inputs(args, tmp):
 
 def make_report(args, name, path, outdir):
     page = os.path.join(outdir, name + ".html")
-    r = run([args.rocedump, "-q", "-r", path, "--report", page])
-    plain = run([args.rocedump, "-q", "-r", path])
+    r = run([args.rocedump, "-q", "-r", path, "--report", page] + OPTIONS.get(name, []))
+    plain = run([args.rocedump, "-q", "-r", path] + OPTIONS.get(name, []))
     if r.returncode != plain.returncode or r.stdout != plain.stdout:
         fail(f"{name}: --report changed rocedump's output or exit status ({r.returncode} vs {plain.returncode})")
     if not os.path.exists(page):
@@ -363,11 +378,11 @@ def check_json(args, name, path, page, hostile):
     if set(b) != {"rd-summary", "rd-streams", "rd-report"}:
         fail(f"{name}: JSON blocks {sorted(b)}")
         return
-    q = run([args.rocedump, "-q", "-T", "json", "-r", path])
+    q = run([args.rocedump, "-q", "-T", "json", "-r", path] + OPTIONS.get(name, []))
     qsum = json.loads(q.stdout.splitlines()[0]) if q.stdout else None
     if b["rd-summary"] != qsum:
         fail(f"{name}: rd-summary differs from rocedump -q -T json's summary")
-    s = run([args.rocedump, "-q", "--summary", "-T", "json", "-r", path])
+    s = run([args.rocedump, "-q", "--summary", "-T", "json", "-r", path] + OPTIONS.get(name, []))
     lines = [json.loads(x) for x in s.stdout.splitlines()]
     st = [x for x in lines if "streams" in x]
     rep = b["rd-report"]
@@ -396,7 +411,7 @@ def check_json(args, name, path, page, hostile):
         fail(f"{name}: the timeline's frames/bytes differ from the summary's")
     if sum(tl["info"]) + sum(tl["warn"]) + sum(tl["error"]) != sum(summ["events"].values()):
         fail(f"{name}: the timeline's events differ from the summary's")
-    j = run([args.rocedump, "-T", "json", "-r", path])
+    j = run([args.rocedump, "-T", "json", "-r", path] + OPTIONS.get(name, []))
     frames = [json.loads(x) for x in j.stdout.splitlines()]
     exact = binned = 0
     check_pauses(name, b["rd-summary"], rep)
@@ -725,6 +740,11 @@ def tamper_pauses(rep):
     rep["pauses"]["len"][0] += 1.0  # one pause 1 µs longer
 
 
+def tamper_storm(rep):
+    f = rep["pauses"]["flags"]
+    f[next(i for i in range(len(f)) if f[i] & RP_STORM)] &= ~RP_STORM  # a storm drawn as a pause
+
+
 def tamper_cnps(rep):
     for s in rep["series"]:
         c = s and s.get("cong")
@@ -743,7 +763,7 @@ def tamper_latency(rep):
 
 # pages drawn again from wrong data (their rd-report changed, the summary's blocks not): the
 # checks must see it
-TAMPER = {"gen_pfc_timeline": [tamper_pauses], "gen_cnp_matching": [tamper_cnps, tamper_latency]}
+TAMPER = {"gen_pfc_timeline": [tamper_pauses], "pfc_storms": [tamper_storm], "gen_cnp_matching": [tamper_cnps, tamper_latency]}
 
 
 def tamper(browser, name, page, text, b, tmp):

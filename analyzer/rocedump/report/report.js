@@ -92,8 +92,9 @@
 	/* Tick labels of a time axis in seconds: in s, ms or µs, with the digits the step needs. */
 	function timeTicks(u, vals) {
 		const step = vals.length > 1 ? Math.abs(vals[1] - vals[0]) : Math.abs(vals[0] || 1);
-		const [mul, unit] = step >= 0.5 ? [1, ' s'] : step >= 5e-4 ? [1e3, ' ms'] : [1e6, ' µs'];
-		const digits = Math.max(0, Math.min(6, -Math.floor(Math.log10(step * mul) + 1e-9)));
+		const [mul, unit] = step >= 0.1 ? [1, ' s'] : step >= 1e-4 ? [1e3, ' ms'] : [1e6, ' µs'];
+		let digits = 0;  /* as many as the step has: 2.5 ms steps get one */
+		while (digits < 6 && Math.abs(Math.round(step * mul * 10 ** digits) - step * mul * 10 ** digits) > 1e-6 * 10 ** digits) digits++;
 		return vals.map(v => (v * mul).toFixed(digits) + unit);
 	}
 	function pointSeries(label, color, size) {
@@ -242,8 +243,9 @@
 			sec.append(el('h3', { text: 'ECN and CNPs by stream' }),
 				el('p', { class: 'note', text: 'Packets by ECN codepoint; CNPs from the destination answering the stream\'s CE marks; CE marks left without a CNP (cnp.missing) or still waiting at the end; CE mark → CNP latency.' }),
 				table(['pair', 'stream', 'source > destination QP', { class: 'n', text: 'not-ECT' }, { class: 'n', text: 'ECT(0)' }, { class: 'n', text: 'ECT(1)' },
-					{ class: 'n', text: 'CE' }, { class: 'n', text: 'CNPs' }, { class: 'n', text: 'unexpected' }, { class: 'n', text: 'missing' }, { class: 'n', text: 'pending' },
-					{ class: 'n', text: 'CE→CNP p50 / p99 / max' }, { class: 'n', text: 'FECN/BECN' }],
+					{ class: 'n', text: 'CE' }, { class: 'n', text: 'CNPs' }, { class: 'n', text: 'unexp.', title: 'CNPs answering no CE mark (cnp.unexpected)' },
+					{ class: 'n', text: 'missing', title: 'CE marks due a CNP that did not come (cnp.missing)' }, { class: 'n', text: 'pending', title: 'CE marks still waiting for a CNP at the end' },
+					{ class: 'n', text: 'CE→CNP p50 / p99 / max' }, { class: 'n', text: 'F/BECN' }],
 				rows.map(r => { const c = r.congestion, l = c.ce_to_cnp_ns; return [num(r.pair), num(r.stream), { class: 'mono', text: endpoint(r) },
 					num(c.ecn.not_ect), num(c.ecn.ect0), num(c.ecn.ect1), num(c.ecn.ce), num(c.cnps), num(c.cnp_unexpected),
 					{ class: c.cnp_missing ? 'n sev-warn' : 'n', text: fmtInt(c.cnp_missing) }, num(c.cnp_pending),
@@ -251,8 +253,9 @@
 		}
 	}
 
-	/* Per priority: a lane per source MAC, its pause intervals as bars (storms red, a pause still
-	 * on at the end hatched), and ticks where RoCE frames went toward it inside a pause. */
+	/* Per priority: a lane per source MAC, its pause intervals as bars (storms red; lighter, a pause
+	 * no frame ended: its timer ran out unseen, or the capture ended), and ticks where RoCE frames
+	 * went toward it inside a pause. */
 	function pauseTimelines(sec, pfc, rep) {
 		const P = rep.pauses, into = points(rep.into_pause.points);
 		const prios = [...new Set(pfc.map(r => r.priority))].sort((a, b) => (a < 0) - (b < 0) || a - b);
@@ -289,13 +292,13 @@
 			const xs = [0, t1 || 1e-6];
 			const box = plot(sec, 'pfc', undefined, (prio < 0 ? 'PAUSE (all traffic)' : 'PFC priority ' + prio) + ': paused intervals per source MAC' +
 				(storms ? ' (' + storms + ' storm' + (storms > 1 ? 's' : '') + ' in red)' : '') + (ticks.length ? ', black ticks: RoCE frames sent into a pause' : ''),
-				'time since the first frame', 'source MAC',
+				'time since the first frame', 'source',
 				[{ label: 'paused', stroke: COLOR.pause, fill: COLOR.pause, points: { show: false }, paths: () => null },
 					{ label: 'storm', stroke: COLOR.storm, fill: COLOR.storm, points: { show: false }, paths: () => null }],
 				[xs, [null, null], [null, null]], {
-					height: Math.max(90, 50 + 30 * lanes.length), legend: { show: false },
+					height: 90 + 28 * lanes.length, legend: { show: false },
 					scales: { x: { time: false, range: () => [0, xs[1]] }, y: { range: () => [-0.5, lanes.length - 0.5] } },
-					axes: [{ label: 'time since the first frame' }, { label: 'source MAC', size: 150, splits: () => lanes.map((_, i) => i), values: (u, v) => v.map(i => lanes[i] || '') }],
+					axes: [{ label: 'time since the first frame' }, { label: 'source', size: 150, space: 8, splits: () => lanes.map((_, i) => i), values: (u, v) => v.map(i => lanes[i] || '') }],
 					hooks: { draw: [drawRects] },
 				});
 			box.dataset.points = String(iv.length);
