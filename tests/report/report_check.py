@@ -84,6 +84,7 @@ RF_COPY = 512
 RF_UNEXPECTED = 1024
 RK_CNP, RK_CE_MISSED = 6, 7
 RP_STORM = 1
+PFC_LANES = 32  # source MACs a pause timeline draws (report.js), the longest paused
 
 failures = []
 timed = {"recoveries": 0, "timeout ages": 0, "response times": 0}  # checked against the summary
@@ -145,6 +146,23 @@ def make_inputs(args, tmp):
     for k in range(600):
         for r in recs:
             out += struct.pack("<I", struct.unpack_from("<I", r)[0] + k) + r[4:]
+    # PFC from 40 source MACs (more than a pause timeline's 32 lanes): each pauses priority 3
+    # three times, for (k + 1) * 10 us, ended by XON
+    pfc = bytearray(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    frames = []
+    for k in range(40):
+        for n in range(3):
+            t = 1000 * n + k * 0.5                             # us
+            for q, at in ((0xffff, t), (0, t + (k + 1) * 10)):
+                fr = bytes.fromhex("0180c2000001") + bytes([2, 0, 0, 0, 1, k]) + bytes.fromhex("88080101") + \
+                    struct.pack(">H", 1 << 3) + b"".join(struct.pack(">H", q if i == 3 else 0) for i in range(8))
+                frames.append((at, fr + bytes(60 - len(fr))))
+    for at, fr in sorted(frames, key=lambda x: x[0]):
+        pfc += struct.pack("<IIII", 1700000000, int(at), len(fr), len(fr)) + fr
+    sources = os.path.join(tmp, "pfc_40_sources.pcap")
+    with open(sources, "wb") as f:
+        f.write(pfc)
+    made.append(("pfc_40_sources", sources, False))
     cnps = os.path.join(tmp, "cnp_many.pcap")
     with open(cnps, "wb") as f:
         f.write(out)
@@ -689,14 +707,18 @@ def check_dom(name, dom, rep, rows, doc):
     # pause timelines: per priority, the paused time and storms of the summary's rows
     for prio in {r["priority"] for r in pfc_rows(doc)}:
         p = pfc.get(prio)
-        rs = [r for r in pfc_rows(doc) if r["priority"] == prio]
+        rs = sorted((r for r in pfc_rows(doc) if r["priority"] == prio), key=lambda r: -r["paused_ns"])[:PFC_LANES]
+        srcs = {r["src"] for r in rs}
         P = rep["pauses"]
         if not p:
             fail(f"{name}: no pause timeline for priority {prio}")
             continue
         got = (round(float(p["data-paused-us"]) * 1000), int(p["data-storms"]), int(p["data-points"]), int(p["data-into"]))
-        into = sum(1 for k in range(rep["into_pause"]["points"]["n"]) if rep["into_pause"]["points"]["code"][k] in ((8,) if prio < 0 else (prio,)))
-        want = (sum(r["paused_ns"] for r in rs), sum(r["storms"] for r in rs), sum(1 for x in P["priority"] if x == prio), into)
+        ip = rep["into_pause"]["points"]
+        into = sum(1 for k in range(ip["n"]) if ip["code"][k] == (8 if prio < 0 else prio)
+                   and ":".join(f"{ip['psn'][k]:012x}"[j:j + 2] for j in range(0, 12, 2)) in srcs)
+        want = (sum(r["paused_ns"] for r in rs), sum(r["storms"] for r in rs),
+                sum(1 for x, m in zip(P["priority"], P["src"]) if x == prio and m in srcs), into)
         if not P["dropped"] and got != want:
             fail(f"{name}: priority {prio}: timeline drew (paused ns, storms, intervals, frames into a pause) {got}, summary and JSON {want}")
     for i, s in psn.items():

@@ -22,6 +22,7 @@
 	};
 	const PLOT_W = 880, PLOT_H = 250;
 	const TABLE_PAGE = 200;  /* pairs shown in the table at first, and per click */
+	const PFC_LANES = 32;    /* source MACs a pause timeline draws */
 
 	let plotsDrawn = 0;
 
@@ -262,10 +263,13 @@
 		const t1 = rep.span_us / 1e6;
 		if (P.dropped) sec.append(el('p', { class: 'note', text: fmtInt(P.dropped) + ' pause intervals past the first ' + fmtInt(P.n) + ' are not drawn.' }));
 		for (const prio of prios) {
-			const lanes = pfc.filter(r => r.priority === prio).map(r => r.src);
+			/* the sources paused longest first, up to PFC_LANES of them */
+			const all = pfc.filter(r => r.priority === prio).sort((a, b) => b.paused_ns - a.paused_ns);
+			const lanes = all.slice(0, PFC_LANES).map(r => r.src);
+			if (all.length > lanes.length) sec.append(el('p', { class: 'note', text: (prio < 0 ? 'PAUSE' : 'Priority ' + prio) + ': the ' + PFC_LANES + ' sources paused longest of ' + fmtInt(all.length) + ' are drawn.' }));
 			const iv = [];
 			for (let i = 0; i < P.n; i++)
-				if (P.priority[i] === prio) iv.push({ lane: lanes.indexOf(P.src[i]), t: P.start[i] / 1e6, len: P.len[i] / 1e6, flags: P.flags[i] });
+				if (P.priority[i] === prio && lanes.includes(P.src[i])) iv.push({ lane: lanes.indexOf(P.src[i]), t: P.start[i] / 1e6, len: P.len[i] / 1e6, flags: P.flags[i] });
 			const ticks = into.filter(q => (q.code === 8 ? -1 : q.code) === prio).map(q => ({ lane: lanes.indexOf(macOf(q.psn)), t: q.t, frame: q.frame }))
 				.filter(q => q.lane >= 0);
 			const storms = iv.filter(v => v.flags & RP.STORM).length;
