@@ -1,5 +1,6 @@
-/* report_data.h: what --report collects while frames arrive (internal to report.c and
- * report_page.c): points and bins per stream, the capture's event timeline. */
+/* report_data.h: what --report collects while frames arrive (internal to report.c,
+ * report_cong.c and report_page.c): points and bins per stream, its congestion outcomes, the
+ * capture's event timeline and pause intervals. */
 #ifndef ROCEDUMP_REPORT_DATA_H
 #define ROCEDUMP_REPORT_DATA_H
 
