@@ -55,6 +55,7 @@ struct options {
 	bool streams;              /* --summary */
 	uint32_t max_streams;      /* --max-streams */
 	uint32_t pmtu;             /* --pmtu */
+	int64_t copy_window_us;    /* --copy-window-us: 0 default (1000), -1 off */
 	enum out_format format;
 	unsigned threads;          /* --threads; 0 = pipeline_default_threads() */
 	unsigned batch;            /* --batch */
@@ -134,6 +135,10 @@ static void usage(FILE *f)
 		"      --max-streams N  streams the transport analysis tracks at once (default 2097152:\n"
 		"                     1 M queue pairs, both directions)\n"
 		"      --pmtu N       the path MTU (256, 512, 1024, 2048, 4096); default: learned per stream\n"
+		"      --copy-window-us N\n"
+		"                     a packet seen again within N microseconds on another interface or\n"
+		"                     mirror point is a copy (frame.copy), not a resend (default 1000;\n"
+		"                     0: copies are not looked for)\n"
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
 		"      --link-speed S the link's speed for PFC/PAUSE quanta (512 bit times each): e.g.\n"
 		"                     10G, 25G, 100G (default), 400G; bits per second, K/M/G/T suffix\n"
@@ -210,7 +215,7 @@ static char *join_words(int argc, char **argv)
 enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
 	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_REPORT, OPT_REPORT_PLOTS,
-	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE,
+	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE, OPT_COPY_WINDOW,
 	OPT_LINK_SPEED, OPT_PFC_STORM, OPT_DSCP_PRIO, OPT_CNP_INTERVAL, OPT_CNP_TIMEOUT,
 };
 
@@ -218,55 +223,6 @@ enum {
 static bool parse_count(const char *s, unsigned long long min, unsigned long long max, unsigned long long *v)
 {
 	return parse_uint(s, max, v) && *v >= min;
-}
-
-/* --link-speed: N with an optional K, M, G or T (decimal) suffix, in bits per second. */
-static bool parse_speed(const char *arg, uint64_t *bps)
-{
-	char num[24];
-	size_t n = strlen(arg);
-	unsigned long long v, mult = 1;
-	if (n == 0 || n >= sizeof(num))
-		return false;
-	memcpy(num, arg, n + 1);
-	switch (num[n - 1]) {
-	case 'k': case 'K': mult = 1000ULL; break;
-	case 'm': case 'M': mult = 1000000ULL; break;
-	case 'g': case 'G': mult = 1000000000ULL; break;
-	case 't': case 'T': mult = 1000000000000ULL; break;
-	default: break;
-	}
-	if (mult > 1)
-		num[n - 1] = '\0';
-	if (!parse_uint(num, 1000000, &v) || v == 0 || v * mult < 1000000ULL)  /* 1 Mb/s .. 1 Pb/s */
-		return false;
-	*bps = v * mult;
-	return true;
-}
-
-/* --dscp-prio: DSCP=PRIORITY pairs, comma-separated; the DSCPs not named keep DSCP >> 3. */
-static bool parse_dscp_map(const char *arg, struct roce_congestion_config *c)
-{
-	char buf[512];
-	size_t n = strlen(arg);
-	if (n >= sizeof(buf) || !n || arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,"))
-		return false;  /* no empty items */
-	memcpy(buf, arg, n + 1);
-	for (unsigned d = 0; d < 64; d++)
-		c->dscp_prio[d] = (uint8_t)(d >> 3);
-	char *save = NULL;
-	for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '=');
-		unsigned long long d, prio;
-		if (!eq)
-			return false;
-		*eq = '\0';
-		if (!parse_uint(item, 63, &d) || !parse_uint(eq + 1, 7, &prio))
-			return false;
-		c->dscp_prio[d] = (uint8_t)prio;
-	}
-	c->dscp_map = true;
-	return true;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -279,6 +235,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"summary", no_argument, NULL, OPT_SUMMARY},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 		{"pmtu", required_argument, NULL, OPT_PMTU},
+		{"copy-window-us", required_argument, NULL, OPT_COPY_WINDOW},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"batch", required_argument, NULL, OPT_BATCH},
 		{"nano", no_argument, NULL, OPT_NANO},
@@ -467,6 +424,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return fail_usage("invalid stream count", optarg);
 			o->max_streams = (uint32_t)v;
 			break;
+		case OPT_COPY_WINDOW:
+			if (!parse_uint(optarg, 60000000, &v))
+				return fail_usage("invalid copy window (0 to 60000000 microseconds)", optarg);
+			o->copy_window_us = v ? (int64_t)v : -1;
+			break;
 		case OPT_PMTU:
 			if (!parse_uint(optarg, 4096, &v) || v < 256 || (v & (v - 1)))
 				return fail_usage("invalid path MTU (256, 512, 1024, 2048 or 4096)", optarg);
@@ -492,7 +454,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->report_plots_set = true;
 			break;
 		case OPT_LINK_SPEED:
-			if (!parse_speed(optarg, &o->congestion.link_bps))
+			if (!roce_parse_link_speed(optarg, &o->congestion.link_bps))
 				return fail_usage("invalid link speed (e.g. 25G, 100G, 400G)", optarg);
 			o->print.link_bps = o->congestion.link_bps;
 			break;
@@ -502,7 +464,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->congestion.pfc_storm_ns = (int64_t)v * 1000000;
 			break;
 		case OPT_DSCP_PRIO:
-			if (!parse_dscp_map(optarg, &o->congestion))
+			if (!roce_parse_dscp_map(optarg, &o->congestion))
 				return fail_usage("invalid DSCP to priority map (DSCP=PRIORITY,...: 0-63=0-7)", optarg);
 			break;
 		case OPT_CNP_INTERVAL:
@@ -696,6 +658,7 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 		return false;
 	sc->n++;
 	sc->offset += f->caplen + sc->record_overhead;
+	pkt->capture_if = f->iface;  /* copies: the pcapng interface */
 	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out && !sc->rep ? NULL : &findings);
 	summary_add(sc->sum, pkt);
 	if (sc->rep)  /* every frame analyzed, as the summary: -Y selects what is printed */
@@ -817,7 +780,8 @@ int main(int argc, char **argv)
 		free_options(&o);
 		return rc;
 	}
-	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu, .congestion = &o.congestion};
+	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu, .congestion = &o.congestion,
+					    .copy_window_us = o.copy_window_us};
 	char aerr[ROCE_ERRBUF_SIZE];
 	struct roce_analyzer *an = roce_analyzer_new(&acfg, aerr);
 	if (!an) {
@@ -862,6 +826,7 @@ int main(int argc, char **argv)
 			free_options(&o);
 			return EXIT_USAGE;
 		}
+		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
 	}
 	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
 	struct pipeline_config pcfg = {
@@ -905,7 +870,7 @@ int main(int argc, char **argv)
 		if (o.format == OUT_JSON)
 			streams_print_json(an, input_capstats(&in), stdout);
 		else
-			streams_print_text(an, input_capstats(&in), stdout);
+			streams_print_text(an, input_capstats(&in), o.print.verbose > 0, stdout);
 	} else if (o.quiet && o.format == OUT_TEXT && n_streams > QUIET_TABLE_MAX) {
 		printf("streams: %" PRIu64 " (evicted %" PRIu64 "); --summary lists them\n", n_streams,
 		       roce_analyzer_evictions(an));

@@ -213,7 +213,8 @@ static const struct col_spec bin_cols[] = {
 	COL(struct sbin, req, CK_U32), COL(struct sbin, retx, CK_U32), COL(struct sbin, ooo, CK_U32),
 	COL(struct sbin, gap, CK_U32), COL(struct sbin, tmo, CK_U32), COL(struct sbin, msgs, CK_U32),
 	COL(struct sbin, acks, CK_U32), COL(struct sbin, naks, CK_U32), COL(struct sbin, rresp, CK_U32),
-	COL(struct sbin, other, CK_U32), COL(struct sbin, ce, CK_U32), COL(struct sbin, bytes, CK_U64),
+	COL(struct sbin, other, CK_U32), COL(struct sbin, ce, CK_U32), COL(struct sbin, copies, CK_U32),
+	COL(struct sbin, bytes, CK_U64),
 	COL_IF(struct sbin, psn_lo, CK_I64, req), COL_IF(struct sbin, psn_hi, CK_I64, req),
 	COL_IF(struct sbin, ack_hi, CK_I64, acks), COL_IF(struct sbin, rr_lo, CK_I64, rresp),
 	COL_IF(struct sbin, rr_hi, CK_I64, rresp), COL(struct sbin, rt_n, CK_U32),
@@ -230,22 +231,12 @@ static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
 	put_dur_us(out, d->tb.width);
 	fprintf(out, ",\"n\":%" PRIu32, n);
 	put_columns(out, d->bins, sizeof(d->bins[0]), n, bin_cols, sizeof(bin_cols) / sizeof(bin_cols[0]), t0);
-	/* the stream's half-octave histogram of response times [lo_us, hi_us, count] */
-	fputs(",\"rt_hist\":[", out);
-	const char *sep = "";
-	for (unsigned k = 0; k < RT_BUCKETS; k++) {
-		if (!d->rt_hist[k])
-			continue;
-		/* bucket 0: [0, 1); 1 + 2j: [2^j, 2^j·√2); 2 + 2j: [2^j·√2, 2^(j+1)) */
-		double lo = k == 0 ? 0 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 1.4142135623730951 : 1);
-		double hi = k == 0 ? 1 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 2 : 1.4142135623730951);
-		fprintf(out, "%s[%.3f,%.3f,%" PRIu64 "]", sep, lo, hi, d->rt_hist[k]);
-		sep = ",";
-	}
-	fputc(']', out);
+	/* the stream's half-octave histogram of response times */
+	fputs(",\"rt_hist\":", out);
+	report_put_hist(out, d->rt_hist);
 	fputs(",\"marks\":", out);
 	put_points(out, d->marks, d->n_marks, t0);
-	fprintf(out, ",\"marks_dropped\":%" PRIu32 "}", d->marks_dropped);
+	fprintf(out, ",\"marks_dropped\":%" PRIu32, d->marks_dropped);  /* the caller closes it */
 }
 
 static void put_series(FILE *out, const struct rstream *s, int64_t t0)
@@ -256,6 +247,8 @@ static void put_series(FILE *out, const struct rstream *s, int64_t t0)
 		fputs("{\"mode\":\"none\",\"reason\":\"memory budget for the report's series exhausted\"}", out);
 	} else if (s->d) {
 		put_bins(out, s->d, t0);
+		report_cong_put_series(out, s, t0);
+		fputc('}', out);
 	} else {
 		struct rpoint *pts = malloc(((size_t)s->n + 1) * sizeof(*pts));
 		if (!pts) {
@@ -265,8 +258,9 @@ static void put_series(FILE *out, const struct rstream *s, int64_t t0)
 		rstream_decode(s, pts);
 		fputs("{\"mode\":\"exact\",\"points\":", out);
 		put_points(out, pts, s->n, t0);
-		fputc('}', out);
 		free(pts);
+		report_cong_put_series(out, s, t0);
+		fputc('}', out);
 	}
 }
 
@@ -354,7 +348,37 @@ static void put_report(FILE *out, const struct report *r, const struct report_se
 		else
 			fputs("null", out);
 	}
-	fputs("]}", out);
+	fputs("]", out);
+	report_cong_put(out, r, t0);
+	fputs("}", out);
+}
+
+/* ---- shared with report_cong.c ---- */
+
+void report_put_us(FILE *out, int64_t t, int64_t t0)
+{
+	put_us(out, t, t0);
+}
+
+void report_put_points(FILE *out, const struct rpoint *p, uint32_t n, int64_t t0)
+{
+	put_points(out, p, n, t0);
+}
+
+void report_put_hist(FILE *out, const uint64_t *hist)
+{
+	const char *sep = "";
+	fputc('[', out);
+	for (unsigned k = 0; k < RT_BUCKETS; k++) {
+		if (!hist[k])
+			continue;
+		/* bucket 0: [0, 1); 1 + 2j: [2^j, 2^j·√2); 2 + 2j: [2^j·√2, 2^(j+1)) */
+		double lo = k == 0 ? 0 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 1.4142135623730951 : 1);
+		double hi = k == 0 ? 1 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 2 : 1.4142135623730951);
+		fprintf(out, "%s[%.3f,%.3f,%" PRIu64 "]", sep, lo, hi, hist[k]);
+		sep = ",";
+	}
+	fputc(']', out);
 }
 
 /* ---- the page ---- */
