@@ -1,0 +1,39 @@
+#!/bin/bash
+# rocedump DUT harness: the host-side captures of test-live-dut.sh, run by run-pair.sh (HOST_CAPTURE) in
+# the DUT's namespace while the guests' RoCE traffic goes on. usage: live-capture.sh OUTDIR
+# (env ROCEDUMP = the rocedump to test, LIVE_IFACE = the tap, default rxetap1, the client guest's).
+# Three captures of the same tap at once, each from the kernel's own time stamps in nanoseconds:
+#   live.json      rocedump -i -T json -vv --summary --metrics-file live.prom   (frames, findings, streams)
+#   live-q.json    rocedump -i -q -T json -w live.pcapng --metrics 127.0.0.1:9319 (summary, written frames,
+#                  metrics served over HTTP; live-scrape.prom is the last scrape, taken before the end)
+#   tcpdump.pcap   tcpdump -w --time-stamp-precision nano                    (the offline reference)
+# Creates OUTDIR/host-capture.ready once all three listen; on SIGTERM (run-pair.sh's: a script started in
+# the background ignores SIGINT) scrapes the metrics, stops the three with SIGINT (their standard error:
+# *.err) and exits.
+set -u
+O=$1 R=${ROCEDUMP:?} IF=${LIVE_IFACE:-rxetap1} PORT=9319
+cd "$O" || exit 1
+P=()
+stop() {
+	sleep 1.5   # the metrics snapshot is at most ~1 s old: let it take the last frames in
+	curl -sf "http://127.0.0.1:$PORT/metrics" >live-scrape.prom || echo "live-capture: scrape failed"
+	kill -INT "${P[@]}" 2>/dev/null
+	wait "${P[@]}"
+	echo "live-capture: stopped"
+	exit 0
+}
+trap stop INT TERM
+"$R" -i "$IF" -T json -vv --summary --metrics-file live.prom >live.json 2>live.err &
+P+=($!)
+"$R" -i "$IF" -q -T json -w live.pcapng --metrics 127.0.0.1:$PORT >live-q.json 2>live-q.err &
+P+=($!)
+tcpdump -i "$IF" -s 0 -U --time-stamp-precision nano -w tcpdump.pcap 2>tcpdump.err &
+P+=($!)
+for _ in $(seq 300); do
+	[ "$(grep -l 'listening on' live.err live-q.err tcpdump.err 2>/dev/null | wc -l)" = 3 ] && break
+	sleep 0.1
+done
+echo "live-capture: listening on $IF: rocedump ${P[0]} and ${P[1]}, tcpdump ${P[2]}"
+sleep 0.3  # a fresh ring settles (tests/live/test-live.sh)
+touch host-capture.ready
+while :; do sleep 1 & wait $!; done  # until SIGTERM
