@@ -1,8 +1,10 @@
 #!/bin/bash
 # test-live.sh: rocedump -i on real interfaces (TAP). Two network namespaces joined by a veth pair
-# (live-a/live0a and live-b/live0b, IPv6 off so that no router solicitation mixes in; created and
-# removed here); tcpreplay sends the Ethernet captures of captures/ that no snapshot length cut into
-# live0a and rocedump captures on live0b:
+# (rocedump-live-PID-a/live0a and rocedump-live-PID-b/live0b, PID this script's, so that runs side by
+# side do not meet; IPv6 off so that no router solicitation mixes in; created here and removed on
+# every way out: the end, a failure, SIGINT, SIGTERM or SIGHUP, as meson's time limit sends), where
+# tcpreplay sends the Ethernet captures of captures/ that no snapshot length cut into live0a and
+# rocedump captures on live0b:
 #   - every frame seen, the same per-frame output as rocedump -r on the capture (time stamps off,
 #     and the ages derived from them masked), on 1, 2 and 3 threads, with a BPF filter, -T json;
 #     tcpdump's count lines; the JSON summary's live capture member;
@@ -18,7 +20,6 @@
 #   test-live.sh ROCEDUMP CAPTURES_DIR
 set -u
 R=$1 CAPS=$2
-NA=live-a NB=live-b
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
@@ -30,16 +31,20 @@ for tool in tcpreplay ip tc curl promtool setpriv tcpdump tshark capinfos; do
 	command -v $tool >/dev/null || { echo "1..0 # SKIP $tool is not installed (tests/install-deps.sh)"; exit 0; }
 done
 
-T=$(mktemp -d)
-chmod 755 "$T"
+NA=rocedump-live-$$-a NB=rocedump-live-$$-b
+T=
 cleanup() {
+	# what this script started and is still running (a capture, a replay), then the namespaces
+	for j in $(jobs -p); do kill -KILL "$j" 2>/dev/null; done
+	wait 2>/dev/null
 	ip netns del $NA 2>/dev/null
 	ip netns del $NB 2>/dev/null
-	rm -rf "$T"
+	[ -n "$T" ] && rm -rf "$T"
 }
 trap cleanup EXIT
-cleanup_ns() { ip netns del $NA 2>/dev/null; ip netns del $NB 2>/dev/null; }
-cleanup_ns
+trap 'exit 130' INT TERM HUP
+T=$(mktemp -d)
+chmod 755 "$T"
 ina() { ip netns exec $NA "$@"; }
 inb() { ip netns exec $NB "$@"; }
 
