@@ -16,7 +16,9 @@
 #   - -C/-W and -G/-W rotation: every file a pcapng of its own with an interface statistics block,
 #     the files together holding every frame sent, in order;
 #   - --metrics scraped with curl during a replay and promtool check metrics, --metrics-file too;
-#   - output flushed while waiting for traffic (no frame held back by buffering).
+#   - output flushed while waiting for traffic (no frame held back by buffering);
+#   - -w -U: the frames in the file while the capture goes on, the events as packet comments as
+#     offline; SIGHUP; -Q in and out; promiscuous mode unless -p; PFC/PAUSE counted live as offline.
 #   test-live.sh ROCEDUMP CAPTURES_DIR
 set -u
 R=$1 CAPS=$2
@@ -375,6 +377,65 @@ expect "-j adapter_unsynced on a veth: not available, -J says which are" 2 'time
 expect "-B 0" 2 'invalid buffer size' -i live0b -B 0
 expect "-s 300000" 2 'invalid snapshot length' -i live0b -s 300000
 expect "--metrics without a port" 2 'give ADDR:PORT' -i live0b --metrics 127.0.0.1
+
+# 11. -w live with -U: every frame in the file while rocedump waits for more, each frame's events as
+# its packet comment as rocedump -r -w writes them; SIGHUP ends the capture cleanly.
+f=$CAPS/rxe/read_bw_lossy.pcap
+cnt=$(frames "$f")
+capture wlive -i live0b -w "$T/live.pcapng" -U && replay live0a "$f"
+sleep 0.5
+inflight=$(tcpdump -r "$T/live.pcapng" 2>/dev/null | wc -l)
+kill -HUP $pid
+finish 10
+"$R" -r "$f" -w "$T/off.pcapng"
+comments() { tshark -r "$1" -T fields -e frame.comment 2>/dev/null | mask; }
+ncomm=$(comments "$T/off.pcapng" | grep -c .)
+[ "$inflight" = "$cnt" ] && ok "-w -U: all $cnt frames in the file while the capture goes on" ||
+	not_ok "-w -U: all $cnt frames in the file while the capture goes on" "$inflight frames"
+[ "$rc" = 0 ] && grep -q "^$cnt packets captured" "$T/wlive.err" && [ "$ncomm" -gt 0 ] &&
+	cmp -s <(comments "$T/off.pcapng") <(comments "$T/live.pcapng") &&
+	ok "-w live: the events of $ncomm frames as packet comments, as rocedump -r -w writes them; SIGHUP: exit 0 and the counts" ||
+	not_ok "-w live: packet comments as offline; SIGHUP: exit 0 and the counts" "exit $rc, $ncomm comments offline" \
+		"$(diff <(comments "$T/off.pcapng") <(comments "$T/live.pcapng") | head -4)" "$(cat "$T/wlive.err")"
+
+# 12. -Q: the replayed frames arrive on live0b (in), none leaves it (out). -p: no promiscuous mode.
+f=$CAPS/rxe/rc_pingpong.pcap
+cnt=$(frames "$f")
+for dir in in out; do
+	capture q$dir -i live0b -Q $dir -t && replay live0a "$f"
+	sleep 0.3
+	kill -INT $pid
+	finish 10
+	want=$cnt
+	[ $dir = out ] && want=0
+	[ "$rc" = 0 ] && grep -q "^$want packets captured" "$T/q$dir.err" && [ "$(wc -l <"$T/q$dir.out")" = "$want" ] &&
+		ok "-Q $dir: $want of the $cnt frames received" || not_ok "-Q $dir: $want frames" "exit $rc" "$(cat "$T/q$dir.err")"
+done
+promisc() { inb ip -d link show live0b | grep -o 'promiscuity [0-9]*'; }
+capture promisc -i live0b
+with=$(promisc)
+kill -INT $pid
+finish 10
+capture nopromisc -i live0b -p
+without=$(promisc)
+kill -INT $pid
+finish 10
+[ "$with" = "promiscuity 1" ] && [ "$without" = "promiscuity 0" ] && ok "promiscuous mode by default, not with -p" ||
+	not_ok "promiscuous mode by default, not with -p" "without -p: $with; with -p: $without"
+
+# 13. Congestion live: PFC and PAUSE frames (MAC control, 01-80-c2-00-00-01) counted per source and
+# priority as offline (frames, XOFF, XON; the pause times depend on the replay's timing, not checked).
+f=$CAPS/gen/pfc_pause.pcap
+cnt=$(frames "$f")
+pfc_rows() { awk 'length($1) == 17 && $1 ~ /^[0-9a-f:]+$/ && $2 ~ /^(p[0-7]|PAUSE)$/ {print $1, $2, $3, $4, $5}' "$1"; }
+capture pfc -i live0b -q -c "$cnt" && replay live0a "$f"
+finish 20
+"$R" -r "$f" -q >"$T/off.q"
+rows=$(pfc_rows "$T/off.q" | wc -l)
+[ "$rc" = 0 ] && [ "$rows" -gt 0 ] && cmp -s <(pfc_rows "$T/off.q") <(pfc_rows "$T/pfc.out") &&
+	grep -q "$(grep 'pfc.malformed' "$T/off.q")" "$T/pfc.out" &&
+	ok "PFC/PAUSE live: the same $rows source/priority rows (frames, XOFF, XON) and pfc.malformed count as rocedump -r" ||
+	not_ok "PFC/PAUSE live: the same rows as rocedump -r" "exit $rc" "$(diff <(pfc_rows "$T/off.q") <(pfc_rows "$T/pfc.out") | head -4)"
 
 echo "1..$n"
 [ "$failed" = 0 ]
