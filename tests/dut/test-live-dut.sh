@@ -4,14 +4,17 @@
 # run-pair.sh boots the two rdma_rxe guests (building their image first when cache/ has none: ~2 min)
 # in a namespace of this run's own (rocedump-livedut-PID) and runs ibv_rc_pingpong, ib_write_bw,
 # ib_read_bw with 4 % loss (retransmissions, NAKs, time-outs) and ibv_rc_pingpong with every packet CE
-# marked (ECN counters, cnp.missing: rxe sends no CNPs) between them; live-capture.sh captures the
-# client's tap on the host with two rocedump -i and a tcpdump -w at once (see there). Then:
+# marked (ECN counters, cnp.missing: rxe sends no CNPs) between them, then ibv_rc_pingpong mirrored by the
+# server's kernel into ERSPAN III sessions (erspan devices + tc mirred, which the host's kernel may lack);
+# live-capture.sh captures the client's tap on the host with two rocedump -i and a tcpdump -w at once,
+# and the server's tap, where the ERSPAN traffic leaves, with one of each (see there). Then:
 #   - the frames: tcpdump's file and rocedump's -w file hold the same frames with the same time stamps;
 #   - the per-frame JSON with its findings and the stream summary (-T json -vv --summary), the -q JSON
 #     summary, the --metrics-file text and the last /metrics scrape of the live runs equal rocedump -r's
 #     on tcpdump's file (and on rocedump's own), times included: every packet socket gets the kernel's
 #     one time stamp of a frame, so only the "capture" members and the capture's own metrics differ;
 #   - those say "live", every frame received, no drops; the count lines on standard error agree;
+#   - the live ERSPAN capture: every frame decoded inside ERSPAN III, the same JSON as rocedump -r;
 #   - the comparison can fail: tcpdump's file with one RoCE frame deleted must differ in all of them.
 # Needs root, /dev/net/tun, qemu, tcpdump, curl, promtool (CI has them all); ~3-8 min under TCG.
 set -u
@@ -35,7 +38,7 @@ if [ ! -s "$HERE/cache/vmlinuz" ] || [ ! -s "$HERE/cache/initrd.cpio.gz" ]; then
 fi
 
 # 1. The run: the guests' traffic, captured live on the host side of the client's tap.
-SCEN="rc_pingpong write_bw read_bw_lossy rc_pingpong_ecn_ce"
+SCEN="rc_pingpong write_bw read_bw_lossy rc_pingpong_ecn_ce erspan3_rc_pingpong"
 RXE_NS=rocedump-livedut-$$ HOST_CAPTURE=$HERE/live-capture.sh ROCEDUMP=$R \
 	"$HERE/run-pair.sh" "$OUT" $SCEN >"$OUT/run-pair.log" 2>&1
 rc=$?
@@ -93,7 +96,19 @@ for e in live.err live-q.err; do
 done
 grep -q '^0 packets dropped by kernel' tcpdump.err && ok "tcpdump dropped nothing either" || not_ok "tcpdump dropped nothing" "$(cat tcpdump.err)"
 
-# 4. The comparison can fail: a copy of tcpdump's file without one RoCE frame from the middle.
+# 4. A live ERSPAN mirror: the server's kernel mirrors its eth0 into ERSPAN III tunnels.
+"$R" -r erspan.pcap -T json -vv 'proto gre' >erspan-off.json 2>erspan-off.err
+mirrored=$(grep -c '"wrapper":{"kind":"erspan3"' erspan.json)
+inner=$(grep -c '"roce":' erspan.json)
+echo "# ERSPAN: $(wc -l <erspan.json) GRE frames live, $mirrored decoded as ERSPAN, $inner with RoCE inside"
+[ "$mirrored" -ge 100 ] && [ "$mirrored" = "$(wc -l <erspan.json)" ] && [ "$inner" -ge 100 ] &&
+	grep -qx "$mirrored packets captured" erspan.err && grep -qx "0 packets dropped by kernel" erspan.err &&
+	ok "live ERSPAN III mirror (the server's erspan devices): all $mirrored GRE frames decoded as ERSPAN, $inner RoCE inside, 0 drops" ||
+	not_ok "live ERSPAN III mirror: every GRE frame decoded as ERSPAN" "$mirrored of $(wc -l <erspan.json), $inner RoCE" \
+		"$(cat erspan.err)" "$(grep -h 'erspan3' cli/status.txt srv/status.txt)"
+same "live ERSPAN: per-frame JSON = rocedump -r on tcpdump's file of the same tap" json erspan.json erspan-off.json
+
+# 5. The comparison can fail: a copy of tcpdump's file without one RoCE frame from the middle.
 gone=$(python3 - off.json <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"frame"')]
