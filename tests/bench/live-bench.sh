@@ -8,7 +8,8 @@
 # a veth pair (livb0a, livb0b, IPv6 off); gencaps makes N small RoCE packets (SEND_ONLY/ACK over
 # 1,000 QPs; default 1,000,000), tcpreplay --preload-pcap sends them into livb0a at each rate of
 # --rates (packets per second, or "top" for --topspeed; default "100000 200000 400000 top"), and
-# each capturing program runs on livb0b with a 256 MiB ring (-B 262144), --repeat times (default 3), the programs interleaved:
+# each capturing program runs on livb0b with a 256 MiB ring (-B 262144), --repeat times (default
+# 3), the programs interleaved:
 #   rocedump -q            rocedump -i livb0b -q (its default: 2 threads on 2 CPUs)
 #   rocedump-json          rocedump -i livb0b -T json >/dev/null
 #   (rocedump-q1, rocedump-json1: the same on one thread, --threads 1)

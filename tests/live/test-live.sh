@@ -18,7 +18,7 @@
 #   - --metrics scraped with curl during a replay and promtool check metrics, --metrics-file too;
 #   - output flushed while waiting for traffic (no frame held back by buffering);
 #   - -w -U: the frames in the file while the capture goes on, the events as packet comments as
-#     offline; SIGHUP; -Q in and out; promiscuous mode unless -p; PFC/PAUSE counted live as offline.
+#     offline; SIGHUP; -Q in and out; promiscuous mode unless -p; -s; PFC/PAUSE counted live as offline.
 #   test-live.sh ROCEDUMP CAPTURES_DIR
 set -u
 R=$1 CAPS=$2
@@ -29,7 +29,7 @@ check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "f
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root (network namespaces)"; exit 0; fi
-for tool in tcpreplay ip tc curl promtool setpriv tcpdump tshark capinfos; do
+for tool in tcpreplay ip tc curl promtool setpriv tcpdump tshark capinfos editcap; do
 	command -v $tool >/dev/null || { echo "1..0 # SKIP $tool is not installed (tests/install-deps.sh)"; exit 0; }
 done
 
@@ -422,6 +422,17 @@ kill -INT $pid
 finish 10
 [ "$with" = "promiscuity 1" ] && [ "$without" = "promiscuity 0" ] && ok "promiscuous mode by default, not with -p" ||
 	not_ok "promiscuous mode by default, not with -p" "without -p: $with; with -p: $without"
+
+# -s 96: every frame cut to 96 bytes as editcap -s 96 cuts the file (ICRCs then unverifiable).
+capture snap -i live0b -s 96 -c "$cnt" -t -vv && replay live0a "$f"
+finish 30
+editcap -s 96 "$f" "$T/cut.pcap" >/dev/null 2>&1
+"$R" -r "$T/cut.pcap" -t -vv >"$T/off.out"
+unv=$(grep -c 'unverifiable' "$T/snap.out")
+[ "$rc" = 0 ] && [ "$unv" -gt 0 ] && cmp -s <(mask "$T/off.out") <(mask "$T/snap.out") &&
+	ok "-s 96: the output of rocedump -r on the file cut by editcap -s 96 ($unv ICRCs unverifiable)" ||
+	not_ok "-s 96: the output of rocedump -r on the cut file" "exit $rc, $unv unverifiable" \
+		"$(diff <(mask "$T/off.out") <(mask "$T/snap.out") | head -4)"
 
 # 13. Congestion live: PFC and PAUSE frames (MAC control, 01-80-c2-00-00-01) counted per source and
 # priority as offline (frames, XOFF, XON; the pause times depend on the replay's timing, not checked).
