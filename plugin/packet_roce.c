@@ -363,6 +363,10 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	 * frames, and notes a missing CNP on whichever frame comes past its deadline), as rocedump
 	 * shows them, and nothing else */
 	int roce = roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p);
+	/* the capture interface, as rocedump numbers it (copies seen on two interfaces: analyze.h) */
+	if (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
+		p.capture_if = ((guint32)pinfo->rec->section_number << 16 |
+				(pinfo->rec->rec_header.packet_header.interface_id & 0xffff)) + 1;
 	struct roce_findings fi;
 	analyze(pinfo, &p, bytes, &fi);
 	if (roce != 1 && roce_evset_empty(&p.events))

@@ -151,9 +151,9 @@ static void fill_row(const struct roce_stream_stats *s, void *user)
 	it[C_NAK_SEQ].value.uint_value = clamp32(s->naks[0]);
 	it[C_NAK_OTHER].value.uint_value = clamp32(s->naks[1] + s->naks[2] + s->naks[3] + s->naks[4]);
 	it[C_RNR].value.uint_value = clamp32(s->rnr_naks);
-	it[C_RTT].value.string_value = s->rtt_count ?
-		g_strdup_printf("%u/%u/%u/%u (%" G_GUINT64_FORMAT ")", s->rtt_min_us, s->rtt_p50_us, s->rtt_p99_us,
-				s->rtt_max_us, s->rtt_count) : g_strdup("-");
+	it[C_RTT].value.string_value = s->response_count ?
+		g_strdup_printf("%u/%u/%u/%u (%" G_GUINT64_FORMAT ")", s->response_min_us, s->response_p50_us, s->response_p99_us,
+				s->response_max_us, s->response_count) : g_strdup("-");
 	guint row = fl->row;
 	gpointer at;
 	if (row == G_MAXUINT)  /* a stream keeps the row it got first */

@@ -27,6 +27,8 @@ struct frame_ctx {
 	uint32_t qpn;
 	int64_t ts;
 	uint64_t frame;           /* its number in the file */
+	bool late;                /* its IPv4 id says it was sent before a frame already seen on its
+				   * stream: reordered on the way */
 };
 
 /* The frame gets event e; out, when there is one and room in it, the details: a pointer to
@@ -283,6 +285,152 @@ static struct loss_block *loss_count(struct roce_analyzer *a, struct stream *r)
 	return l ? l : &a->loss_scratch;
 }
 
+/* ---- go-back-N episodes, retries, loss after the capture point ---- */
+
+/* A PSN seen on the stream is named lost (by a PSN sequence NAK, or as the first PSN of a timeout
+ * resend): lost after the capture point, counted once until an ACK covers it. */
+static void lost_after(struct loss_block *l, uint32_t psn)
+{
+	if ((l->lflags & L_LOST) && l->lost_psn == psn)
+		return;
+	l->lost_after++;
+	l->lost_psn = psn;
+	l->lflags |= L_LOST;
+}
+
+/* A restart of the send queue at the frame's PSN (a timeout or NAK resend, not a late packet):
+ * the IB retry count is 3 bits, so the 8th restart at one PSN with no ACK covering it in between
+ * is one more than any requester may make (an RNR retry count of 7 means unlimited; the retry
+ * count does not). */
+static void count_retry(struct loss_block *l, struct frame_ctx *f)
+{
+	uint32_t psn = f->p->h.bth.psn;
+	if (l->retry_count && l->retry_psn == psn) {
+		if (l->retry_count < UINT8_MAX)
+			l->retry_count++;
+	} else {
+		l->retry_psn = psn;
+		l->retry_count = 1;
+	}
+	if (l->retry_count == 8)
+		find(f, ROCE_EV_RETRANSMIT_RETRY_EXCEEDED, true, psn, psn, -1);
+}
+
+/* An ACK at psn from the responder of q: restarts at PSNs it covers were answered, and the PSN
+ * named lost was delivered in the end. */
+static void ack_covers(struct roce_analyzer *a, struct stream *q, uint32_t psn)
+{
+	struct loss_block *l = loss_of(a, q);
+	if (!l)
+		return;
+	if (l->retry_count && psn_diff(psn, l->retry_psn) >= 0)
+		l->retry_count = 0;
+	if ((l->lflags & L_LOST) && psn_diff(psn, l->lost_psn) >= 0)
+		l->lflags &= (uint8_t)~L_LOST;
+	if ((q->flags & F_RESTART) && psn_diff(psn, l->restart_psn) >= 0) {
+		q->flags &= (uint16_t)~F_RESTART;  /* the NAK'd PSN arrived: resent, if not seen here */
+		l->lflags &= (uint8_t)~L_EPISODE;
+	}
+}
+
+/* The go-back-N episode after a PSN sequence NAK (or RNR NAK) at p runs until the requester
+ * resends p (right), sends a PSN it never sent before or an ACK covers p. On a mirror port p's
+ * resend may be lost again before the capture point, or reordered behind p+1 and p+2: the
+ * restart is wrong only when p is never resent in the episode, or begins before p (the NAK
+ * acknowledged everything before it; only a READ whose responses did not all arrive is
+ * re-asked from further back). */
+static void episode_close(struct stream *s, struct loss_block *l)
+{
+	s->flags &= (uint16_t)~F_RESTART;
+	l->lflags &= (uint8_t)~(L_EPISODE | L_UNANSWERED);
+}
+
+static void episode_wrong(struct stream *s, struct loss_block *l, struct frame_ctx *f, uint32_t seen)
+{
+	find_ref(f, ROCE_EV_NAK_RESTART_WRONG, l->restart_psn, seen, f->ts - l->nak_ts,
+		 frame_back(f->frame, l->nak_frame));
+	episode_close(s, l);
+}
+
+/* A request never sent before while the episode is open (l: F_RESTART has one). */
+static void episode_new_psn(struct stream *s, struct loss_block *l, struct frame_ctx *f)
+{
+	uint32_t psn = f->p->h.bth.psn;
+	if (psn == l->restart_psn || psn == l->restart_lo) {  /* the NAK named the next PSN: nothing to resend */
+		restarted(l, f);
+		episode_close(s, l);
+	} else if (l->lflags & L_EPISODE) {  /* resent from past p, and on to new PSNs: p skipped */
+		if (f->p->net.kind == ROCE_NET_IPV4 && f->p->net.ip_id && (s->flags & F_IPID)) {
+			l->wrong_id = f->p->net.ip_id;  /* unless a resend of p sent before it comes late */
+			l->lflags |= L_PENDING;
+			episode_close(s, l);
+		} else {
+			episode_wrong(s, l, f, l->episode_psn);
+		}
+	}
+	/* before any resend: sent before the requester took the NAK in, the episode goes on */
+}
+
+/* L_PENDING: a resend of the NAK'd PSNs sent before the episode's end (a late packet) shows the
+ * restart was right; a frame sent PENDING_IDS ids after it, that it was wrong. */
+static void episode_pending(struct stream *s, struct loss_block *l, struct frame_ctx *f, uint32_t span)
+{
+	uint32_t psn = f->p->h.bth.psn;
+	int32_t off = psn_diff(psn, l->restart_psn);
+	if (f->late && ((off <= 0 && (uint32_t)-off < span) || (off < 0 && psn_diff(psn, l->restart_lo) >= 0))) {
+		l->lflags &= (uint8_t)~L_PENDING;
+		return;
+	}
+	if (f->p->net.kind == ROCE_NET_IPV4 && (int16_t)(uint16_t)(f->p->net.ip_id - l->wrong_id) >= PENDING_IDS) {
+		l->lflags &= (uint8_t)~L_PENDING;
+		find_ref(f, ROCE_EV_NAK_RESTART_WRONG, l->restart_psn, l->episode_psn, f->ts - l->nak_ts,
+			 frame_back(f->frame, l->nak_frame));
+	}
+	(void)s;
+}
+
+/* A resend (not a late packet) while the episode is open. */
+static void episode_resend(struct stream *s, struct loss_block *l, struct frame_ctx *f, uint32_t span,
+			   bool restart_point)
+{
+	uint32_t psn = f->p->h.bth.psn;
+	int32_t off = psn_diff(psn, l->restart_psn);
+	if ((off <= 0 && (uint32_t)-off < span) ||  /* p itself, or a READ whose PSNs hold p */
+	    (off < 0 && psn_diff(psn, l->restart_lo) >= 0)) {  /* the PSN of an earlier NAK in a row */
+		restarted(l, f);
+		episode_close(s, l);
+		s->flags |= F_RESEND;
+		return;
+	}
+	if (!restart_point)
+		return;
+	if (off < 0 && f->p->op->op != ROCE_OP_READ_REQ) {
+		restarted(l, f);
+		episode_wrong(s, l, f, psn);
+		s->flags |= F_RESEND;
+		return;
+	}
+	if (!(l->lflags & L_EPISODE)) {  /* begun past p (p's resend may not have reached the capture point) */
+		l->episode_psn = psn;
+		l->lflags = (uint8_t)((l->lflags | L_EPISODE) & ~L_UNANSWERED);
+	}
+	s->flags |= F_RESEND;
+}
+
+/* The requester's turn: a response came, and this is its next new request. */
+static void turn_sample(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
+{
+	struct ack_block *k = ack_of(a, s);
+	s->flags &= (uint16_t)~F_TURN_PENDING;
+	if (!k || f->ts < k->turn_ts)
+		return;
+	uint32_t us = us_since(k->turn_ts, f->ts);
+	k->turn_sum_us += us;
+	k->turn_count++;
+	if (us > k->turn_max_us)
+		k->turn_max_us = us;
+}
+
 static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
 {
 	const struct roce_pkt *p = f->p;
@@ -317,16 +465,18 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	s->flags &= (uint16_t)~F_READ_UNKNOWN;
 	uint32_t span = psn_span(a, s, p);
 	/* a jump back from the previous request restarts the send queue (forward jumps are packets
-	 * lost before the capture point) */
-	bool restart_point = psn_diff(psn, s->prev_end) < 0;
-	s->prev_end = (psn + span) & PSN_MASK;
+	 * lost before the capture point); a request sent before the previous one (its IPv4 id says
+	 * so) and delivered after it is neither */
+	bool restart_point = !f->late && psn_diff(psn, s->prev_end) < 0;
+	if (!f->late)
+		s->prev_end = (psn + span) & PSN_MASK;
 
 	struct loss_block *l = loss_of(a, s);  /* moves only when a loss block is taken */
+	if (l && (l->lflags & L_PENDING))
+		episode_pending(s, l, f, span);
 	if (d >= 0) {
-		if ((s->flags & F_RESTART) && psn == l->restart_psn) {
-			restarted(l, f);  /* the NAK named the next PSN: nothing to resend */
-			s->flags &= (uint16_t)~F_RESTART;
-		}
+		if (s->flags & F_RESTART)
+			episode_new_psn(s, l, f);
 		if (read_span) {
 			check_wrap(s, f, psn);
 			shift_window(a, s, (uint32_t)d);  /* sent: the READ consumed them */
@@ -355,6 +505,8 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 				r->ts = f->ts;
 			}
 		}
+		if (s->flags & F_TURN_PENDING)
+			turn_sample(a, s, f);
 		return;
 	}
 
@@ -378,15 +530,8 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	l = loss_count(a, s);  /* a resend or a late request: loss state from here on (no block: no
 				* F_RESTART, and the checks below still run, uncounted) */
 	uint64_t first = 0;  /* a resend's first sending, once looked up */
-	if (restart_point && (s->flags & F_RESTART) && (!hole || psn == l->restart_psn)) {
-		restarted(l, f);
-		/* restarting past the NAK's PSN skips requests; restarting before it is only needed
-		 * for a READ whose responses did not all arrive (the NAK acknowledges the rest) */
-		int32_t off = psn_diff(psn, l->restart_psn);
-		if (off > 0 || (off < 0 && p->op->op != ROCE_OP_READ_REQ))
-			find_ref(f, ROCE_EV_NAK_RESTART_WRONG, l->restart_psn, psn, f->ts - l->nak_ts,
-				 frame_back(f->frame, l->nak_frame));
-		s->flags = (uint16_t)((s->flags & ~F_RESTART) | F_RESEND);
+	if (s->flags & F_RESTART) {  /* a late packet may carry p: not a restart, but p is resent */
+		episode_resend(s, l, f, span, restart_point);
 	} else if (restart_point && !hole && s->transport != ROCE_TR_UC) {  /* UC: no ACK timer */
 		int64_t sent = original_send(a, s, psn, f, &first);
 		find_ref(f, ROCE_EV_RETRANSMIT_TIMEOUT, s->next_psn, psn, sent < 0 ? -1 : f->ts - sent, first);
@@ -398,8 +543,11 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 			if (us > l->timeout_max_us)
 				l->timeout_max_us = us;
 		}
+		lost_after(l, psn);  /* it, or the ACK that would have covered it */
 		s->flags |= F_RESEND;
 	}
+	if (restart_point && !hole && s->transport == ROCE_TR_RC)
+		count_retry(l, f);
 	if (!hole) {
 		if (!first && f->out)
 			original_send(a, s, psn, f, &first);
@@ -421,6 +569,18 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 }
 
 /* ---- responses ---- */
+
+/* An ACK older than one already seen (the responder's ACKs go up): sent before that one, and
+ * reordered on the way, when its IPv4 id is older; without ids, when its MSN is not newer than the
+ * newest ACK's (a responder going back would not count its completed messages back with it). */
+static bool ack_reordered(const struct roce_analyzer *a, const struct stream *r, const struct stream *q,
+			  const struct frame_ctx *f)
+{
+	if ((r->flags & F_IPID) && f->p->net.kind == ROCE_NET_IPV4 && f->p->net.ip_id)
+		return f->late;
+	const struct ack_block *k = q ? ack_of(a, q) : NULL;
+	return k && (q->flags & F_MSN_KNOWN) && psn_diff(f->p->h.aeth.msn, k->msn) <= 0;
+}
 
 /* Streams i and j are the two directions of one queue pair: they share the older one's id as
  * their pair id. */
@@ -527,6 +687,16 @@ static void check_msn(struct roce_analyzer *a, struct stream *q, struct frame_ct
 	q->flags |= F_MSN_KNOWN;
 }
 
+/* Whether q's requests held psn already: below next_psn and not missing. */
+static bool seen_before(const struct stream *q, uint32_t psn)
+{
+	int32_t back = psn_diff(q->next_psn, psn);
+	if (back <= 0 || !(q->flags & F_REQ_SEEN))
+		return false;
+	uint32_t k = (uint32_t)back - 1;
+	return k >= HOLE_BITS ? psn_diff(psn, q->first_psn) >= 0 : !((q->holes >> k) & 1);
+}
+
 static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn, const struct frame_ctx *f,
 			uint32_t rnr_wait_us)
 {
@@ -534,6 +704,10 @@ static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn,
 	if (!l)
 		return;
 	l->rnr_wait_us = rnr_wait_us;
+	l->lflags &= (uint8_t)~L_PENDING;  /* a new NAK: the old episode's verdict goes with it */
+	if (!(l->lflags & L_UNANSWERED) || psn_diff(psn, l->restart_lo) < 0)
+		l->restart_lo = psn;  /* the first NAK not answered, or one further back */
+	l->lflags = (uint8_t)((l->lflags & ~L_EPISODE) | L_UNANSWERED);
 	q->flags = (uint16_t)((q->flags | F_RESTART) & ~F_RESEND);
 	l->restart_psn = psn;
 	l->nak_ts = f->ts;
@@ -585,6 +759,13 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 			q->pmtu_log = r->pmtu_log;  /* the READs' PSN spans need the path MTU */
 		if (p->op->seg == ROCE_SEG_FIRST || p->op->seg == ROCE_SEG_ONLY)
 			rtt_sample(a, q, psn, f);
+		if (q && !f->late)
+			ack_covers(a, q, psn);
+	}
+	struct ack_block *turn;
+	if (q && (q->flags & F_REQ_SEEN) && !f->late && (turn = ack_need(a, q))) {
+		turn->turn_ts = f->ts;  /* the requester's turn: until its next new request */
+		q->flags |= F_TURN_PENDING;
 	}
 	if (!(p->h.hdrs & ROCE_HDR_AETH))
 		return;
@@ -599,18 +780,21 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 			break;
 		}
 		if ((r->flags & F_ACK_SEEN) && psn_diff(psn, r->acked_psn) < 0) {
-			find(f, ROCE_EV_ACK_PSN_BACKWARDS, true, r->acked_psn, psn, -1);
+			find(f, ack_reordered(a, r, q, f) ? ROCE_EV_ACK_REORDERED : ROCE_EV_ACK_PSN_BACKWARDS, true,
+			     r->acked_psn, psn, -1);
 		} else {
 			r->acked_psn = psn;
 			if (q && q->transport == ROCE_TR_RC)
 				check_msn(a, q, f, psn, p->h.aeth.msn);
+			if (q)
+				ack_covers(a, q, psn);
 		}
 		r->flags |= F_ACK_SEEN;
 		rtt_sample(a, q, psn, f);
 		break;
 	case ROCE_AETH_RNR_NAK:
 		find(f, ROCE_EV_NAK_RNR, true, psn, psn, -1);
-		loss_count(a, r)->rnr++;
+		loss_count(a, q ? q : r)->rnr++;  /* on the row of the PSNs it reports */
 		arm_restart(a, q, psn, f, roce_rnr_timer_usec(code));
 		break;
 	case ROCE_AETH_NAK: {
@@ -621,9 +805,9 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		if (code > 4)
 			break;  /* reserved: the decoder reported it */
 		find(f, by_code[code], true, psn, psn, -1);
+		loss_count(a, q ? q : r)->naks[code]++;  /* on the row of the PSNs it reports */
 		struct loss_block *l = loss_need(a, r);
 		if (l) {
-			l->naks[code]++;
 			bool pending = !q || (q->flags & F_RESTART);
 			if ((r->flags & F_NAK_SEEN) && l->nak_psn == psn && l->nak_code == code && pending)
 				find(f, ROCE_EV_NAK_DUPLICATE, true, psn, psn, -1);
@@ -631,8 +815,11 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 			l->nak_psn = psn;
 			l->nak_code = (uint8_t)code;
 		}
-		if (code == ROCE_NAK_PSN_SEQ_ERR)
+		if (code == ROCE_NAK_PSN_SEQ_ERR) {
 			arm_restart(a, q, psn, f, 0);
+			if (q && seen_before(q, psn) && (l = loss_need(a, q)))
+				lost_after(l, psn);  /* seen here, not at the responder */
+		}
 		break;
 	}
 	default:
@@ -677,6 +864,42 @@ static void cm_pair(struct roce_analyzer *a, const struct roce_mad *m, uint32_t 
 	}
 }
 
+/* ---- copies (copies.h) ---- */
+
+/* A copy of a frame seen before: frame.copy, counted on its stream (if the table has it), and
+ * nothing more. */
+static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t *frame)
+{
+	const struct roce_pkt *p = f->p;
+	enum copy_seen seen;
+	uint64_t key = copy_content_key(p, frame);
+	uint32_t where = copy_where(p, frame), src, dst, i;
+	struct copy_slot *slot = copy_find(a->copies, a->copy_window_ns, key, where, f->ts, f->frame, &seen);
+	if (seen == COPY_NEW) {
+		copy_note(slot, key, where, f->ts, f->frame);
+		return false;
+	}
+	bool known = p->op->op != ROCE_OP_CNP && addr_pair_ids(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst) &&
+		     u64map_get(&a->streams, stream_key(src, dst, p->h.bth.dqpn), &i);
+	/* the same place, the same bytes: a copy (a network duplicate) only when the stream's IPv4 ids
+	 * count, so that a resend would have had a new one */
+	if (seen == COPY_SAME_PLACE && !(known && (a->s[i].flags & F_IPID) && p->net.kind == ROCE_NET_IPV4 && p->net.ip_id)) {
+		copy_note(slot, key, where, f->ts, f->frame);
+		return false;
+	}
+	struct roce_finding *x = find(f, ROCE_EV_FRAME_COPY, true, p->h.bth.psn, p->h.bth.psn, f->ts - slot->ts);
+	if (x)
+		x->ref_frame = frame_back(f->frame, slot->frame);
+	if (known) {
+		a->ids[i].copies++;
+		if (f->out) {
+			f->out->stream = a->ids[i].id;
+			f->out->pair = a->ids[i].pair;
+		}
+	}
+	return true;
+}
+
 /* ---- entry point ---- */
 
 /* Capture times are held to ±(2^62 - 1) ns, years 1824 to 2116: two of them differ by less
@@ -707,6 +930,9 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 	if (!p->version || !p->op || !(p->op->flags & ROCE_OPF_VALID) || p->trunc_layer == ROCE_LAYER_EXT ||
 	    !p->net.addr_len)
 		return;
+	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns, number};
+	if (a->copies && is_copy(a, &f, frame))
+		return;
 	const struct roce_net *n = &p->net;
 	uint32_t src, dst;
 	if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst))
@@ -720,13 +946,24 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 	struct stream *s = stream_get(a, key, &idx);
 	if (!s)
 		return;
-	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns, number};
 	if (s->packets || s->packets_hi) {
 		uint32_t idle = us_since(s->last_ts, ts_ns);
 		if (idle > s->max_idle_us)
 			s->max_idle_us = idle;
 	}
 	s->last_ts = ts_ns;
+	if (n->kind == ROCE_NET_IPV4 && n->ip_id) {
+		/* senders that count IPv4 ids tell which frame they sent first; a step back of 1024 or
+		 * more is no such counter (random ids, or a new one) */
+		int16_t back = (int16_t)(uint16_t)(n->ip_id - s->ip_id);
+		if ((s->flags & F_IPID) && back < 0 && back > -1024) {
+			f.late = true;
+		} else if (back) {
+			if (s->packets || s->packets_hi)
+				s->flags |= F_IPID;  /* seen to change: a counter */
+			s->ip_id = n->ip_id;
+		}
+	}
 	count40_add(&s->packets, &s->packets_hi);
 	s->bytes += p->wirelen;
 	if (n->tclass & 3 || p->h.bth.fecn || p->h.bth.becn)  /* ECT, CE, FECN, BECN */

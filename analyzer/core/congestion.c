@@ -40,7 +40,7 @@ int cong_init(struct roce_analyzer *a, const struct roce_congestion_config *cfg)
 	c->pause_until = NONE;
 	c->first_ts = NONE;
 	c->last_ts = NONE;
-	if (u64map_init(&c->blocks, 64) < 0 || u64map_init(&c->cnp_pairs, 16) < 0 || u64map_init(&c->pfc_map, 16) < 0)
+	if (u64map_init(&c->cnp_pairs, 16) < 0 || u64map_init(&c->pfc_map, 16) < 0)
 		return -1;
 	return 0;
 }
@@ -48,7 +48,6 @@ int cong_init(struct roce_analyzer *a, const struct roce_congestion_config *cfg)
 void cong_free(struct roce_analyzer *a)
 {
 	struct cong_state *c = &a->cong;
-	u64map_free(&c->blocks);
 	u64map_free(&c->cnp_pairs);
 	u64map_free(&c->pfc_map);
 	free(c->ring);
@@ -60,9 +59,7 @@ void cong_free(struct roce_analyzer *a)
 
 static struct cong_block *block_of(const struct roce_analyzer *a, const struct stream *s)
 {
-	uint32_t i = s->cong;
-	if (i == CONG_IN_MAP && !u64map_get(&a->cong.blocks, s->key, &i))
-		return NULL;
+	uint32_t i = a->ids[s - a->s].cong;
 	return i ? block_at(&a->cong_pool, i) : NULL;
 }
 
@@ -81,26 +78,16 @@ static struct cong_block *block_need(struct roce_analyzer *a, struct stream *s)
 	uint32_t i = block_take(&a->cong_pool);
 	if (!i)
 		return NULL;
-	if (i >= CONG_IN_MAP && u64map_put(&a->cong.blocks, s->key, i) < 0) {
-		block_give(&a->cong_pool, i);
-		return NULL;
-	}
-	s->cong = (uint16_t)(i < CONG_IN_MAP ? i : CONG_IN_MAP);
+	a->ids[s - a->s].cong = i;
 	b = block_at(&a->cong_pool, i);
 	b->cover_ts = b->last_ce_ts = b->open_ce_ts = NONE;
 	return b;
 }
 
-void cong_stream_gone(struct roce_analyzer *a, struct stream *s)
+void cong_stream_gone(struct roce_analyzer *a, uint32_t idx)
 {
-	uint32_t i = s->cong;
-	if (i == CONG_IN_MAP) {
-		if (!u64map_get(&a->cong.blocks, s->key, &i))
-			return;
-		u64map_del(&a->cong.blocks, s->key);
-	}
-	block_give(&a->cong_pool, i);
-	s->cong = 0;
+	block_give(&a->cong_pool, a->ids[idx].cong);
+	a->ids[idx].cong = 0;
 }
 
 /* ---- the ring of CE marks due a CNP ---- */

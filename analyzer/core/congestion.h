@@ -20,7 +20,6 @@ struct stream;
  * [2^((b-1)/4), 2^(b/4)), up to 2^31.75 ns = 3.6 s; bucket 0 holds 0), 8-bit counts halved
  * together when one would overflow. */
 #define LAT_BUCKETS 128
-#define CONG_IN_MAP 0xffffu
 
 struct cong_block {
 	uint64_t ecn[4];          /* by codepoint; [0] unused (Not-ECT is the stream's packets less the rest) */
@@ -67,8 +66,6 @@ struct cong_state {
 	int64_t storm_ns, interval_ns, timeout_ns;
 	uint8_t dscp_prio[64];
 	/* ECN / CNP */
-	struct u64map blocks;     /* stream key -> cong_block index (the analyzer's cong_pool), for
-				     the blocks past stream.cong's reach */
 	struct cong_due *ring;
 	uint32_t ring_mask;       /* capacity - 1, 0 before the first */
 	uint32_t head, tail;      /* oldest entry kept; the next number to give (head == tail: empty) */
@@ -101,8 +98,8 @@ void cong_cnp(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, uint32_t 
 	      struct roce_findings *out);
 /* A packet of stream s with ECN bits, FECN or BECN set. */
 void cong_mark(struct roce_analyzer *a, struct stream *s, const struct roce_pkt *p, int64_t ts);
-/* A stream leaves the table (it has a block: s->cong). */
-void cong_stream_gone(struct roce_analyzer *a, struct stream *s);
+/* The stream at idx leaves the table (it has a block: ids[idx].cong). */
+void cong_stream_gone(struct roce_analyzer *a, uint32_t idx);
 /* A stream's congestion figures into its report row. */
 void cong_fill_stats(const struct roce_analyzer *a, const struct stream *s, struct roce_stream_stats *st);
 

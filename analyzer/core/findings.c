@@ -78,7 +78,7 @@ static void put_congestion(char *buf, size_t cap, int *n, const struct roce_find
 	}
 }
 
-static bool congestion_event(enum roce_event e)
+bool roce_event_is_congestion(enum roce_event e)
 {
 	switch (e) {
 	case ROCE_EV_PFC_PAUSE:
@@ -93,6 +93,21 @@ static bool congestion_event(enum roce_event e)
 	}
 }
 
+/* What a finding says of the frame it refers to, and its closing parenthesis: a timeout where the
+ * resent PSN was first sent, a copy its first sighting, a restart the NAK it answers. */
+static const char *ref_text(const struct roce_finding *x)
+{
+	static _Thread_local char t[48];
+	const char *what = x->event == ROCE_EV_RETRANSMIT_TIMEOUT ? " in frame " :
+			   x->event == ROCE_EV_FRAME_COPY ? ", copy of frame " :
+			   x->event == ROCE_EV_NAK_RESTART_WRONG ? ", NAK in frame " :
+			   x->event == ROCE_EV_RNR_RETRY_EARLY ? ", RNR NAK in frame " : NULL;
+	if (!x->ref_frame || !what)  /* psn.retransmit: the JSON has it */
+		return ")";
+	snprintf(t, sizeof(t), "%s%" PRIu64 ")", what, x->ref_frame);
+	return t;
+}
+
 size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
 		       const struct roce_findings *fi)
 {
@@ -101,9 +116,9 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 		size_t at = (size_t)n < cap ? (size_t)n : cap;
 		n += reserved_fields(buf + at, cap - at, p);
 	}
-	if (congestion_event(e)) {  /* the first two findings of the event, "; " between them, and
-				    * how many more (the JSON has them all; an expert info's text has
-				    * 240 bytes in all) */
+	if (roce_event_is_congestion(e)) {
+		/* the first two findings of the event, "; " between them, and how many more (the JSON
+		 * has them all; an expert info's text has 240 bytes in all) */
 		const char *sep = "(";
 		unsigned shown = 0, more = 0;
 		for (unsigned i = 0; fi && i < fi->n; i++) {
@@ -138,11 +153,13 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 			k = snprintf(buf + at, cap - at, "(psn %" PRIu32, x->seen_psn);
 		n += k > 0 ? k : 0;
 		at = (size_t)n < cap ? (size_t)n : cap;
-		if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0)
-			k = snprintf(buf + at, cap - at, ", first sent %" PRId64 ".%03" PRId64 " ms before)",
+		if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0) {
+			k = snprintf(buf + at, cap - at, ", first sent %" PRId64 ".%03" PRId64 " ms before",
 				     x->delta_ns / 1000000, x->delta_ns / 1000 % 1000);
-		else
-			k = snprintf(buf + at, cap - at, ")");
+			n += k > 0 ? k : 0;
+			at = (size_t)n < cap ? (size_t)n : cap;
+		}
+		k = snprintf(buf + at, cap - at, "%s", ref_text(x));
 		n += k > 0 ? k : 0;
 		break;
 	}

@@ -160,8 +160,8 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	block_give(&a->ack_pool, v->ack);
 	block_give(&a->loss_pool, v->loss);
 	block_give(&a->resp_pool, v->resp);
-	if (v->cong)
-		cong_stream_gone(a, v);
+	if (a->ids[victim].cong)
+		cong_stream_gone(a, victim);
 	a->evictions++;
 	return victim;
 }
@@ -184,7 +184,7 @@ struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 	e->pmtu_log = 0;
 	if (!++a->next_id)
 		a->next_id = 1;  /* 0 means none: after 2^32 - 1 streams, ids start over */
-	a->ids[i] = (struct stream_ids){a->next_id, a->next_id};
+	a->ids[i] = (struct stream_ids){a->next_id, a->next_id, 0, 0};
 	lru_push_head(a, i);
 	*idx = i;
 	return e;
@@ -211,8 +211,14 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->resp_pool.size = sizeof(struct resp_block);
 	a->cong_pool.size = sizeof(struct cong_block);
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
-	if (!a->sends || u64map_init(&a->streams, 1024) < 0 || u64map_init(&a->pairs, 256) < 0 ||
-	    u64map_init(&a->addr_index, 256) < 0 || cong_init(a, cfg ? cfg->congestion : NULL) < 0) {
+	int64_t window_us = cfg && cfg->copy_window_us ? cfg->copy_window_us : 1000;
+	if (window_us >= 0) {
+		a->copy_window_ns = window_us > INT64_MAX / 1000 ? INT64_MAX : window_us * 1000;
+		a->copies = calloc(COPY_SLOTS, sizeof(*a->copies));
+	}
+	if (!a->sends || (window_us >= 0 && !a->copies) || u64map_init(&a->streams, 1024) < 0 ||
+	    u64map_init(&a->pairs, 256) < 0 || u64map_init(&a->addr_index, 256) < 0 ||
+	    cong_init(a, cfg ? cfg->congestion : NULL) < 0) {
 		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
 		roce_analyzer_free(a);
 		return NULL;
@@ -231,6 +237,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	free(a->ids);
 	free(a->addrs);
 	free(a->sends);
+	free(a->copies);
 	free(a->ack_pool.mem);
 	free(a->loss_pool.mem);
 	free(a->resp_pool.mem);
@@ -299,6 +306,8 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 	st->last_psn = (e->next_psn - 1) & PSN_MASK;
 	const struct loss_block *l = loss_of(a, e);
 	if (l) {
+		st->lost_after = l->lost_after;
+		st->lost_before = l->missing > l->ooo ? l->missing - l->ooo : 0;
 		st->gaps = l->gaps;
 		st->missing_psns = l->missing;
 		st->retransmits = l->retransmits;
@@ -325,18 +334,24 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 		st->messages_atomic = r->by_kind[MSG_ATOMIC];
 		st->messages_other = r->by_kind[MSG_OTHER];
 	}
+	if (r && r->turn_count) {
+		st->turn_count = r->turn_count;
+		st->turn_max_us = r->turn_max_us;
+		st->turn_mean_us = (uint32_t)(r->turn_sum_us / r->turn_count);
+	}
 	if (r && r->count) {
-		st->rtt_count = r->count;
-		st->rtt_min_us = r->min_us;
-		st->rtt_max_us = r->max_us;
-		st->rtt_mean_us = (uint32_t)(r->sum_us / r->count);
-		st->rtt_p50_us = rtt_quantile_us(r, 0.50);
-		st->rtt_p99_us = rtt_quantile_us(r, 0.99);
+		st->response_count = r->count;
+		st->response_min_us = r->min_us;
+		st->response_max_us = r->max_us;
+		st->response_mean_us = (uint32_t)(r->sum_us / r->count);
+		st->response_p50_us = rtt_quantile_us(r, 0.50);
+		st->response_p99_us = rtt_quantile_us(r, 0.99);
 	}
 	st->max_idle_us = e->max_idle_us;
 	st->ecn[0] = st->packets;  /* less the marked ones, which cong_fill_stats() counts */
-	if (e->cong)
+	if (a->ids[i].cong)
 		cong_fill_stats(a, e, st);
+	st->copies = a->ids[i].copies;
 }
 
 /* The index of the stream that e is paired with, if that one is paired with e too; NO_IDX if not. */

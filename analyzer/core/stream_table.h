@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "congestion.h"
+#include "copies.h"
 #include "roce/analyze.h"
 #include "u64map.h"
 
@@ -26,6 +27,7 @@
 #define F_MSG_UNKNOWN 0x0010u  /* message state lost (gap): no sequence checks until FIRST/ONLY */
 #define F_RESTART 0x0020u      /* a NAK asked this stream to restart at restart_psn */
 #define F_RESEND 0x0040u       /* between a go-back-N restart and catching up with next_psn */
+#define F_IPID 0x0080u         /* the stream's IPv4 ids count (seen to change); ip_id: the newest */
 #define F_NAK_SEEN 0x0100u     /* nak_psn / nak_code valid */
 #define F_READ_UNKNOWN 0x0200u /* last READ's PSN span unknown (no PMTU yet) */
 #define F_RTT_PENDING 0x0400u  /* rtt_psn / rtt_ts wait for their response */
@@ -33,6 +35,7 @@
 #define F_PAIRED_CM 0x1000u    /* peer_qpn learned from an RDMA-CM REQ/REP exchange */
 #define F_MSN_KNOWN 0x2000u    /* ack block's msn_psn / msn hold the last ACK */
 #define F_LEN_UNKNOWN 0x4000u  /* the open WRITE's FIRST had no RETH: no DMA length to check */
+#define F_TURN_PENDING 0x8000u /* a response came: the requester's next new request times its turn */
 
 /* PSNs tracked below the next one: go-back-N resends reach this deep in the DUT captures (71
  * PSNs for WRITEs, 130 for READs) */
@@ -59,12 +62,15 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
  * and side blocks that a stream takes when it first needs them, from pools shared by all
  * streams, and gives back when it is evicted:
  *   ack   acknowledgement tracking, from its first request that asks for a response or ends a
- *         message: round-trip statistics, the MSN check, messages by kind (128 bytes);
- *   loss  loss and recovery: counts and NAK state, from its first anomaly (a gap, resend or late
- *         request, a NAK or RNR NAK sent or received, a resent READ response) (104 bytes);
+ *         message, or its first response: response-time statistics and the requester's turn,
+ *         the MSN check, messages by kind (160 bytes);
+ *   loss  loss and recovery: counts, NAK state and go-back-N episodes, retries, losses after
+ *         the capture point, from its first anomaly (a gap, resend or late request, a NAK or RNR
+ *         NAK sent or received, a resent READ response) (128 bytes);
  *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
- * A clean requester that asks for ACKs takes 256 bytes, its responder 128. Core fields are
- * ordered by size, largest first, so that nothing is lost to alignment holes. */
+ * Beside the table, 16 bytes a stream hold its ids, copy count and congestion block (struct stream_ids). A clean
+ * requester that asks for ACKs takes 300 bytes, its responder 140. Core fields are ordered by
+ * size, largest first, so that nothing is lost to alignment holes. */
 struct stream {
 	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
 	uint64_t key;             /* src id : 20 | dst id : 20 | dqpn : 24 */
@@ -83,10 +89,10 @@ struct stream {
 	uint32_t packets, requests, messages;  /* low 32 bits; the high 8 below (count40) */
 	uint32_t ack, loss, resp; /* side blocks (below), 0 if none */
 	uint16_t pkey, flags;
+	uint16_t ip_id;           /* the newest non-zero IPv4 id of its frames (F_IPID): which frame
+				   * was sent first, whatever order the network delivered them in */
 	uint8_t transport, msg_op, pmtu_log;
 	uint8_t packets_hi, requests_hi, messages_hi;
-	uint16_t cong;            /* congestion block (congestion.h): its index below CONG_IN_MAP,
-				     CONG_IN_MAP: in the congestion map (a larger index), 0: none */
 };
 _Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
 
@@ -115,8 +121,12 @@ struct ack_block {
 	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
 	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
 	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
+	/* the requester's side: a response to its next new request (F_TURN_PENDING) */
+	int64_t turn_ts;          /* the response */
+	uint64_t turn_sum_us;
+	uint32_t turn_count, turn_max_us;
 };
-_Static_assert(sizeof(struct ack_block) == 128, "128 bytes");
+_Static_assert(sizeof(struct ack_block) == 160, "160 bytes");
 
 struct loss_block {
 	int64_t nak_ts;           /* the NAK or RNR NAK that armed the restart (F_RESTART) */
@@ -130,9 +140,25 @@ struct loss_block {
 	uint64_t timeout_sum_us;
 	uint32_t naks[5], rnr;    /* NAKs sent on this stream, by code; RNR NAKs */
 	uint32_t nak_frame;       /* the frame of the NAK or RNR NAK that armed the restart (frame_back) */
+	uint32_t episode_psn;     /* the first resend after the NAK (L_EPISODE) */
+	uint32_t restart_lo;      /* the lowest PSN of the NAKs not answered yet (L_UNANSWERED): NAKs
+				   * in a row, a restart at any of their PSNs answers one */
+	uint32_t retry_psn;       /* the PSN the latest restarts began at; retry_count of them since
+				   * an ACK last covered it */
+	uint32_t lost_after;      /* PSNs seen, then lost after the capture point (analyze.c) */
+	uint32_t lost_psn;        /* the last of them (L_LOST) */
+	uint16_t wrong_id;        /* L_PENDING: the IPv4 id of the new PSN that ended the episode */
 	uint8_t nak_code;
+	uint8_t retry_count;
+	uint8_t lflags;           /* L_* */
 };
-_Static_assert(sizeof(struct loss_block) == 104, "104 bytes");
+_Static_assert(sizeof(struct loss_block) == 128, "128 bytes");
+#define L_EPISODE 0x01u        /* F_RESTART: the go-back-N restart has begun (episode_psn) */
+#define L_LOST 0x02u           /* lost_psn counted, no ACK covering it since */
+#define L_UNANSWERED 0x04u     /* NAKs came (restart_lo) and no restart has begun since */
+#define L_PENDING 0x08u        /* the episode ended without p; a resend of p sent before its end
+				* (IPv4 id) may still arrive late: the verdict waits (analyze.c) */
+#define PENDING_IDS 64         /* ... until a frame sent this many ids after the episode's end */
 
 struct resp_block {
 	holes_t holes;            /* as stream.holes, for READ response PSNs below next */
@@ -175,6 +201,9 @@ static inline uint64_t frame_back(uint64_t now, uint32_t lo)
  * core, one entry per table entry. */
 struct stream_ids {
 	uint32_t id, pair;
+	uint32_t copies;          /* frames of the stream that were copies (copies.h) */
+	uint32_t cong;            /* its congestion block (congestion.h) in cong_pool, 0: none; here
+				     and not in the core: touched only by marked frames and CNPs */
 };
 
 struct roce_analyzer {
@@ -204,6 +233,8 @@ struct roce_analyzer {
 	uint32_t send_seq;        /* the newest entry's number */
 	struct block_pool ack_pool, loss_pool, resp_pool, cong_pool;
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
+	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
+	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 };
 

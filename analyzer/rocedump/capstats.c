@@ -5,14 +5,27 @@
  * sets for its section. The SHB's type 0x0A0D0D0A reads the same in both orders, so its length
  * is read after its magic. An ISB is interface ID (4) | timestamp (8) | options, each option
  * code (2) | length (2) | value padded to 4 bytes, ended by code 0; isb_ifrecv (4), isb_ifdrop
- * (5) and isb_osdrop (7) are 64-bit counts. */
+ * (5) and isb_osdrop (7) are 64-bit counts. An IDB is link type (2) | reserved (2) | snap length
+ * (4) | options (if_name: code 2); the IDBs of a section are its interfaces 0, 1, ... An EPB is
+ * interface ID (4) | timestamp (8) | captured length (4) | original length (4) | data; an SPB
+ * original length (4) | data (interface 0); the obsolete PB interface ID (2) | drops (2) |
+ * timestamp (8) | captured length (4) | original length (4) | data. */
 #include "capstats.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BT_SHB 0x0A0D0D0Au
 #define BT_ISB 0x00000005u
+#define BT_IDB 0x00000001u
+#define BT_PB 0x00000002u
+#define BT_SPB 0x00000003u
+#define BT_EPB 0x00000006u
+#define PKT_DATA (BLOCK_HDR + 20u)       /* EPB and PB: where the data starts */
+#define SPB_DATA (BLOCK_HDR + 4u)
+#define FP_BYTES 32u                     /* bytes of a frame in its fingerprint */
+#define OPT_IF_NAME 2
 #define BYTE_ORDER_MAGIC 0x1A2B3C4Du
 #define BLOCK_HDR 8u
 #define SHB_HDR 12u                      /* type, length, byte-order magic */
@@ -55,6 +68,139 @@ static bool is_classic_pcap_magic(uint32_t m)
 void capstats_init(struct capstats *s)
 {
 	memset(s, 0, sizeof(*s));
+}
+
+bool capstats_track_packets(struct capstats *s)
+{
+	s->pkt_alloc = 256;
+	s->pkts = malloc(s->pkt_alloc * sizeof(*s->pkts));
+	s->track = s->pkts != NULL;
+	return s->track;
+}
+
+void capstats_free(struct capstats *s)
+{
+	free(s->pkts);
+	s->pkts = NULL;
+	s->track = false;
+}
+
+static uint32_t fingerprint(const uint8_t *d, uint32_t caplen, uint32_t wirelen)
+{
+	uint32_t h = 2166136261u ^ wirelen, n = caplen < FP_BYTES ? caplen : FP_BYTES;
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ d[i]) * 16777619u;
+	return h;
+}
+
+/* Bytes of the current block to keep in head[]: an ISB's or IDB's options, a packet block's
+ * fixed fields and first data bytes when tracking, else the header alone. */
+static uint32_t keep_limit(const struct capstats *s)
+{
+	switch (s->block_type) {
+	case BT_ISB: return sizeof(s->head);
+	case BT_IDB: return s->track ? sizeof(s->head) : BLOCK_HDR;
+	case BT_EPB:
+	case BT_PB: return s->track ? PKT_DATA + FP_BYTES : BLOCK_HDR;
+	case BT_SPB: return s->track ? SPB_DATA + FP_BYTES : BLOCK_HDR;
+	default: return BLOCK_HDR;
+	}
+}
+
+static void push_packet(struct capstats *s, uint32_t iface, uint32_t caplen, uint32_t wirelen, const uint8_t *data,
+			uint32_t have)
+{
+	if (s->pkt_n == s->pkt_alloc) {  /* grow: unwrap into a twice larger ring */
+		struct capstats_pkt *p = malloc(2 * (size_t)s->pkt_alloc * sizeof(*p));
+		if (!p)
+			return;  /* this frame's interface stays unknown */
+		for (uint32_t i = 0; i < s->pkt_n; i++)
+			p[i] = s->pkts[(s->pkt_head + i) % s->pkt_alloc];
+		free(s->pkts);
+		s->pkts = p;
+		s->pkt_head = 0;
+		s->pkt_alloc *= 2;
+	}
+	uint32_t n = caplen < have ? caplen : have;
+	s->pkts[(s->pkt_head + s->pkt_n++) % s->pkt_alloc] =
+		(struct capstats_pkt){iface, caplen, wirelen, fingerprint(data, n, wirelen)};
+}
+
+/* head[0 .. have) holds a packet block's first bytes: queue it. */
+static void parse_packet(struct capstats *s)
+{
+	uint32_t end = s->have < s->block_len ? s->have : s->block_len - 4, sect = s->section - 1;
+	if (s->block_type == BT_SPB) {
+		if (end < SPB_DATA)
+			return;
+		uint32_t wirelen = rd32(s, s->head + BLOCK_HDR), room = s->block_len - SPB_DATA - 4;
+		push_packet(s, capstats_iface_key(sect, 0), wirelen < room ? wirelen : room, wirelen, s->head + SPB_DATA,
+			    end - SPB_DATA);
+		return;
+	}
+	if (end < PKT_DATA)
+		return;
+	uint32_t if_id = s->block_type == BT_EPB ? rd32(s, s->head + BLOCK_HDR) : rd16(s, s->head + BLOCK_HDR);
+	push_packet(s, capstats_iface_key(sect, if_id), rd32(s, s->head + BLOCK_HDR + 12),
+		    rd32(s, s->head + BLOCK_HDR + 16), s->head + PKT_DATA, end - PKT_DATA);
+}
+
+/* head[0 .. have) holds an IDB's first bytes: the section's next interface, and its name. */
+static void parse_idb(struct capstats *s)
+{
+	uint32_t end = s->have < s->block_len ? s->have : s->block_len - 4, key = capstats_iface_key(s->section - 1, s->section_ifs++);
+	if (s->n_names >= CAPSTATS_MAX_NAMES)
+		return;
+	s->names[s->n_names].key = key;
+	char *name = s->names[s->n_names++].name;
+	name[0] = 0;
+	for (uint32_t o = BLOCK_HDR + 8; o + 4 <= end;) {
+		uint16_t code = rd16(s, s->head + o), len = rd16(s, s->head + o + 2);
+		uint32_t padded = (len + 3u) & ~3u;
+		if (code == OPT_END || o + 4 + padded > end)
+			break;
+		if (code == OPT_IF_NAME) {
+			uint32_t n = len < CAPSTATS_NAME_LEN - 1 ? len : CAPSTATS_NAME_LEN - 1;
+			memcpy(name, s->head + o + 4, n);
+			name[n] = 0;
+			for (uint32_t i = 0; i < n; i++)  /* printed as is, in text and JSON: keep it plain */
+				if (name[i] < 0x20 || name[i] > 0x7e || name[i] == '"' || name[i] == '\\')
+					name[i] = '?';
+		}
+		o += 4 + padded;
+	}
+}
+
+uint32_t capstats_packet_iface(struct capstats *s, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
+{
+	if (!s->track || !s->pkt_n)
+		return 0;
+	uint32_t fp = 0, fp_len = UINT32_MAX;
+	for (uint32_t i = 0; i < s->pkt_n; i++) {
+		const struct capstats_pkt *e = &s->pkts[(s->pkt_head + i) % s->pkt_alloc];
+		if (e->wirelen != wirelen)
+			continue;
+		uint32_t n = e->caplen < caplen ? e->caplen : caplen;
+		if (n != fp_len) {
+			fp = fingerprint(data, n, wirelen);
+			fp_len = n;
+		}
+		if (e->fingerprint != fp)
+			continue;
+		uint32_t iface = e->iface;  /* the blocks before it were not handed out: filtered */
+		s->pkt_head = (s->pkt_head + i + 1) % s->pkt_alloc;
+		s->pkt_n -= i + 1;
+		return iface;
+	}
+	return 0;
+}
+
+const char *capstats_iface_name(const struct capstats *s, uint32_t key)
+{
+	for (uint32_t i = 0; i < s->n_names; i++)
+		if (s->names[i].key == key)
+			return s->names[i].name;
+	return "";
 }
 
 void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop)
@@ -105,6 +251,7 @@ static bool start_block(struct capstats *s)
 			return false;
 		s->format = CAPSTATS_PCAPNG;
 		s->section++;
+		s->section_ifs = 0;
 	}
 	s->block_type = rd32(s, s->head);
 	s->block_len = rd32(s, s->head + 4);
@@ -170,8 +317,9 @@ void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n)
 			continue;
 		}
 		size_t take = min_size(s->remaining, n);
-		if (s->block_type == BT_ISB && s->have < sizeof(s->head)) {
-			size_t keep = min_size(take, sizeof(s->head) - s->have);
+		uint32_t limit = keep_limit(s);
+		if (s->have < limit) {
+			size_t keep = min_size(take, limit - s->have);
 			memcpy(s->head + s->have, buf, keep);
 			s->have += (uint32_t)keep;
 		}
@@ -182,6 +330,10 @@ void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n)
 		if (!s->remaining) {
 			if (s->block_type == BT_ISB)
 				parse_isb(s);
+			else if (s->block_type == BT_IDB && s->track)
+				parse_idb(s);
+			else if (s->track && (s->block_type == BT_EPB || s->block_type == BT_SPB || s->block_type == BT_PB))
+				parse_packet(s);
 			s->block_len = 0;
 			s->have = 0;
 		}

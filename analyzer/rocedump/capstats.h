@@ -8,7 +8,14 @@
  *
  * The scanner is fed the file's bytes in order, in pieces of any size (capstats_feed), and walks
  * the pcapng block headers; it never fails: bytes it cannot make sense of end the scan (libpcap
- * reports the damage) and leave what was found so far. */
+ * reports the damage) and leave what was found so far.
+ *
+ * The same walk tells which interface each frame of a pcapng file was captured on, which libpcap
+ * does not say: with capstats_track_packets(), every packet block (Enhanced, Simple, obsolete
+ * Packet Block: pcapng §4.3-4.5) queues its interface, lengths and a fingerprint of its first
+ * bytes, and capstats_packet_iface() takes the entry of the frame libpcap hands out (records
+ * libpcap's filter rejected are passed over); Interface Description Blocks (§4.2) give the
+ * interfaces' names (if_name). */
 #ifndef ROCEDUMP_CAPSTATS_H
 #define ROCEDUMP_CAPSTATS_H
 
@@ -28,6 +35,16 @@ struct capstats_iface {
 	bool has_recv, has_if_drop, has_os_drop;
 };
 
+/* A packet block seen, waiting for libpcap to hand out its frame. */
+struct capstats_pkt {
+	uint32_t iface;                 /* capstats_iface_key() */
+	uint32_t caplen, wirelen;
+	uint32_t fingerprint;           /* of its first bytes (capstats.c) */
+};
+
+#define CAPSTATS_MAX_NAMES 256
+#define CAPSTATS_NAME_LEN 32
+
 struct capstats {
 	/* results */
 	enum capstats_format format;
@@ -38,6 +55,14 @@ struct capstats {
 	bool too_many_ifaces;           /* statistics of more interfaces than iface[] holds: the
 					 * totals are not known */
 	struct capstats_iface iface[CAPSTATS_MAX_IFACES];
+
+	/* interfaces (capstats_track_packets) */
+	bool track;
+	struct capstats_pkt *pkts;      /* a ring of queued packet blocks */
+	uint32_t pkt_alloc, pkt_head, pkt_n;
+	uint32_t n_names;               /* IDBs seen, in order: names[] holds the first CAPSTATS_MAX_NAMES */
+	uint32_t section_ifs;           /* IDBs in the current section */
+	struct { uint32_t key; char name[CAPSTATS_NAME_LEN]; } names[CAPSTATS_MAX_NAMES];
 
 	/* scanner state */
 	bool stopped;                   /* done (classic pcap) or lost (bad block length) */
@@ -62,6 +87,25 @@ void capstats_init(struct capstats *s);
  * describe and print_json then give the live form. */
 void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop);
 void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n);
+
+/* Queue the packet blocks' interfaces from now on (before the first byte is fed); false when out
+ * of memory. capstats_free() gives the queue back. */
+bool capstats_track_packets(struct capstats *s);
+void capstats_free(struct capstats *s);
+/* The interface of a pcapng section's interface id: (section << 16 | if_id) + 1; 0 is none. */
+static inline uint32_t capstats_iface_key(uint32_t section, uint32_t if_id)
+{
+	return (section << 16 | (if_id & 0xffff)) + 1;
+}
+/* The interface of the frame libpcap just handed out (its first caplen bytes, wirelen on the wire),
+ * or 0 when not known (not pcapng, not tracked, or no queued block matches it). */
+uint32_t capstats_packet_iface(struct capstats *s, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
+/* Its interface id within its section, and its name ("" if the IDB has none or is not known). */
+static inline uint32_t capstats_iface_id(uint32_t key)
+{
+	return (key - 1) & 0xffff;
+}
+const char *capstats_iface_name(const struct capstats *s, uint32_t key);
 struct capstats_totals capstats_totals(const struct capstats *s);
 
 /* One line for a report, no newline: "capture drops: 3 by the interface, 1 by the OS (pcapng

@@ -131,11 +131,12 @@ void congestion_stream_text_header(FILE *out)
 {
 	fprintf(out, "congestion: packets by ECN codepoint, CNPs from the destination, cnp.missing, CE marks pending "
 		     "at the end, FECN/BECN\n");
-	fprintf(out, "%4s %-15s   %-15s %-8s %7s %6s %5s %6s %5s %5s %5s %-20s %5s\n", "pair", "source", "destination",
+	fprintf(out, "%4s %6s %-15s   %-15s %-8s %7s %6s %5s %6s %5s %5s %5s %-20s %5s\n", "pair", "stream", "source",
+		"destination",
 		"qp", "not-ect", "ect0", "ect1", "ce", "cnps", "miss", "pend", "ce>cnp us p50/99/max", "f/b");
 }
 
-void congestion_stream_text_row(FILE *out, uint32_t number, const struct roce_stream_stats *s)
+void congestion_stream_text_row(FILE *out, const struct roce_stream_stats *s)
 {
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], lat[48] = "-", fb[24];
 	fmt_ip(src, s->src, s->addr_len);
@@ -144,9 +145,9 @@ void congestion_stream_text_row(FILE *out, uint32_t number, const struct roce_st
 		snprintf(lat, sizeof(lat), "%.1f/%.1f/%.1f", (double)s->ce_to_cnp_p50_ns / 1e3,
 			 (double)s->ce_to_cnp_p99_ns / 1e3, (double)s->ce_to_cnp_max_ns / 1e3);
 	snprintf(fb, sizeof(fb), "%" PRIu64 "/%" PRIu64, s->fecn, s->becn);
-	fprintf(out, "%4" PRIu32 " %-15s > %-15s 0x%06" PRIx32 " %7" PRIu64 " %6" PRIu64 " %5" PRIu64 " %6" PRIu64
-		     " %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %-20s %5s\n",
-		number, src, dst, s->dqpn, s->ecn[0], s->ecn[2], s->ecn[1], s->ecn[3], s->cnps, s->cnp_missing,
+	fprintf(out, "%4" PRIu32 " %6" PRIu32 " %-15s > %-15s 0x%06" PRIx32 " %7" PRIu64 " %6" PRIu64 " %5" PRIu64
+		     " %6" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %-20s %5s\n",
+		s->pair, s->stream, src, dst, s->dqpn, s->ecn[0], s->ecn[2], s->ecn[1], s->ecn[3], s->cnps, s->cnp_missing,
 		s->cnp_pending, lat, fb);
 }
 

@@ -13,12 +13,12 @@
 void congestion_print_text(const struct roce_analyzer *a, uint64_t link_bps, FILE *out);
 /* -q JSON: ,"pfc":[...],"pause":[...],"cnp_unattributed":[...] (keys of the enclosing object). */
 void congestion_print_json(const struct roce_analyzer *a, FILE *out);
-/* --summary text: the congestion table (streams.c lists it after the stream table, with the same
- * numbers): its heading, and one row for a stream that carried ECT/CE marks, CNPs, FECN or BECN
+/* --summary text: the congestion table (streams.c lists it after the stream table; its rows carry
+ * the same pair and stream ids): its heading, and one row for a stream that carried ECT/CE marks, CNPs, FECN or BECN
  * (congestion_stream_has). */
 bool congestion_stream_has(const struct roce_stream_stats *s);
 void congestion_stream_text_header(FILE *out);
-void congestion_stream_text_row(FILE *out, uint32_t number, const struct roce_stream_stats *s);
+void congestion_stream_text_row(FILE *out, const struct roce_stream_stats *s);
 /* --summary JSON: ,"congestion":{...} of one stream row. */
 void congestion_stream_json(const struct roce_stream_stats *s, FILE *out);
 

@@ -88,11 +88,13 @@ static FILE *open_source(const char *path, struct input_source **out, char *errb
 	}
 	if (!fp) {
 		static const cookie_io_functions_t io = {.read = source_read, .close = source_close};
+		capstats_track_packets(&src->stats);  /* out of memory: frames' interfaces unknown */
 		fp = fopencookie(src, "r", io);
 	}
 	if (!fp) {
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
 		source_close(src);
+		capstats_free(&src->stats);
 		free(src);
 		return NULL;
 	}
@@ -261,8 +263,11 @@ static inline __attribute__((always_inline)) int next_record(struct input *in, s
 	if (in->direct) {
 		char err[256];
 		int rc = pcapread_next(&in->records, f, in->fp, err, sizeof(err));
-		if (rc == 1)
+		if (rc == 1) {
+			f->iface = 0;
+			f->iface_name = "";
 			return 1;
+		}
 		in->direct = false;  /* libpcap reads on */
 		if (rc < 0) {
 			snprintf(errbuf, errlen, "%s: %s", in->name, err);
@@ -288,6 +293,8 @@ static inline __attribute__((always_inline)) int next_record(struct input *in, s
 			f->ts_sec = (int64_t)((uint64_t)f->ts_sec + ns / 1000000000u);
 			f->ts_nsec = ns % 1000000000u;
 		}
+		f->iface = capstats_packet_iface(&in->source->stats, data, h->caplen, h->len);
+		f->iface_name = capstats_iface_name(&in->source->stats, f->iface);
 		return 1;
 	}
 	if (rc == 0)  /* live, non-blocking: nothing yet */
@@ -358,6 +365,8 @@ void input_close(struct input *in)
 		pcap_close(in->pcap);  /* closes fp too */
 	else if (in->fp)
 		fclose(in->fp);
+	if (in->source)
+		capstats_free(&in->source->stats);
 	free(in->source);
 	free(in->iobuf);
 	memset(in, 0, sizeof(*in));

@@ -50,6 +50,8 @@ struct frame {
 	uint32_t caplen, wirelen;
 	int64_t ts_sec;           /* may be negative (a pcapng if_tsoffset, a pcap past 2038) */
 	uint32_t ts_nsec;         /* 0 .. 999,999,999 */
+	uint32_t iface;           /* pcapng: capstats_iface_key() of its interface; 0: not known (pcap) */
+	const char *iface_name;   /* its if_name, "" if none (valid while the input is open) */
 	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number) */
 };
 

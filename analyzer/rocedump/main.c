@@ -55,6 +55,7 @@ struct options {
 	bool streams;              /* --summary */
 	uint32_t max_streams;      /* --max-streams */
 	uint32_t pmtu;             /* --pmtu */
+	int64_t copy_window_us;    /* --copy-window-us: 0 default (1000), -1 off */
 	enum out_format format;
 	unsigned threads;          /* --threads; 0 = pipeline_default_threads() */
 	unsigned batch;            /* --batch */
@@ -134,6 +135,10 @@ static void usage(FILE *f)
 		"      --max-streams N  streams the transport analysis tracks at once (default 2097152:\n"
 		"                     1 M queue pairs, both directions)\n"
 		"      --pmtu N       the path MTU (256, 512, 1024, 2048, 4096); default: learned per stream\n"
+		"      --copy-window-us N\n"
+		"                     a packet seen again within N microseconds on another interface or\n"
+		"                     mirror point is a copy (frame.copy), not a resend (default 1000;\n"
+		"                     0: copies are not looked for)\n"
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
 		"      --link-speed S the link's speed for PFC/PAUSE quanta (512 bit times each): e.g.\n"
 		"                     10G, 25G, 100G (default), 400G; bits per second, K/M/G/T suffix\n"
@@ -210,7 +215,7 @@ static char *join_words(int argc, char **argv)
 enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
 	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_REPORT, OPT_REPORT_PLOTS,
-	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE,
+	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE, OPT_COPY_WINDOW,
 	OPT_LINK_SPEED, OPT_PFC_STORM, OPT_DSCP_PRIO, OPT_CNP_INTERVAL, OPT_CNP_TIMEOUT,
 };
 
@@ -279,6 +284,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"summary", no_argument, NULL, OPT_SUMMARY},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 		{"pmtu", required_argument, NULL, OPT_PMTU},
+		{"copy-window-us", required_argument, NULL, OPT_COPY_WINDOW},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"batch", required_argument, NULL, OPT_BATCH},
 		{"nano", no_argument, NULL, OPT_NANO},
@@ -466,6 +472,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (!parse_uint(optarg, UINT32_MAX, &v) || v == 0)
 				return fail_usage("invalid stream count", optarg);
 			o->max_streams = (uint32_t)v;
+			break;
+		case OPT_COPY_WINDOW:
+			if (!parse_uint(optarg, 60000000, &v))
+				return fail_usage("invalid copy window (0 to 60000000 microseconds)", optarg);
+			o->copy_window_us = v ? (int64_t)v : -1;
 			break;
 		case OPT_PMTU:
 			if (!parse_uint(optarg, 4096, &v) || v < 256 || (v & (v - 1)))
@@ -696,6 +707,7 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 		return false;
 	sc->n++;
 	sc->offset += f->caplen + sc->record_overhead;
+	pkt->capture_if = f->iface;  /* copies: the pcapng interface */
 	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out && !sc->rep ? NULL : &findings);
 	summary_add(sc->sum, pkt);
 	if (sc->rep)  /* every frame analyzed, as the summary: -Y selects what is printed */
@@ -817,7 +829,8 @@ int main(int argc, char **argv)
 		free_options(&o);
 		return rc;
 	}
-	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu, .congestion = &o.congestion};
+	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu, .congestion = &o.congestion,
+					    .copy_window_us = o.copy_window_us};
 	char aerr[ROCE_ERRBUF_SIZE];
 	struct roce_analyzer *an = roce_analyzer_new(&acfg, aerr);
 	if (!an) {
@@ -905,7 +918,7 @@ int main(int argc, char **argv)
 		if (o.format == OUT_JSON)
 			streams_print_json(an, input_capstats(&in), stdout);
 		else
-			streams_print_text(an, input_capstats(&in), stdout);
+			streams_print_text(an, input_capstats(&in), o.print.verbose > 0, stdout);
 	} else if (o.quiet && o.format == OUT_TEXT && n_streams > QUIET_TABLE_MAX) {
 		printf("streams: %" PRIu64 " (evicted %" PRIu64 "); --summary lists them\n", n_streams,
 		       roce_analyzer_evictions(an));

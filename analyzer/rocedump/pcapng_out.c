@@ -1,6 +1,7 @@
 /* pcapng_out.c: rocedump -w (see pcapng_out.h). The pcapng format (IETF draft-ietf-opsawg-pcapng):
- * a section header block (with shb_userappl), one interface description block (the input's link
- * type, if_tsresol 9: nanoseconds), then an enhanced packet block per frame, with opt_comment
+ * a section header block (with shb_userappl), an interface description block per interface of the
+ * input (its link type, if_name, if_tsresol 9: nanoseconds) written before its first frame, and
+ * an enhanced packet block per frame, with opt_comment
  * holding the frame's events when it has any, so that Wireshark shows rocedump's findings as
  * packet comments (pkt_comment / frame.comment). Blocks are written in this machine's byte order,
  * as the format allows (the byte-order magic tells readers).
@@ -10,6 +11,7 @@
 #include "pcapng_out.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "input.h"
@@ -23,6 +25,7 @@
 #define OPT_ENDOFOPT 0
 #define OPT_COMMENT 1
 #define OPT_SHB_USERAPPL 4
+#define OPT_IF_NAME 2
 #define OPT_IF_TSRESOL 9
 #define OPT_ISB_STARTTIME 2
 #define OPT_ISB_ENDTIME 3
@@ -61,9 +64,58 @@ static size_t option_size(size_t len)
 	return 4 + len + pad4(len);
 }
 
+/* An interface description block: the link type, snap length 0 (none), if_name when there is
+ * one, nanosecond time stamps. */
+static void put_idb(struct pcapng_out *w, const char *name)
+{
+	uint8_t tsresol = 9;
+	size_t name_len = name ? strlen(name) : 0;
+	if (name_len > 0xffff)
+		name_len = 0xffff;
+	uint32_t len = 20 + (name_len ? (uint32_t)option_size(name_len) : 0) + (uint32_t)option_size(1) + 4;
+	put32(w->f, BT_IDB);
+	put32(w->f, len);
+	put16(w->f, (uint16_t)w->linktype);
+	put16(w->f, 0);
+	put32(w->f, 0);
+	if (name_len)
+		put_option(w->f, OPT_IF_NAME, name, name_len);
+	put_option(w->f, OPT_IF_TSRESOL, &tsresol, 1);
+	put32(w->f, OPT_ENDOFOPT);
+	put32(w->f, len);
+}
+
+/* The output interface of input interface key (named name), its block written when new. Past
+ * what memory holds, interface 0. */
+static uint32_t iface_id(struct pcapng_out *w, uint32_t key, const char *name)
+{
+	if (w->n_ifaces && key == w->last_key)
+		return w->last_id;
+	uint32_t i = 0;
+	while (i < w->n_ifaces && w->keys[i] != key)
+		i++;
+	if (i == w->n_ifaces) {
+		if (w->n_ifaces == w->ifaces_alloc) {
+			uint32_t n = w->ifaces_alloc ? w->ifaces_alloc * 2 : 4;
+			uint32_t *k = realloc(w->keys, n * sizeof(*k));
+			if (!k)
+				return 0;
+			w->keys = k;
+			w->ifaces_alloc = n;
+		}
+		w->keys[w->n_ifaces++] = key;
+		put_idb(w, name);
+	}
+	w->last_key = key;
+	return w->last_id = i;
+}
+
 int pcapng_out_open(struct pcapng_out *w, const char *path, unsigned linktype, char *errbuf, size_t errlen)
 {
 	static const char appl[] = "rocedump " ROCEDUMP_VERSION;
+	w->linktype = linktype;
+	w->keys = NULL;
+	w->n_ifaces = w->ifaces_alloc = 0;
 	w->close = strcmp(path, "-") != 0;
 	w->f = w->close ? fopen(path, "wb") : stdout;
 	if (!w->f) {
@@ -82,17 +134,6 @@ int pcapng_out_open(struct pcapng_out *w, const char *path, unsigned linktype, c
 	put_option(w->f, OPT_SHB_USERAPPL, appl, sizeof(appl) - 1);
 	put32(w->f, OPT_ENDOFOPT);
 	put32(w->f, shb_len);
-	/* interface: link type, snap length 0 (none), nanosecond time stamps */
-	uint8_t tsresol = 9;
-	uint32_t idb_len = 20 + (uint32_t)option_size(1) + 4;
-	put32(w->f, BT_IDB);
-	put32(w->f, idb_len);
-	put16(w->f, (uint16_t)linktype);
-	put16(w->f, 0);
-	put32(w->f, 0);
-	put_option(w->f, OPT_IF_TSRESOL, &tsresol, 1);
-	put32(w->f, OPT_ENDOFOPT);
-	put32(w->f, idb_len);
 	return 0;
 }
 
@@ -104,9 +145,10 @@ void pcapng_out_frame(struct pcapng_out *w, const struct frame *f, const char *c
 	uint32_t len = 32 + caplen + pad4(caplen) + (comment_len ? (uint32_t)option_size(comment_len) + 4 : 0);
 	int64_t ns = frame_ts_ns(f);
 	uint64_t t = ns < 0 ? 0 : (uint64_t)ns;
+	uint32_t id = iface_id(w, f->iface, f->iface_name);  /* its block first, if new */
 	put32(w->f, BT_EPB);
 	put32(w->f, len);
-	put32(w->f, 0);  /* interface 0 */
+	put32(w->f, id);
 	put32(w->f, (uint32_t)(t >> 32));
 	put32(w->f, (uint32_t)t);
 	put32(w->f, caplen);
@@ -134,6 +176,8 @@ static void put_option64(FILE *f, uint16_t code, uint64_t v, bool time)
 void pcapng_out_isb(struct pcapng_out *w, const struct pcapng_isb *isb)
 {
 	uint32_t len = 12 + 12 + 5 * (uint32_t)option_size(8) + 4;  /* header, if_id, time, options, end, length */
+	if (!w->n_ifaces)
+		iface_id(w, 0, NULL);
 	put32(w->f, BT_ISB);
 	put32(w->f, len);
 	put32(w->f, 0);  /* interface 0 */
@@ -152,6 +196,10 @@ int pcapng_out_close(struct pcapng_out *w, char *errbuf, size_t errlen)
 {
 	if (!w->f)
 		return 0;
+	if (!w->n_ifaces)  /* readers want an interface, even with no frame */
+		iface_id(w, 0, NULL);
+	free(w->keys);
+	w->keys = NULL;
 	int bad = fflush(w->f) != 0 || ferror(w->f);
 	int err = errno;
 	if (w->close && fclose(w->f) != 0 && !bad) {

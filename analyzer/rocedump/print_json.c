@@ -208,9 +208,6 @@ static void put_congestion_finding(struct sb *s, const struct roce_finding *x)
 		if (x->event == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED)
 			sb_printf(s, ",\"by\":\"%s\"", x->pause ? "pause" : "pfc");
 		break;
-	case ROCE_EV_CNP_MISSING:
-		sb_printf(s, ",\"ce_frame\":%" PRIu64, x->ref_frame);
-		break;
 	default:
 		break;
 	}
@@ -221,7 +218,7 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 {
 	(void)o;
 	struct roce_field_src src = {.data = f->data, .p = p, .frame_no = frame_no, .ts_sec = f->ts_sec,
-				     .ts_nsec = f->ts_nsec};
+				     .ts_nsec = f->ts_nsec, .iface_name = f->iface_name};
 	sb_puts(s, "{");
 	put_fields(s, &src);
 	if (p->net.kind == ROCE_NET_MACC)
@@ -236,17 +233,26 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	}
 	sb_puts(s, "]");
 	if (fi && fi->n) {
+		char a_src[FMT_ADDR_MAX], a_dst[FMT_ADDR_MAX];  /* the stream's addresses: the frame's */
+		fmt_net_addrs(p, f->data, a_src, a_dst);
 		sb_puts(s, ",\"findings\":[");
 		for (unsigned i = 0; i < fi->n; i++) {
 			const struct roce_finding *x = &fi->f[i];
-			sb_printf(s, "%s{\"event\":\"%s\",\"qpn\":%" PRIu32, i ? "," : "",
-				  roce_event_name((enum roce_event)x->event), x->qpn);
+			sb_printf(s, "%s{\"event\":\"%s\"", i ? "," : "", roce_event_name((enum roce_event)x->event));
+			if (!roce_event_is_congestion((enum roce_event)x->event)) {  /* those name their own */
+				sb_printf(s, ",\"stream\":%" PRIu32 ",\"pair\":%" PRIu32, fi->stream, fi->pair);
+				if (a_src[0])
+					sb_printf(s, ",\"src\":\"%s\",\"dst\":\"%s\"", a_src, a_dst);
+			}
+			sb_key_u(s, ",\"qpn\":", x->qpn);
 			if (x->has_psn)
 				sb_printf(s, x->msn ? ",\"expected_msn\":%" PRIu32 ",\"seen_msn\":%" PRIu32
 						    : ",\"expected_psn\":%" PRIu32 ",\"seen_psn\":%" PRIu32,
 					  x->expected_psn, x->seen_psn);
 			if (x->delta_ns >= 0)
 				sb_printf(s, ",\"delta_ns\":%lld", (long long)x->delta_ns);
+			if (x->ref_frame)
+				sb_key_u(s, ",\"ref_frame\":", x->ref_frame);
 			put_congestion_finding(s, x);
 			sb_puts(s, "}");
 		}

@@ -14,15 +14,32 @@ static const char *ecn_name(unsigned ecn)
 	return n[ecn & 3];
 }
 
+/* An SLL/SLL2 packet type as tcpdump names it. */
+static const char *sll_pkttype_name(unsigned t)
+{
+	static const char *const n[] = {"In", "B", "M", "P", "Out"};
+	return t < 5 ? n[t] : "?";
+}
+
+/* -e: where the frame was seen (pcapng interface, SLL/SLL2 interface and direction), then the
+ * Ethernet addresses and VLAN tags. */
 static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt *p)
 {
+	if (f->iface) {
+		sb_printf(s, "if %" PRIu32, capstats_iface_id(f->iface));
+		if (f->iface_name[0])
+			sb_printf(s, " (%s)", f->iface_name);
+		sb_puts(s, " ");
+	}
 	if (p->eth_off >= 0 && (uint32_t)p->eth_off + 14 <= roce_readable_len(f->caplen)) {
 		char src[18], dst[18];
 		fmt_mac(dst, f->data + p->eth_off);
 		fmt_mac(src, f->data + p->eth_off + 6);
 		sb_printf(s, "%s > %s, ", src, dst);
-	} else if (p->linktype == ROCE_LINK_SLL || p->linktype == ROCE_LINK_SLL2) {
-		sb_printf(s, "sll%s pkttype %u, ", p->linktype == ROCE_LINK_SLL2 ? "2" : "", p->sll_pkttype);
+	} else if (p->linktype == ROCE_LINK_SLL) {
+		sb_printf(s, "sll %s, ", sll_pkttype_name(p->sll_pkttype));
+	} else if (p->linktype == ROCE_LINK_SLL2) {
+		sb_printf(s, "sll2 ifindex %" PRIu32 " %s, ", p->sll_ifindex, sll_pkttype_name(p->sll_pkttype));
 	}
 	for (unsigned i = 0; i < p->n_vlan; i++)
 		sb_printf(s, "%s vlan %u p %u%s, ", p->vlan[i].tpid == 0x8100 ? "802.1Q" : "802.1ad",
@@ -275,7 +292,7 @@ static void put_other(struct sb *s, const struct print_opts *o, const struct fra
 /* The frame's events; a field named by a decoder event, its value: bth.reserved_nonzero(resv7 0x01);
  * a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
- * before). */
+ * before in frame 12). */
 void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	const char *sep = "";

@@ -4,12 +4,14 @@
 #ifndef ROCEDUMP_STREAMS_H
 #define ROCEDUMP_STREAMS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "capstats.h"
 #include "roce/analyze.h"
 
-void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs, FILE *out);
+/* verbose: the full table (-v); else one that fits 120 columns, and the times on lines of their own */
+void streams_print_text(const struct roce_analyzer *a, const struct capstats *cs, bool verbose, FILE *out);
 void streams_print_json(const struct roce_analyzer *a, const struct capstats *cs, FILE *out);
 /* The same object with only the rows keep() returns true for (--report lists the most troubled
  * queue pairs), in the same order. */

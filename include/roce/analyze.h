@@ -4,7 +4,7 @@
  * A stream is one direction of one queue pair: (source address, destination address,
  * destination QPN). It carries the requests of its source (one PSN space) and its source's
  * responses to the destination's requests (the destination's PSN space). State per stream is
- * bounded (128 bytes, and up to 232 more as its traffic needs them); the table holds at most
+ * bounded (140 bytes, and up to 320 more as its traffic needs them); the table holds at most
  * max_streams and evicts the least recently used. A log of the last 65,536 request PSNs' first
  * sendings (2 MiB) ages timeout resends. Findings are
  * events of the one event table (events.def), added to the frame's event set, with details.
@@ -18,7 +18,18 @@
  *                 the two once they are paired (by RDMA-CM or by PSN); a stream not paired (yet)
  *                 has its own stream id as its pair id.
  * A frame carries the ids its stream had when the frame was analyzed; the summary's rows
- * (roce_analyzer_foreach) carry the same ids. */
+ * (roce_analyzer_foreach) carry the same ids.
+ *
+ * Copies: the same packet seen twice by the capture (tcpdump -i any, a pcapng of several
+ * interfaces, two mirrored ports, ERSPAN ingress and egress sessions, mirror points on both sides
+ * of a routed hop) is not a resend. A frame is a copy when its packet, from the IP header (or GRH)
+ * on with the bytes the ICRC leaves out masked, was seen within copy_window_us and either somewhere
+ * else (another p->capture_if, SLL2 interface, packet type, mirror session or direction, VLAN or
+ * Ethernet addresses) or at the same place with the same non-zero IPv4 id (a network duplicate;
+ * a real resend gets a new id from senders that count them). A copy gets frame.copy, with
+ * ref_frame = its first sighting, and is counted on its stream (copies); it takes no further
+ * part in the analysis. About the last 8,192 sightings are kept (a 4-way set-associative table
+ * by content). */
 #ifndef ROCE_ANALYZE_H
 #define ROCE_ANALYZE_H
 
@@ -35,6 +46,9 @@ struct roce_analyzer_config {
 	uint32_t max_streams;  /* table capacity; 0 means 1 << 21: 1 M QPs, both directions */
 	uint32_t pmtu;         /* path MTU in bytes if known; 0: learn it from FIRST/MIDDLE payloads */
 	const struct roce_congestion_config *congestion; /* congestion.h; NULL: defaults */
+	int64_t copy_window_us; /* a packet seen again within this many microseconds of its first
+				 * sighting may be a copy (frame.copy, below); 0: 1000; < 0: copies
+				 * are not looked for */
 };
 
 /* One finding on a frame. */
@@ -84,6 +98,10 @@ struct roce_findings {
 ROCE_API size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
 				const struct roce_findings *fi);
 
+/* Whether e is a congestion event (pfc.*, cnp.*): its findings refer to a priority, a MAC or a
+ * CE-marked frame (ref_frame), not to the stream of the frame they are noted on. */
+ROCE_API bool roce_event_is_congestion(enum roce_event e);
+
 /* Create an analyzer; NULL with the reason in errbuf on failure. */
 ROCE_API struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg,
 						 char errbuf[ROCE_ERRBUF_SIZE]);
@@ -114,15 +132,27 @@ struct roce_stream_stats {
 	uint32_t first_psn, last_psn; /* of its requests */
 	bool has_psn;
 	uint64_t gaps, missing_psns, retransmits, out_of_order, timeouts;
-	uint64_t naks[5], rnr_naks;   /* NAKs sent on this stream, by code; RNR NAKs */
+	/* where its requests were lost: before the capture point (PSNs never seen: missing, less the
+	 * ones that came late), after it (PSNs seen, then named by a PSN sequence NAK, or the first
+	 * PSN of a timeout resend, counted once until an ACK covers them; the go-back-N resends of
+	 * the PSNs after them were discarded by the responder, not lost) */
+	uint64_t lost_before, lost_after;
+	uint64_t naks[5], rnr_naks;   /* NAKs and RNR NAKs reporting this stream's PSNs, by code (sent
+				       * on the reverse stream; there when the pair is not known) */
 	uint64_t messages;         /* completed request messages (LAST/ONLY) */
 	uint64_t messages_send, messages_write, messages_read, messages_atomic, messages_other; /* by kind */
-	/* round trip of its requests: a request asking for a response (AckReq, READ, atomic) to
-	 * the first response covering it, one at a time, resends excluded; microseconds */
-	uint64_t rtt_count;
-	uint32_t rtt_min_us, rtt_mean_us, rtt_max_us;
-	uint32_t rtt_p50_us, rtt_p99_us;  /* from a half-octave histogram: within ±19 % up to 11.9 s,
-					   * the largest sample above */
+	/* response time of its requests at the capture point: a request asking for a response
+	 * (AckReq, READ, atomic) to the first response covering it, one at a time, resends
+	 * excluded; microseconds. Captured next to the requester this is the round trip through
+	 * the network and the responder; next to the responder, the responder's own time. */
+	uint64_t response_count;
+	uint32_t response_min_us, response_mean_us, response_max_us;
+	uint32_t response_p50_us, response_p99_us;  /* from a half-octave histogram: within ±19 % up
+						     * to 11.9 s, the largest sample above */
+	/* the requester's side: from a response to its next new request (its turn: next to the
+	 * requester, its own time; next to the responder, the round trip the other way) */
+	uint64_t turn_count;
+	uint32_t turn_mean_us, turn_max_us;
 	/* NAK or RNR NAK from the responder to the requester's restart (go-back-N latency) */
 	uint64_t recover_count;
 	uint32_t recover_mean_us, recover_max_us;
@@ -130,6 +160,7 @@ struct roce_stream_stats {
 	uint64_t timeout_aged;
 	uint32_t timeout_age_mean_us, timeout_age_max_us;
 	uint32_t max_idle_us;      /* the longest silence between two frames of the stream */
+	uint64_t copies;           /* frames that were copies of one already seen (not in the counts above) */
 	uint32_t stream;           /* its stream id (as the frames' findings carry it) */
 	uint32_t pair;             /* its pair id: the two directions of a paired QP share it */
 	/* congestion (congestion.h) */

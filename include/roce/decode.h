@@ -165,6 +165,10 @@ struct roce_pkt {
 	uint32_t icrc_off;        /* offset of the ICRC in the frame (may lie past caplen); 0 if none */
 	uint32_t icrc_wire;       /* the ICRC as the CRC-32 value (wire bytes read least significant first) */
 	uint32_t icrc_computed;
+	uint32_t sll_ifindex;     /* SLL2: the interface index the frame was seen on; 0 otherwise */
+	uint32_t capture_if;      /* set by the caller after roce_decode (which makes it 0): the
+				   * capture interface, e.g. the pcapng interface id + 1; 0 if unknown.
+				   * The analyzer tells copies of a frame by it (analyze.h) */
 	/* set only when present (see above) */
 	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */
 	struct roce_wrap wrap;

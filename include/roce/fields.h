@@ -55,6 +55,7 @@ struct roce_field_src {
 	uint64_t frame_no;
 	int64_t ts_sec;
 	uint32_t ts_nsec;
+	const char *iface_name; /* the capture interface's name (p->capture_if), NULL or "" if none */
 	/* The frame's MAD on QP 1 (the mad.* and cm.* fields), decoded by roce_field_get() the first
 	 * time one of those fields is asked for and kept here for the others: leave both zero, as a
 	 * designated initializer does, and do not declare the object const. */

@@ -102,7 +102,7 @@ def check(rocedump, tshark, path, selftest, counts):
             del want[first]
     got = {}
     for no, obj in rocedump_json(rocedump, path).items():
-        ce = [f["ce_frame"] for f in obj.get("findings", []) if f["event"] == "cnp.missing"]
+        ce = [f["ref_frame"] for f in obj.get("findings", []) if f["event"] == "cnp.missing"]
         if ce:
             got[no] = ce
         elif "cnp.missing" in obj["events"]:

@@ -21,6 +21,13 @@ that must carry these rocedump transport events, and compares them with the fram
   nak.remote_access    0x62                    nak.remote_op        0x63
   nak.invalid_rd       0x64                    nak.rnr              0x20-0x3F
 
+  frame.copy           the same packet seen again within 1 ms (either way: a pcapng of several
+                       interfaces is not in time order) of its first frame (file order): the
+                       same IP addresses, IPv4 id, UDP source port, BTH opcode, QP and PSN, IP
+                       length and ICRC (infiniband.invariant.crc), and either another place
+                       (frame.interface_id, sll.ifindex, sll.pkttype, eth.src, eth.dst, vlan.id)
+                       or the same place with a non-zero IPv4 id. A copy takes no part in the
+                       rest: no event above, and its PSN does not enter the state.
 Only the events above are compared; other nak.* events (nak.duplicate, nak.restart_wrong) and
 psn.gap etc. are not. Where rocedump reports a retransmit.timeout, its age (the finding's
 delta_ns) must equal the time from the capture's first frame carrying that request PSN on the
@@ -77,7 +84,11 @@ TSHARK_FIELDS = [
     "ip.src", "ip.dst", "ip.id", "ipv6.src", "ipv6.dst", "udp.srcport", "udp.dstport",
     "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
     "infiniband.aeth.syndrome", "infiniband.reth.dmalen",
+    # copies: the packet's identity and where it was seen
+    "ip.len", "ipv6.plen", "infiniband.invariant.crc", "frame.interface_id", "sll.ifindex", "sll.pkttype",
+    "eth.src", "eth.dst", "vlan.id",
 ]
+COPY_WINDOW_NS = 1000000
 
 # A READ request of N bytes consumes ceil(N / PMTU) PSNs (IBTA Vol 1 §9.7.2): all of them count as
 # sent, so a READ re-requested from inside that range resends sent PSNs. The Soft-RoCE DUT's path
@@ -95,7 +106,8 @@ NAK_EVENTS = {0x60: "nak.psn_seq_err", 0x61: "nak.invalid_request", 0x62: "nak.r
               0x63: "nak.remote_op", 0x64: "nak.invalid_rd"}
 RETRANSMIT = "psn.retransmit"
 RNR = "nak.rnr"
-EVENTS = [RETRANSMIT] + [NAK_EVENTS[c] for c in sorted(NAK_EVENTS)] + [RNR]
+COPY = "frame.copy"
+EVENTS = [RETRANSMIT] + [NAK_EVENTS[c] for c in sorted(NAK_EVENTS)] + [RNR, COPY]
 
 OPNAMES = {0x00: "SEND_FIRST", 0x01: "SEND_MIDDLE", 0x02: "SEND_LAST", 0x03: "SEND_LAST_IMM",
            0x04: "SEND_ONLY", 0x05: "SEND_ONLY_IMM", 0x06: "WRITE_FIRST", 0x07: "WRITE_MIDDLE",
@@ -194,7 +206,7 @@ def run_tshark(tshark, path, ports):
 
 class Pkt:
     __slots__ = ("frame", "ts", "stream", "op", "psn", "syndrome", "ipid", "truncated", "state",
-                 "compare", "excluded", "dmalen")
+                 "compare", "excluded", "dmalen", "ident", "where")
 
     def __init__(self, frame, ts=None):
         self.frame = frame
@@ -209,6 +221,8 @@ class Pkt:
         self.state = False      # enters the PSN state
         self.compare = False    # compared with rocedump
         self.excluded = None    # why not compared (None if compared or not RoCE at all)
+        self.ident = None       # the packet's identity, for copies (None: not known)
+        self.where = None       # where it was seen
 
 
 def to_int(s):
@@ -267,6 +281,13 @@ def parse_rows(rows, ports):
         dma = row.get("infiniband.reth.dmalen") or []
         if dma:
             p.dmalen = to_int(dma[0])
+        icrc = row.get("infiniband.invariant.crc") or []
+        iplen = nth(row, "ip.len" if pre == "ip" else "ipv6.plen", k)
+        sport = nth(row, "udp.srcport", occurrence(prot, u, "udp"))
+        if icrc and iplen is not None and not p.truncated:
+            p.ident = (p.stream, p.ipid, sport, p.op, p.psn, to_int(iplen), icrc[-1])
+        p.where = tuple(tuple(row.get(f) or []) for f in ("frame.interface_id", "sll.ifindex", "sll.pkttype",
+                                                           "eth.src", "eth.dst", "vlan.id"))
         why = tshark_wrong_opcode(p.op)
         if why:
             p.excluded = why
@@ -305,12 +326,19 @@ def compute_truth(pkts):
     ack_seen = {}     # stream -> set of ACK/ATOMIC ACK PSNs (notes only)
     high = {}         # (stream, space) -> highest PSN (24-bit serial) so far
     ipids = {}        # (src, ipid) -> (stream, op, psn) of the first copy
+    sightings = {}    # packet identity -> the frames that were not copies
     for n in sorted(pkts):
         p = pkts[n]
         if p.excluded is not None:
             t.excluded.setdefault(p.excluded, []).append(n)
         if not p.state:
             continue
+        if p.ident is not None:
+            first = [m for m in sightings.get(p.ident, ()) if abs(pkts[m].ts - p.ts) <= COPY_WINDOW_NS]
+            if any(pkts[m].where != p.where or p.ipid for m in first):
+                t.events[COPY].add(n)
+                continue
+            sightings.setdefault(p.ident, []).append(n)
         t.roce += 1
         t.streams.add(p.stream)
         if p.syndrome is not None:
@@ -619,7 +647,7 @@ def selftest_engine():
     t = compute_truth(pkts)
     expect = {RETRANSMIT: {6, 12, 13, 29, 34, 35}, "nak.psn_seq_err": {4},
               "nak.invalid_request": {17}, "nak.remote_access": {18}, "nak.remote_op": {19},
-              "nak.invalid_rd": {20}, RNR: {15, 16}}
+              "nak.invalid_rd": {20}, RNR: {15, 16}, COPY: set()}  # fake rows carry no ICRC: no copies
     fails = []
     for e in EVENTS:
         if t.events[e] != expect[e]:

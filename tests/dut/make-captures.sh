@@ -43,6 +43,7 @@ BATCHES=(
   "rc_pingpong ud_pingpong write_bw read_bw atomic_bw send_bw rc_pingpong_ecn_ce write_bw_loss rc_pingpong_loss"
   "v6_rc_pingpong vlan_rc_pingpong sll_rc_pingpong snap_rc_pingpong erspan2_rc_pingpong erspan3_rc_pingpong ip6erspan_rc_pingpong gretap_rc_pingpong"
   "read_bw_lossy send_bw_reorder cm_send_bw rping rc_pingpong_ecn_part write_bw_ecn_part"
+  "rc_pingpong_reorder write_bw_reorder rc_pingpong_dup write_bw_dup vlan_write_bw_loss rc_pingpong_peer_dies"
 )
 PCAPNG_SCEN=rping
 if [ -n "${ONLY:-}" ]; then
@@ -52,7 +53,7 @@ fi
 # outputs SCENARIO -> "SRC:DESTNAME ..." (SRC relative to the batch directory)
 outputs() {
   case $1 in
-    vlan_rc_pingpong) echo "cli/$1.pcap:$1.pcap cli/$1-any-sll2.pcap:$1-any-sll2.pcap" ;;
+    vlan_rc_pingpong|vlan_write_bw_loss) echo "cli/$1.pcap:$1.pcap cli/$1-any-sll2.pcap:$1-any-sll2.pcap" ;;
     sll_rc_pingpong)  echo "cli/$1-sll.pcap:$1-sll.pcap cli/$1-sll2.pcap:$1-sll2.pcap" ;;
     snap_rc_pingpong) echo "cli/$1-s96.pcap:$1-s96.pcap cli/$1-s200.pcap:$1-s200.pcap" ;;
     erspan*|ip6erspan*|gretap*) echo "srv/$1.pcap:$1.pcap" ;;
@@ -65,6 +66,10 @@ outputs() {
 budget() {
   case $1 in
     write_bw_loss.pcap|rc_pingpong_loss.pcap|read_bw_lossy.pcap|send_bw_reorder.pcap) echo --events 280000 ;;
+    # the verdict captures (captures/rxe/README.md): the committed ones are hand-picked windows
+    *_reorder.pcap|vlan_write_bw_loss*.pcap) echo --events 90000 ;;
+    *_dup.pcap) echo 70000 ;;
+    rc_pingpong_peer_dies.pcap) echo --tail 70000 ;;   # the 8th resend of one PSN is near the end
     snap_rc_pingpong-s200.pcap) echo 200000 ;;    # whole run (~193 KB)
     *) echo 120000 ;;
   esac

@@ -63,7 +63,32 @@ mirror_off() { tc -s filter show dev eth0 egress; tc qdisc del dev eth0 clsact 2
 # retry patterns of the RDMA-CM tools while the server is not listening yet
 retrycm() { local i rc; for i in $(seq 1 20); do "$@" > /tmp/try.log 2>&1; rc=$?; cat /tmp/try.log
           grep -qi "REJECTED\|UNREACHABLE\|Unable to perform rdma_client\|connect error\|Couldn't connect\|Failed to" /tmp/try.log || return $rc; sleep 1.5; done; return 1; }
-is_new() { case $1 in v6_*|vlan_*|snap_*|sll_*|erspan*|ip6erspan*|gretap*|read_bw_lossy|send_bw_reorder|cm_send_bw|rping) return 0;; esac; return 1; }
+is_new() { case $1 in v6_*|vlan_*|snap_*|sll_*|erspan*|ip6erspan*|gretap*|read_bw_lossy|send_bw_reorder|cm_send_bw|rping) return 0;;
+             *_reorder|*_dup|rc_pingpong_peer_dies) return 0;; esac; return 1; }
+# the verdict scenarios: netem on both guests' eth0 egress (tcpdump taps after it: a duplicate is seen
+# twice, a frame the peer's netem drops is never seen)
+verdict_netem() { case $1 in
+    rc_pingpong_reorder|write_bw_reorder) tc qdisc add dev eth0 root netem delay 1ms reorder 25% 50% ;;  # no loss
+    *_dup) tc qdisc add dev eth0 root netem duplicate 5% ;;
+    vlan_*_loss) tc qdisc add dev eth0 root netem loss 3% ;;
+  esac; }
+# rc_pingpong_peer_dies: the server stops hearing its peer (iptables drops RoCE on its INPUT) once
+# rxe0 has received 300 packets of the exchange: the client's next SEND is never acknowledged and
+# its rxe resends it for ever (retry count 7 = unlimited in rxe) until the client's timeout 20 s.
+# Exit status 0 when that is what happened (the client ran until the timeout; the server is killed at the end).
+peer_dies() { local pid rc c=/sys/class/infiniband/$dev/ports/1/hw_counters/rcvd_pkts n0
+  if [ "$ROLE" = srv ]; then
+    n0=$(cat $c); ibv_rc_pingpong -d $dev -g $g -p $p -n 1000000 -s 64 > /tmp/peer.log 2>&1 & pid=$!
+    for i in $(seq 1 900); do [ $(($(cat $c) - n0)) -gt 300 ] && break; sleep 0.1; done
+    /usr/sbin/iptables -I INPUT -p udp --dport 4791 -j DROP
+    echo "gone deaf after $(($(cat $c) - n0)) packets received"
+    sleep 22; kill -9 $pid; wait $pid; /usr/sbin/iptables -D INPUT -p udp --dport 4791 -j DROP; cat /tmp/peer.log
+  else
+    local t0=$SECONDS
+    retry timeout 20 ibv_rc_pingpong -d $dev -g $g -p $p -n 1000000 -s 64 $peer; rc=$?
+    echo "client ended after $((SECONDS - t0)) s, exit status $rc"
+    [ $((SECONDS - t0)) -ge 19 ]  # it never finished: the timeout stopped it (its status varies: 124, 1)
+  fi; }
 run_new() {  # $1 = scenario; uses $p, $ROLE, $PEER
   local s=$1 dev=rxe0 g=$GID peer= tool rc
   [ "$ROLE" = cli ] && peer=$PEER
@@ -76,6 +101,7 @@ run_new() {  # $1 = scenario; uses $p, $ROLE, $PEER
     read_bw_lossy) tc qdisc add dev eth0 root netem loss 4% ;;
     send_bw_reorder) tc qdisc add dev eth0 root netem loss 2% delay 1ms reorder 25% 50% ;;
   esac
+  verdict_netem $s
   echo "$ROLE $s: dev=$dev gid_index=$g"; cat /sys/class/infiniband/$dev/ports/1/gids/$g
   if [ "$ROLE" = srv ]; then
     case $s in erspan*|ip6erspan*|gretap*) mirror_on ${s%%_*} > $O/srv-$s-mirror.log 2>&1
@@ -91,7 +117,7 @@ run_new() {  # $1 = scenario; uses $p, $ROLE, $PEER
     sleep 1
   fi
   case $tool in
-    rc)    retry T ibv_rc_pingpong -d $dev -g $g -p $p -n 100 $peer ;;
+    rc)    if [ $s = rc_pingpong_peer_dies ]; then peer_dies; else retry T ibv_rc_pingpong -d $dev -g $g -p $p -n 100 $peer; fi ;;
     write) retry T ib_write_bw -F -d $dev -x $g -p $p -n 100 -s 8192 $peer ;;
     read)  retry T ib_read_bw  -F -d $dev -x $g -p $p -n 100 -s 8192 $peer ;;
     send)  if [ $s = cm_send_bw ]; then [ $ROLE = cli ] && sleep 2; retrycm T ib_send_bw -R -F -d $dev -p $p -n 20 -s 4096 $peer
@@ -105,7 +131,8 @@ run_new() {  # $1 = scenario; uses $p, $ROLE, $PEER
   echo "$ROLE $s rc=$rc" >> $O/status.txt
   for f in $O/$s*.pcap; do [ -f $f ] && echo "   $f: $(tcpdump -r $f 2>/dev/null | wc -l) pkts"; done
   case $s in
-    v6_*) v6_off;; vlan_*) vlan_off;; read_bw_lossy|send_bw_reorder) tc qdisc del dev eth0 root 2>/dev/null;;
+    v6_*) v6_off;; vlan_*) vlan_off; tc qdisc del dev eth0 root 2>/dev/null;; read_bw_lossy|send_bw_reorder) tc qdisc del dev eth0 root 2>/dev/null;;
+    *_reorder|*_dup) tc qdisc del dev eth0 root 2>/dev/null;;
     erspan*|ip6erspan*|gretap*) [ "$ROLE" = srv ] && mirror_off >> $O/srv-$s-mirror.log 2>&1;;
   esac
   [ "$ROLE" = cli ] && sleep 2

@@ -92,7 +92,9 @@ def main():
     print('1..%d' % len(cases))
     failed = 0
     for i, ((form, head, recs), threads, extra) in enumerate(cases, 1):
-        whole = subprocess.run([rocedump, '-r', capture, '-c', '2'] + extra, capture_output=True, check=True).stdout
+        # the same file read whole, in the same form (a pcapng's JSON names its interface)
+        whole = subprocess.run([rocedump, '-r', '-', '-c', '2'] + extra, input=data if form == 'pcap' else ng,
+                               capture_output=True, check=True).stdout
         ok, took, out, want, err = run_case(rocedump, form, head, recs, whole, threads, extra)
         desc = '%s, --threads %d%s: the first frame printed while the pipe stays open' % (
             form, threads, ' -T json' if extra else '')

@@ -205,13 +205,13 @@ def check_timings(name, rows, series):
     if len(rows) == 2 and all(s is not None and s["mode"] == "bins" for s in series):
         for k, row in enumerate(rows):  # the responses to row k's requests are binned on the other row
             b = series[1 - k]
-            want = row.get("rtt_us", {}).get("count", 0)
+            want = row.get("response_time_us", {}).get("count", 0)
             timed["response times"] += sum(b["rt_n"])
             if sum(b["rt_n"]) != want or sum(h[2] for h in b["rt_hist"]) != want:
                 fail(f"{name}: binned response times {sum(b['rt_n'])} (histogram {sum(h[2] for h in b['rt_hist'])}), summary {want}")
             mx = max((v for v in b["rt_max"] if v is not None), default=0)
-            if int(mx) != row.get("rtt_us", {}).get("max", 0):
-                fail(f"{name}: binned response time max {mx}, summary {row.get('rtt_us', {}).get('max')}")
+            if int(mx) != row.get("response_time_us", {}).get("max", 0):
+                fail(f"{name}: binned response time max {mx}, summary {row.get('response_time_us', {}).get('max')}")
     if any(s is None or s["mode"] != "exact" for s in series):
         return
     pts = [s["points"] for s in series]
@@ -234,7 +234,7 @@ def check_timings(name, rows, series):
         if len(rows) == 2:
             q = pts[1 - k]
             rt = [q["val"][i] for i in range(q["n"]) if q["kind"][i] != RK_REQ and q["val"][i] is not None]
-            r = row.get("rtt_us")
+            r = row.get("response_time_us")
             timed["response times"] += len(rt)
             got = (len(rt), int(min(rt)) if rt else 0, int(max(rt)) if rt else 0)
             want = (r["count"], r["min"], r["max"]) if r else (0, 0, 0)
@@ -276,7 +276,7 @@ def check_json(args, name, path, page, hostile):
     if keys != sorted(keys):
         fail(f"{name}: pairs not sorted by trouble")
     for p in rep["pairs"]:
-        if sum(rows[i]["bytes"] for i in p["rows"]) != p["bytes"] or any(rows[i]["pair"] != p["pair"] for i in p["rows"]):
+        if sum(rows[i]["bytes"] for i in p["rows"]) != p["bytes"] or any(rows[i]["pair"] != p["pair_id"] for i in p["rows"]):
             fail(f"{name}: pair {p['pair']}: rows {p['rows']} are not its own")
         if p["retransmits"] != sum(rows[i]["retransmits"] for i in p["rows"]):
             fail(f"{name}: pair {p['pair']}: retransmits differ from its rows'")

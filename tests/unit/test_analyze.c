@@ -47,6 +47,8 @@ struct fr {
 	uint32_t msn;
 	bool null_out;    /* analyze with out == NULL; P keeps the decoder's events, P_analyzed gets all */
 	bool no_ext;      /* no extended headers: the packet is too short for its opcode's */
+	uint16_t ipid;    /* 0: the builder's constant 0x4242 (ids that do not count) */
+	uint32_t iface;   /* the capture interface (roce_pkt.capture_if) */
 };
 
 static struct roce_analyzer *A;
@@ -154,10 +156,13 @@ static const struct roce_pkt *feed(struct fr x)
 	cr_assert_leq(x.len, sizeof(payload_buf));
 	b.payload = payload_buf;
 	b.payload_len = x.len;
+	if (x.ipid)
+		b.ip_id = x.ipid;
 
 	int n = roce_build_frame(&b, frame_buf, sizeof(frame_buf));
 	cr_assert_gt(n, 0, "roce_build_frame: %d (%s)", n, roce_strerror(n));
 	cr_assert_eq(roce_decode(NULL, frame_buf, (uint32_t)n, (uint32_t)n, ROCE_LINK_ETHERNET, &P), 1);
+	P.capture_if = x.iface;
 	cr_assert_eq(P.payload_len, x.len);
 	if (x.no_ext) {  /* the caller checks the events */
 		EXPECT_EVENTS(&P, "packet.too_short");
@@ -760,7 +765,7 @@ Test(analyze, nak_counts_past_65535)
 		REQ(.op = SEND_ONLY, .psn = 1, .len = 64, .ts = now + 1000000);
 	}
 	struct roce_stream_stats st;
-	cr_assert(stats(2, 1, QP_A, &st));
+	cr_assert(stats(1, 2, QP_B, &st));  /* on the row of the PSNs they report */
 	cr_assert_eq(st.rnr_naks, 70000);
 }
 
@@ -880,7 +885,8 @@ Test(analyze, ack_psn_backwards)
 	mk(0, 0);
 	sends_ok(100, 104);
 	EXPECT_NO_EVENTS(ack(103));
-	EXPECT_EVENTS(ack(101), "ack.psn_backwards");
+	/* its MSN is newer than the newest ACK's: the responder went back (an older one: ack.reordered) */
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 101, .syn = SYN_ACK, .msn_set = true, .msn = 5), "ack.psn_backwards");
 	expect_psns("ack.psn_backwards", 103, 101);
 	EXPECT_NO_EVENTS(ack(104));
 }
@@ -913,7 +919,7 @@ Test(analyze, nak_codes)
 		expect_psns(names[code], 102, 102);
 		cr_assert_eq(finding(names[code])->qpn, QP_A);
 		struct roce_stream_stats st;
-		cr_assert(stats(2, 1, QP_A, &st));
+		cr_assert(stats(1, 2, QP_B, &st));  /* on the row of the PSNs they report */
 		for (unsigned c = 0; c < 5; c++)
 			cr_assert_eq(st.naks[c], c == code, "code %u: naks[%u] = %llu", code, c,
 				     (unsigned long long)st.naks[c]);
@@ -939,7 +945,7 @@ Test(analyze, rnr_nak_and_right_restart)
 	EXPECT_EVENTS(send_only(103), "psn.retransmit");
 	EXPECT_NO_EVENTS(send_only(104));
 	struct roce_stream_stats st;
-	cr_assert(stats(2, 1, QP_A, &st));
+	cr_assert(stats(1, 2, QP_B, &st));  /* on the row of the PSNs they report */
 	cr_assert_eq(st.rnr_naks, 1);
 	cr_assert_eq(st.naks[0], 0);
 	cr_assert_eq(req_stats().timeouts, 0);
@@ -950,9 +956,14 @@ Test(analyze, rnr_nak_wrong_restart)
 	mk(0, 0);
 	sends_ok(100, 105);
 	EXPECT_EVENTS(RSP(.op = ACK, .psn = 101, .syn = SYN_RNR, .ts = 5000000), "nak.rnr");
-	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 103, .len = 64, .ts = 7000700), "nak.restart_wrong", "psn.retransmit");
+	/* resent from past 101, then on to a new PSN: 101 never resent in the episode */
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 103, .len = 64, .ts = 7000700), "psn.retransmit");
+	EXPECT_EVENTS(send_only(104), "psn.retransmit");
+	EXPECT_EVENTS(send_only(105), "psn.retransmit");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 106, .len = 64, .ts = 7100000), "nak.restart_wrong");
 	expect_psns("nak.restart_wrong", 101, 103);
-	cr_assert_eq(finding("nak.restart_wrong")->delta_ns, 2000700);
+	cr_assert_eq(finding("nak.restart_wrong")->delta_ns, 2100000, "NAK to the episode's end");
+	cr_assert_eq(finding("nak.restart_wrong")->ref_frame, 7, "the RNR NAK");
 }
 
 /* An RNR NAK with timer code 14 asks for 1280 us: a retry 700 us later is early; the recovery
@@ -983,7 +994,7 @@ Test(analyze, nak_duplicate_before_restart_only)
 	/* after the restart the same NAK is a new error, not a duplicate */
 	EXPECT_EVENTS(nak(103, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
 	struct roce_stream_stats st;
-	cr_assert(stats(2, 1, QP_A, &st));
+	cr_assert(stats(1, 2, QP_B, &st));  /* on the row of the PSNs they report */
 	cr_assert_eq(st.naks[ROCE_NAK_PSN_SEQ_ERR], 5);
 }
 
@@ -1008,14 +1019,179 @@ Test(analyze, nak_restart_wrong_ahead_of_nak_psn)
 	sends_ok(100, 105);
 	EXPECT_EVENTS(RSP(.op = ACK, .psn = 102, .syn = SYN_NAK(ROCE_NAK_PSN_SEQ_ERR), .ts = 7000000),
 		      "nak.psn_seq_err");
-	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 104, .len = 64, .ts = 7012345), "nak.restart_wrong",
-		      "psn.retransmit");
-	expect_psns("nak.restart_wrong", 102, 104);
-	cr_assert_eq(finding("nak.restart_wrong")->delta_ns, 12345, "delta = NAK to resend");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 104, .len = 64, .ts = 7012345), "psn.retransmit");
 	cr_assert_eq(finding("psn.retransmit")->delta_ns, -1);
-	EXPECT_EVENTS(send_only(105), "psn.retransmit");  /* one restart_wrong per restart */
-	EXPECT_NO_EVENTS(send_only(106));
+	EXPECT_EVENTS(send_only(105), "psn.retransmit");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 106, .len = 64, .ts = 7020000), "nak.restart_wrong");
+	expect_psns("nak.restart_wrong", 102, 104);
+	cr_assert_eq(finding("nak.restart_wrong")->delta_ns, 20000, "delta = NAK to the episode's end");
+	EXPECT_NO_EVENTS(send_only(107));  /* one restart_wrong per episode */
 	cr_assert_eq(req_stats().timeouts, 0);
+}
+
+/* Restarting before the NAK's PSN resends what the NAK acknowledged: wrong at once (a READ may
+ * be asked again from further back: its responses may not all have arrived). */
+Test(analyze, nak_restart_wrong_before_nak_psn)
+{
+	mk(0, 0);
+	sends_ok(100, 105);
+	EXPECT_EVENTS(nak(103, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
+	EXPECT_EVENTS(send_only(101), "psn.retransmit", "nak.restart_wrong");
+	expect_psns("nak.restart_wrong", 103, 101);
+	EXPECT_EVENTS(send_only(102), "psn.retransmit");
+}
+
+/* The issue's mirror-port case: a NAK at p, then p+1 and p+2 resent, then p itself (its resend
+ * reordered before the capture point): a right restart, no alarm. */
+Test(analyze, nak_restart_right_when_p_comes_late_in_the_episode)
+{
+	mk(0, 0);
+	sends_ok(100, 105);
+	EXPECT_EVENTS(nak(102, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
+	EXPECT_EVENTS(send_only(103), "psn.retransmit");
+	EXPECT_EVENTS(send_only(104), "psn.retransmit");
+	EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	EXPECT_EVENTS(send_only(105), "psn.retransmit");
+	EXPECT_NO_EVENTS(send_only(106));
+	cr_assert_eq(req_stats().recover_count, 1);
+}
+
+/* p's resend lost before the capture point: an ACK covering p ends the episode, no alarm. */
+Test(analyze, nak_restart_p_resend_lost_before_capture)
+{
+	mk(0, 0);
+	sends_ok(100, 105);
+	EXPECT_EVENTS(nak(102, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
+	EXPECT_EVENTS(send_only(103), "psn.retransmit");
+	EXPECT_NO_EVENTS(ack(103));
+	EXPECT_EVENTS(send_only(104), "psn.retransmit");
+	EXPECT_EVENTS(send_only(105), "psn.retransmit");
+	EXPECT_NO_EVENTS(send_only(106));
+}
+
+/* New PSNs right after the NAK, before any resend (sent before the requester took the NAK in), do
+ * not end the episode. */
+Test(analyze, nak_new_psns_before_the_restart)
+{
+	mk(0, 0);
+	sends_ok(100, 105);
+	EXPECT_EVENTS(nak(102, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
+	EXPECT_NO_EVENTS(send_only(106));
+	EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	for (uint32_t psn = 103; psn <= 106; psn++)
+		EXPECT_EVENTS(send_only(psn), "psn.retransmit");
+	EXPECT_NO_EVENTS(send_only(107));
+}
+
+/* NAKs in a row (the responder saw several gaps): a restart at the PSN of any of them answers. */
+Test(analyze, naks_in_a_row_restart_at_the_first)
+{
+	mk(0, 0);
+	sends_ok(100, 110);
+	EXPECT_EVENTS(nak(102, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
+	EXPECT_EVENTS(nak(105, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
+	EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	for (uint32_t psn = 103; psn <= 110; psn++)
+		EXPECT_EVENTS(send_only(psn), "psn.retransmit");
+	EXPECT_NO_EVENTS(send_only(111));
+}
+
+/* With counting IPv4 ids the verdict waits for late frames: a resend of p sent before the new
+ * PSN that ended the episode (an older id) arrives after it: right. Without such a frame, the
+ * verdict comes PENDING_IDS ids later. */
+Test(analyze, nak_restart_verdict_waits_for_late_frames)
+{
+	mk(0, 0);
+	uint16_t id = 100;
+	for (uint32_t psn = 100; psn <= 105; psn++)
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = psn, .len = 64, .ipid = id++));
+	EXPECT_EVENTS(nak(102, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 103, .len = 64, .ipid = 107), "psn.retransmit");
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 106, .len = 64, .ipid = 108));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 102, .len = 64, .ipid = 106), "psn.retransmit");
+	for (uint16_t i = 0; i < 70; i++)
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 107 + i, .len = 64, .ipid = (uint16_t)(109 + i)));
+	/* the same without the late resend of p */
+	EXPECT_EVENTS(nak(170, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 171, .len = 64, .ipid = 300), "psn.retransmit");
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 177, .len = 64, .ipid = 301));
+	for (uint16_t i = 0; i < 62; i++)
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 178 + i, .len = 64, .ipid = (uint16_t)(302 + i)));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 240, .len = 64, .ipid = 365), "nak.restart_wrong");
+	expect_psns("nak.restart_wrong", 170, 171);
+}
+
+/* The retry count is 3 bits: the 8th restart at one PSN with no ACK covering it is one too many. */
+Test(analyze, retry_exceeded_on_the_8th_resend)
+{
+	mk(0, 0);
+	sends_ok(100, 101);
+	for (unsigned n = 1; n <= 7; n++) {
+		EXPECT_EVENTS(send_only(100), "psn.retransmit", "retransmit.timeout");
+		EXPECT_EVENTS(send_only(101), "psn.retransmit");
+	}
+	EXPECT_EVENTS(send_only(100), "psn.retransmit", "retransmit.timeout", "retransmit.retry_exceeded");
+	expect_psns("retransmit.retry_exceeded", 100, 100);
+	EXPECT_EVENTS(send_only(101), "psn.retransmit");
+	EXPECT_EVENTS(send_only(100), "psn.retransmit", "retransmit.timeout");  /* once, on the 8th */
+	/* an ACK covering it starts the count again */
+	EXPECT_NO_EVENTS(ack(100));
+	EXPECT_EVENTS(send_only(101), "psn.retransmit");  /* goes on after 100: no restart */
+	for (unsigned n = 1; n <= 7; n++)
+		EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout");
+	EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout", "retransmit.retry_exceeded");
+}
+
+/* An ACK older than the newest: reordered on the way when sent before it (an older IPv4 id, or,
+ * without counting ids, an MSN that is not newer); else the responder went back. */
+Test(analyze, ack_reordered_or_backwards)
+{
+	mk(0, 0);
+	sends_ok(100, 105);
+	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 101, .syn = SYN_ACK, .ipid = 10));
+	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 104, .syn = SYN_ACK, .ipid = 12));
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 102, .syn = SYN_ACK, .ipid = 11), "ack.reordered");
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 103, .syn = SYN_ACK, .ipid = 13), "ack.psn_backwards");
+	/* ids that do not count: the MSN tells */
+	mk(0, 0);
+	sends_ok(100, 105);
+	EXPECT_NO_EVENTS(ack(104));
+	EXPECT_EVENTS(ack(102), "ack.reordered");
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 103, .syn = SYN_ACK, .msn_set = true, .msn = 7), "ack.psn_backwards");
+}
+
+/* ---- copies ---- */
+
+/* The same frame on another capture interface within the window is a copy: frame.copy, counted,
+ * and out of the analysis (no resend). Outside the window, or at the same place with ids that do
+ * not count, it is a resend. */
+Test(analyze, copies_by_interface_and_window)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .iface = 1, .ts = 1000000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .iface = 2, .ts = 1000400), "frame.copy");
+	cr_assert_eq(finding("frame.copy")->ref_frame, 1);
+	cr_assert_eq(finding("frame.copy")->delta_ns, 400);
+	cr_assert_eq(F.stream, 1);
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .iface = 1, .ts = 1000500), "psn.retransmit",
+		      "retransmit.timeout");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .iface = 2, .ts = 3000000), "psn.retransmit",
+		      "retransmit.timeout");
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.copies, 1);
+	cr_assert_eq(st.packets, 3, "a copy is not counted as a packet");
+	cr_assert_eq(st.retransmits, 2);
+}
+
+/* At the same place, the same bytes with a counting IPv4 id unchanged: a network duplicate. */
+Test(analyze, copies_same_place_same_counted_id)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .ipid = 7));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .ipid = 8));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .ipid = 8), "frame.copy");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .ipid = 9), "psn.retransmit", "retransmit.timeout");
+	cr_assert_eq(req_stats().copies, 1);
 }
 
 /* A backward resend with no NAK before it: the requester's timer expired. */
@@ -1243,7 +1419,7 @@ Test(analyze, timestamps_at_the_ends_of_the_range)
 	EXPECT_EVENTS(RSP(.op = ACK, .psn = 1, .syn = SYN_NAK(0), .ts = INT64_MAX), "nak.psn_seq_err");
 	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 2, .len = 64, .ts = INT64_MIN));
 	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 2, .syn = SYN_ACK, .ts = INT64_MAX));
-	cr_assert_eq(req_stats().rtt_count, 1);
+	cr_assert_eq(req_stats().response_count, 1);
 }
 
 /* One frame breaking five rules at once (more than the four details a frame once kept): every
@@ -1337,7 +1513,7 @@ Test(analyze, eviction_returns_side_blocks)
 		cr_assert_eq(st.gaps, 1, "round %u: the new stream's own gap only", round);
 		cr_assert_eq(st.missing_psns, 2);
 		cr_assert_eq(st.out_of_order, 1);
-		cr_assert_eq(st.rtt_count, 0);
+		cr_assert_eq(st.response_count, 0);
 	}
 	cr_assert_geq(roce_analyzer_evictions(A), 190);
 	/* two streams hold blocks at a time (plus block 0, which is never handed out) */
@@ -1347,7 +1523,7 @@ Test(analyze, eviction_returns_side_blocks)
 	mk(0, 0);
 	EXPECT_NO_EVENTS(send_only(100));
 	EXPECT_NO_EVENTS(ack(100));
-	cr_assert_eq(req_stats().rtt_count, 1);
+	cr_assert_eq(req_stats().response_count, 1);
 	cr_assert_eq(A->loss_pool.n_used, 0);
 	cr_assert_eq(A->resp_pool.n_used, 0);
 	cr_assert_eq(A->ack_pool.n_used, 2);
@@ -1558,17 +1734,17 @@ Test(analyze, rtt_quantiles)
 		t += 2000000;
 	}
 	struct roce_stream_stats st = req_stats();
-	cr_assert_eq(st.rtt_count, 100);
-	cr_assert_eq(st.rtt_min_us, 100);
-	cr_assert_eq(st.rtt_max_us, 1000);
-	cr_assert_eq(st.rtt_mean_us, 190);
-	cr_assert(st.rtt_p50_us >= 81 && st.rtt_p50_us <= 119, "p50 %u", st.rtt_p50_us);
-	cr_assert(st.rtt_p99_us >= 810 && st.rtt_p99_us <= 1000, "p99 %u", st.rtt_p99_us);
+	cr_assert_eq(st.response_count, 100);
+	cr_assert_eq(st.response_min_us, 100);
+	cr_assert_eq(st.response_max_us, 1000);
+	cr_assert_eq(st.response_mean_us, 190);
+	cr_assert(st.response_p50_us >= 81 && st.response_p50_us <= 119, "p50 %u", st.response_p50_us);
+	cr_assert(st.response_p99_us >= 810 && st.response_p99_us <= 1000, "p99 %u", st.response_p99_us);
 
 	/* a timeout resend: its ACK times nothing */
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 150, .len = 64, .ts = t), "retransmit.timeout", "psn.retransmit");
 	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 199, .syn = SYN_ACK, .ts = t + 50000000));
-	cr_assert_eq(req_stats().rtt_count, 100);
+	cr_assert_eq(req_stats().response_count, 100);
 }
 
 /* Round trips of a tenth and half a second, and of 20 s (in the last bucket, from 11.9 s): the
@@ -1587,8 +1763,8 @@ Test(analyze, rtt_quantiles_long)
 		}
 		struct roce_stream_stats st = req_stats();
 		uint32_t lo = (uint32_t)rtts_ms[k][0] * 1000, hi = (uint32_t)rtts_ms[k][1] * 1000;
-		cr_assert(st.rtt_p50_us >= lo * 0.81 && st.rtt_p50_us <= lo * 1.19, "%u: p50 %u", k, st.rtt_p50_us);
-		cr_assert(st.rtt_p99_us >= hi * 0.81 && st.rtt_p99_us <= hi * 1.19, "%u: p99 %u", k, st.rtt_p99_us);
+		cr_assert(st.response_p50_us >= lo * 0.81 && st.response_p50_us <= lo * 1.19, "%u: p50 %u", k, st.response_p50_us);
+		cr_assert(st.response_p99_us >= hi * 0.81 && st.response_p99_us <= hi * 1.19, "%u: p99 %u", k, st.response_p99_us);
 	}
 }
 
@@ -1604,9 +1780,9 @@ Test(analyze, rtt_histogram_saturation)
 		t += 10000000;
 	}
 	struct roce_stream_stats st = req_stats();
-	cr_assert_eq(st.rtt_count, 1000);
-	cr_assert(st.rtt_p50_us >= 16 && st.rtt_p50_us <= 24, "p50 %u", st.rtt_p50_us);
-	cr_assert(st.rtt_p99_us >= 3240 && st.rtt_p99_us <= 4000, "p99 %u", st.rtt_p99_us);
+	cr_assert_eq(st.response_count, 1000);
+	cr_assert(st.response_p50_us >= 16 && st.response_p50_us <= 24, "p50 %u", st.response_p50_us);
+	cr_assert(st.response_p99_us >= 3240 && st.response_p99_us <= 4000, "p99 %u", st.response_p99_us);
 }
 
 /* ---- the numbers that tie findings to the file and the summary (analyze.h) ---- */
@@ -1671,8 +1847,8 @@ Test(analyze, response_time_on_the_answering_frame)
 	ack(100);  /* answers nothing pending */
 	cr_assert_eq(F.response_ns, -1);
 	struct roce_stream_stats st = req_stats();
-	cr_assert_eq(st.rtt_count, 1);
-	cr_assert_eq(st.rtt_max_us, 12);
+	cr_assert_eq(st.response_count, 1);
+	cr_assert_eq(st.response_max_us, 12);
 }
 
 /* ref_frame: a resend refers to its PSN's first sending, a restart to the NAK it answers. */
@@ -1680,12 +1856,12 @@ Test(analyze, ref_frame_of_resends_and_restarts)
 {
 	mk(0, 0);
 	sends_ok(100, 105);                            /* frames 1-6: PSNs 100-105 */
-	nak(102, ROCE_NAK_PSN_SEQ_ERR);                /* frame 7 */
-	EXPECT_EVENTS(send_only(104), "nak.restart_wrong", "psn.retransmit");  /* frame 8 */
+	nak(104, ROCE_NAK_PSN_SEQ_ERR);                /* frame 7 */
+	EXPECT_EVENTS(send_only(102), "nak.restart_wrong", "psn.retransmit");  /* frame 8 */
 	cr_assert_eq(finding("nak.restart_wrong")->ref_frame, 7);
-	cr_assert_eq(finding("psn.retransmit")->ref_frame, 5, "104 was first sent in frame 5");
-	EXPECT_EVENTS(send_only(105), "psn.retransmit");
-	cr_assert_eq(finding("psn.retransmit")->ref_frame, 6);
+	cr_assert_eq(finding("psn.retransmit")->ref_frame, 3, "102 was first sent in frame 3");
+	EXPECT_EVENTS(send_only(103), "psn.retransmit");
+	cr_assert_eq(finding("psn.retransmit")->ref_frame, 4);
 	EXPECT_NO_EVENTS(send_only(106));              /* frame 10 */
 	EXPECT_EVENTS(send_only(103), "retransmit.timeout", "psn.retransmit");
 	cr_assert_eq(finding("retransmit.timeout")->ref_frame, 4);
@@ -1693,4 +1869,58 @@ Test(analyze, ref_frame_of_resends_and_restarts)
 	EXPECT_EVENTS(RSP(.op = ACK, .psn = 103, .syn = SYN_RNR), "nak.rnr");  /* frame 12 */
 	EXPECT_EVENTS(send_only(103), "psn.retransmit", "rnr.retry_early");
 	cr_assert_eq(finding("rnr.retry_early")->ref_frame, 12);
+}
+
+/* ---- where the loss happened; the requester's turn ---- */
+
+/* Lost before the capture point: PSNs never seen. After it: a PSN seen, then named by a NAK or
+ * resent first after a timeout, once until an ACK covers it; the go-back-N resends after it do
+ * not count. NAKs count on the row of the PSNs they report. */
+Test(analyze, lost_before_and_after_the_capture_point)
+{
+	mk(0, 0);
+	sends_ok(100, 101);
+	EXPECT_EVENTS(send_only(103), "psn.gap");       /* 102 never seen: lost before */
+	sends_ok(104, 105);
+	EXPECT_EVENTS(nak(104, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err");  /* 104 seen: lost after */
+	EXPECT_EVENTS(nak(104, ROCE_NAK_PSN_SEQ_ERR), "nak.psn_seq_err", "nak.duplicate");
+	EXPECT_EVENTS(send_only(104), "psn.retransmit");
+	EXPECT_EVENTS(send_only(105), "psn.retransmit");
+	EXPECT_NO_EVENTS(ack(105));
+	EXPECT_NO_EVENTS(send_only(106));
+	EXPECT_EVENTS(send_only(106), "psn.retransmit", "retransmit.timeout");  /* lost after */
+	EXPECT_EVENTS(send_only(106), "psn.retransmit", "retransmit.timeout");  /* the same loss */
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.lost_before, 1);
+	cr_assert_eq(st.lost_after, 2);
+	cr_assert_eq(st.naks[ROCE_NAK_PSN_SEQ_ERR], 2);
+	struct roce_stream_stats rs;
+	cr_assert(stats(2, 1, QP_A, &rs));
+	cr_assert_eq(rs.naks[ROCE_NAK_PSN_SEQ_ERR], 0, "not on the row of the stream that sent them");
+}
+
+/* A PSN that came late (reordered, not lost) is not lost before the capture point. */
+Test(analyze, late_psn_is_not_lost)
+{
+	mk(0, 0);
+	sends_ok(100, 101);
+	EXPECT_EVENTS(send_only(103), "psn.gap");
+	EXPECT_EVENTS(send_only(102), "psn.out_of_order");
+	cr_assert_eq(req_stats().lost_before, 0);
+}
+
+/* The requester's turn: from a response to its next new request. */
+Test(analyze, requester_turn)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .ts = 1000000));
+	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 100, .syn = SYN_ACK, .ts = 1010000));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .ts = 1030000));
+	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 101, .syn = SYN_ACK, .ts = 1040000));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 102, .len = 64, .ts = 1100000));
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.turn_count, 2);
+	cr_assert_eq(st.turn_max_us, 60);
+	cr_assert_eq(st.turn_mean_us, 40);
+	cr_assert_eq(st.response_count, 2);
 }

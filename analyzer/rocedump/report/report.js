@@ -216,7 +216,7 @@
 			const rs = p.rows.map(i => rows[i]);
 			const sumOf = f => rs.reduce((a, r) => a + f(r), 0);
 			const naks = sumOf(r => Object.values(r.naks).reduce((a, b) => a + b, 0) + r.rnr_naks);
-			const rtt = rs.filter(r => r.rtt_us).map(r => r.rtt_us.p50 + '/' + r.rtt_us.p99).join(', ') || '-';
+			const rtt = rs.filter(r => r.response_time_us).map(r => r.response_time_us.p50 + '/' + r.response_time_us.p99).join(', ') || '-';
 			const tr = el('tr', { class: 'pair', 'data-pair': String(p.pair) },
 				el('td', { class: 'n', text: String(p.rank + 1) }), el('td', { class: 'n', text: String(p.pair) }),
 				el('td', { class: 'mono' }, ...rs.map((r, k) => el('div', { text: (k ? '< ' : '') + endpoint(r) }))),
@@ -267,7 +267,7 @@
 			const row = rows[i];
 			td.append(el('h3', { class: 'mono', text: endpoint(row) + (row.transport ? ' (' + row.transport + ')' : '') }));
 			const facts = [];
-			if (row.rtt_us) facts.push('response time µs: min ' + row.rtt_us.min + ', p50 ' + row.rtt_us.p50 + ', p99 ' + row.rtt_us.p99 + ', max ' + row.rtt_us.max + ' (' + fmtInt(row.rtt_us.count) + ')');
+			if (row.response_time_us) facts.push('response time µs: min ' + row.response_time_us.min + ', p50 ' + row.response_time_us.p50 + ', p99 ' + row.response_time_us.p99 + ', max ' + row.response_time_us.max + ' (' + fmtInt(row.response_time_us.count) + ')');
 			if (row.nak_recovery_us) facts.push('NAK→recovery: ' + fmtInt(row.nak_recovery_us.count) + ', mean ' + fmtUs(row.nak_recovery_us.mean) + ', max ' + fmtUs(row.nak_recovery_us.max));
 			if (row.timeout_age_us) facts.push('timeouts aged: ' + fmtInt(row.timeout_age_us.count) + ', mean ' + fmtUs(row.timeout_age_us.mean) + ', max ' + fmtUs(row.timeout_age_us.max));
 			if (facts.length) td.append(el('p', { class: 'note', text: facts.join('; ') }));
