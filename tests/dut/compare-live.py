@@ -4,7 +4,9 @@ frames? Used by test-live-dut.sh.
 
   compare-live.py json LIVE OFFLINE    JSON Lines (per-frame objects, summaries): equal line by line once
                                        the "capture" members are set aside (live: {"format": "live", ...};
-                                       a file: its format); everything else, times and findings
+                                       a file: its format), and the frames' "link" "interface" (a pcapng
+                                       file's interface block, {"id": 0} here; a pcap file and a live
+                                       capture have none); everything else, times and findings
                                        included, must be equal
   compare-live.py prom LIVE OFFLINE    Prometheus text: the same series with the same values, but for
                                        rocedump_snapshot_timestamp_seconds and the capture's own
@@ -21,11 +23,12 @@ class Unreadable(Exception):
     pass
 
 
-def strip_capture(v, found):
+def strip_capture(v, found, key=None):
     if isinstance(v, dict):
         if "capture" in v:
             found.append(v["capture"])
-        return {k: strip_capture(x, found) for k, x in v.items() if k != "capture"}
+        return {k: strip_capture(x, found, k) for k, x in v.items()
+                if k != "capture" and not (key == "link" and k == "interface")}
     if isinstance(v, list):
         return [strip_capture(x, found) for x in v]
     return v
