@@ -875,6 +875,7 @@ int main(int argc, char **argv)
 			free_options(&o);
 			return EXIT_USAGE;
 		}
+		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
 	}
 	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
 	struct pipeline_config pcfg = {
