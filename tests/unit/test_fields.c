@@ -222,8 +222,8 @@ Test(fields, mac_control_frames)
 	cr_assert(roce_field_get(ROCE_F_PFC_ENBV, &src, 0, &v));
 	cr_assert_eq(v.u, 0x28);
 	unsigned want_en[] = {3, 5}, k = 0;
-	for (; roce_field_get(ROCE_F_PFC_ENABLED, &src, k, &v); k++)
-		cr_assert_eq(v.u, want_en[k]);
+	for (; roce_field_get(ROCE_F_PFC_ENABLED, &src, k, &v); k++)  /* a third element fails */
+		cr_assert_eq(v.u, k < 2 ? want_en[k] : UINT64_MAX, "element %u", k);
 	cr_assert_eq(k, 2);
 	for (k = 0; roce_field_get(ROCE_F_PFC_QUANTA, &src, k, &v); k++) {
 		cr_assert_eq(v.u, m.quanta[k], "priority %u", k);
