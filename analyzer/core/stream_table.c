@@ -107,31 +107,52 @@ void block_give(struct block_pool *p, uint32_t i)
 	p->free_head = i;
 }
 
-/* ---- the stream table: map + LRU list ---- */
+/* ---- the stream table: map + order of use ---- */
 
-static void lru_unlink(struct roce_analyzer *a, uint32_t i)
+/* The order of use is kept as a stamp on each stream (stream.touched), not as a list: a list
+ * moved a stream to its head on every lookup, writing to two neighbours and the old head, three
+ * cache misses a frame once the streams outgrow the caches. Evicting needs the least recently
+ * used stream: a.evict holds the streams sorted by their stamps as they were when it was made.
+ * A stream looked up since, or made since, has a stamp above every one there, so the first
+ * entry whose stamp is still its stream's is the least recently used of all; entries that fail
+ * the test are dropped, and the list is made again when it runs out. Each stream enters it once
+ * a making, so the sorts cost O(log n) a lookup or eviction, and nothing before the cap. */
+
+static int by_touch(const void *x, const void *y)
 {
-	struct stream *e = &a->s[i];
-	if (e->lru_prev != NO_IDX)
-		a->s[e->lru_prev].lru_next = e->lru_next;
-	else
-		a->lru_head = e->lru_next;
-	if (e->lru_next != NO_IDX)
-		a->s[e->lru_next].lru_prev = e->lru_prev;
-	else
-		a->lru_tail = e->lru_prev;
+	uint64_t a = ((const struct touch_rec *)x)->touched, b = ((const struct touch_rec *)y)->touched;
+	return a < b ? -1 : a > b;
 }
 
-static void lru_push_head(struct roce_analyzer *a, uint32_t i)
+/* The streams in order of use, least recent first, into *o (grown as needed); -1: out of memory. */
+static int order_of_use(const struct roce_analyzer *a, struct use_order *o)
 {
-	struct stream *e = &a->s[i];
-	e->lru_prev = NO_IDX;
-	e->lru_next = a->lru_head;
-	if (a->lru_head != NO_IDX)
-		a->s[a->lru_head].lru_prev = i;
-	a->lru_head = i;
-	if (a->lru_tail == NO_IDX)
-		a->lru_tail = i;
+	if (a->n_used > o->alloc) {
+		void *p = realloc(o->rec, (size_t)a->n_used * sizeof(*o->rec));
+		if (!p)
+			return -1;
+		o->rec = p;
+		o->alloc = a->n_used;
+	}
+	for (uint32_t i = 0; i < a->n_used; i++)
+		o->rec[i] = (struct touch_rec){a->s[i].touched, i};
+	qsort(o->rec, a->n_used, sizeof(*o->rec), by_touch);
+	o->n = a->n_used;
+	o->pos = 0;
+	return 0;
+}
+
+/* The least recently used stream (the table is full); NO_IDX when out of memory. */
+static uint32_t least_recent(struct roce_analyzer *a)
+{
+	struct use_order *o = &a->evict;
+	for (;;) {
+		if (o->pos == o->n && order_of_use(a, o) < 0)
+			return NO_IDX;
+		const struct touch_rec *r = &o->rec[o->pos++];
+		if (a->s[r->idx].touched == r->touched)
+			return r->idx;
+	}
 }
 
 /* A free entry: a new one while under the cap, else the least recently used one, evicted. */
@@ -153,9 +174,10 @@ static uint32_t entry_take(struct roce_analyzer *a)
 		}
 		return a->n_used++;
 	}
-	uint32_t victim = a->lru_tail;
+	uint32_t victim = least_recent(a);
+	if (victim == NO_IDX)
+		return NO_IDX;
 	struct stream *v = &a->s[victim];
-	lru_unlink(a, victim);
 	u64map_del(&a->streams, v->key);
 	block_give(&a->ack_pool, v->ack);
 	block_give(&a->loss_pool, v->loss);
@@ -164,12 +186,6 @@ static uint32_t entry_take(struct roce_analyzer *a)
 		cong_stream_gone(a, victim);
 	a->evictions++;
 	return victim;
-}
-
-void lru_to_head(struct roce_analyzer *a, uint32_t i)
-{
-	lru_unlink(a, i);
-	lru_push_head(a, i);
 }
 
 struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
@@ -182,10 +198,11 @@ struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 	e->key = key;
 	e->peer_qpn = NO_QPN;
 	e->pmtu_log = 0;
+	e->touched = ++a->clock;
+	a->newest = i;
 	if (!++a->next_id)
 		a->next_id = 1;  /* 0 means none: after 2^32 - 1 streams, ids start over */
 	a->ids[i] = (struct stream_ids){a->next_id, a->next_id, 0, 0};
-	lru_push_head(a, i);
 	*idx = i;
 	return e;
 }
@@ -205,7 +222,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	}
 	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 21;  /* 1 M QPs, two ways */
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
-	a->lru_head = a->lru_tail = NO_IDX;
+	a->newest = NO_IDX;
 	a->ack_pool.size = sizeof(struct ack_block);
 	a->loss_pool.size = sizeof(struct loss_block);
 	a->resp_pool.size = sizeof(struct resp_block);
@@ -235,6 +252,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	u64map_free(&a->addr_index);
 	free(a->s);
 	free(a->ids);
+	free(a->evict.rec);
 	free(a->addrs);
 	free(a->sends);
 	free(a->copies);
@@ -378,9 +396,13 @@ static void bit_set(uint8_t *bits, uint32_t i)
 void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
 			   void *user)
 {
-	/* least recently used first; a stream's mutual peer right after it */
-	uint8_t *done = calloc(a->n_used / 8 + 1, 1);  /* out of memory: no grouping, nothing lost */
-	for (uint32_t i = a->lru_tail; i != NO_IDX; i = a->s[i].lru_prev) {
+	/* least recently used first; a stream's mutual peer right after it. Out of memory: no
+	 * grouping, or the table's own order, but nothing lost */
+	uint8_t *done = calloc(a->n_used / 8 + 1, 1);
+	struct use_order o = {0};
+	bool ordered = order_of_use(a, &o) == 0;
+	for (uint32_t k = 0; k < a->n_used; k++) {
+		uint32_t i = ordered ? o.rec[k].idx : k;
 		if (done && bit_test(done, i))
 			continue;
 		struct roce_stream_stats st;
@@ -397,12 +419,13 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 		}
 	}
 	free(done);
+	free(o.rec);
 }
 
 void roce_analyzer_latest(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
 			  void *user)
 {
-	uint32_t i = a->lru_head;
+	uint32_t i = a->newest;
 	if (i == NO_IDX)
 		return;
 	struct roce_stream_stats st;

@@ -1,5 +1,5 @@
 /* stream_table.h: the transport analyzer's state (internal): per-stream records, the bounded
- * stream table (an open-addressing map plus an LRU list) and interned addresses. The rules that
+ * stream table (an open-addressing map, each stream stamped when last used) and interned addresses. The rules that
  * update a stream live in analyze.c; the table and its reports in stream_table.c. */
 #ifndef ROCE_STREAM_TABLE_H
 #define ROCE_STREAM_TABLE_H
@@ -76,7 +76,9 @@ struct stream {
 	uint64_t key;             /* src id : 20 | dst id : 20 | dqpn : 24 */
 	int64_t last_ts;
 	uint64_t bytes;
-	uint32_t lru_prev, lru_next;
+	uint64_t touched;         /* the analyzer's clock when the stream was last looked up (stream_get):
+				   * unique, so the streams' order of last use (the least recently used
+				   * is evicted; reports list them in that order) */
 	uint32_t next_psn, first_psn;
 	uint32_t prev_end;        /* the PSN after the previous request */
 	uint32_t peer_qpn;
@@ -215,7 +217,15 @@ struct roce_analyzer {
 	struct stream_ids *ids;   /* beside s[], as many */
 	uint32_t next_id;         /* the last stream id given */
 	uint32_t n_alloc, n_used;
-	uint32_t lru_head, lru_tail;  /* most / least recently used */
+	uint64_t clock;           /* stream lookups so far: the last one's stream.touched */
+	uint32_t newest;          /* the stream looked up last, NO_IDX before any */
+	struct use_order {        /* streams by stream.touched, oldest first, as at some moment: */
+		struct touch_rec {  /* the eviction candidates (entry_take in stream_table.c) */
+			uint64_t touched;
+			uint32_t idx;
+		} *rec;
+		uint32_t n, pos, alloc;
+	} evict;
 	uint8_t (*addrs)[17];     /* address bytes + length */
 	struct addr_pair {        /* the last two address pairs looked up, newest first */
 		uint8_t bytes[32];
@@ -378,24 +388,23 @@ static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, 
 	return addr_pair_ids_slow(a, addrs, len, src, dst);
 }
 
-/* stream_get() for a key not in the table, and the move to the LRU list's head. */
+/* stream_get() for a key not in the table. */
 struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx);
-void lru_to_head(struct roce_analyzer *a, uint32_t i);
 
 /* The stream with this key, created (evicting the least recently used one at the cap) if new,
- * and made the most recently used; NULL when out of memory. *idx receives its index. The
+ * and stamped the most recently used; NULL when out of memory. *idx receives its index. The
  * common case, a known stream, is inline: it runs for every frame. */
 static inline struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 {
 	uint32_t i;
 	if (!u64map_get(&a->streams, key, &i))
 		return stream_add(a, key, idx);
-	if (a->lru_head != i)
-		lru_to_head(a, i);
+	a->s[i].touched = ++a->clock;  /* no list to relink: neighbours stay untouched */
+	a->newest = i;
 	*idx = i;
 	return &a->s[i];
 }
-/* The stream with this key if it is in the table, without touching the LRU order. */
+/* The stream with this key if it is in the table, without touching the order of use. */
 struct stream *stream_find(struct roce_analyzer *a, uint64_t key);
 
 #endif
