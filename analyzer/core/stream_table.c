@@ -369,6 +369,10 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 	st->ecn[0] = st->packets;  /* less the marked ones, which cong_fill_stats() counts */
 	if (a->ids[i].cong)
 		cong_fill_stats(a, e, st);
+	if (e->ect0_only) {  /* then the block, if any, counts no codepoint */
+		st->ecn[2] = st->packets;
+		st->ecn[0] = 0;
+	}
 	st->copies = a->ids[i].copies;
 }
 

@@ -93,7 +93,10 @@ struct stream {
 	uint16_t pkey, flags;
 	uint16_t ip_id;           /* the newest non-zero IPv4 id of its frames (F_IPID): which frame
 				   * was sent first, whatever order the network delivered them in */
-	uint8_t transport, msg_op, pmtu_log;
+	uint8_t transport, msg_op;
+	unsigned pmtu_log : 4;    /* log2 of the learned path MTU (8-12), 0 while unknown */
+	unsigned ect0_only : 1;   /* every packet so far was ECT(0), no FECN or BECN: counted here, not in
+				   * a congestion block (the common case, which then needs none) */
 	uint8_t packets_hi, requests_hi, messages_hi;
 };
 _Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
