@@ -35,6 +35,14 @@ static gboolean pref_analysis = TRUE;
 static gboolean pref_icrc = TRUE;
 static gint pref_pmtu = 0;
 static guint pref_max_streams = 0;
+/* the congestion analysis' (rocedump's --link-speed, --pfc-storm-ms, --dscp-prio, --cnp-interval-us,
+ * --cnp-timeout-us), read into congestion_cfg when applied */
+static const char *pref_link_speed = "100G";
+static guint pref_pfc_storm_ms = 100;
+static const char *pref_dscp_prio = "";
+static guint pref_cnp_interval_us = 50;
+static guint pref_cnp_timeout_us = 1000;
+static struct roce_congestion_config congestion_cfg;
 
 static struct roce_decoder_config decoder_cfg;
 static struct roce_analyzer *analyzer;
@@ -67,7 +75,8 @@ struct frame_result {
 static void roce_init(void)
 {
 	char err[ROCE_ERRBUF_SIZE];
-	struct roce_analyzer_config cfg = {.max_streams = pref_max_streams, .pmtu = (uint32_t)pref_pmtu};
+	struct roce_analyzer_config cfg = {.max_streams = pref_max_streams, .pmtu = (uint32_t)pref_pmtu,
+					   .congestion = &congestion_cfg};
 
 	generation++;
 	last_analyzed = 0;
@@ -93,6 +102,19 @@ static void roce_prefs_apply(void)
 		     port <= pref_ports->ranges[i].high && decoder_cfg.n_extra_ports < ROCE_MAX_EXTRA_PORTS; port++)
 			if (port && port != ROCE_UDP_PORT)
 				decoder_cfg.extra_ports[decoder_cfg.n_extra_ports++] = (uint16_t)port;
+
+	/* the congestion settings, as rocedump's options take them; a value rocedump would refuse
+	 * leaves the default, with a warning (a preference cannot be refused) */
+	memset(&congestion_cfg, 0, sizeof(congestion_cfg));
+	if (pref_link_speed && pref_link_speed[0] && !roce_parse_link_speed(pref_link_speed, &congestion_cfg.link_bps))
+		ws_warning("RoCE: link speed '%s' is not one (e.g. 25G, 100G, 400G): 100G", pref_link_speed);
+	if (pref_dscp_prio && pref_dscp_prio[0] && !roce_parse_dscp_map(pref_dscp_prio, &congestion_cfg))
+		ws_warning("RoCE: DSCP to priority map '%s' is not one (DSCP=PRIORITY,...: 0-63=0-7): DSCP >> 3",
+			   pref_dscp_prio);
+	congestion_cfg.pfc_storm_ns = (int64_t)pref_pfc_storm_ms * 1000000;  /* 0: the default */
+	congestion_cfg.cnp_interval_ns = (int64_t)pref_cnp_interval_us * 1000;
+	congestion_cfg.cnp_interval_zero = pref_cnp_interval_us == 0;
+	congestion_cfg.cnp_timeout_ns = (int64_t)pref_cnp_timeout_us * 1000;  /* 0: the default */
 }
 
 /* Wireshark's encapsulation as the core's link type (4.0 does not export
@@ -216,6 +238,8 @@ static proto_tree *group_tree(proto_tree *root, tvbuff_t *tvb, const char *path,
 	label[n] = '\0';
 	if (strcmp(label, "WRAPPER") == 0)
 		g_strlcpy(label, "Mirror/overlay wrapper", sizeof(label));
+	if (strcmp(label, "MAC_CONTROL") == 0)
+		g_strlcpy(label, "MAC control", sizeof(label));
 	if (strcmp(label, "VLAN") == 0)
 		g->tree = proto_tree_add_subtree_format(root, tvb, 0, 0, ett_group, NULL, "VLAN tag %u", idx + 1);
 	else
@@ -252,7 +276,8 @@ static void add_field(proto_tree *t, tvbuff_t *tvb, const struct roce_pkt *p, en
 }
 
 /* Every field of the table the frame has and the plugin registers, in the table's order; the
- * elements of an array (the VLAN tags) one after the other, each in its subtree. */
+ * elements of an array of objects (the VLAN tags) one after the other, each in its subtree; an
+ * array of numbers (pfc.quanta) as one item per element. */
 static void add_fields(proto_tree *root, tvbuff_t *tvb, const struct roce_pkt *p, const guint8 *bytes, guint32 num)
 {
 	struct roce_field_src src = {.data = bytes, .p = p, .frame_no = num};
@@ -273,6 +298,11 @@ static void add_fields(proto_tree *root, tvbuff_t *tvb, const struct roce_pkt *p
 								     idx, &g),
 							  tvb, p, (enum roce_field)k, idx, &v);
 			f = end - 1;
+			continue;
+		}
+		if (fi->ft != ROCE_FT_NONE && (fi->kind == ROCE_FK_AU || fi->kind == ROCE_FK_AS)) {
+			for (unsigned idx = 0; roce_field_get((enum roce_field)f, &src, idx, &v); idx++)
+				add_field(group_tree(root, tvb, fi->path, 0, &g), tvb, p, (enum roce_field)f, idx, &v);
 			continue;
 		}
 		if (fi->ft != ROCE_FT_NONE && roce_field_get((enum roce_field)f, &src, 0, &v))
@@ -361,7 +391,7 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	/* a frame that is not RoCE gets the events the decoder found on it (a capture cut before
 	 * the BTH, a bad IP checksum) and the analyzer's (the congestion analysis reads PFC/PAUSE
 	 * frames, and notes a missing CNP on whichever frame comes past its deadline), as rocedump
-	 * shows them, and nothing else */
+	 * shows them, and nothing else; a MAC control frame its fields too */
 	int roce = roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p);
 	/* the capture interface, as rocedump numbers it (copies seen on two interfaces: analyze.h) */
 	if (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
@@ -369,7 +399,8 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 				(pinfo->rec->rec_header.packet_header.interface_id & 0xffff)) + 1;
 	struct roce_findings fi;
 	analyze(pinfo, &p, bytes, &fi);
-	if (roce != 1 && roce_evset_empty(&p.events))
+	bool macc = p.net.kind == ROCE_NET_MACC;  /* PFC, PAUSE: the fields pfc.*, pause.* */
+	if (roce != 1 && !macc && roce_evset_empty(&p.events))
 		return 0;
 
 	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? p.bth_off : 0,
@@ -382,7 +413,7 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
 	/* the fields only when the tree is shown or a filter, column or tap asks for one of ours: a
 	 * frame's hundred lookups are most of the plugin's cost otherwise */
-	if (tree && p.version && proto_field_is_referenced(tree, proto_roce))
+	if (tree && (p.version || macc) && proto_field_is_referenced(tree, proto_roce))
 		add_fields(root, tvb, &p, bytes, pinfo->num);
 	add_analysis(root, tvb, &fi);
 	add_events(root, tvb, pinfo, &p, &fi);
@@ -508,6 +539,21 @@ static void register_prefs(void)
 		"rocedump --max-streams)", 10, &pref_max_streams);
 	prefs_register_bool_preference(m, "check_icrc", "Verify the ICRC",
 		"Compute every RoCE packet's ICRC (off: roce.icrc.status 2, unverified)", &pref_icrc);
+	prefs_register_string_preference(m, "link_speed", "Link speed",
+		"The link's speed, for PFC/PAUSE pause times (a quantum is 512 bit times): 10G, 25G, 100G, 400G, "
+		"or bits per second with a K/M/G/T suffix (rocedump --link-speed)", &pref_link_speed);
+	prefs_register_uint_preference(m, "pfc_storm_ms", "PFC storm (ms)",
+		"One continuous pause of a priority longer than this is pfc.storm (0: 100; rocedump --pfc-storm-ms)",
+		10, &pref_pfc_storm_ms);
+	prefs_register_string_preference(m, "dscp_prio", "DSCP to priority",
+		"The priority of untagged RoCE by DSCP, DSCP=PRIORITY pairs: 26=3,48=6 (empty, and the DSCPs not "
+		"named: DSCP >> 3; rocedump --dscp-prio)", &pref_dscp_prio);
+	prefs_register_uint_preference(m, "cnp_interval_us", "CNP interval (us)",
+		"The least time a NIC leaves between two CNPs to one QP (0: a CNP is due for every CE mark; "
+		"rocedump --cnp-interval-us)", 10, &pref_cnp_interval_us);
+	prefs_register_uint_preference(m, "cnp_timeout_us", "CNP timeout (us)",
+		"A CE mark due a CNP with none within this is cnp.missing (0: 1000; rocedump --cnp-timeout-us)",
+		10, &pref_cnp_timeout_us);
 }
 
 void roce_proto_register(void)

@@ -63,13 +63,6 @@ static struct cong_block *block_of(const struct roce_analyzer *a, const struct s
 	return i ? block_at(&a->cong_pool, i) : NULL;
 }
 
-/* The block of the stream with this key, if the stream is still in the table. */
-static struct cong_block *block_of_key(struct roce_analyzer *a, uint64_t key)
-{
-	const struct stream *s = stream_find(a, key);
-	return s ? block_of(a, s) : NULL;
-}
-
 static struct cong_block *block_need(struct roce_analyzer *a, struct stream *s)
 {
 	struct cong_block *b = block_of(a, s);
@@ -174,10 +167,17 @@ static void expire(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, stru
 			continue;
 		if (ts - d->ce_ts <= c->timeout_ns)
 			break;
-		struct cong_block *b = block_of_key(a, d->stream_key);
+		const struct stream *st = stream_find(a, d->stream_key);
+		struct cong_block *b = st ? block_of(a, st) : NULL;
 		if (b && b->n_due) {
 			b->missing++;
 			due_done(c, b, c->head, DUE_MISSED);
+			if (c->on_outcome) {
+				const struct stream_ids *id = &a->ids[st - a->s];
+				struct roce_cong_outcome o = {.kind = ROCE_CONG_MISSING, .stream = id->id, .pair = id->pair,
+							      .frame = d->ce_frame, .ts = d->ce_ts, .ns = c->timeout_ns};
+				c->on_outcome(&o, c->on_outcome_user);
+			}
 		} else {
 			d->state = DUE_MISSED;  /* its stream was evicted */
 		}
@@ -333,17 +333,27 @@ void cong_cnp(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, uint32_t 
 		return;
 	}
 	b->cnps++;
-	if (b->last_ce_ts == NONE || ts - b->last_ce_ts > c->timeout_ns) {
+	bool unexpected = b->last_ce_ts == NONE || ts - b->last_ce_ts > c->timeout_ns;
+	if (unexpected) {
 		b->unexpected++;
 		finding_add(p, out, ROCE_EV_CNP_UNEXPECTED, key_qpn(t->key));
 	}
 	/* it answers the stream's oldest due mark still waiting (the ones past their deadline were
 	 * missed before this frame), else the first mark since the last CNP, within the timeout */
+	int64_t lat = -1;
 	if (in_ring(c, b->due_head) && due_at(c, b->due_head)->ce_ts <= ts) {
-		lat_add(b, ts - due_at(c, b->due_head)->ce_ts);
+		lat = ts - due_at(c, b->due_head)->ce_ts;
 		due_done(c, b, b->due_head, DUE_ANSWERED);
 	} else if (b->open_ce_ts != NONE && ts >= b->open_ce_ts && ts - b->open_ce_ts <= c->timeout_ns) {
-		lat_add(b, ts - b->open_ce_ts);
+		lat = ts - b->open_ce_ts;
+	}
+	if (lat >= 0)
+		lat_add(b, lat);
+	if (c->on_outcome) {
+		const struct stream_ids *id = &a->ids[t - a->s];
+		struct roce_cong_outcome o = {.kind = ROCE_CONG_CNP, .stream = id->id, .pair = id->pair, .frame = c->frame,
+					      .ts = ts, .ns = lat, .unexpected = unexpected};
+		c->on_outcome(&o, c->on_outcome_user);
 	}
 	b->open_ce_ts = NONE;
 	b->cover_ts = ts;
@@ -402,14 +412,21 @@ static int8_t row_priority(unsigned k)
 	return k == PAUSE_ROW ? -1 : (int8_t)k;
 }
 
-/* The open interval of r ends at end. */
-static void pause_close(struct pfc_prio *r, int64_t end)
+/* The open interval of source s's row k ends at end (expired: by its timer). */
+static void pause_close(const struct cong_state *c, struct pfc_src *s, unsigned k, int64_t end, bool expired)
 {
+	struct pfc_prio *r = &s->prio[k];
 	int64_t d = end > r->start ? end - r->start : 0;
 	r->paused_ns += d;
 	if (d > r->longest_ns)
 		r->longest_ns = d;
 	r->open = false;
+	if (c->on_outcome) {
+		struct roce_cong_outcome o = {.kind = ROCE_CONG_PAUSE, .ts = r->start, .ns = d, .priority = row_priority(k),
+					      .storm = r->storm_fired, .expired = expired};
+		memcpy(o.src, s->mac, 6);
+		c->on_outcome(&o, c->on_outcome_user);
+	}
 }
 
 static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *frame, int64_t ts,
@@ -428,7 +445,7 @@ static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *f
 	for (unsigned k = 0; k <= PAUSE_ROW; k++) {
 		struct pfc_prio *r = &s->prio[k];
 		if (r->open && r->end <= ts) {
-			pause_close(r, r->end);
+			pause_close(c, s, k, r->end, true);
 			if ((x = finding_add(p, out, ROCE_EV_PFC_RESUME, 0))) {
 				x->priority = row_priority(k);
 				x->expired = true;
@@ -446,7 +463,7 @@ static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *f
 		if (!q) {
 			r->xon++;
 			if (r->open) {
-				pause_close(r, ts);
+				pause_close(c, s, k, ts, false);
 				if ((x = finding_add(p, out, ROCE_EV_PFC_RESUME, 0))) {
 					x->priority = row_priority(k);
 					x->delta_ns = ts - r->start;
@@ -565,10 +582,20 @@ void roce_analyzer_pfc_foreach(const struct roce_analyzer *a, void (*fn)(const s
 				row.paused_ns += d;
 				if (d > row.longest_ns)
 					row.longest_ns = d;
+				row.open = true;
+				row.open_start_ns = r->start;
+				row.open_end_ns = r->start + d;
+				row.open_storm = r->storm_fired;
 			}
 			fn(&row, user);
 		}
 	}
+}
+
+void roce_analyzer_on_congestion(struct roce_analyzer *a, roce_cong_fn fn, void *user)
+{
+	a->cong.on_outcome = fn;
+	a->cong.on_outcome_user = user;
 }
 
 int64_t roce_analyzer_span_ns(const struct roce_analyzer *a)

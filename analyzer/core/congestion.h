@@ -84,6 +84,8 @@ struct cong_state {
 	/* the capture's extent, as analyzed, and the frame being analyzed (its number in the file) */
 	int64_t first_ts, last_ts;
 	uint64_t frame;
+	roce_cong_fn on_outcome;  /* roce_analyzer_on_congestion */
+	void *on_outcome_user;
 };
 
 int cong_init(struct roce_analyzer *a, const struct roce_congestion_config *cfg);

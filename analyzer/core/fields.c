@@ -1,6 +1,7 @@
 /* fields.c: the field table (include/roce/fields.def) read from a decoded frame: each field's
  * presence, value and bytes, and the text forms of addresses the table's strings use. */
 #include <arpa/inet.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +47,44 @@ static bool icrc_checked(const struct roce_pkt *p)
 static bool icrc_value(const struct roce_pkt *p)
 {
 	return icrc_checked(p) || (p->icrc_status == ROCE_ICRC_UNCHECKED && p->icrc_wire);
+}
+
+/* MAC control frames (macc.c): which object of the three the frame shows (print_json.c's
+ * order before the table had them: pfc or pause once a pause time was captured) */
+static bool MACC(const struct roce_pkt *p) { return p->net.kind == ROCE_NET_MACC; }
+static bool PFC(const struct roce_pkt *p) { return MACC(p) && p->macc.opcode == ROCE_MACC_PFC && p->macc.fields; }
+static bool PAUSE(const struct roce_pkt *p) { return MACC(p) && p->macc.opcode == ROCE_MACC_PAUSE && p->macc.fields; }
+static bool MACO(const struct roce_pkt *p) { return MACC(p) && !PFC(p) && !PAUSE(p); }
+static bool macc_opcode_seen(const struct roce_pkt *p)
+{
+	return p->macc.opcode || p->macc.fields || (uint32_t)p->macc.off + 2 <= p->caplen;
+}
+/* Element i of pfc.enabled: the i-th priority the class-enable vector enables. */
+static bool pfc_enabled(const struct roce_field_src *c, unsigned i, struct roce_field_val *v)
+{
+	for (unsigned b = 0, k = 0; b < 8; b++)
+		if (c->p->macc.enbv >> b & 1 && k++ == i) {
+			v->u = b;
+			return true;
+		}
+	return false;
+}
+static bool pfc_quanta(const struct roce_field_src *c, unsigned i, struct roce_field_val *v)
+{
+	if (i >= c->p->macc.fields)
+		return false;
+	v->u = c->p->macc.quanta[i];
+	return true;
+}
+/* Element i of a malformed[]: the name of the i-th reason, in bit order. */
+static bool macc_bad(const struct roce_field_src *c, unsigned i, struct roce_field_val *v)
+{
+	for (unsigned b = 1, k = 0; b <= ROCE_MACC_SHORT; b <<= 1)
+		if (c->p->macc.malformed & b && k++ == i) {
+			v->s = roce_macc_bad_name(b);
+			return true;
+		}
+	return false;
 }
 
 /* The frame's MAD on QP 1, decoded on first use into the caller's src (fields.h: not a const
@@ -159,7 +198,14 @@ int roce_field_by_name(const char *path)
 	return -1;
 }
 
+static bool is_array(uint8_t kind) { return kind == ROCE_FK_RU || kind == ROCE_FK_AU || kind == ROCE_FK_AS; }
+
 #define SET_U(v, x) ((v)->u = (uint64_t)(x))
+/* An array or object: present (COND) is all roce_field_has() asks, with the index HAS */
+#define HAS UINT_MAX
+#define SET_AU(v, x) do { if (i == HAS) return true; if (!(x)) return false; } while (0)
+#define SET_AS(v, x) SET_AU(v, x)
+#define SET_O(v, x) ((void)(x))
 #define SET_RU(v, x) ((v)->u = (uint64_t)(x))
 #define SET_S(v, x) ((v)->s = (x))
 #define SET_T(v, x) ((void)(x), (v)->sec = c->ts_sec, (v)->u = c->ts_nsec)
@@ -168,7 +214,7 @@ bool roce_field_get(enum roce_field f, const struct roce_field_src *c, unsigned 
 {
 	const struct roce_pkt *p = c->p;
 
-	if ((unsigned)f >= ROCE_F_COUNT || (infos[f].kind != ROCE_FK_RU && i))
+	if ((unsigned)f >= ROCE_F_COUNT || (i && !is_array(infos[f].kind)))
 		return false;
 	switch (f) {
 #define ROCE_FIELD(id, path, kind, ft, base, at, off, len, cond, value, label) \
@@ -184,12 +230,21 @@ bool roce_field_get(enum roce_field f, const struct roce_field_src *c, unsigned 
 	}
 }
 
+bool roce_field_has(enum roce_field f, const struct roce_field_src *c)
+{
+	struct roce_field_val v;
+	if ((unsigned)f >= ROCE_F_COUNT)
+		return false;
+	uint8_t k = infos[f].kind;
+	return roce_field_get(f, c, k == ROCE_FK_AU || k == ROCE_FK_AS ? HAS : 0, &v);
+}
+
 /* ---- where the bytes lie ---- */
 
 enum at {
 	AT_NONE = 0, AT_VLAN, AT_WRAP, AT_WRAPIP, AT_WRAPSRC, AT_WRAPDST, AT_WRAPUDP, AT_GREKEY, AT_GRESEQ,
 	AT_ERSPAN, AT_BTH, AT_RDETH, AT_DETH, AT_XRCETH, AT_FETH, AT_RETH, AT_ATOMICETH, AT_AETH,
-	AT_ATOMICACKETH, AT_IMMDT, AT_IETH, AT_PAYLOAD, AT_ICRC,
+	AT_ATOMICACKETH, AT_IMMDT, AT_IETH, AT_PAYLOAD, AT_ICRC, AT_MACC, AT_PFCTIME,
 };
 
 static const struct { uint8_t at, off, len; } spans[ROCE_F_COUNT] = {
@@ -256,6 +311,10 @@ static int64_t at_base(const struct roce_pkt *p, unsigned at, unsigned idx, uint
 		return ICRC(p) ? p->payload_off : NO;
 	case AT_ICRC:
 		return ICRC(p) ? p->icrc_off : NO;
+	case AT_MACC:  /* from the opcode */
+		return MACC(p) ? p->macc.off : NO;
+	case AT_PFCTIME:  /* pause time idx, priority 0 first */
+		return MACC(p) && idx < p->macc.fields ? p->macc.off + 4 + 2 * (int64_t)idx : NO;
 	default:
 		if (at < sizeof(hdr_of) / sizeof(hdr_of[0]) && hdr_of[at]) {
 			uint32_t off = roce_hdr_offset(p, hdr_of[at]);

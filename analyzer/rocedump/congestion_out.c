@@ -131,9 +131,8 @@ void congestion_stream_text_header(FILE *out)
 {
 	fprintf(out, "congestion: packets by ECN codepoint, CNPs from the destination, cnp.missing, CE marks pending "
 		     "at the end, FECN/BECN\n");
-	fprintf(out, "%4s %6s %-15s   %-15s %-8s %7s %6s %5s %6s %5s %5s %5s %-20s %5s\n", "pair", "stream", "source",
-		"destination",
-		"qp", "not-ect", "ect0", "ect1", "ce", "cnps", "miss", "pend", "ce>cnp us p50/99/max", "f/b");
+	fprintf(out, "%4s %6s %-15s   %-15s %-8s %7s %5s %4s %5s %4s %4s %4s %-19s %5s\n", "pair", "stream", "source",
+		"destination", "qp", "not-ect", "ect0", "ect1", "ce", "cnps", "miss", "pend", "ce>cnp us 50/99/max", "f/b");
 }
 
 void congestion_stream_text_row(FILE *out, const struct roce_stream_stats *s)
@@ -141,12 +140,18 @@ void congestion_stream_text_row(FILE *out, const struct roce_stream_stats *s)
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX], lat[48] = "-", fb[24];
 	fmt_ip(src, s->src, s->addr_len);
 	fmt_ip(dst, s->dst, s->addr_len);
-	if (s->ce_to_cnp_count)
-		snprintf(lat, sizeof(lat), "%.1f/%.1f/%.1f", (double)s->ce_to_cnp_p50_ns / 1e3,
-			 (double)s->ce_to_cnp_p99_ns / 1e3, (double)s->ce_to_cnp_max_ns / 1e3);
+	if (s->ce_to_cnp_count) {  /* microseconds: one decimal below 100, none above (19 columns) */
+		const int64_t ns[3] = {s->ce_to_cnp_p50_ns, s->ce_to_cnp_p99_ns, s->ce_to_cnp_max_ns};
+		size_t n = 0;
+		for (unsigned i = 0; i < 3 && n < sizeof(lat); i++) {
+			double us = (double)ns[i] / 1e3;
+			int k = snprintf(lat + n, sizeof(lat) - n, "%s%.*f", i ? "/" : "", us < 100 ? 1 : 0, us);
+			n += k > 0 ? (size_t)k : 0;
+		}
+	}
 	snprintf(fb, sizeof(fb), "%" PRIu64 "/%" PRIu64, s->fecn, s->becn);
-	fprintf(out, "%4" PRIu32 " %6" PRIu32 " %-15s > %-15s 0x%06" PRIx32 " %7" PRIu64 " %6" PRIu64 " %5" PRIu64
-		     " %6" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %-20s %5s\n",
+	fprintf(out, "%4" PRIu32 " %6" PRIu32 " %-15s > %-15s 0x%06" PRIx32 " %7" PRIu64 " %5" PRIu64 " %4" PRIu64
+		     " %5" PRIu64 " %4" PRIu64 " %4" PRIu64 " %4" PRIu64 " %-19s %5s\n",
 		s->pair, s->stream, src, dst, s->dqpn, s->ecn[0], s->ecn[2], s->ecn[1], s->ecn[3], s->cnps, s->cnp_missing,
 		s->cnp_pending, lat, fb);
 }

@@ -179,6 +179,14 @@ static bool event_set(const char *name, struct roce_evset *set)
 	return any;
 }
 
+static bool is_event_name(const char *name)
+{
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
+		if (strcmp(name, roce_event_name((enum roce_event)e)) == 0)
+			return true;
+	return false;
+}
+
 /* The fields under path ("roce.reth": roce.reth.va, ...). */
 static unsigned fields_under(const char *path, enum roce_field *out)
 {
@@ -257,7 +265,11 @@ static struct node *parse_cmp(struct parser *ps, enum roce_field f, const char *
 		return NULL;
 	n->field = f;
 	n->op = op;
-	if (fi->kind == ROCE_FK_U || fi->kind == ROCE_FK_RU) {
+	if (fi->kind == ROCE_FK_O) {
+		fail_at(ps, op_pos, "%s is an object: test it alone, or compare one of its fields", name);
+		goto bad;
+	}
+	if (fi->kind == ROCE_FK_U || fi->kind == ROCE_FK_RU || fi->kind == ROCE_FK_AU) {
 		if (ps->tok != T_WORD || !parse_u64(ps->text, &n->num)) {
 			fail_at(ps, ps->tok_pos, "%s is a number: '%s' is not one", name, ps->text);
 			goto bad;
@@ -362,6 +374,8 @@ static struct node *parse_primary(struct parser *ps)
 	next(ps);
 	struct node *n = NULL;
 	int f = roce_field_by_name(name);
+	if (f >= 0 && ps->tok != T_OP && is_event_name(name))
+		f = -1;  /* pfc.malformed alone: the event (on PAUSE frames too), as before the field */
 	if (strcmp(name, "event") == 0 || strcmp(name, "events") == 0) {
 		n = parse_event(ps);
 	} else if (f >= 0 && ps->tok == T_OP) {
@@ -481,7 +495,7 @@ void dfilter_free(struct dfilter *df)
 static bool compare(const struct node *n, const struct roce_field_info *fi, const struct roce_field_val *v)
 {
 	int c;
-	if (fi->kind == ROCE_FK_S) {
+	if (fi->kind == ROCE_FK_S || fi->kind == ROCE_FK_AS) {
 		return (strcmp(v->s, n->str) == 0) == (n->op == OP_EQ);
 	} else if (fi->kind == ROCE_FK_T) {
 		int64_t ns = v->sec * 1000000000 + (int64_t)v->u;
@@ -518,12 +532,12 @@ static bool eval(const struct node *n, const struct roce_field_src *src, const s
 	}
 	case N_EXISTS:
 		for (unsigned k = 0; k < n->n_fields; k++)
-			if (roce_field_get(n->fields[k], src, 0, &v))
+			if (roce_field_has(n->fields[k], src))
 				return true;
 		return false;
 	case N_CMP: {
 		const struct roce_field_info *fi = roce_field_info(n->field);
-		if (fi->kind != ROCE_FK_RU)
+		if (fi->kind != ROCE_FK_RU && fi->kind != ROCE_FK_AU && fi->kind != ROCE_FK_AS)
 			return roce_field_get(n->field, src, 0, &v) && compare(n, fi, &v);
 		bool seen = false;  /* any element equal (==), or none equal (!=) */
 		for (unsigned i = 0; roce_field_get(n->field, src, i, &v); i++) {

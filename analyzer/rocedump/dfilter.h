@@ -16,7 +16,9 @@
  *                                                       as the Wireshark plugin's expert info names it
  * VALUE: a number (decimal or 0x hex), a "string", or a bare word (an address, a name). Addresses
  * compare as addresses (::1 and 0:0::1 are one). A comparison on a field the frame lacks is false,
- * != included (as in Wireshark); on the VLAN tags, any tag matching makes it true (!=: none). */
+ * != included (as in Wireshark); on an array (the VLAN tags, pfc.quanta, pfc.enabled) any element
+ * matching makes it true (!=: none). A name that is both an event and a field (pfc.malformed)
+ * tested alone is the event. */
 #ifndef ROCEDUMP_DFILTER_H
 #define ROCEDUMP_DFILTER_H
 

@@ -225,55 +225,6 @@ static bool parse_count(const char *s, unsigned long long min, unsigned long lon
 	return parse_uint(s, max, v) && *v >= min;
 }
 
-/* --link-speed: N with an optional K, M, G or T (decimal) suffix, in bits per second. */
-static bool parse_speed(const char *arg, uint64_t *bps)
-{
-	char num[24];
-	size_t n = strlen(arg);
-	unsigned long long v, mult = 1;
-	if (n == 0 || n >= sizeof(num))
-		return false;
-	memcpy(num, arg, n + 1);
-	switch (num[n - 1]) {
-	case 'k': case 'K': mult = 1000ULL; break;
-	case 'm': case 'M': mult = 1000000ULL; break;
-	case 'g': case 'G': mult = 1000000000ULL; break;
-	case 't': case 'T': mult = 1000000000000ULL; break;
-	default: break;
-	}
-	if (mult > 1)
-		num[n - 1] = '\0';
-	if (!parse_uint(num, 1000000, &v) || v == 0 || v * mult < 1000000ULL)  /* 1 Mb/s .. 1 Pb/s */
-		return false;
-	*bps = v * mult;
-	return true;
-}
-
-/* --dscp-prio: DSCP=PRIORITY pairs, comma-separated; the DSCPs not named keep DSCP >> 3. */
-static bool parse_dscp_map(const char *arg, struct roce_congestion_config *c)
-{
-	char buf[512];
-	size_t n = strlen(arg);
-	if (n >= sizeof(buf) || !n || arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,"))
-		return false;  /* no empty items */
-	strcpy(buf, arg);
-	for (unsigned d = 0; d < 64; d++)
-		c->dscp_prio[d] = (uint8_t)(d >> 3);
-	char *save = NULL;
-	for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '=');
-		unsigned long long d, prio;
-		if (!eq)
-			return false;
-		*eq = '\0';
-		if (!parse_uint(item, 63, &d) || !parse_uint(eq + 1, 7, &prio))
-			return false;
-		c->dscp_prio[d] = (uint8_t)prio;
-	}
-	c->dscp_map = true;
-	return true;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -503,7 +454,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->report_plots_set = true;
 			break;
 		case OPT_LINK_SPEED:
-			if (!parse_speed(optarg, &o->congestion.link_bps))
+			if (!roce_parse_link_speed(optarg, &o->congestion.link_bps))
 				return fail_usage("invalid link speed (e.g. 25G, 100G, 400G)", optarg);
 			o->print.link_bps = o->congestion.link_bps;
 			break;
@@ -513,7 +464,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->congestion.pfc_storm_ns = (int64_t)v * 1000000;
 			break;
 		case OPT_DSCP_PRIO:
-			if (!parse_dscp_map(optarg, &o->congestion))
+			if (!roce_parse_dscp_map(optarg, &o->congestion))
 				return fail_usage("invalid DSCP to priority map (DSCP=PRIORITY,...: 0-63=0-7)", optarg);
 			break;
 		case OPT_CNP_INTERVAL:
@@ -875,6 +826,7 @@ int main(int argc, char **argv)
 			free_options(&o);
 			return EXIT_USAGE;
 		}
+		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
 	}
 	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
 	struct pipeline_config pcfg = {

@@ -55,43 +55,6 @@ static void nest_to(struct sb *s, struct nest *n, const char *path, size_t plen)
 	}
 }
 
-/* A MAC control frame: pfc{opcode, enbv, enabled[], quanta[8]} or pause{quanta}, or
- * mac_control{opcode}; "malformed":[reasons] in it when it is. */
-static void put_macc(struct sb *s, const struct roce_pkt *p)
-{
-	const struct roce_macc *m = &p->macc;
-	if (m->opcode == ROCE_MACC_PFC && m->fields) {
-		sb_printf(s, ",\"pfc\":{\"opcode\":%u,\"enbv\":%u,\"enabled\":[", m->opcode, m->enbv);
-		const char *sep = "";
-		for (unsigned i = 0; i < 8; i++)
-			if (m->enbv >> i & 1) {
-				sb_printf(s, "%s%u", sep, i);
-				sep = ",";
-			}
-		sb_puts(s, "],\"quanta\":[");
-		for (unsigned i = 0; i < m->fields; i++)
-			sb_printf(s, "%s%u", i ? "," : "", m->quanta[i]);
-		sb_puts(s, "]");
-	} else if (m->opcode == ROCE_MACC_PAUSE && m->fields) {
-		sb_printf(s, ",\"pause\":{\"quanta\":%u", m->quanta[0]);
-	} else {
-		sb_puts(s, ",\"mac_control\":{");
-		if (m->opcode || m->fields || (uint32_t)m->off + 2 <= p->caplen)
-			sb_printf(s, "\"opcode\":%u", m->opcode);
-	}
-	if (m->malformed) {
-		const char *sep = "";
-		sb_puts(s, s->buf[s->len - 1] == '{' ? "\"malformed\":[" : ",\"malformed\":[");
-		for (unsigned b = 1; b <= ROCE_MACC_SHORT; b <<= 1)
-			if (m->malformed & b) {
-				sb_printf(s, "%s\"%s\"", sep, roce_macc_bad_name(b));
-				sep = ",";
-			}
-		sb_puts(s, "]");
-	}
-	sb_puts(s, "}");
-}
-
 static void put_value(struct sb *s, enum roce_field_kind kind, const struct roce_field_val *v)
 {
 	switch (kind) {
@@ -165,6 +128,29 @@ static unsigned put_array(struct sb *s, struct nest *n, const struct roce_field_
 	return end;
 }
 
+/* An array of numbers or strings (pfc.quanta, pause.malformed), possibly empty, as a member; or
+ * an object that may stay empty (mac_control), opened for the members after it. */
+static void put_list(struct sb *s, struct nest *n, const struct roce_field_src *src, enum roce_field f)
+{
+	const struct roce_field_info *fi = roce_field_info(f);
+	struct roce_field_val v;
+	if (fi->kind == ROCE_FK_O) {
+		nest_to(s, n, fi->path, strlen(fi->path));
+		return;
+	}
+	nest_to(s, n, fi->path, parent_len[f]);
+	sb_puts(s, n->first ? "\"" : ",\"");
+	sb_puts(s, fi->path + (parent_len[f] ? parent_len[f] + 1u : 0u));
+	sb_puts(s, "\":[");
+	for (unsigned i = 0; roce_field_get(f, src, i, &v); i++) {
+		if (i)
+			sb_puts(s, ",");
+		put_value(s, fi->kind == ROCE_FK_AS ? ROCE_FK_S : ROCE_FK_U, &v);
+	}
+	sb_puts(s, "]");
+	n->first = false;
+}
+
 /* Every field of the table the frame has, nested by their paths, after the object's "{". */
 static void put_fields(struct sb *s, const struct roce_field_src *src)
 {
@@ -176,6 +162,12 @@ static void put_fields(struct sb *s, const struct roce_field_src *src)
 		const struct roce_field_info *fi = roce_field_info((enum roce_field)f);
 		if (fi->kind == ROCE_FK_RU) {
 			f = put_array(s, &n, src, f);
+			continue;
+		}
+		if (fi->kind == ROCE_FK_AU || fi->kind == ROCE_FK_AS || fi->kind == ROCE_FK_O) {
+			if (roce_field_has((enum roce_field)f, src))
+				put_list(s, &n, src, (enum roce_field)f);
+			f++;
 			continue;
 		}
 		if (roce_field_get((enum roce_field)f, src, 0, &v)) {
@@ -221,8 +213,6 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 				     .ts_nsec = f->ts_nsec, .iface_name = f->iface_name};
 	sb_puts(s, "{");
 	put_fields(s, &src);
-	if (p->net.kind == ROCE_NET_MACC)
-		put_macc(s, p);  /* PFC, PAUSE: after the link fields */
 	sb_puts(s, ",\"events\":[");
 	const char *sep = "";
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {

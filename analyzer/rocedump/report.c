@@ -54,7 +54,9 @@ void report_free(struct report *r)
 	for (uint32_t i = 0; i < r->n_streams; i++) {
 		free(r->streams[i].enc);
 		free(r->streams[i].d);
+		report_cong_free(r, &r->streams[i]);
 	}
+	report_cong_free(r, NULL);
 	free(r->streams);
 	u64map_free(&r->index);
 	free(r);
@@ -64,7 +66,7 @@ void report_free(struct report *r)
 
 /* The report's state of the analyzer's stream id; created when create is set (NULL when it is
  * not found, or out of memory). */
-static struct rstream *stream_lookup(struct report *r, uint32_t id, bool create)
+struct rstream *report_stream(struct report *r, uint32_t id, bool create)
 {
 	uint32_t i;
 	if (u64map_get(&r->index, id, &i))
@@ -89,7 +91,7 @@ static struct rstream *stream_lookup(struct report *r, uint32_t id, bool create)
 
 /* ---- points and bins ---- */
 
-static bool budget_take(struct report *r, size_t bytes)
+bool report_budget_take(struct report *r, size_t bytes)
 {
 	if (r->mem + bytes > REPORT_MEM_BUDGET)
 		return false;
@@ -128,10 +130,11 @@ static void sbin_merge(void *dst, const void *src)
 		a->rt_n += b->rt_n;
 	}
 	a->ce += b->ce;
+	a->copies += b->copies;
 	a->bytes += b->bytes;
 }
 
-static unsigned rt_bucket(int64_t ns)
+unsigned report_rt_bucket(int64_t ns)
 {
 	uint64_t us = (uint64_t)ns / 1000;
 	if (!us)
@@ -146,7 +149,9 @@ static unsigned rt_bucket(int64_t ns)
 static void bin_add(struct rdetail *d, const struct rpoint *pt)
 {
 	struct sbin one = {.bytes = pt->len, .ce = !!(pt->flags & RF_CE)};
-	switch (pt->kind) {
+	if (pt->flags & RF_COPY)  /* in no count of the stream's but its copies */
+		one = (struct sbin){.copies = 1};
+	else switch (pt->kind) {
 	case RK_REQ:
 		one.req = 1;
 		one.psn_lo = one.psn_hi = pt->psn;
@@ -177,7 +182,7 @@ static void bin_add(struct rdetail *d, const struct rpoint *pt)
 		one.rt_n = 1;
 		one.rt_min = one.rt_max = pt->val;
 		one.rt_sum = (uint64_t)pt->val;
-		d->rt_hist[rt_bucket(pt->val)]++;
+		d->rt_hist[report_rt_bucket(pt->val)]++;
 	}
 	unsigned i = tbins_index(&d->tb, d->bins, sizeof(*d->bins), sbin_merge, pt->t);
 	sbin_merge(&d->bins[i], &one);
@@ -239,7 +244,7 @@ static bool point_encode(struct report *r, struct rstream *s, const struct rpoin
 {
 	if (s->enc_cap - s->enc_len < POINT_ENC_MAX) {
 		uint32_t cap = s->enc_cap ? s->enc_cap * 2 : 64;
-		if (!budget_take(r, cap - s->enc_cap))
+		if (!report_budget_take(r, cap - s->enc_cap))
 			return false;
 		void *p = realloc(s->enc, cap);
 		if (!p) {
@@ -309,7 +314,7 @@ static void free_exact(struct report *r, struct rstream *s)
 static bool to_bins(struct report *r, struct rstream *s)
 {
 	struct rpoint *pts = malloc(((size_t)s->n + 1) * sizeof(*pts));
-	if (!pts || !budget_take(r, sizeof(*s->d))) {
+	if (!pts || !report_budget_take(r, sizeof(*s->d))) {
 		free(pts);
 		return false;
 	}
@@ -388,6 +393,8 @@ static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const st
 		pt->flags |= RF_CE;
 	if (roce_evset_has(&p->events, ROCE_EV_PSN_RETRANSMIT))
 		pt->flags |= RF_RETX;
+	if (roce_evset_has(&p->events, ROCE_EV_FRAME_COPY))
+		pt->flags |= RF_COPY;
 	if (op->flags & ROCE_OPF_RESPONSE) {
 		psn = unwrap(s, true, p->h.bth.psn);
 		unsigned kind = (p->h.hdrs & ROCE_HDR_AETH) ? p->h.aeth.syndrome >> 5 : ROCE_AETH_ACK;
@@ -454,9 +461,10 @@ void report_frame(struct report *r, uint64_t frame_no, const struct frame *f, co
 			g->sev[s] += sev[s];
 	}
 
+	report_cong_frame(r, frame_no, t, f, p, fi);
 	if (!fi->stream)  /* a frame no stream took */
 		return;
-	struct rstream *s = stream_lookup(r, fi->stream, true);
+	struct rstream *s = report_stream(r, fi->stream, true);
 	if (!s)
 		return;
 	for (unsigned i = 0; i < 3; i++)
@@ -508,7 +516,7 @@ static void pass1_row(const struct roce_stream_stats *st, void *user)
 		sel->pairs[sel->n_pairs++] = (struct rpair){.pair = number, .pair_id = st->pair};
 	}
 	struct rpair *pr = &sel->pairs[sel->n_pairs - 1];
-	struct rstream *s = stream_lookup(c->r, st->stream, false);
+	struct rstream *s = report_stream(c->r, st->stream, false);
 	pr->rows++;
 	if (s) {
 		pr->errors += s->ev[ROCE_SEV_ERROR];
@@ -543,7 +551,7 @@ static bool pass2_keep(const struct roce_stream_stats *st, void *user)
 	struct rpair *pr = &sel->pairs[c->rank[number]];
 	if (pr->first_row == UINT32_MAX)
 		pr->first_row = sel->n_rows;
-	sel->rows[sel->n_rows++] = (struct rrow){stream_lookup(c->r, st->stream, false), c->rank[number]};
+	sel->rows[sel->n_rows++] = (struct rrow){report_stream(c->r, st->stream, false), c->rank[number]};
 	return true;
 }
 
@@ -591,6 +599,7 @@ int report_finish(struct report *r, const struct summary *sum, const struct roce
 		  const struct capstats *cs, char *err, size_t errlen)
 {
 	struct report_sel sel = {0};
+	report_cong_finish(r, an);
 	int rc = -1;
 	FILE *m = open_memstream(&sel.summary_json, &sel.summary_len);
 	if (m) {

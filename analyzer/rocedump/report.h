@@ -40,6 +40,10 @@ struct report *report_new(const struct report_config *cfg, char *err, size_t err
 void report_frame(struct report *r, uint64_t frame_no, const struct frame *f, const struct roce_pkt *p,
 		  const struct roce_findings *fi);
 
+/* The analyzer's congestion outcomes (roce_analyzer_on_congestion(an, report_congestion, r)):
+ * CNPs, missed CE marks and pause intervals, for the congestion plots. */
+void report_congestion(const struct roce_cong_outcome *o, void *user);
+
 /* Write the page and close the file. Returns 0, or -1 with the reason in err. */
 int report_finish(struct report *r, const struct summary *sum, const struct roce_analyzer *an,
 		  const struct capstats *cs, char *err, size_t errlen);

@@ -1,5 +1,6 @@
-/* report_data.h: what --report collects while frames arrive (internal to report.c and
- * report_page.c): points and bins per stream, the capture's event timeline. */
+/* report_data.h: what --report collects while frames arrive (internal to report.c,
+ * report_cong.c and report_page.c): points and bins per stream, its congestion outcomes, the
+ * capture's event timeline and pause intervals. */
 #ifndef ROCEDUMP_REPORT_DATA_H
 #define ROCEDUMP_REPORT_DATA_H
 
@@ -13,6 +14,10 @@
 
 /* What a point is: a request of the stream's source, or a response to its destination's requests. */
 enum rpoint_kind { RK_REQ = 0, RK_ACK, RK_NAK, RK_RNR, RK_RRESP, RK_AACK, RK_KINDS };
+/* Congestion outcomes of a stream (report_cong.c), written as points too: a CNP answering the
+ * stream (val: its CE-to-CNP latency, RF_UNEXPECTED when it answered no CE mark), a CE mark of
+ * the stream whose CNP never came (t and frame: the mark's) */
+enum { RK_CNP = RK_KINDS, RK_CE_MISSED };
 #define RF_RETX 0x01u     /* psn.retransmit */
 #define RF_OOO 0x02u      /* psn.out_of_order */
 #define RF_GAP 0x04u      /* psn.gap before it */
@@ -22,7 +27,9 @@ enum rpoint_kind { RK_REQ = 0, RK_ACK, RK_NAK, RK_RNR, RK_RRESP, RK_AACK, RK_KIN
 #define RF_ERROR 0x40u    /* carries an error-severity event */
 #define RF_RECOVER 0x80u  /* the requester's restart after a NAK: val is the time since the NAK */
 #define RF_CE 0x100u      /* IP ECN field CE (congestion experienced) */
-#define RF_RARE (RF_RETX | RF_OOO | RF_GAP | RF_TMO | RF_ERROR | RF_RECOVER)  /* kept exactly when binned */
+#define RF_COPY 0x200u    /* frame.copy: a copy of a frame seen before, in no count of its stream */
+#define RF_UNEXPECTED 0x400u  /* RK_CNP: cnp.unexpected */
+#define RF_RARE (RF_RETX | RF_OOO | RF_GAP | RF_TMO | RF_ERROR | RF_RECOVER | RF_COPY)  /* kept exactly when binned */
 
 /* A point as made and as written out; exact points are kept encoded (struct rdetail). */
 struct rpoint {
@@ -39,7 +46,7 @@ struct rpoint {
 
 /* One time bin of one stream. */
 struct sbin {
-	uint32_t req, retx, ooo, gap, tmo, msgs, acks, naks, rresp, other, ce;
+	uint32_t req, retx, ooo, gap, tmo, msgs, acks, naks, rresp, other, ce, copies;
 	uint64_t bytes;
 	int64_t psn_lo, psn_hi;   /* of its requests (req > 0) */
 	int64_t ack_hi;           /* highest PSN ACKed (acks > 0) */
@@ -64,6 +71,21 @@ struct rdetail {
 	uint32_t n_marks, marks_dropped;
 };
 
+/* A stream's congestion outcomes (report_cong.c): CNPs and missed CE marks as points up to
+ * REPORT_CONG_EXACT, then per time bin; the CE-to-CNP latencies' half-octave histogram. */
+#define REPORT_CONG_EXACT 2048
+struct cbin {
+	uint32_t cnp, missed, lat_n;
+	int64_t lat_min, lat_max;   /* ns (lat_n > 0) */
+};
+struct rcong {
+	struct rpoint *ev;        /* exact: the outcomes in order of arrival; NULL once binned */
+	uint32_t n, cap;
+	struct tbins tb;          /* binned */
+	struct cbin *bins;        /* TBINS_N, NULL while exact */
+	uint64_t lat_hist[RT_BUCKETS];
+};
+
 /* A stream: its exact points are kept as the difference from its previous point, in
  * variable-length integers (report.c: point_encode): 8 to 12 bytes a point where struct rpoint
  * takes 40, so a capture's points cost a quarter of the memory and of the memory traffic. The
@@ -80,6 +102,7 @@ struct rstream {
 	bool dropped;             /* over the memory budget: no series */
 	uint64_t ev[3];           /* events on its frames, by severity */
 	struct rdetail *d;        /* binned mode */
+	struct rcong *cg;         /* congestion outcomes, if any */
 };
 
 #define GBIN_FRAMES 8          /* frame numbers a timeline bin lists */
@@ -103,6 +126,26 @@ struct report {
 	int64_t first_ts, last_ts;
 	struct tbins tl;          /* the event timeline */
 	struct gbin bins[TBINS_N];
+	/* PFC/PAUSE (report_cong.c): pause intervals as they ended, the RoCE frames sent into one */
+	struct rpause *pauses;
+	uint32_t n_pauses, pauses_alloc;
+	uint64_t pauses_dropped;
+	struct rpoint *into_pause; /* t, frame; code: priority; psn: the destination MAC (48 bits) */
+	uint32_t n_into, into_alloc;
+	uint64_t into_dropped;
+};
+
+/* A PFC/PAUSE interval of one source MAC and priority. */
+#define REPORT_PAUSES_MAX 100000   /* intervals kept; later ones only counted */
+#define REPORT_INTO_PAUSE_MAX 4096 /* frames sent into a pause kept */
+#define RP_STORM 1u
+#define RP_EXPIRED 2u
+#define RP_OPEN 4u                 /* ended by no frame: at its timer's end or the capture's */
+struct rpause {
+	int64_t start, len;       /* ns */
+	uint8_t src[6];
+	int8_t priority;          /* -1: PAUSE */
+	uint8_t flags;            /* RP_* */
 };
 
 /* The selection report_finish() makes: pairs sorted by trouble, rows listed, rows plotted. */
@@ -132,6 +175,29 @@ struct report_sel {
 
 /* report.c: s's exact points, decoded into out[s->n]. */
 void rstream_decode(const struct rstream *s, struct rpoint *out);
+/* report.c: the stream of the analyzer's stream id, created when create is set; whether the
+ * report's memory budget has room for bytes more (taken if so); a response time's bucket of a
+ * half-octave histogram (RT_BUCKETS). */
+struct rstream *report_stream(struct report *r, uint32_t id, bool create);
+bool report_budget_take(struct report *r, size_t bytes);
+unsigned report_rt_bucket(int64_t ns);
+
+/* report_cong.c: a frame's share (frames sent into a pause); at the end, the pauses still on
+ * (from the analyzer's rows); the JSON of a stream's congestion outcomes (,"cong":{...}, nothing
+ * when it has none) and of the capture's pauses (,"pauses":{...},"into_pause":{...}); freeing
+ * a stream's (s), or the report's (s NULL). */
+void report_cong_frame(struct report *r, uint64_t frame_no, int64_t t, const struct frame *f,
+		       const struct roce_pkt *p, const struct roce_findings *fi);
+void report_cong_put_series(FILE *out, const struct rstream *s, int64_t t0);
+void report_cong_finish(struct report *r, const struct roce_analyzer *an);
+void report_cong_put(FILE *out, const struct report *r, int64_t t0);
+void report_cong_free(struct report *r, struct rstream *s);
+
+/* report_page.c: JSON pieces shared with report_cong.c: a time as µs since t0; points as
+ * columns; a half-octave histogram as [[lo_us, hi_us, count], ...]. */
+void report_put_us(FILE *out, int64_t t, int64_t t0);
+void report_put_points(FILE *out, const struct rpoint *p, uint32_t n, int64_t t0);
+void report_put_hist(FILE *out, const uint64_t *hist);
 
 /* report_page.c: write the page. */
 int report_page_write(struct report *r, const struct report_sel *sel, char *err, size_t errlen);

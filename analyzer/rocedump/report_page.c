@@ -206,6 +206,8 @@ static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
 	PUT_COLUMN(out, "rresp", b, n, B_RRESP);
 	PUT_COLUMN(out, "other", b, n, B_OTHER);
 	PUT_COLUMN(out, "ce", b, n, B_CE);
+#define B_COPIES(x) (x).copies
+	PUT_COLUMN(out, "copies", b, n, B_COPIES);
 	PUT_COLUMN(out, "bytes", b, n, B_BYTES);
 	/* PSN extremes: null in a bin without them */
 	static const char *const names[5] = {"psn_lo", "psn_hi", "ack_hi", "rr_lo", "rr_hi"};
@@ -235,21 +237,11 @@ static void put_bins(FILE *out, const struct rdetail *d, int64_t t0)
 		}
 		col_end(out);
 	}
-	fputs(",\"rt_hist\":[", out);
-	const char *sep = "";
-	for (unsigned k = 0; k < RT_BUCKETS; k++) {
-		if (!d->rt_hist[k])
-			continue;
-		/* bucket 0: [0, 1); 1 + 2j: [2^j, 2^j·√2); 2 + 2j: [2^j·√2, 2^(j+1)) */
-		double lo = k == 0 ? 0 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 1.4142135623730951 : 1);
-		double hi = k == 0 ? 1 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 2 : 1.4142135623730951);
-		fprintf(out, "%s[%.3f,%.3f,%" PRIu64 "]", sep, lo, hi, d->rt_hist[k]);
-		sep = ",";
-	}
-	fputc(']', out);
+	fputs(",\"rt_hist\":", out);
+	report_put_hist(out, d->rt_hist);
 	fputs(",\"marks\":", out);
 	put_points(out, d->marks, d->n_marks, t0);
-	fprintf(out, ",\"marks_dropped\":%" PRIu32 "}", d->marks_dropped);
+	fprintf(out, ",\"marks_dropped\":%" PRIu32, d->marks_dropped);  /* the caller closes it */
 }
 
 static void put_series(FILE *out, const struct rstream *s, int64_t t0)
@@ -260,6 +252,8 @@ static void put_series(FILE *out, const struct rstream *s, int64_t t0)
 		fputs("{\"mode\":\"none\",\"reason\":\"memory budget for the report's series exhausted\"}", out);
 	} else if (s->d) {
 		put_bins(out, s->d, t0);
+		report_cong_put_series(out, s, t0);
+		fputc('}', out);
 	} else {
 		struct rpoint *pts = malloc(((size_t)s->n + 1) * sizeof(*pts));
 		if (!pts) {
@@ -269,8 +263,9 @@ static void put_series(FILE *out, const struct rstream *s, int64_t t0)
 		rstream_decode(s, pts);
 		fputs("{\"mode\":\"exact\",\"points\":", out);
 		put_points(out, pts, s->n, t0);
-		fputc('}', out);
 		free(pts);
+		report_cong_put_series(out, s, t0);
+		fputc('}', out);
 	}
 }
 
@@ -363,7 +358,37 @@ static void put_report(FILE *out, const struct report *r, const struct report_se
 		else
 			fputs("null", out);
 	}
-	fputs("]}", out);
+	fputs("]", out);
+	report_cong_put(out, r, t0);
+	fputs("}", out);
+}
+
+/* ---- shared with report_cong.c ---- */
+
+void report_put_us(FILE *out, int64_t t, int64_t t0)
+{
+	put_us(out, t, t0);
+}
+
+void report_put_points(FILE *out, const struct rpoint *p, uint32_t n, int64_t t0)
+{
+	put_points(out, p, n, t0);
+}
+
+void report_put_hist(FILE *out, const uint64_t *hist)
+{
+	const char *sep = "";
+	fputc('[', out);
+	for (unsigned k = 0; k < RT_BUCKETS; k++) {
+		if (!hist[k])
+			continue;
+		/* bucket 0: [0, 1); 1 + 2j: [2^j, 2^j·√2); 2 + 2j: [2^j·√2, 2^(j+1)) */
+		double lo = k == 0 ? 0 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 1.4142135623730951 : 1);
+		double hi = k == 0 ? 1 : (double)(UINT64_C(1) << ((k - 1) / 2)) * ((k - 1) % 2 ? 2 : 1.4142135623730951);
+		fprintf(out, "%s[%.3f,%.3f,%" PRIu64 "]", sep, lo, hi, hist[k]);
+		sep = ",";
+	}
+	fputc(']', out);
 }
 
 /* ---- the page ---- */

@@ -32,6 +32,13 @@ struct roce_congestion_config {
 #define ROCE_CNP_INTERVAL_NS_DEFAULT INT64_C(50000)
 #define ROCE_CNP_TIMEOUT_NS_DEFAULT INT64_C(1000000)
 
+/* The settings from their text forms (rocedump's options, the plugin's preferences); false,
+ * and nothing changed, when arg is not one. A link speed: bits per second, with an optional K, M,
+ * G or T (decimal) suffix, 1 Mb/s to 1 Pb/s ("25G", "400G"). A DSCP map: DSCP=PRIORITY pairs,
+ * comma-separated (0-63=0-7: "26=3,48=6"); the DSCPs not named keep DSCP >> 3; sets dscp_map. */
+ROCE_API bool roce_parse_link_speed(const char *arg, uint64_t *bps);
+ROCE_API bool roce_parse_dscp_map(const char *arg, struct roce_congestion_config *c);
+
 /* PFC or PAUSE totals of one source MAC and priority. */
 struct roce_pfc_row {
 	uint8_t src[6];
@@ -41,6 +48,10 @@ struct roce_pfc_row {
 	uint64_t storms;
 	int64_t paused_ns;         /* the union of the pause intervals, clipped at the capture's end */
 	int64_t longest_ns;        /* the longest continuous pause */
+	bool open;                 /* a pause not ended by a frame (no XON, and no later frame of the */
+	int64_t open_start_ns, open_end_ns; /* source after its timer ran out): [start, end), its end the
+				    * timer's or the capture's, whichever came first (in paused_ns) */
+	bool open_storm;           /* ... and it was a storm */
 };
 
 /* Call fn for each source MAC's priorities in order of first sight, PFC priorities 0-7 then its
@@ -62,6 +73,30 @@ struct roce_cnp_pair_row {
 };
 ROCE_API void roce_analyzer_cnp_pairs_foreach(const struct roce_analyzer *a,
 					      void (*fn)(const struct roce_cnp_pair_row *r, void *user), void *user);
+
+/* Congestion outcomes one by one, as the analysis reaches them, for a caller that plots them over
+ * time (rocedump --report): the totals above and in roce_stream_stats count the same outcomes. */
+enum roce_cong_kind {
+	ROCE_CONG_CNP,      /* a CNP answering a stream (roce_stream_stats.cnps) */
+	ROCE_CONG_MISSING,  /* a CE mark whose CNP did not come in time (cnp_missing) */
+	ROCE_CONG_PAUSE,    /* a PFC/PAUSE interval that ended (XON, or its timer ran out) */
+};
+struct roce_cong_outcome {
+	uint8_t kind;              /* enum roce_cong_kind */
+	uint32_t stream, pair;     /* CNP, MISSING: the CE-marked stream's ids (analyze.h) */
+	uint64_t frame;            /* CNP: the CNP's frame number; MISSING: the CE-marked frame's */
+	int64_t ts;                /* CNP: the CNP's time; MISSING: the CE mark's; PAUSE: its start */
+	int64_t ns;                /* CNP: CE-to-CNP latency (ce_to_cnp_*), -1 if none was measured;
+				    * PAUSE: its length; MISSING: the timeout it exceeded */
+	bool unexpected;           /* CNP: answering no CE mark within the timeout (cnp_unexpected) */
+	uint8_t src[6];            /* PAUSE: the source MAC (the paused traffic goes toward it) */
+	int8_t priority;           /* PAUSE: 0-7, -1 legacy PAUSE */
+	bool storm, expired;       /* PAUSE: it was a storm; it ended by its timer, without XON */
+};
+typedef void (*roce_cong_fn)(const struct roce_cong_outcome *o, void *user);
+/* fn (NULL: none) gets every outcome from the next frame analyzed on, in capture order; pauses
+ * no frame ended are in roce_analyzer_pfc_foreach's rows (open). */
+ROCE_API void roce_analyzer_on_congestion(struct roce_analyzer *a, roce_cong_fn fn, void *user);
 
 #ifdef __cplusplus
 }

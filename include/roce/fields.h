@@ -27,7 +27,10 @@ enum roce_field_kind {
 	ROCE_FK_U = 0,   /* an unsigned number */
 	ROCE_FK_S,       /* a string (a name, an address) */
 	ROCE_FK_T,       /* a time stamp: seconds and nanoseconds */
-	ROCE_FK_RU,      /* an unsigned number of one element of an array (the VLAN tags) */
+	ROCE_FK_RU,      /* an unsigned number of one element of an array of objects (the VLAN tags) */
+	ROCE_FK_AU,      /* an array of unsigned numbers (pfc.quanta): element idx */
+	ROCE_FK_AS,      /* an array of strings (pause.malformed): element idx */
+	ROCE_FK_O,       /* an object that may be empty (mac_control): no value, only presence */
 };
 
 /* The width the plugin registers a number with (FT_UINT8 ...), or STRING, or NONE when
@@ -71,10 +74,14 @@ struct roce_field_val {
 	char buf[ROCE_FIELD_STRMAX];
 };
 
-/* Read field f of frame src (element idx of an array field, else 0). False when the frame has
- * no such field (nor element). */
+/* Read field f of frame src (element idx of an array field, else 0; idx UINT_MAX is reserved).
+ * False when the frame has no such field (nor element). */
 ROCE_API bool roce_field_get(enum roce_field f, const struct roce_field_src *src, unsigned idx,
 			     struct roce_field_val *v);
+/* Whether frame src has field f: for an array (ROCE_FK_AU, ROCE_FK_AS) even an empty one
+ * (pfc.enabled of a PFC frame enabling no class is []), for an object (ROCE_FK_O) even an empty
+ * one; otherwise whether roce_field_get(f, src, 0, ...) is true. */
+ROCE_API bool roce_field_has(enum roce_field f, const struct roce_field_src *src);
 /* Where field f (element idx) lies in the frame: false when it has no bytes of its own (a count,
  * a computed value) or they were not captured. */
 ROCE_API bool roce_field_span(enum roce_field f, const struct roce_pkt *p, unsigned idx, uint32_t *off,

@@ -46,6 +46,18 @@ sel_eq "ip.src inside ERSPAN III" "$X/erspan3_rc_pingpong.pcap" 'wrapper.kind ==
 sel_eq "inside GRE" "$X/gretap_rc_pingpong.pcap" 'wrapper.kind == "gre" && roce.opcode_name == "SEND_FIRST"' 'g(o,"wrapper.kind") == "gre" and g(o,"roce.opcode_name") == "SEND_FIRST"'
 sel_eq "inside VXLAN" "$G/mirror_wrappers.pcap" 'wrapper.kind == "vxlan"' 'g(o,"wrapper.kind") == "vxlan"'
 sel_eq "VLAN id" "$X/vlan_rc_pingpong.pcap" 'vlan.vid == 77 and vlan.pcp == 3 and roce' 'o.get("roce") and any(v["vid"] == 77 for v in o.get("vlan", []))'
+# MAC control frames (PFC, PAUSE, other opcodes): their fields from the table, arrays by any element
+P=$G/pfc_pause.pcap
+sel_eq "pfc.quanta: any pause time" "$P" 'pfc.quanta == 65535' '65535 in (g(o,"pfc.quanta") or [])'
+sel_eq "pfc.enabled: any enabled priority" "$P" 'pfc.enabled == 7 and vlan' '7 in (g(o,"pfc.enabled") or []) and "vlan" in o'
+sel_eq "pfc.enabled present when empty" "$P" 'pfc.enabled and not pfc.enabled == 0 and not pfc.enabled == 3' 'g(o,"pfc.enabled") is not None and not ({0, 3} & set(g(o,"pfc.enabled")))'
+sel_eq "pfc.enbv, pfc.opcode" "$P" 'pfc.enbv > 0xff or pfc.opcode != 0x101' '(g(o,"pfc.enbv") or 0) > 0xff'
+sel_eq "pause.quanta" "$P" 'pause.quanta >= 100' '(g(o,"pause.quanta") or -1) >= 100'
+sel_eq "mac_control alone" "$P" 'mac_control' '"mac_control" in o'
+sel_eq "mac_control.opcode" "$P" 'mac_control.opcode == 3' 'g(o,"mac_control.opcode") == 3'
+sel_eq "pfc.malformed == reason" "$P" 'pfc.malformed == "short" or pause.malformed == dst' '"short" in (g(o,"pfc.malformed") or []) or "dst" in (g(o,"pause.malformed") or [])'
+sel_eq "pfc.malformed alone is the event" "$P" 'pfc.malformed' '"pfc.malformed" in o["events"]'
+sel_eq "pfc group" "$G/pfc_timeline.pcap" 'pfc and not event pfc.pause' '"pfc" in o and "pfc.pause" not in o["events"]'
 sel_eq "and/or/not and parentheses" "$X/rc_pingpong_loss.pcap" \
 	'not (roce.psn.gap or roce.psn.retransmit) and (roce.aeth.kind == "NAK" || roce.ackreq == 1)' \
 	'not ("psn.gap" in o["events"] or "psn.retransmit" in o["events"]) and (g(o,"roce.aeth.kind") == "NAK" or g(o,"roce.ackreq") == 1)'
@@ -90,6 +102,7 @@ err() {  # NAME EXPR REGEX
 err "syntax error names the column" 'roce.dqpn == 0x11 and' 'invalid display filter \(-Y\): column 22: the expression ends early'
 err "unknown field" 'roce.qpn == 1' 'column 1: unknown field or event .roce\.qpn.'
 err "string compared as a number" 'roce.psn == "x"' 'column 13: roce.psn is a number'
+err "an object is not compared" 'mac_control == 3' 'column 13: mac_control is an object'
 err "-Y needs an argument" '' 'column 1: the filter is empty'
 
 echo "1..$n"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test-docs.sh: what a Unix user looks for is there and agrees with the tool: every option
 # `rocedump --help` lists is described in the man page (analyzer/rocedump/rocedump.1), in README.md's
-# synopsis and in its table of options; the man page names the version --version prints and
+# synopsis and in its table of options; every event is in the man page; the man page names the version --version prints and
 # formats without a warning (groff -man -ww); `meson install` puts the binary and the man page in
 # place; no file points at design notes outside the repository; LICENSE is the licence meson.build
 # declares. TAP output.
@@ -48,6 +48,17 @@ for where in man synopsis table; do
 	[ ${#missing[@]} = 0 ] && ok "$what has every option of --help" ||
 		not_ok "$what has every option of --help" "missing: ${missing[*]}"
 done
+
+# Every event of --list-events is in the man page's EVENTS section, with its severity and
+# description, in the table's order (events.def drives both: a new event needs its man page entry).
+"$R" --list-events | sed -E 's/^([^ ]+) +([^ ]+) +(.*)$/\1 (\2)\n\3/' >"$T/events"
+sed -n '/^\.SH EVENTS/,/^\.SH /p' "$MAN" | sed 's/\\-/-/g; s/\\\\/\\/g' |
+	awk '/^\.TP/{getline n; sub(/^\.BR /, "", n); gsub(/"/, "", n); sub(/  /, " ", n); getline d; print n; print d}' >"$T/man-events"
+if [ -s "$T/events" ] && cmp -s "$T/events" "$T/man-events"; then
+	ok "the man page lists the $(($(wc -l <"$T/events") / 2)) events of --list-events"
+else
+	not_ok "the man page lists the events of --list-events" "$(diff "$T/events" "$T/man-events" | head -6)"
+fi
 
 version=$("$R" --version | sed -n '1s/^rocedump //p')
 grep -q "^\.TH ROCEDUMP 1 .*\"rocedump $version\"" "$MAN" && ok "the man page is of version $version" ||

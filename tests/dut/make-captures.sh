@@ -68,7 +68,8 @@ budget() {
     write_bw_loss.pcap|rc_pingpong_loss.pcap|read_bw_lossy.pcap|send_bw_reorder.pcap) echo --events 280000 ;;
     # the verdict captures (captures/rxe/README.md): the committed ones are hand-picked windows
     *_reorder.pcap|vlan_write_bw_loss*.pcap) echo --events 90000 ;;
-    *_dup.pcap|rc_pingpong_peer_dies.pcap) echo 70000 ;;
+    *_dup.pcap) echo 70000 ;;
+    rc_pingpong_peer_dies.pcap) echo --tail 70000 ;;   # the 8th resend of one PSN is near the end
     snap_rc_pingpong-s200.pcap) echo 200000 ;;    # whole run (~193 KB)
     *) echo 120000 ;;
   esac

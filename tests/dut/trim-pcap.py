@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """rocedump DUT harness: cut a capture down to at most MAXBYTES, ending at an exchange boundary.
 
-usage: trim-pcap.py [--events] MAXBYTES IN OUT     (or IN OUT MAXBYTES)
+usage: trim-pcap.py [--events | --tail] MAXBYTES IN OUT     (or IN OUT MAXBYTES)
 A file already small enough is copied unchanged.  Otherwise the packets are taken in timestamp order
 (dumpcap's multi-interface pcapng is not in time order in the file) and the longest prefix that fits is
 kept that ends just after an answer (positive RC ACK, ATOMIC ACKNOWLEDGE, READ response LAST/ONLY, UD
@@ -13,6 +13,8 @@ beyond the NAK's expected PSN.
 --events (lossy scenarios): the kept part must contain the first complete recovery episode (the first
 NAK, or else the first retransmitted request, up to the acknowledgement that resolves it).  If the
 prefix up to there does not fit, the window starts later, just after an answer, as early as possible.
+--tail (a peer that dies: what matters is at the end): the longest suffix that fits, starting just
+after an answer.
 The selection is written with `editcap -F <input format> -r IN OUT RANGES...`, so the kept packets are
 byte-identical and a pcap stays a pcap.
 Prints one line: kept/total packets, the window, the resulting size.
@@ -107,7 +109,18 @@ def ranges(nums):
     return ["%d-%d" % r if r[0] != r[1] else "%d" % r[0] for r in out]
 
 
-def main(src, dst, maxbytes, events):
+def tail_start(fr, budget, pcapng):
+    """the earliest index, just after an answer, from which the rest of the file fits budget"""
+    est = 2048 if pcapng else 24
+    start = len(fr)
+    for i in range(len(fr) - 1, 0, -1):
+        est += rec_size(fr[i], pcapng)
+        if est > budget: break
+        if fr[i - 1]["cls"] == 0: start = i
+    return start if start < len(fr) else len(fr) - 1
+
+
+def main(src, dst, maxbytes, events, tail=False):
     size = os.path.getsize(src)
     fr = frames(src)
     if size <= maxbytes:
@@ -140,6 +153,8 @@ def main(src, dst, maxbytes, events):
                 ", WARNING: recovery episode does not fit"
         elif events:
             note = ", WARNING: no recovery episode in the input"
+        if tail:
+            start, end, note = tail_start(fr, budget, pcapng), len(fr) - 1, ", the end of the capture"
         if end is None: end = pick_end(fr, 0, budget, pcapng)
         keep = [x["n"] for x in fr[start:end + 1]]
         subprocess.run(["editcap", "-F", fmt, "-r", src, dst] + ranges(keep), check=True)
@@ -151,7 +166,7 @@ def main(src, dst, maxbytes, events):
 
 
 if __name__ == "__main__":
-    a = sys.argv[1:]; ev = "--events" in a; a = [x for x in a if x != "--events"]
-    if len(a) != 3: sys.exit(__doc__)
+    a = sys.argv[1:]; ev = "--events" in a; tl = "--tail" in a; a = [x for x in a if x not in ("--events", "--tail")]
+    if len(a) != 3 or (ev and tl): sys.exit(__doc__)
     if a[0].isdigit(): a = a[1:] + a[:1]
-    main(a[0], a[1], int(a[2]), ev)
+    main(a[0], a[1], int(a[2]), ev, tl)

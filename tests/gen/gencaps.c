@@ -470,6 +470,51 @@ static void scenario_pfc_timeline(const char *dir)
 	w_close(&w);
 }
 
+/* Untagged traffic into PFC pauses: its priority is its DSCP's, DSCP >> 3 by default or through
+ * --dscp-prio. B pauses p3 and p6 from 100 us (65535 q at 100 Gb/s: until 435.539 us); A sends
+ * B, untagged: DSCP 26 (p3: paused; 26=5 moves it out), DSCP 48 (p6: paused; 48=1 out), DSCP 0 (p0:
+ * not paused; 0=3 moves it in); B sends A DSCP 26 (toward a MAC that paused nothing: never); A
+ * sends B tagged PCP 3 with DSCP 0 (the tag's priority, whatever the map: paused); after the
+ * pause ends (500 us) DSCP 26 again (never). */
+static void scenario_pfc_dscp(const char *dir)
+{
+	struct writer w;
+	struct roce_build_macc m;
+	struct roce_build d;
+	uint32_t psn = 2000;
+
+	w_open(&w, dir, "pfc_dscp.pcap", DLT_EN10MB);
+	base_flow(&d);
+#define AT(us) (w.at_ns = (int64_t)(us) * 1000 + 1)
+#define DATA(dscp) (d.tclass = (uint8_t)((dscp) << 2 | 2), fill_ext(&d, 0x04, psn++), put(&w, &d))
+	AT(0), DATA(26);
+	macc_base(&m, ROCE_MACC_PFC, MAC_B);
+	m.enbv = 0x48, m.quanta[3] = 65535, m.quanta[6] = 65535;
+	AT(100), put_macc(&w, &m);
+	AT(150), DATA(26);
+	AT(160), DATA(48);
+	AT(170), DATA(0);
+	d.n_vlan = 1;
+	d.vlan[0] = (struct roce_vlan){0x8100, 3, 0, 10};
+	AT(180), DATA(0);
+	d.n_vlan = 0;
+	memcpy(d.eth_src, MAC_B, 6);
+	memcpy(d.eth_dst, MAC_A, 6);
+	d.src[3] = 2, d.dst[3] = 1;
+	d.h.bth.dqpn = 0x000456;
+	d.tclass = 26 << 2 | 2;
+	fill_ext(&d, 0x04, 7000);             /* B's own PSNs */
+	AT(190), put(&w, &d);
+	memcpy(d.eth_src, MAC_A, 6);
+	memcpy(d.eth_dst, MAC_B, 6);
+	d.src[3] = 1, d.dst[3] = 2;
+	d.h.bth.dqpn = 0x000123;
+	AT(500), DATA(26);
+#undef AT
+#undef DATA
+	w_close(&w);
+}
+
 /* CE marks and CNPs with known answers (--cnp-interval-us 50, --cnp-timeout-us 1000): IPv4
  * A -> B QP 0x123 answered by CNPs to A's QP 0x456 (paired by the ACKs B -> A); IPv6 and VLAN. */
 static void scenario_cnp(const char *dir)
@@ -1232,6 +1277,7 @@ int main(int argc, char **argv)
 	scenario_congestion(argv[1]);
 	scenario_pfc(argv[1]);
 	scenario_pfc_timeline(argv[1]);
+	scenario_pfc_dscp(argv[1]);
 	scenario_cnp(argv[1]);
 	scenario_rocev1(argv[1]);
 	scenario_ipv6(argv[1]);

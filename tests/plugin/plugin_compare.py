@@ -5,11 +5,16 @@ Usage: plugin_compare.py --plugin roce.so --rocedump PATH [--tshark PATH] CAPTUR
 
 For every capture (read on standard input, tshark as an unprivileged user with
 WIRESHARK_PLUGIN_DIR, pcommon.py):
-  * fields: on every RoCE frame, every roce.* field the plugin registers equals the value of the
-    same dotted path in `rocedump -T json` (roce.wrapper.* and roce.vlan.* are the JSON's wrapper.*
-    and vlan.*; roce.icrc.status is the JSON's status in Wireshark's checksum convention: bad 0,
-    good 1, anything else 2), present on the same frames; roce.analysis.expected_psn/seen_psn equal
-    the findings' PSNs (or MSNs);
+  * fields: on every RoCE frame and every MAC control frame (PFC, PAUSE), every roce.* field the
+    plugin registers equals the value of the same dotted path in `rocedump -T json`
+    (roce.wrapper.*, roce.vlan.*, roce.pfc.*, roce.pause.* and roce.mac_control.* are the JSON's
+    paths without "roce."; an array is one value per element; roce.icrc.status is the JSON's
+    status in Wireshark's checksum convention: bad 0, good 1, anything else 2), present on the
+    same frames; roce.analysis.expected_psn/seen_psn equal the findings' PSNs (or MSNs);
+  * MAC control: on every frame tshark's own MAC control dissector decodes, the plugin's
+    roce.pfc.opcode (roce.pause.*: 0x0001, roce.mac_control.opcode), roce.pfc.enbv,
+    roce.pfc.quanta and roce.pause.quanta equal tshark's macc.opcode, macc.cbfc.enbv,
+    macc.cbfc.pause_time.c0..c7 and macc.pause_time (where tshark shows them);
   * events: each frame's expert infos (_ws.expert.message "TEXT: description") are, in order, the
     events rocedump writes in that frame's -w comment (TEXT is rocedump's text of the event, with
     its details), read from the -w copy of the capture;
@@ -33,6 +38,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcommon import Tshark, captures_or_status, sanitizer_report  # noqa: E402
 
+MACC_FIELDS = (["macc.opcode", "macc.cbfc.enbv", "macc.pause_time"] +
+               ["macc.cbfc.pause_time.c%d" % i for i in range(8)])
+MACC_KEYS = ("pfc", "pause", "mac_control")
 IB_FIELDS = ["infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
              "infiniband.invariant.crc", "infiniband.aeth.syndrome", "infiniband.reth.va"]
 SEP = "\x1f"
@@ -82,11 +90,13 @@ def fields_run(ts, names, path=None, extra=(), data=None, table=None):
 
 
 def json_path(name):
-    return name[5:] if name.startswith(("roce.wrapper.", "roce.vlan.")) else name
+    outside = tuple("roce.%s." % k for k in ("wrapper", "vlan") + MACC_KEYS)
+    return name[5:] if name.startswith(outside) else name
 
 
 def json_values(obj, path):
-    """The JSON's values at a dotted path: a list (several for the VLAN tags)."""
+    """The JSON's values at a dotted path: a list (several for the VLAN tags and the elements
+    of an array)."""
     if path.startswith("vlan."):
         return [v[path[5:]] for v in obj.get("vlan", [])]
     o = obj
@@ -94,7 +104,30 @@ def json_values(obj, path):
         if not isinstance(o, dict) or k not in o:
             return []
         o = o[k]
-    return [o]
+    return list(o) if isinstance(o, list) else [o]
+
+
+def macc_diffs(num, row, obj):
+    """The plugin's MAC control fields against tshark's own macc.* on one frame."""
+    t = {n: [int(v, 0) for v in row[n]] for n in MACC_FIELDS}
+    if not t["macc.opcode"]:
+        return []
+    diffs = []
+
+    def same(ours, theirs, what):
+        if ours != theirs:
+            diffs.append("frame %d %s: plugin %s, tshark %s" % (num, what, ours, theirs))
+    n = lambda name: [int(v, 0) for v in row[name]]  # noqa: E731
+    opcode = n("roce.pfc.opcode") or ([0x0001] if n("roce.pause.quanta") else n("roce.mac_control.opcode"))
+    same(opcode, t["macc.opcode"], "opcode")
+    if t["macc.cbfc.enbv"]:
+        same(n("roce.pfc.enbv"), t["macc.cbfc.enbv"], "roce.pfc.enbv")
+    times = [t["macc.cbfc.pause_time.c%d" % i] for i in range(8)]
+    if all(times):
+        same(n("roce.pfc.quanta"), [v[0] for v in times], "roce.pfc.quanta")
+    if t["macc.pause_time"]:
+        same(n("roce.pause.quanta"), t["macc.pause_time"], "roce.pause.quanta")
+    return diffs
 
 
 def norm(name, ftype, vals):
@@ -133,7 +166,7 @@ def split_events(comment):
 def check_capture(ts, bare, rocedump, path, fields, tmp):
     """Differences found on one capture, and counts."""
     diffs = []
-    counts = {"frames": 0, "values": 0, "events": 0, "filters": 0}
+    counts = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0}
     res = subprocess.run([rocedump, "-r", path, "-T", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if res.returncode != 0:
         raise RuntimeError("rocedump -T json %s: %s" % (path, res.stderr.decode()))
@@ -144,7 +177,8 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
         raise RuntimeError("rocedump -w %s: %s" % (path, res.stderr.decode()))
 
     evfields = ["roce." + e for e in sorted(EVENT_NAMES)]
-    names = ["frame.number", "frame.comment", "_ws.expert.message"] + sorted(fields) + IB_FIELDS + evfields
+    names = (["frame.number", "frame.comment", "_ws.expert.message"] + sorted(fields) + IB_FIELDS + MACC_FIELDS +
+             evfields)
     table = []
     one = fields_run(ts, names, path=wfile, extra=["-z", "roce,qp"], table=table)
     # fields and findings
@@ -163,11 +197,17 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
         counts["events"] += len(want)
         if ours != want:
             diffs.append("frame %d events: plugin %s, rocedump %s" % (num, ours, want))
-        if "roce" not in obj:  # the analyzer's findings only (congestion: PFC frames, a missing CNP)
+        macc = any(k in obj for k in MACC_KEYS)
+        if "roce" not in obj and not macc:  # the analyzer's findings only (a missing CNP)
             extra = [n for n in fields if row[n] and not n.startswith("roce.analysis.")]
             if extra:
                 diffs.append("frame %d (not RoCE): plugin fields %s" % (num, extra[:3]))
             continue
+        if macc:
+            counts["macc"] += 1
+            diffs += macc_diffs(num, row, obj)
+        elif row["macc.opcode"]:
+            diffs.append("frame %d: tshark decodes MAC control, rocedump does not" % num)
         counts["frames"] += 1
         for n, ft in fields.items():
             if n.startswith("roce.analysis.") or n in ("roce.stream", "roce.pair"):
@@ -279,7 +319,7 @@ def main():
     EVENT_NAMES.update(line.split()[0] for line in out.splitlines() if line.strip())
     ts, bare = Tshark(args.tshark, args.plugin), Tshark(args.tshark, None)
     tmp = tempfile.mkdtemp()
-    total = {"frames": 0, "values": 0, "events": 0, "filters": 0}
+    total = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0}
     bad = 0
     try:
         fields = plugin_fields(ts)
@@ -300,9 +340,13 @@ def main():
         ts.close()
         bare.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d captures%s: %d RoCE frames, %d field values, %d events, %d -Y filters compared; %d captures differ"
-          % (len(files), " (ASan plugin)" if ts.asan else "", total["frames"], total["values"], total["events"],
-             total["filters"], bad))
+    print("%d captures%s: %d RoCE and MAC control frames (%d MAC control, also against tshark's macc.*), "
+          "%d field values, %d events, %d -Y filters compared; %d captures differ"
+          % (len(files), " (ASan plugin)" if ts.asan else "", total["frames"], total["macc"], total["values"],
+             total["events"], total["filters"], bad))
+    if not total["macc"]:
+        print("error: no MAC control frame among the captures: the roce.pfc.* fields went unchecked")
+        return 1
     return 1 if bad else 0
 
 

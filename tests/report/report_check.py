@@ -4,16 +4,22 @@
     report_check.py json    --rocedump P --gencaps P --captures DIR --out DIR
     report_check.py browser --rocedump P --gencaps P --captures DIR --out DIR [--chromium P]
 
-json: for each capture below (lossy, reordered, clean, ECN/CNP, RoCEv1, IPv6, mirrored, made
-here: one stream over the exactness threshold, 300 queue pairs), `rocedump -q --report` is run
-and the page's JSON blocks are checked against rocedump itself:
+json: for each capture below (lossy, reordered, clean, ECN/CNP, PFC/PAUSE, copies, RoCEv1, IPv6,
+mirrored, made here: one stream over the exactness threshold, 300 queue pairs, CNPs over the
+congestion outcomes' threshold), `rocedump -q --report` is run and the page's JSON blocks are
+checked against rocedump itself:
   - rd-summary equals `rocedump -q -T json`'s summary object, rd-streams equals
     `rocedump -q --summary -T json`'s streams object (pairs, counts, quantiles);
   - every stream plotted point by point has one point per frame rocedump's per-frame JSON puts on
     it (source, destination, QP), with its frame number, PSN, bytes and retransmission flag, and
     as many points as the analyzer counted packets; a binned stream's bins add up to its row's
     requests and bytes;
-  - pairs are in trouble order, each listed pair's rows are its rows.
+  - pairs are in trouble order, each listed pair's rows are its rows;
+  - copies are flagged on their points and in no count but the row's copies;
+  - per stream, the CNPs answering its CE marks (and the unexpected ones), its CE marks left
+    without a CNP (at a CE-marked frame of the stream) and the CE->CNP latencies are the row's
+    congestion figures; per source MAC and priority, the pause intervals add up to the summary's
+    paused time, their longest is its longest, their storms its storms.
 Hostile inputs (made here: truncated mid-record, bytes mangled, one frame, no RoCE at all, no
 frames) give a page too, with the exit status rocedump gives without --report.
 
@@ -21,8 +27,11 @@ browser: each page (the same captures, the hostile ones included) is opened in h
 Chromium with every plotted pair open (#all); the test fails on any console message, reads the
 DOM after the scripts ran (--dump-dom) and checks that the page finished (data-ready), that
 every plot the JSON calls for was drawn with the number of points the JSON holds (data-points
-per plot: PSN-time requests and retransmissions), and takes a screenshot of each page into
---out. Exit 77 (skip) when Chromium is not installed.
+per plot: PSN-time requests, retransmissions and copies), that the congestion plots drew the
+summary's figures (per priority the paused time and storms; per pair the CNPs, missed CNPs and
+CE->CNP latencies), and takes a screenshot of each page into --out. Pages drawn again from wrong
+data (their rd-report block changed) must fail these checks. Exit 77 (skip) when Chromium is not
+installed.
 """
 import argparse
 import base64
@@ -55,6 +64,14 @@ CAPTURES = [
     "rxe/erspan3_rc_pingpong.pcap",
     "rxe/cm_send_bw.pcap",         # pairs from RDMA-CM, UD
     "gen/capture_drops.pcapng",
+    "gen/pfc_pause.pcap",          # PFC and PAUSE, malformed ones among them
+    "gen/pfc_timeline.pcap",       # pauses refreshed, ended by XON and by their timer, still on at the end; RoCE sent into them
+    "gen/cnp_matching.pcap",       # CNPs matched to CE marks, missing CNPs, unexpected ones, IPv6
+    "rxe/rc_pingpong_ecn_part.pcap",  # CE marks on a lossy pair, no CNPs
+    "rxe/write_bw_ecn_part.pcap",
+    "rxe/write_bw_dup.pcap",       # copies: the same packets twice
+    "rxe/host-taps-loss.pcapng",   # copies seen on two taps
+    "rxe/rc_pingpong_peer_dies.pcap",  # timeouts until the retry count runs out
 ]
 
 RK_REQ = 0
@@ -63,14 +80,25 @@ RF_RETX = 1
 RF_TMO = 8
 RF_RECOVER = 128
 RF_CE = 256
+RF_COPY = 512
+RF_UNEXPECTED = 1024
+RK_CNP, RK_CE_MISSED = 6, 7
+RP_STORM = 1
+PFC_LANES = 32  # source MACs a pause timeline draws (report.js), the longest paused
 
 failures = []
 timed = {"recoveries": 0, "timeout ages": 0, "response times": 0}  # checked against the summary
+congested = [0, 0]  # streams whose congestion outcomes were checked: exact, binned
+copies = [0]  # copies checked against their rows
+
+
+expecting = [False]  # a failure the test provoked on purpose (tamper): not printed as one
 
 
 def fail(msg):
     failures.append(msg)
-    print("FAIL: " + msg)
+    if not expecting[0]:
+        print("FAIL: " + msg)
 
 
 def run(cmd, **kw):
@@ -110,6 +138,35 @@ def make_inputs(args, tmp):
     if r.returncode:
         fail("gencaps --bench-small: " + r.stderr)
     made.append(("qps_300", many, False))
+    # CNPs past the exactness threshold of a stream's congestion outcomes (2,048): cnp_matching's
+    # records 600 times over, a second apart (1,800 CNPs and 1,200 missed on each CE-marked stream)
+    with open(os.path.join(args.captures, "gen/cnp_matching.pcap"), "rb") as f:
+        hdr, recs = pcap_records(f.read())
+    out = bytearray(hdr)
+    for k in range(600):
+        for r in recs:
+            out += struct.pack("<I", struct.unpack_from("<I", r)[0] + k) + r[4:]
+    # PFC from 40 source MACs (more than a pause timeline's 32 lanes): each pauses priority 3
+    # three times, for (k + 1) * 10 us, ended by XON
+    pfc = bytearray(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    frames = []
+    for k in range(40):
+        for n in range(3):
+            t = 1000 * n + k * 0.5                             # us
+            for q, at in ((0xffff, t), (0, t + (k + 1) * 10)):
+                fr = bytes.fromhex("0180c2000001") + bytes([2, 0, 0, 0, 1, k]) + bytes.fromhex("88080101") + \
+                    struct.pack(">H", 1 << 3) + b"".join(struct.pack(">H", q if i == 3 else 0) for i in range(8))
+                frames.append((at, fr + bytes(60 - len(fr))))
+    for at, fr in sorted(frames, key=lambda x: x[0]):
+        pfc += struct.pack("<IIII", 1700000000, int(at), len(fr), len(fr)) + fr
+    sources = os.path.join(tmp, "pfc_40_sources.pcap")
+    with open(sources, "wb") as f:
+        f.write(pfc)
+    made.append(("pfc_40_sources", sources, False))
+    cnps = os.path.join(tmp, "cnp_many.pcap")
+    with open(cnps, "wb") as f:
+        f.write(out)
+    made.append(("cnp_many", cnps, False))
 
     with open(os.path.join(args.captures, "rxe/write_bw_loss.pcap"), "rb") as f:
         data = f.read()
@@ -140,9 +197,14 @@ def make_inputs(args, tmp):
     return made
 
 
+# inputs read with options of their own (the same for every run of rocedump on them)
+OPTIONS = {"pfc_storms": ["--pfc-storm-ms", "1"]}  # pfc_timeline's 1.7 ms pause refreshed past 1 ms: a storm
+
+
 def all_inputs(args, tmp):
     ins = [(os.path.splitext(c.replace("/", "_"))[0], os.path.join(args.captures, c), False) for c in CAPTURES
            if os.path.exists(os.path.join(args.captures, c))]
+    ins.append(("pfc_storms", os.path.join(args.captures, "gen/pfc_timeline.pcap"), False))
     if len(ins) < 10:
         fail("captures missing under " + args.captures)
     return ins + make_inputs(args, tmp)
@@ -150,8 +212,8 @@ def all_inputs(args, tmp):
 
 def make_report(args, name, path, outdir):
     page = os.path.join(outdir, name + ".html")
-    r = run([args.rocedump, "-q", "-r", path, "--report", page])
-    plain = run([args.rocedump, "-q", "-r", path])
+    r = run([args.rocedump, "-q", "-r", path, "--report", page] + OPTIONS.get(name, []))
+    plain = run([args.rocedump, "-q", "-r", path] + OPTIONS.get(name, []))
     if r.returncode != plain.returncode or r.stdout != plain.stdout:
         fail(f"{name}: --report changed rocedump's output or exit status ({r.returncode} vs {plain.returncode})")
     if not os.path.exists(page):
@@ -177,10 +239,13 @@ def check_exact(name, row, series, frames):
     key = (row["src"], row["dst"], row["dqpn"])
     mine = [f for f in frames if frame_stream(f) == key]
     p = series["points"]
-    if p["n"] != row["packets"]:
-        fail(f"{name}: stream {key}: {p['n']} points, the analyzer counted {row['packets']} packets")
-    if sum(p["len"]) != row["bytes"]:
-        fail(f"{name}: stream {key}: points hold {sum(p['len'])} bytes, the row {row['bytes']}")
+    counted = [i for i in range(p["n"]) if not p["flags"][i] & RF_COPY]  # copies are in no count but their own
+    copies[0] += p["n"] - len(counted)
+    if len(counted) != row["packets"] or p["n"] - len(counted) != row["copies"]:
+        fail(f"{name}: stream {key}: {len(counted)} points and {p['n'] - len(counted)} copies, "
+             f"the analyzer counted {row['packets']} packets and {row['copies']} copies")
+    if sum(p["len"][i] for i in counted) != row["bytes"]:
+        fail(f"{name}: stream {key}: points hold {sum(p['len'][i] for i in counted)} bytes, the row {row['bytes']}")
     if [f["frame"] for f in mine] != p["frame"]:
         fail(f"{name}: stream {key}: point frames {p['frame'][:10]}... differ from rocedump's {[f['frame'] for f in mine][:10]}...")
         return 0
@@ -196,6 +261,9 @@ def check_exact(name, row, series, frames):
         retx = "psn.retransmit" in f.get("events", [])
         if bool(p["flags"][i] & RF_RETX) != retx:
             fail(f"{name}: frame {f['frame']}: retransmission flag {p['flags'][i] & RF_RETX} in the page, event {retx}")
+        copy = "frame.copy" in f.get("events", [])
+        if bool(p["flags"][i] & RF_COPY) != copy:
+            fail(f"{name}: frame {f['frame']}: copy flag {p['flags'][i] & RF_COPY} in the page, event {copy}")
     return len(mine)
 
 
@@ -249,6 +317,77 @@ def check_bins(name, row, s):
         fail(f"{name}: binned stream: {sum(s['bytes'])} bytes in the bins, {row['bytes']} in its row")
     if s["n"] > 256 or len(s["req"]) != s["n"]:
         fail(f"{name}: binned stream: {s['n']} bins")
+    if sum(s["copies"]) != row["copies"]:
+        fail(f"{name}: binned stream: {sum(s['copies'])} copies in the bins, {row['copies']} in its row")
+
+
+def check_cong(name, row, s, frames):
+    """A stream's congestion outcomes against its row's congestion figures and the frames: one CNP
+    point per CNP counted (cnp_unexpected of them flagged), one missed point per cnp.missing, at a
+    CE-marked frame of the stream; the latencies' count, least and largest as ce_to_cnp_ns."""
+    cg = row["congestion"]
+    c = s.get("cong")
+    if c is None:
+        if cg["cnps"] or cg["cnp_missing"]:
+            fail(f"{name}: stream {row['stream']}: {cg['cnps']} CNPs, {cg['cnp_missing']} missing, and no congestion series")
+        return
+    lat_hist_n = sum(h[2] for h in c["lat_hist"])
+    lat = cg["ce_to_cnp_ns"] or {"count": 0}
+    if lat_hist_n != lat["count"]:
+        fail(f"{name}: stream {row['stream']}: {lat_hist_n} CE->CNP latencies in the histogram, the row has {lat['count']}")
+    if c["mode"] == "bins":
+        got = (sum(c["cnp"]), sum(c["missed"]), sum(c["lat_n"]))
+        want = (cg["cnps"], cg["cnp_missing"], lat["count"])
+        if got != want:
+            fail(f"{name}: stream {row['stream']}: binned (CNPs, missed, latencies) {got}, row {want}")
+        congested[1] += 1
+        return
+    p = c["points"]
+    by_no = {f["frame"]: f for f in frames}
+    cnp = [i for i in range(p["n"]) if p["kind"][i] == RK_CNP]
+    missed = [i for i in range(p["n"]) if p["kind"][i] == RK_CE_MISSED]
+    lats = [p["val"][i] for i in cnp if p["val"][i] is not None]
+    got = (len(cnp), sum(1 for i in cnp if p["flags"][i] & RF_UNEXPECTED), len(missed), len(lats))
+    want = (cg["cnps"], cg["cnp_unexpected"], cg["cnp_missing"], lat["count"])
+    if got != want:
+        fail(f"{name}: stream {row['stream']}: (CNPs, unexpected, missed, latencies) {got} in the page, row {want}")
+    if lats and (round(min(lats) * 1000) != lat["min"] or round(max(lats) * 1000) != lat["max"]):
+        fail(f"{name}: stream {row['stream']}: latencies {min(lats)}..{max(lats)} µs, row {lat['min']}..{lat['max']} ns")
+    for i in cnp:
+        f = by_no.get(p["frame"][i], {})
+        if f.get("roce", {}).get("transport") != "CNP":
+            fail(f"{name}: stream {row['stream']}: CNP point at frame {p['frame'][i]}, not a CNP")
+    for i in missed:
+        f = by_no.get(p["frame"][i], {})
+        net = f.get("ip") or f.get("grh") or {}
+        if frame_stream(f) != (row["src"], row["dst"], row["dqpn"]) or net.get("ecn", net.get("tclass", 0) & 3) != 3:
+            fail(f"{name}: stream {row['stream']}: missed CNP at frame {p['frame'][i]}, not a CE mark of the stream")
+    congested[0] += 1
+
+
+def check_pauses(name, doc, rep):
+    """The pause intervals against the PFC/PAUSE rows of -q's JSON: per source MAC and priority, the
+    intervals' lengths add up to paused_ns, the longest is longest_ns, the storms are storms; the
+    frames sent into a pause are the summary's pfc.traffic_while_paused."""
+    P = rep["pauses"]
+    if P["dropped"]:
+        return
+    rows = doc["pfc"] + [dict(r, priority=-1) for r in doc["pause"]]
+    keys = {(r["src"], r["priority"]) for r in rows}
+    for i in range(P["n"]):
+        if (P["src"][i], P["priority"][i]) not in keys:
+            fail(f"{name}: pause interval of {P['src'][i]} p{P['priority'][i]}, not in the summary")
+    for r in rows:
+        iv = [i for i in range(P["n"]) if (P["src"][i], P["priority"][i]) == (r["src"], r["priority"])]
+        got = (round(sum(P["len"][i] for i in iv) * 1000), round(max((P["len"][i] for i in iv), default=0) * 1000),
+               sum(1 for i in iv if P["flags"][i] & RP_STORM))
+        want = (r["paused_ns"], r["longest_ns"], r["storms"])
+        if got != want:
+            fail(f"{name}: {r['src']} p{r['priority']}: intervals (paused ns, longest ns, storms) {got}, summary {want}")
+    ip = rep["into_pause"]
+    want = doc["summary"]["events"].get("pfc.traffic_while_paused", 0)
+    if not ip["dropped"] and ip["points"]["n"] != want:
+        fail(f"{name}: {ip['points']['n']} frames sent into a pause in the page, the summary counts {want}")
 
 
 def check_json(args, name, path, page, hostile):
@@ -257,11 +396,11 @@ def check_json(args, name, path, page, hostile):
     if set(b) != {"rd-summary", "rd-streams", "rd-report"}:
         fail(f"{name}: JSON blocks {sorted(b)}")
         return
-    q = run([args.rocedump, "-q", "-T", "json", "-r", path])
+    q = run([args.rocedump, "-q", "-T", "json", "-r", path] + OPTIONS.get(name, []))
     qsum = json.loads(q.stdout.splitlines()[0]) if q.stdout else None
     if b["rd-summary"] != qsum:
         fail(f"{name}: rd-summary differs from rocedump -q -T json's summary")
-    s = run([args.rocedump, "-q", "--summary", "-T", "json", "-r", path])
+    s = run([args.rocedump, "-q", "--summary", "-T", "json", "-r", path] + OPTIONS.get(name, []))
     lines = [json.loads(x) for x in s.stdout.splitlines()]
     st = [x for x in lines if "streams" in x]
     rep = b["rd-report"]
@@ -290,12 +429,15 @@ def check_json(args, name, path, page, hostile):
         fail(f"{name}: the timeline's frames/bytes differ from the summary's")
     if sum(tl["info"]) + sum(tl["warn"]) + sum(tl["error"]) != sum(summ["events"].values()):
         fail(f"{name}: the timeline's events differ from the summary's")
-    j = run([args.rocedump, "-T", "json", "-r", path])
+    j = run([args.rocedump, "-T", "json", "-r", path] + OPTIONS.get(name, []))
     frames = [json.loads(x) for x in j.stdout.splitlines()]
     exact = binned = 0
+    check_pauses(name, b["rd-summary"], rep)
     for i, ser in enumerate(rep["series"]):
         if ser is None:
             continue
+        if ser["mode"] != "none":
+            check_cong(name, rows[i], ser, frames)
         if ser["mode"] == "exact":
             check_exact(name, rows[i], ser, frames)
             exact += 1
@@ -326,6 +468,9 @@ def cmd_json(args):
         print("per-frame times checked against the summary: " + ", ".join(f"{k} {v}" for k, v in timed.items()))
         if not all(timed.values()):
             fail("some kind of per-frame time was never checked")
+        print(f"streams with congestion outcomes checked: {congested[0]} exact, {congested[1]} binned; copies {copies[0]}")
+        if congested[0] < 4 or not congested[1] or not copies[0]:
+            fail("congestion outcomes (exact and binned) or copies hardly checked")
         # --report-plots 0: a table, no series
         page = os.path.join(tmp, "noplots.html")
         run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", "0"])
@@ -486,18 +631,32 @@ class Browser:
 
 
 def ce_marks(s):
-    """CE-marked frames in a series."""
+    """CE-marked frames in a series (copies left out)."""
     if s is None or s["mode"] == "none":
         return 0
     if s["mode"] == "bins":
         return sum(s["ce"])
-    return sum(1 for f in s["points"]["flags"] if f & RF_CE)
+    return sum(1 for f in s["points"]["flags"] if f & RF_CE and not f & RF_COPY)
 
 
-def expected_plots(rep, rows):
-    """Plots the page must draw with #all: 2 in the overview (none without frames) and 5 per
-    direction, 6 when the pair has CE marks."""
+def cong_outcomes(s):
+    """A series' congestion outcomes (CNPs and missed CE marks)."""
+    c = s and s.get("cong")
+    if not c:
+        return 0
+    return c["points"]["n"] if c["mode"] == "exact" else sum(c["cnp"]) + sum(c["missed"])
+
+
+def pfc_rows(doc):
+    return doc["pfc"] + [dict(r, priority=-1) for r in doc["pause"]]
+
+
+def expected_plots(rep, rows, doc):
+    """Plots the page must draw with #all: 2 in the overview (none without frames), one pause
+    timeline per PFC priority (and PAUSE) named, and 5 per direction, 6 when the pair has CE marks
+    or congestion outcomes, 7 when it has CE->CNP latencies."""
     n = 2 if rep["timeline"]["n"] else 0
+    n += len({r["priority"] for r in pfc_rows(doc)})
     psn = {}
     for p in rep["pairs"]:
         if not p["plotted"]:
@@ -506,42 +665,89 @@ def expected_plots(rep, rows):
         for i in dirs:
             s = rep["series"][i]
             if s and s["mode"] != "none":
-                n += 5 + (sum(ce_marks(rep["series"][j]) for j in p["rows"]) > 0)
+                ser = [rep["series"][j] for j in p["rows"]]
+                n += 5 + (sum(ce_marks(x) + cong_outcomes(x) for x in ser) > 0)
+                n += sum((rows[j]["congestion"]["ce_to_cnp_ns"] or {}).get("count", 0) for j in p["rows"]) > 0
                 psn[i] = s
     return n, psn
 
 
-def check_dom(name, dom, rep, rows):
+def check_dom(name, dom, rep, rows, doc):
+    """What the page drew (its data-* attributes) against the JSON, and where the summary has the
+    same figure, against the summary (doc: rd-summary, rows: rd-streams' rows, both equal to
+    rocedump's own -q and --summary output, report-json checks): a page that draws other data than
+    the summary's fails here even when its own rd-report block agrees with the drawing."""
     d = DomReader()
     d.feed(dom)
     if d.body.get("data-ready") != "1" or "data-error" in d.body:
         fail(f"{name}: the page did not finish: {d.body}")
         return
-    want, psn = expected_plots(rep, rows)
+    want, psn = expected_plots(rep, rows, doc)
     if len(d.plots) != want or d.body.get("data-plots", "0") != str(want):
         fail(f"{name}: {len(d.plots)} plots drawn (body says {d.body.get('data-plots')}), expected {want}")
     seen = {}
     ce = {}
+    cong = {}
+    lat = {}
+    pfc = {}
     for p in d.plots:
         if p["data-plot"] == "congestion":
             ce[int(p["data-row"])] = int(p["data-points"])
+            cong[int(p["data-row"])] = (int(p["data-cnps"]), int(p["data-missed"]))
+        if p["data-plot"] == "cnp-latency":
+            lat[int(p["data-row"])] = int(p["data-points"])
+        if p["data-plot"] == "pfc":
+            pfc[int(p["data-priority"])] = p
         if p["data-plot"] == "psn":
             seen[int(p["data-row"])] = p
         if p["data-plot"] == "timeline":
             tl = rep["timeline"]
             if int(p["data-points"]) != sum(tl["info"]) + sum(tl["warn"]) + sum(tl["error"]) or int(p["data-bins"]) != tl["n"]:
                 fail(f"{name}: the timeline drew {p['data-points']} events in {p['data-bins']} bins")
+    # pause timelines: per priority, the paused time and storms of the summary's rows
+    for prio in {r["priority"] for r in pfc_rows(doc)}:
+        p = pfc.get(prio)
+        rs = sorted((r for r in pfc_rows(doc) if r["priority"] == prio), key=lambda r: -r["paused_ns"])[:PFC_LANES]
+        srcs = {r["src"] for r in rs}
+        P = rep["pauses"]
+        if not p:
+            fail(f"{name}: no pause timeline for priority {prio}")
+            continue
+        got = (round(float(p["data-paused-us"]) * 1000), int(p["data-storms"]), int(p["data-points"]), int(p["data-into"]))
+        ip = rep["into_pause"]["points"]
+        into = sum(1 for k in range(ip["n"]) if ip["code"][k] == (8 if prio < 0 else prio)
+                   and ":".join(f"{ip['psn'][k]:012x}"[j:j + 2] for j in range(0, 12, 2)) in srcs)
+        want = (sum(r["paused_ns"] for r in rs), sum(r["storms"] for r in rs),
+                sum(1 for x, m in zip(P["priority"], P["src"]) if x == prio and m in srcs), into)
+        if not P["dropped"] and got != want:
+            fail(f"{name}: priority {prio}: timeline drew (paused ns, storms, intervals, frames into a pause) {got}, summary and JSON {want}")
     for i, s in psn.items():
         pair = next(p for p in rep["pairs"] if i in p["rows"])
         want = sum(ce_marks(rep["series"][j]) for j in pair["rows"])
         if want and ce.get(i) != want:
             fail(f"{name}: row {i}: congestion plot drew {ce.get(i)} CE marks, the JSON has {want}")
+        cg = [rows[j]["congestion"] for j in pair["rows"]]
+        want = (sum(c["cnps"] for c in cg), sum(c["cnp_missing"] for c in cg))
+        if i in cong and cong[i] != want:
+            fail(f"{name}: row {i}: congestion plot drew (CNPs, missed) {cong[i]}, the summary's rows have {want}")
+        if any(want) and i not in cong:
+            fail(f"{name}: row {i}: no congestion plot for (CNPs, missed) {want}")
+        want = sum((c["ce_to_cnp_ns"] or {}).get("count", 0) for c in cg)
+        if lat.get(i, 0) != want:
+            fail(f"{name}: row {i}: latency plot drew {lat.get(i)} CE->CNP latencies, the summary's rows have {want}")
         p = seen.get(i)
         if not p:
             fail(f"{name}: no PSN-time plot for row {i}")
             continue
         pts = s["points"] if s["mode"] == "exact" else s["marks"]
-        reqs = [k for k in range(pts["n"]) if pts["kind"][k] == RK_REQ]
+        cps = [k for k in range(pts["n"]) if pts["flags"][k] & RF_COPY]
+        theirs = [rep["series"][j] for j in pair["rows"] if j != i]
+        if theirs and theirs[0] and theirs[0]["mode"] != "none":
+            q = theirs[0]["points"] if theirs[0]["mode"] == "exact" else theirs[0]["marks"]
+            cps += [k for k in range(q["n"]) if q["flags"][k] & RF_COPY and q["kind"][k] != RK_REQ]
+        if int(p["data-copies"]) != len(cps):
+            fail(f"{name}: row {i}: PSN plot drew {p['data-copies']} copies, the JSON has {len(cps)}")
+        reqs = [k for k in range(pts["n"]) if pts["kind"][k] == RK_REQ and not pts["flags"][k] & RF_COPY]
         retx = [k for k in reqs if pts["flags"][k] & RF_RETX]
         if int(p["data-requests"]) != len(reqs) or int(p["data-retransmissions"]) != len(retx):
             fail(f"{name}: row {i}: PSN plot drew {p['data-requests']} requests / {p['data-retransmissions']} resends, "
@@ -550,6 +756,58 @@ def check_dom(name, dom, rep, rows):
             fail(f"{name}: row {i}: PSN plot drew {p['data-points']} points for {len(reqs)} requests")
         if p.get("data-mode") != s["mode"] and s["mode"] == "bins":
             fail(f"{name}: row {i}: binned stream drawn as {p.get('data-mode')}")
+
+
+def tamper_pauses(rep):
+    rep["pauses"]["len"][0] += 1.0  # one pause 1 µs longer
+
+
+def tamper_storm(rep):
+    f = rep["pauses"]["flags"]
+    f[next(i for i in range(len(f)) if f[i] & RP_STORM)] &= ~RP_STORM  # a storm drawn as a pause
+
+
+def tamper_cnps(rep):
+    for s in rep["series"]:
+        c = s and s.get("cong")
+        if c and c["mode"] == "exact" and RK_CNP in c["points"]["kind"]:
+            c["points"]["kind"][c["points"]["kind"].index(RK_CNP)] = RK_CE_MISSED  # a CNP drawn as missed
+            return
+
+
+def tamper_latency(rep):
+    for s in rep["series"]:
+        c = s and s.get("cong")
+        if c and c["lat_hist"]:
+            c["lat_hist"][0][2] += 1
+            return
+
+
+# pages drawn again from wrong data (their rd-report changed, the summary's blocks not): the
+# checks must see it
+TAMPER = {"gen_pfc_timeline": [tamper_pauses], "pfc_storms": [tamper_storm], "gen_cnp_matching": [tamper_cnps, tamper_latency]}
+
+
+def tamper(browser, name, page, text, b, tmp):
+    for f in TAMPER[name]:
+        rep = json.loads(json.dumps(b["rd-report"]))
+        f(rep)
+        bad = os.path.join(tmp, name + "-" + f.__name__ + ".html")
+        body = json.dumps(rep, separators=(",", ":")).replace("<", "\\u003c")
+        with open(bad, "w", encoding="utf-8") as out:
+            out.write(re.sub(r'(<script type="application/json" id="rd-report">).*?(</script>)',
+                             lambda m: m.group(1) + body + m.group(2), text, count=1, flags=re.S))
+        noise, dom, _ = browser.open("file://" + bad + "#all", screenshot=False)
+        before = len(failures)
+        expecting[0] = True
+        check_dom(name + " (" + f.__name__ + ")", dom, rep, b["rd-streams"]["streams"]["rows"], b["rd-summary"])
+        expecting[0] = False
+        caught = failures[before:]
+        del failures[before:]
+        if noise or not caught:
+            fail(f"{name}: {f.__name__}: a page drawn from wrong data passed (console {noise})")
+        else:
+            print(f"ok {name}: {f.__name__} caught: {caught[0]}")
 
 
 def cmd_browser(args):
@@ -580,7 +838,9 @@ def cmd_browser(args):
             noise, dom, png = browser.open("file://" + os.path.abspath(page) + "#all")
             for n in noise:
                 fail(f"{name}: {n}")
-            check_dom(name, dom, b["rd-report"], b["rd-streams"]["streams"]["rows"])
+            check_dom(name, dom, b["rd-report"], b["rd-streams"]["streams"]["rows"], b["rd-summary"])
+            if name in TAMPER:
+                tamper(browser, name, page, text, b, tmp)
             shot = os.path.join(args.out, name + ".png")
             with open(shot, "wb") as f:
                 f.write(png)

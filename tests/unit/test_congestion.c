@@ -765,3 +765,38 @@ Test(cnp, blocks_past_the_core_index_live_in_the_map)
 	cr_assert_eq(stream_of(1, 69999).cnps, 1);
 	cr_assert_eq(stream_of(1, 69999).cnp_pending, 0);
 }
+
+/* The settings' text forms, shared by rocedump's options and the plugin's preferences. */
+Test(cfg, link_speed_and_dscp_map)
+{
+	uint64_t bps = 7;
+	cr_assert(roce_parse_link_speed("25G", &bps));
+	cr_assert_eq(bps, UINT64_C(25000000000));
+	cr_assert(roce_parse_link_speed("400g", &bps));
+	cr_assert_eq(bps, UINT64_C(400000000000));
+	cr_assert(roce_parse_link_speed("1000000", &bps), "bits per second, no suffix");
+	cr_assert_eq(bps, UINT64_C(1000000));
+	cr_assert(roce_parse_link_speed("1000T", &bps));
+	cr_assert_eq(bps, UINT64_C(1000000000000000));
+	static const char *const bad[] = {"", "G", "0G", "999K", "-25G", " 25G", "25X", "2.5G", "25GG",
+					  "1000001T", "0x10G", "99999999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		bps = 7;
+		cr_assert_not(roce_parse_link_speed(bad[i], &bps), "'%s'", bad[i]);
+		cr_assert_eq(bps, 7, "'%s' left it alone", bad[i]);
+	}
+
+	struct roce_congestion_config c = {0};
+	cr_assert(roce_parse_dscp_map("26=3,48=6,0=7", &c));
+	cr_assert(c.dscp_map);
+	for (unsigned d = 0; d < 64; d++)
+		cr_assert_eq(c.dscp_prio[d], d == 26 ? 3 : d == 48 ? 6 : d == 0 ? 7 : d >> 3, "DSCP %u", d);
+	static const char *const badmap[] = {"", ",", "26=3,", ",26=3", "26=3,,48=6", "26", "64=1", "26=8",
+					     "=3", "26=", "a=1", "26=3;48=6"};
+	for (size_t i = 0; i < sizeof(badmap) / sizeof(badmap[0]); i++) {
+		struct roce_congestion_config k = {0};
+		cr_assert_not(roce_parse_dscp_map(badmap[i], &k), "'%s'", badmap[i]);
+		cr_assert_not(k.dscp_map, "'%s' left it alone", badmap[i]);
+		cr_assert_eq(k.dscp_prio[26], 0);
+	}
+}

@@ -15,7 +15,8 @@ Test(fields, names_unique_and_found)
 		cr_assert_eq(roce_field_by_name(fi->path), (int)i, "%s", fi->path);
 		cr_assert(fi->label && fi->label[0], "%s", fi->path);
 		cr_assert(fi->ft == ROCE_FT_NONE || fi->kind != ROCE_FK_T, "%s", fi->path);
-		bool str = fi->kind == ROCE_FK_S;
+		bool str = fi->kind == ROCE_FK_S || fi->kind == ROCE_FK_AS;
+		cr_assert(fi->kind != ROCE_FK_O || fi->ft == ROCE_FT_NONE, "%s: an object has no value", fi->path);
 		cr_assert(fi->ft == ROCE_FT_NONE || str == (fi->ft == ROCE_FT_STRING || fi->ft == ROCE_FT_CSUM_STATUS),
 			  "%s: a string field registers as a string", fi->path);
 	}
@@ -192,4 +193,87 @@ Test(fields, plugin_names_apart_from_the_events)
 		cr_assert_eq(roce_event_by_name(name), -1, "field %s and event %s share the plugin's name roce.%s",
 			     fi->path, name, name);
 	}
+}
+
+/* MAC control frames: pfc.*, pause.*, mac_control.* from the table; arrays element by element,
+ * pfc.enabled present when empty, mac_control present with nothing captured after the EtherType;
+ * each element's bytes where the frame has them. */
+Test(fields, mac_control_frames)
+{
+	uint8_t f[128];
+	struct roce_build_macc m = {.eth_src = {2, 0, 0, 0, 0, 2}, .opcode = ROCE_MACC_PFC, .enbv = 0x28};
+	memcpy(m.eth_dst, roce_macc_dst, 6);
+	m.quanta[3] = 65535;
+	m.quanta[5] = 7;
+	m.n_vlan = 1;
+	m.vlan[0] = (struct roce_vlan){0x8100, 3, 0, 100};
+	int len = roce_build_macc(&m, f, sizeof(f));
+	cr_assert_eq(len, 60);
+	struct roce_pkt p;
+	cr_assert_eq(roce_decode(NULL, f, (uint32_t)len, (uint32_t)len, ROCE_LINK_ETHERNET, &p), 0);
+	struct roce_field_src src = {.data = f, .p = &p};
+	struct roce_field_val v;
+	uint32_t off, l;
+	cr_assert(roce_field_get(ROCE_F_PFC_OPCODE, &src, 0, &v));
+	cr_assert_eq(v.u, 0x0101);
+	cr_assert(roce_field_span(ROCE_F_PFC_OPCODE, &p, 0, &off, &l));
+	cr_assert_eq(off, 18);
+	cr_assert_eq(l, 2);
+	cr_assert(roce_field_get(ROCE_F_PFC_ENBV, &src, 0, &v));
+	cr_assert_eq(v.u, 0x28);
+	unsigned want_en[] = {3, 5}, k = 0;
+	for (; roce_field_get(ROCE_F_PFC_ENABLED, &src, k, &v); k++)
+		cr_assert_eq(v.u, want_en[k]);
+	cr_assert_eq(k, 2);
+	for (k = 0; roce_field_get(ROCE_F_PFC_QUANTA, &src, k, &v); k++) {
+		cr_assert_eq(v.u, m.quanta[k], "priority %u", k);
+		cr_assert(roce_field_span(ROCE_F_PFC_QUANTA, &p, k, &off, &l));
+		cr_assert_eq(off, 18 + 4 + 2 * k);
+		cr_assert_eq(l, 2);
+	}
+	cr_assert_eq(k, 8);
+	cr_assert_not(roce_field_span(ROCE_F_PFC_QUANTA, &p, 8, &off, &l));
+	cr_assert_not(roce_field_has(ROCE_F_PFC_MALFORMED, &src));
+	cr_assert_not(roce_field_has(ROCE_F_PAUSE_QUANTA, &src));
+	cr_assert_not(roce_field_has(ROCE_F_MACC, &src));
+	cr_assert_not(roce_field_has(ROCE_F_IP_SRC, &src));
+	cr_assert(roce_field_has(ROCE_F_VLAN_PCP, &src));
+
+	/* no class enabled, a time on one anyway: enabled [] (present), malformed [time_disabled_class] */
+	m.enbv = 0;
+	m.n_vlan = 0;
+	len = roce_build_macc(&m, f, sizeof(f));
+	cr_assert_eq(roce_decode(NULL, f, (uint32_t)len, (uint32_t)len, ROCE_LINK_ETHERNET, &p), 0);
+	cr_assert(roce_field_has(ROCE_F_PFC_ENABLED, &src));
+	cr_assert_not(roce_field_get(ROCE_F_PFC_ENABLED, &src, 0, &v));
+	cr_assert(roce_field_has(ROCE_F_PFC_MALFORMED, &src));
+	cr_assert(roce_field_get(ROCE_F_PFC_MALFORMED, &src, 0, &v));
+	cr_assert_str_eq(v.s, "time_disabled_class");
+	cr_assert_not(roce_field_get(ROCE_F_PFC_MALFORMED, &src, 1, &v));
+
+	/* PAUSE to another address: pause.quanta, pause.malformed [dst] */
+	struct roce_build_macc pa = {.eth_dst = {2, 0, 0, 0, 0, 1}, .eth_src = {2, 0, 0, 0, 0, 2},
+				     .opcode = ROCE_MACC_PAUSE, .quanta = {500}};
+	len = roce_build_macc(&pa, f, sizeof(f));
+	cr_assert_eq(roce_decode(NULL, f, (uint32_t)len, (uint32_t)len, ROCE_LINK_ETHERNET, &p), 0);
+	cr_assert_not(roce_field_has(ROCE_F_PFC_OPCODE, &src));
+	cr_assert(roce_field_get(ROCE_F_PAUSE_QUANTA, &src, 0, &v));
+	cr_assert_eq(v.u, 500);
+	cr_assert(roce_field_span(ROCE_F_PAUSE_QUANTA, &p, 0, &off, &l));
+	cr_assert_eq(off, 16);
+	cr_assert(roce_field_get(ROCE_F_PAUSE_MALFORMED, &src, 0, &v));
+	cr_assert_str_eq(v.s, "dst");
+
+	/* another opcode: mac_control.opcode; cut after the EtherType: mac_control alone */
+	pa.opcode = 3;
+	len = roce_build_macc(&pa, f, sizeof(f));
+	cr_assert_eq(roce_decode(NULL, f, (uint32_t)len, (uint32_t)len, ROCE_LINK_ETHERNET, &p), 0);
+	cr_assert(roce_field_has(ROCE_F_MACC, &src));
+	cr_assert(roce_field_get(ROCE_F_MACC_OPCODE, &src, 0, &v));
+	cr_assert_eq(v.u, 3);
+	cr_assert_not(roce_field_has(ROCE_F_MACC_MALFORMED, &src));
+	cr_assert_eq(roce_decode(NULL, f, 15, (uint32_t)len, ROCE_LINK_ETHERNET, &p), 0);
+	cr_assert(roce_field_has(ROCE_F_MACC, &src));
+	cr_assert_not(roce_field_has(ROCE_F_MACC_OPCODE, &src));
+	cr_assert_not(roce_field_get(ROCE_F_MACC, &src, 1, &v), "an object has no elements");
 }

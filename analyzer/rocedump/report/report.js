@@ -10,16 +10,19 @@
 	'use strict';
 
 	/* point kinds and flags, as report_data.h */
-	const RK = { REQ: 0, ACK: 1, NAK: 2, RNR: 3, RRESP: 4, AACK: 5 };
-	const RF = { RETX: 1, OOO: 2, GAP: 4, TMO: 8, END: 16, READ: 32, ERROR: 64, RECOVER: 128, CE: 256 };
+	const RK = { REQ: 0, ACK: 1, NAK: 2, RNR: 3, RRESP: 4, AACK: 5, CNP: 6, CE_MISSED: 7 };
+	const RF = { RETX: 1, OOO: 2, GAP: 4, TMO: 8, END: 16, READ: 32, ERROR: 64, RECOVER: 128, CE: 256, COPY: 512, UNEXPECTED: 1024 };
+	const RP = { STORM: 1, EXPIRED: 2, OPEN: 4 };  /* pause intervals' flags */
 	const NAK_NAMES = ['PSN sequence error', 'invalid request', 'remote access error', 'remote operational error', 'invalid RD request'];
 	const SEV_ORDER = { error: 0, warn: 1, info: 2 };
 	const COLOR = {
 		req: '#1f5fa8', retx: '#d62728', ooo: '#9467bd', tmo: '#ff7f0e', ack: '#2ca02c', nak: '#d62728',
 		rnr: '#8c564b', rretx: '#0b6e79', nakm: '#111111', rresp: '#17becf', error: '#b3261e', warn: '#e08a00', info: '#5b8bd0', bytes: '#1f5fa8', msgs: '#2ca02c',
+		copy: '#9a9a9a', pause: '#5b8bd0', storm: '#d62728', cnp: '#2ca02c', missed: '#d62728', ce: '#ff7f0e', ce2: '#9467bd',
 	};
 	const PLOT_W = 880, PLOT_H = 250;
 	const TABLE_PAGE = 200;  /* pairs shown in the table at first, and per click */
+	const PFC_LANES = 32;    /* source MACs a pause timeline draws */
 
 	let plotsDrawn = 0;
 
@@ -81,10 +84,19 @@
 			series: [{ label: xLabel }].concat(series),
 			cursor: { drag: { x: true, y: true, uni: 20 } },
 		}, extra || {});
+		if (/^time since/.test(opts.axes[0].label) && !opts.axes[0].values) opts.axes[0] = Object.assign({ values: timeTicks }, opts.axes[0]);
 		if (data[0].length) new uPlot(opts, data, box);
 		else box.append(el('p', { class: 'note', text: title + ': nothing to plot' }));
 		record(box, kind, points, row);
 		return box;
+	}
+	/* Tick labels of a time axis in seconds: in s, ms or µs, with the digits the step needs. */
+	function timeTicks(u, vals) {
+		const step = vals.length > 1 ? Math.abs(vals[1] - vals[0]) : Math.abs(vals[0] || 1);
+		const [mul, unit] = step >= 0.1 ? [1, ' s'] : step >= 1e-4 ? [1e3, ' ms'] : [1e6, ' µs'];
+		let digits = 0;  /* as many as the step has: 2.5 ms steps get one */
+		while (digits < 6 && Math.abs(Math.round(step * mul * 10 ** digits) - step * mul * 10 ** digits) > 1e-6 * 10 ** digits) digits++;
+		return vals.map(v => (v * mul).toFixed(digits) + unit);
 	}
 	function pointSeries(label, color, size) {
 		return { label: label, stroke: color, fill: color, width: 0, paths: () => null, points: { show: true, size: size || 4, stroke: color, fill: color } };
@@ -170,7 +182,7 @@
 		const bars = uPlot.paths.bars({ size: [1, Infinity], align: 1 });
 		const legendRaw = (u, v, si, i) => (i === null || i === undefined ? '-' : fmtInt(raw[si][i]));
 		const info_ = el('div', { class: 'bin-frames', id: 'rd-bin-frames', text: 'Click a bar for its frames.' });
-		const box = plot(sec, 'timeline', undefined, 'Events per ' + fmtUs(tl.width) + ' bin, by severity (stacked)', 'time since the first frame (s)', 'events', [
+		const box = plot(sec, 'timeline', undefined, 'Events per ' + fmtUs(tl.width) + ' bin, by severity (stacked)', 'time since the first frame', 'events', [
 			{ label: 'error', stroke: COLOR.error, fill: COLOR.error, paths: bars, points: { show: false }, value: legendRaw },
 			{ label: 'warn', stroke: COLOR.warn, fill: COLOR.warn, paths: bars, points: { show: false }, value: legendRaw },
 			{ label: 'info', stroke: COLOR.info, fill: COLOR.info, paths: bars, points: { show: false }, value: legendRaw },
@@ -190,9 +202,115 @@
 		}
 		const firstWithEvents = tl.ev_frames.findIndex(n => n > 0);
 		if (firstWithEvents >= 0) showBin(firstWithEvents);
-		plot(sec, 'io', undefined, 'Traffic per ' + fmtUs(tl.width) + ' bin', 'time since the first frame (s)', 'frames/s', [
+		plot(sec, 'io', undefined, 'Traffic per ' + fmtUs(tl.width) + ' bin', 'time since the first frame', 'frames/s', [
 			lineSeries('frames/s', COLOR.req), Object.assign(lineSeries('bytes/s', COLOR.msgs), { scale: 'bytes' }),
-		], [xs, frames, bytes], { axes: [{ label: 'time since the first frame (s)' }, { label: 'frames/s', size: 70 }, { label: 'bytes/s', scale: 'bytes', side: 1, size: 80, grid: { show: false } }] });
+		], [xs, frames, bytes], { axes: [{ label: 'time since the first frame' }, { label: 'frames/s', size: 70 }, { label: 'bytes/s', scale: 'bytes', side: 1, size: 80, grid: { show: false } }] });
+	}
+
+	/* ---- congestion ---- */
+
+	function macOf(n) {
+		return n.toString(16).padStart(12, '0').match(/../g).join(':');
+	}
+
+	/* PFC/PAUSE per source MAC and priority, CNPs answering no one stream, and the streams' ECN
+	 * and CNP figures; one pause timeline per priority. Nothing when the capture has none. */
+	function congestion(main, sum, streams, rep) {  /* sum: rd-summary, its pfc, pause and cnp_unattributed */
+		const pfc = (sum.pfc || []).concat((sum.pause || []).map(r => Object.assign({ priority: -1 }, r)));
+		const rows = streams.rows.filter(r => r.congestion && (r.congestion.ecn.ect0 || r.congestion.ecn.ect1 || r.congestion.ecn.ce ||
+			r.congestion.cnps || r.congestion.cnp_missing || r.congestion.cnp_pending || r.congestion.fecn || r.congestion.becn));
+		const unattr = sum.cnp_unattributed || [];
+		if (!pfc.length && !rows.length && !unattr.length && !rep.pauses.n) return;
+		const sec = el('section', { id: 'rd-congestion' }, el('h2', { text: 'Congestion' }));
+		main.append(sec);
+		const prioName = p => (p < 0 ? 'PAUSE' : 'p' + p);
+		if (pfc.length) {
+			sec.append(el('h3', { text: 'PFC and PAUSE by source MAC and priority' }),
+				el('p', { class: 'note', text: 'A PFC frame from a MAC pauses the traffic toward that MAC; paused time is the union of the pause intervals, clipped at the capture\'s end.' }),
+				table(['source', 'priority', { class: 'n', text: 'frames' }, { class: 'n', text: 'XOFF' }, { class: 'n', text: 'XON' }, { class: 'n', text: 'paused' },
+					{ class: 'n', text: 'longest' }, { class: 'n', text: 'paused %' }, { class: 'n', text: 'storms' }],
+				pfc.map(r => [{ class: 'mono', text: r.src }, prioName(r.priority), num(r.frames), num(r.xoff), num(r.xon), { class: 'n', text: fmtUs(r.paused_ns / 1e3) },
+					{ class: 'n', text: fmtUs(r.longest_ns / 1e3) }, { class: 'n', text: (100 * r.paused_fraction).toFixed(2) },
+					{ class: r.storms ? 'n sev-error' : 'n', text: fmtInt(r.storms) }]), 'pfc'));
+			if (sum.pfc_untracked) sec.append(el('p', { class: 'note', text: fmtInt(sum.pfc_untracked) + ' frames of sources past the first 4,096 not accounted.' }));
+			pauseTimelines(sec, pfc, rep);
+		}
+		if (unattr.length)
+			sec.append(el('h3', { text: 'CNPs answering no one stream' }),
+				table(['source', 'destination', { class: 'n', text: 'CNPs' }, { class: 'n', text: 'ambiguous' }],
+					unattr.map(r => [{ class: 'mono', text: r.src }, { class: 'mono', text: r.dst }, num(r.cnps), num(r.ambiguous)])));
+		if (rows.length) {
+			const us = ns => fmtUs(Math.round(ns / 10) / 100);
+			sec.append(el('h3', { text: 'ECN and CNPs by stream' }),
+				el('p', { class: 'note', text: 'Packets by ECN codepoint; CNPs from the destination answering the stream\'s CE marks; CE marks left without a CNP (cnp.missing) or still waiting at the end; CE mark → CNP latency.' }),
+				table(['pair', 'stream', 'source > destination QP', { class: 'n', text: 'not-ECT' }, { class: 'n', text: 'ECT(0)' }, { class: 'n', text: 'ECT(1)' },
+					{ class: 'n', text: 'CE' }, { class: 'n', text: 'CNPs' }, { class: 'n', text: 'unexp.', title: 'CNPs answering no CE mark (cnp.unexpected)' },
+					{ class: 'n', text: 'missing', title: 'CE marks due a CNP that did not come (cnp.missing)' }, { class: 'n', text: 'pending', title: 'CE marks still waiting for a CNP at the end' },
+					{ class: 'n', text: 'CE→CNP p50 / p99 / max' }, { class: 'n', text: 'F/BECN' }],
+				rows.map(r => { const c = r.congestion, l = c.ce_to_cnp_ns; return [num(r.pair), num(r.stream), { class: 'mono', text: endpoint(r) },
+					num(c.ecn.not_ect), num(c.ecn.ect0), num(c.ecn.ect1), num(c.ecn.ce), num(c.cnps), num(c.cnp_unexpected),
+					{ class: c.cnp_missing ? 'n sev-warn' : 'n', text: fmtInt(c.cnp_missing) }, num(c.cnp_pending),
+					{ class: 'n', text: l ? us(l.p50) + ' / ' + us(l.p99) + ' / ' + us(l.max) : '-' }, { class: 'n', text: c.fecn + '/' + c.becn }]; }), 'ecn'));
+		}
+	}
+
+	/* Per priority: a lane per source MAC, its pause intervals as bars (storms red; lighter, a pause
+	 * no frame ended: its timer ran out unseen, or the capture ended), and ticks where RoCE frames
+	 * went toward it inside a pause. */
+	function pauseTimelines(sec, pfc, rep) {
+		const P = rep.pauses, into = points(rep.into_pause.points);
+		const prios = [...new Set(pfc.map(r => r.priority))].sort((a, b) => (a < 0) - (b < 0) || a - b);
+		const t1 = rep.span_us / 1e6;
+		if (P.dropped) sec.append(el('p', { class: 'note', text: fmtInt(P.dropped) + ' pause intervals past the first ' + fmtInt(P.n) + ' are not drawn.' }));
+		for (const prio of prios) {
+			/* the sources paused longest first, up to PFC_LANES of them */
+			const all = pfc.filter(r => r.priority === prio).sort((a, b) => b.paused_ns - a.paused_ns);
+			const lanes = all.slice(0, PFC_LANES).map(r => r.src);
+			if (all.length > lanes.length) sec.append(el('p', { class: 'note', text: (prio < 0 ? 'PAUSE' : 'Priority ' + prio) + ': the ' + PFC_LANES + ' sources paused longest of ' + fmtInt(all.length) + ' are drawn.' }));
+			const iv = [];
+			for (let i = 0; i < P.n; i++)
+				if (P.priority[i] === prio && lanes.includes(P.src[i])) iv.push({ lane: lanes.indexOf(P.src[i]), t: P.start[i] / 1e6, len: P.len[i] / 1e6, flags: P.flags[i] });
+			const ticks = into.filter(q => (q.code === 8 ? -1 : q.code) === prio).map(q => ({ lane: lanes.indexOf(macOf(q.psn)), t: q.t, frame: q.frame }))
+				.filter(q => q.lane >= 0);
+			const storms = iv.filter(v => v.flags & RP.STORM).length;
+			const drawRects = u => {
+				const ctx = u.ctx, h = Math.max(4, (u.bbox.height / lanes.length) * 0.6);
+				ctx.save();
+				ctx.beginPath();
+				ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+				ctx.clip();
+				for (const v of iv) {
+					const x0 = u.valToPos(v.t, 'x', true), x1 = u.valToPos(v.t + v.len, 'x', true), y = u.valToPos(v.lane, 'y', true);
+					ctx.fillStyle = v.flags & RP.STORM ? COLOR.storm : COLOR.pause;
+					ctx.globalAlpha = v.flags & RP.OPEN ? 0.5 : 0.85;
+					ctx.fillRect(x0, y - h / 2, Math.max(1, x1 - x0), h);
+				}
+				ctx.globalAlpha = 1;
+				ctx.fillStyle = '#111';
+				for (const q of ticks) {
+					const x = u.valToPos(q.t, 'x', true), y = u.valToPos(q.lane, 'y', true);
+					ctx.fillRect(x - 1, y - h / 2 - 4, 2, h + 8);
+				}
+				ctx.restore();
+			};
+			const xs = [0, t1 || 1e-6];
+			const box = plot(sec, 'pfc', undefined, (prio < 0 ? 'PAUSE (all traffic)' : 'PFC priority ' + prio) + ': paused intervals per source MAC' +
+				(storms ? ' (' + storms + ' storm' + (storms > 1 ? 's' : '') + ' in red)' : '') + (ticks.length ? ', black ticks: RoCE frames sent into a pause' : ''),
+				'time since the first frame', 'source',
+				[{ label: 'paused', stroke: COLOR.pause, fill: COLOR.pause, points: { show: false }, paths: () => null },
+					{ label: 'storm', stroke: COLOR.storm, fill: COLOR.storm, points: { show: false }, paths: () => null }],
+				[xs, [null, null], [null, null]], {
+					height: 90 + 28 * lanes.length, legend: { show: false },
+					scales: { x: { time: false, range: () => [0, xs[1]] }, y: { range: () => [-0.5, lanes.length - 0.5] } },
+					axes: [{ label: 'time since the first frame' }, { label: 'source', size: 150, space: 8, splits: () => lanes.map((_, i) => i), values: (u, v) => v.map(i => lanes[i] || '') }],
+					hooks: { draw: [drawRects] },
+				});
+			box.dataset.points = String(iv.length);
+			box.dataset.priority = String(prio);
+			box.dataset.pausedUs = (iv.reduce((a, v) => a + v.len, 0) * 1e6).toFixed(3);
+			box.dataset.storms = String(storms);
+			box.dataset.into = String(ticks.length);
+		}
 	}
 
 	/* ---- queue pairs ---- */
@@ -208,8 +326,11 @@
 		main.append(sec);
 		const rows = streams.rows;
 		const t = el('table', { id: 'rd-pairs' });
-		t.append(el('tr', {}, ...['#', 'pair', 'streams (source > destination QP)', 'tr', 'packets', 'bytes', 'errors', 'warnings', 'retx', 'gaps', 'timeouts', 'NAKs', 'rtt p50/p99 µs']
-			.map((h, i) => el('th', { class: i >= 4 ? 'n' : '', text: h }))));
+		const heads = [['#', 'rank by trouble'], ['pair', 'pair id, as --summary'], ['streams (source > destination QP)', ''], ['tr', 'transport of each direction\'s requests'],
+			['pkts', 'packets'], ['bytes', 'bytes'], ['err', 'error events'], ['warn', 'warning events'], ['retx', 'retransmissions'], ['gaps', 'PSN gaps'],
+			['tmo', 'timeout resends'], ['NAKs', 'NAKs and RNR NAKs'], ['lost before / after capture', 'requests lost before the capture point (never seen) / after it (seen, then NAKed or timed out)'],
+			['copies', 'frames seen twice (another interface or mirror point): in no other count'], ['resp. p50/p99 µs', 'response time (request to its response at the capture point)']];
+		t.append(el('tr', {}, ...heads.map(([h, title], i) => el('th', { class: i >= 4 || i === 1 ? 'n' : '', text: h, title: title || h }))));
 		sec.append(t);
 		const opened = [];
 		const addRow = p => {
@@ -218,20 +339,22 @@
 			const naks = sumOf(r => Object.values(r.naks).reduce((a, b) => a + b, 0) + r.rnr_naks);
 			const rtt = rs.filter(r => r.response_time_us).map(r => r.response_time_us.p50 + '/' + r.response_time_us.p99).join(', ') || '-';
 			const tr = el('tr', { class: 'pair', 'data-pair': String(p.pair) },
-				el('td', { class: 'n', text: String(p.rank + 1) }), el('td', { class: 'n', text: String(p.pair) }),
+				el('td', { class: 'n', text: String(p.rank + 1) }), el('td', { class: 'n', text: String(p.pair_id) }),
 				el('td', { class: 'mono' }, ...rs.map((r, k) => el('div', { text: (k ? '< ' : '') + endpoint(r) }))),
 				el('td', { text: rs.map(r => r.transport || '-').join('/') }),
 				el('td', num(p.rows.length ? sumOf(r => r.packets) : 0)), el('td', { class: 'n', text: fmtBytes(p.bytes) }),
 				el('td', { class: p.errors ? 'n sev-error' : 'n', text: fmtInt(p.errors) }),
 				el('td', { class: p.warnings ? 'n sev-warn' : 'n', text: fmtInt(p.warnings) }),
 				el('td', num(p.retransmits)), el('td', num(sumOf(r => r.gaps))), el('td', num(sumOf(r => r.timeouts))),
-				el('td', num(naks)), el('td', { class: 'n', text: rtt }));
+				el('td', num(naks)),
+				el('td', { class: 'n', text: fmtInt(sumOf(r => r.lost_before_capture)) + ' / ' + fmtInt(sumOf(r => r.lost_after_capture)) }),
+				el('td', num(sumOf(r => r.copies))), el('td', { class: 'n', text: rtt }));
 			t.append(tr);
 			let detail = null;
 			const open = () => {
 				if (detail) { detail.hidden = !detail.hidden; tr.classList.toggle('open', !detail.hidden); return; }
 				detail = el('tr', { class: 'detail' });
-				const td = el('td', { colspan: '13' });
+				const td = el('td', { colspan: '15' });
 				detail.append(td);
 				tr.after(detail);
 				tr.classList.add('open');
@@ -267,6 +390,8 @@
 			const row = rows[i];
 			td.append(el('h3', { class: 'mono', text: endpoint(row) + (row.transport ? ' (' + row.transport + ')' : '') }));
 			const facts = [];
+			facts.push('pair ' + row.pair + ', stream ' + row.stream + ': ' + fmtInt(row.packets) + ' packets, lost before the capture point ' + fmtInt(row.lost_before_capture) +
+				', after it ' + fmtInt(row.lost_after_capture) + (row.copies ? ', copies ' + fmtInt(row.copies) + ' (not counted)' : ''));
 			if (row.response_time_us) facts.push('response time µs: min ' + row.response_time_us.min + ', p50 ' + row.response_time_us.p50 + ', p99 ' + row.response_time_us.p99 + ', max ' + row.response_time_us.max + ' (' + fmtInt(row.response_time_us.count) + ')');
 			if (row.nak_recovery_us) facts.push('NAK→recovery: ' + fmtInt(row.nak_recovery_us.count) + ', mean ' + fmtUs(row.nak_recovery_us.mean) + ', max ' + fmtUs(row.nak_recovery_us.max));
 			if (row.timeout_age_us) facts.push('timeouts aged: ' + fmtInt(row.timeout_age_us.count) + ', mean ' + fmtUs(row.timeout_age_us.mean) + ', max ' + fmtUs(row.timeout_age_us.max));
@@ -276,13 +401,13 @@
 				td.append(el('p', { class: 'note', text: 'No series: ' + (mine ? mine.reason : 'none') + '.' }));
 				continue;
 			}
-			directionPlots(td, i, mine, theirs);
+			directionPlots(td, i, mine, theirs, rows, other);
 		}
 	}
 
 	/* The requests of one stream (mine) and the responses to them (on theirs). */
-	function directionPlots(td, row, mine, theirs) {
-		const req = [], resp = [];
+	function directionPlots(td, row, mine, theirs, rows, other) {
+		let req = [], resp = [];
 		const binned = mine.mode === 'bins' || (theirs && theirs.mode === 'bins');
 		const take = (s, wantReq) => {
 			if (!s || s.mode === 'none') return;
@@ -293,6 +418,9 @@
 		take(theirs, false);
 		/* PSN-time */
 		const L = { req: [], retx: [], ooo: [], tmo: [], ack: [], nak: [], rnr: [], rresp: [], rretx: [] };
+		const copies = req.filter(q => q.flags & RF.COPY).concat(resp.filter(q => q.flags & RF.COPY));
+		req = req.filter(q => !(q.flags & RF.COPY));
+		resp = resp.filter(q => !(q.flags & RF.COPY));
 		for (const q of req) {
 			if (q.flags & RF.TMO) L.tmo.push([q.t, q.psn]);
 			else if (q.flags & RF.RETX) L.retx.push([q.t, q.psn]);
@@ -310,8 +438,9 @@
 			pointSeries('timeout resend', COLOR.tmo, 9), lineSeries('ACKed PSN', COLOR.ack, true), pointSeries('NAK', COLOR.nakm, 10),
 			pointSeries('RNR NAK', COLOR.rnr, 9), pointSeries('READ response', COLOR.rresp, 3),
 			pointSeries('READ response resent', COLOR.rretx, 6),
+			Object.assign(pointSeries('copy (not counted)', COLOR.copy, 8), { points: { show: true, size: 8, stroke: COLOR.copy, fill: '#fff', width: 1.5 } }),
 		];
-		const lists = [L.req, L.retx, L.ooo, L.tmo, L.ack, L.nak, L.rnr, L.rresp, L.rretx];
+		const lists = [L.req, L.retx, L.ooo, L.tmo, L.ack, L.nak, L.rnr, L.rresp, L.rretx, copies.map(q => [q.t, q.psn])];
 		if (binned) {
 			/* bins: the requests' and READ responses' PSN range per bin as lines, the ACKed PSN */
 			const add = (s, f) => { if (s && s.mode === 'bins') for (let b = 0; b < s.n; b++) f(s, b, (s.t0 + s.width * (b + 0.5)) / 1e6); };
@@ -331,19 +460,41 @@
 			L.req.length = 0;
 		}
 		const psnBox = plot(td, 'psn', row, 'PSN over time' + (binned ? ' (binned: ranges per bin, resends and NAKs exact)' : ''),
-			'time since the first frame (s)', 'PSN (unwrapped)', series, aligned(lists));
+			'time since the first frame', 'PSN (unwrapped)', series, aligned(lists));
 		psnBox.dataset.requests = String(req.length);
 		psnBox.dataset.retransmissions = String(req.filter(q => q.flags & RF.RETX).length);
 		psnBox.dataset.mode = binned ? 'bins' : 'exact';
+		psnBox.dataset.copies = String(copies.length);
 		ratePlot(td, row, mine, theirs, req, resp);
 		responsePlots(td, row, resp, theirs);
 		recoveryPlot(td, row, req);
-		congestionPlot(td, row, mine, theirs);
+		congestionPlot(td, row, mine, theirs, rows, other);
 	}
 
-	/* CE marks over time, when the pair has any: this direction's frames (its requests and its
-	 * responses to the other side) and the other direction's, per time bin. */
-	function congestionPlot(td, row, mine, theirs) {
+	/* A stream's congestion outcomes (its CE marks' CNPs and missed CNPs) as [t, count] lists. */
+	function congOf(s) {
+		const out = { cnp: [], missed: [], unexpected: 0 };
+		const c = s && s.cong;
+		if (!c) return out;
+		if (c.mode === 'bins') {
+			for (let b = 0; b < c.n; b++) {
+				const x = (c.t0 + c.width * (b + 0.5)) / 1e6;
+				if (c.cnp[b]) out.cnp.push([x, c.cnp[b]]);
+				if (c.missed[b]) out.missed.push([x, c.missed[b]]);
+			}
+		} else {
+			for (const q of points(c.points)) {
+				if (q.kind === RK.CNP) out.cnp.push([q.t, 1]);
+				else if (q.kind === RK.CE_MISSED) out.missed.push([q.t, 1]);
+				if (q.flags & RF.UNEXPECTED) out.unexpected++;
+			}
+		}
+		return out;
+	}
+
+	/* CE marks, the CNPs answering them and the marks whose CNP never came, per time bin, both
+	 * directions of the pair; then the CE->CNP latencies' distribution. */
+	function congestionPlot(td, row, mine, theirs, rows, other) {
 		const ceOf = s => {
 			if (!s || s.mode === 'none') return [];
 			if (s.mode === 'bins') {
@@ -351,21 +502,41 @@
 				for (let b = 0; b < s.n; b++) if (s.ce[b]) out.push([(s.t0 + s.width * (b + 0.5)) / 1e6, s.ce[b]]);
 				return out;
 			}
-			return points(s.points).filter(q => q.flags & RF.CE).map(q => [q.t, 1]);
+			return points(s.points).filter(q => (q.flags & RF.CE) && !(q.flags & RF.COPY)).map(q => [q.t, 1]);
 		};
-		const a = ceOf(mine), b = ceOf(theirs);
-		if (!a.length && !b.length) return;
-		/* one scale of bins over both */
+		const a = ceOf(mine), b = ceOf(theirs), ca = congOf(mine), cb = congOf(theirs);
+		const lists = [a, b, ca.cnp, cb.cnp, ca.missed.concat(cb.missed)];
+		const total = l => l.reduce((x, [, c]) => x + c, 0);
+		if (!lists.some(l => l.length)) return;
+		/* one scale of bins over all */
 		let t0 = Infinity, t1 = -Infinity;
-		for (const [t] of a.concat(b)) { t0 = Math.min(t0, t); t1 = Math.max(t1, t); }
-		const n = Math.max(1, Math.min(100, a.length + b.length)), w = (t1 - t0) / n || 1e-6;
-		const xs = Array.from({ length: n }, (_, i) => t0 + i * w), ya = new Array(n).fill(0), yb = new Array(n).fill(0);
+		for (const l of lists) for (const [t] of l) { t0 = Math.min(t0, t); t1 = Math.max(t1, t); }
+		const n = Math.max(1, Math.min(100, lists.reduce((x, l) => x + l.length, 0))), w = (t1 - t0) / n || 1e-6;
+		const xs = Array.from({ length: n }, (_, i) => t0 + i * w);
 		const bin = t => Math.min(n - 1, Math.floor((t - t0) / w));
-		for (const [t, c] of a) ya[bin(t)] += c;
-		for (const [t, c] of b) yb[bin(t)] += c;
-		const box = plot(td, 'congestion', row, 'CE marks (ECN congestion experienced) per ' + fmtUs(Math.round(w * 1e6)) + ' bin', 'time since the first frame (s)', 'CE-marked frames',
-			[lineSeries('this direction', COLOR.tmo), lineSeries('the other direction', COLOR.ooo)], [xs, ya, yb]);
-		box.dataset.points = String(ya.reduce((x, y) => x + y, 0) + yb.reduce((x, y) => x + y, 0));
+		const ys = lists.map(l => { const y = new Array(n).fill(0); for (const [t, c] of l) y[bin(t)] += c; return y; });
+		const box = plot(td, 'congestion', row, 'CE marks, CNPs and CNPs missing per ' + fmtUs(Math.round(w * 1e6)) + ' bin', 'time since the first frame', 'frames',
+			[lineSeries('CE marks, this direction', COLOR.ce), lineSeries('CE marks, the other direction', COLOR.ce2),
+				lineSeries('CNPs answering this direction', COLOR.cnp), lineSeries('CNPs answering the other', '#98df8a'),
+				pointSeries('CE marks left without a CNP', COLOR.missed, 8)],
+			[xs].concat(ys.slice(0, 4)).concat([ys[4].map(v => v || null)]));
+		box.dataset.points = String(total(a) + total(b));
+		box.dataset.cnps = String(total(ca.cnp) + total(cb.cnp));
+		box.dataset.missed = String(total(lists[4]));
+		/* the latencies: exact ones as a histogram like the stream's own (half-octave) */
+		const hists = [mine, theirs].map(s => (s && s.cong ? s.cong.lat_hist : []));
+		const n_lat = hists.reduce((x, h) => x + h.reduce((y, e) => y + e[2], 0), 0);
+		if (!n_lat) return;
+		const keys = [...new Set(hists.flat().map(h => h[0]))].sort((p, q) => p - q);
+		const xl = keys.map(k => Math.max(k, 0.5) * Math.SQRT2 ** 0.5);
+		const yl = hists.map(h => keys.map(k => { const e = h.find(x => x[0] === k); return e ? e[2] : null; }));
+		const facts = [row, other].filter(i => i !== undefined && rows[i].congestion && rows[i].congestion.ce_to_cnp_ns)
+			.map(i => { const c = rows[i].congestion.ce_to_cnp_ns; return rows[i].src + ' > ' + rows[i].dst + ': p50 ' + fmtUs(c.p50 / 1e3) + ', p99 ' + fmtUs(c.p99 / 1e3) + ', max ' + fmtUs(c.max / 1e3); });
+		const lb = plot(td, 'cnp-latency', row, 'CE mark → CNP latency (half-octave bins)' + (facts.length ? ': ' + facts.join('; ') : ''), 'µs (log)', 'CNPs',
+			[{ label: 'this direction\'s marks', stroke: COLOR.cnp, fill: COLOR.cnp + '88', paths: uPlot.paths.bars({ size: [0.4, 30], align: -1 }), points: { show: false } },
+				{ label: 'the other direction\'s', stroke: COLOR.ce2, fill: COLOR.ce2 + '88', paths: uPlot.paths.bars({ size: [0.4, 30], align: 1 }), points: { show: false } }],
+			[xl, yl[0], yl[1]], { scales: { x: { time: false, distr: 3 }, y: { range: (u, lo, hi) => [0, Math.max(1, hi) * 1.1] } } });
+		lb.dataset.points = String(n_lat);
 	}
 
 	/* Throughput and message rate over time. */
@@ -398,8 +569,8 @@
 		if (respB) { series.push(lineSeries('response bytes/s', COLOR.rresp)); data.push(respB); }
 		series.push(Object.assign(lineSeries('messages/s', COLOR.msgs), { scale: 'msgs' }));
 		data.push(msgs);
-		plot(td, 'rate', row, 'Throughput and message rate', 'time since the first frame (s)', 'bytes/s', series, data, {
-			axes: [{ label: 'time since the first frame (s)' }, { label: 'bytes/s', size: 80 }, { label: 'messages/s', scale: 'msgs', side: 1, size: 70, grid: { show: false } }],
+		plot(td, 'rate', row, 'Throughput and message rate', 'time since the first frame', 'bytes/s', series, data, {
+			axes: [{ label: 'time since the first frame' }, { label: 'bytes/s', size: 80 }, { label: 'messages/s', scale: 'msgs', side: 1, size: 70, grid: { show: false } }],
 		});
 	}
 
@@ -414,7 +585,7 @@
 				mn.push(theirs.rt_min[b]); me.push(theirs.rt_mean[b]); mx.push(theirs.rt_max[b]);
 			}
 			drawn = theirs.rt_n.reduce((a, b) => a + b, 0);
-			const box = plot(td, 'response', row, 'Response time (request → response) per ' + fmtUs(theirs.width) + ' bin', 'time since the first frame (s)', 'µs',
+			const box = plot(td, 'response', row, 'Response time (request → response) per ' + fmtUs(theirs.width) + ' bin', 'time since the first frame', 'µs',
 				[lineSeries('largest', COLOR.retx), lineSeries('mean', COLOR.req), lineSeries('least', COLOR.ack)], [bx, mx, me, mn]);
 			box.dataset.points = String(drawn);
 			xs = theirs.rt_hist.map(h => Math.max(h[0], 0.5) * Math.SQRT2 ** 0.5);
@@ -422,7 +593,7 @@
 		} else {
 			rt = resp.filter(q => q.val !== null).map(q => [q.t, q.val]);
 			drawn = rt.length;
-			plot(td, 'response', row, 'Response time (request → response) over time', 'time since the first frame (s)', 'µs',
+			plot(td, 'response', row, 'Response time (request → response) over time', 'time since the first frame', 'µs',
 				[pointSeries('response time', COLOR.req, 6)], aligned([rt]));
 			/* distribution: half-octave bins, log scale */
 			const counts = new Map();
@@ -441,7 +612,7 @@
 	function recoveryPlot(td, row, req) {
 		const rec = req.filter(q => (q.flags & RF.RECOVER) && q.val !== null).map(q => [q.t, q.val]);
 		const tmo = req.filter(q => (q.flags & RF.TMO) && q.val !== null).map(q => [q.t, q.val]);
-		plot(td, 'recovery', row, 'NAK → recovery time and timeout ages', 'time since the first frame (s)', 'µs',
+		plot(td, 'recovery', row, 'NAK → recovery time and timeout ages', 'time since the first frame', 'µs',
 			[pointSeries('NAK → resend', COLOR.nak, 8), pointSeries('timeout: age of the resent PSN', COLOR.tmo, 8)], aligned([rec, tmo]));
 	}
 
@@ -449,6 +620,7 @@
 		const sumDoc = readJSON('rd-summary'), streamsDoc = readJSON('rd-streams'), rep = readJSON('rd-report');
 		const mainEl = document.getElementById('rd-main');
 		overview(mainEl, sumDoc.summary, streamsDoc.streams, rep);
+		congestion(mainEl, sumDoc, streamsDoc.streams, rep);
 		pairsTable(mainEl, streamsDoc.streams, rep);
 		mainEl.append(el('p', { class: 'note', text: 'Written by rocedump ' + rep.version + '. Drag on a plot to zoom, double-click to zoom out. ' +
 			'The data of every plot is in this file\'s JSON blocks (rd-summary, rd-streams, rd-report).' }));
