@@ -117,19 +117,21 @@ static inline uint64_t count40(uint32_t lo, uint8_t hi)
 
 enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS };
 
+/* What a request touches comes first, in the block's first 64 bytes (its first cache line
+ * when the block starts on one, every other block); the response's statistics after. */
 struct ack_block {
 	holes_t msg_ends;         /* bit k: PSN next_psn - 1 - k ended a request message (as holes) */
 	int64_t ts;               /* round trip: the pending request's send time (F_RTT_PENDING) */
-	uint64_t sum_us;
-	uint32_t psn;             /* the pending request's PSN */
-	uint32_t min_us, max_us, count;
-	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
-	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
-	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
 	/* the requester's side: a response to its next new request (F_TURN_PENDING) */
 	int64_t turn_ts;          /* the response */
-	uint64_t turn_sum_us;
+	uint32_t psn;             /* the pending request's PSN */
+	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
 	uint32_t turn_count, turn_max_us;
+	uint64_t turn_sum_us;
+	uint64_t sum_us;
+	uint32_t min_us, max_us, count;
+	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
+	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
 };
 _Static_assert(sizeof(struct ack_block) == 160, "160 bytes");
 
