@@ -54,15 +54,43 @@ unsigned roce_plugin_generation(void) { return generation; }
 guint32 roce_plugin_last_analyzed(void) { return last_analyzed; }
 
 /* What the analysis found on a frame, kept from the first pass. Every frame it took: the stream
- * and pair ids and the response time, 16 bytes by frame number in one file-scope array (a
- * million frames take 16 MB, where p_add_proto_data would take about 100 bytes a frame). The
- * few with findings: the events added and the details (n of them), with the frame
- * (p_add_proto_data). */
+ * and pair ids and the response time, 16 bytes by frame number in one array of the file's, grown
+ * by doubling (a million frames take 16 MB, where p_add_proto_data would take about 100 bytes a
+ * frame; a plain array, because wmem_array_append costs five times the store). The few with
+ * findings: the events added and the details (n of them), with the frame (p_add_proto_data). */
 struct frame_ids {
 	uint32_t stream, pair;
 	int64_t response_ns;
 };
-static wmem_array_t *frame_ids;
+static struct frame_ids *frame_ids;
+static size_t n_frame_ids, cap_frame_ids;
+
+static void frame_ids_free(void)
+{
+	g_free(frame_ids);
+	frame_ids = NULL;
+	n_frame_ids = cap_frame_ids = 0;
+}
+
+/* Frame num's ids, the frames before it that the analysis did not take filled in with none. The
+ * first pass goes in file order: a frame already stored is left as it is. */
+static void frame_ids_put(guint32 num, const struct frame_ids *ids)
+{
+	static const struct frame_ids none = {0, 0, -1};
+	size_t i = (size_t)num - 1;
+	if (num == 0 || i < n_frame_ids)
+		return;
+	if (i >= cap_frame_ids) {
+		size_t cap = MAX(cap_frame_ids, 1024);
+		while (cap <= i)
+			cap *= 2;
+		frame_ids = g_realloc_n(frame_ids, cap, sizeof(*frame_ids));
+		cap_frame_ids = cap;
+	}
+	while (n_frame_ids < i)
+		frame_ids[n_frame_ids++] = none;
+	frame_ids[n_frame_ids++] = *ids;
+}
 
 struct frame_result {
 	struct roce_evset added;
@@ -80,7 +108,7 @@ static void roce_init(void)
 
 	generation++;
 	last_analyzed = 0;
-	frame_ids = NULL;  /* made in file scope on the first frame */
+	frame_ids_free();
 	analyzer = pref_analysis ? roce_analyzer_new(&cfg, err) : NULL;
 	if (pref_analysis && !analyzer)
 		ws_warning("RoCE analysis off: %s", err);
@@ -90,7 +118,7 @@ static void roce_cleanup(void)
 {
 	roce_analyzer_free(analyzer);
 	analyzer = NULL;
-	frame_ids = NULL;  /* freed with the file scope */
+	frame_ids_free();
 }
 
 static void roce_prefs_apply(void)
@@ -153,8 +181,8 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	if (!analyzer)
 		return false;
 	if (PINFO_FD_VISITED(pinfo)) {
-		if (frame_ids && pinfo->num - 1 < wmem_array_get_count(frame_ids)) {
-			const struct frame_ids *ids = wmem_array_index(frame_ids, pinfo->num - 1);
+		if (pinfo->num && (size_t)pinfo->num - 1 < n_frame_ids) {
+			const struct frame_ids *ids = &frame_ids[pinfo->num - 1];
 			fi->stream = ids->stream;
 			fi->pair = ids->pair;
 			fi->response_ns = ids->response_ns;
@@ -172,14 +200,8 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	roce_analyze(analyzer, p, pinfo->num, bytes, ts_ns_of(pinfo), fi);
 	last_analyzed = pinfo->num;
 	if (fi->stream || fi->response_ns >= 0) {
-		static const struct frame_ids none = {0, 0, -1};
 		struct frame_ids ids = {fi->stream, fi->pair, fi->response_ns};
-		if (!frame_ids)
-			frame_ids = wmem_array_sized_new(wmem_file_scope(), sizeof(struct frame_ids), 1024);
-		while (wmem_array_get_count(frame_ids) + 1 < pinfo->num)
-			wmem_array_append_one(frame_ids, none);
-		if (wmem_array_get_count(frame_ids) + 1 == pinfo->num)
-			wmem_array_append_one(frame_ids, ids);
+		frame_ids_put(pinfo->num, &ids);
 	}
 	struct roce_evset added;
 	bool any = fi->n != 0;
@@ -403,6 +425,11 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	if (roce != 1 && !macc && roce_evset_empty(&p.events))
 		return 0;
 
+	/* The protocol item always (in the root tree, where Wireshark fakes no item, as every
+	 * dissector's: the protocol hierarchy statistics and the expert infos hang on it); what
+	 * goes below it only when the tree is shown or a filter, column, tap or colouring rule asks
+	 * for a field of ours (any roce.* name references the protocol): unreferenced, each item
+	 * would cost its lookup for nothing, and the field table's hundred lookups are most of it. */
 	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? p.bth_off : 0,
 					     p.bth_off < caplen ? -1 : 0, ENC_NA);
 	if (p.op)
@@ -411,11 +438,11 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 				       p.op->name ? p.op->name : "RESERVED", p.h.bth.dqpn, p.h.bth.psn,
 				       roce_icrc_status_name((enum roce_icrc_status)p.icrc_status));
 	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
-	/* the fields only when the tree is shown or a filter, column or tap asks for one of ours: a
-	 * frame's hundred lookups are most of the plugin's cost otherwise */
-	if (tree && (p.version || macc) && proto_field_is_referenced(tree, proto_roce))
-		add_fields(root, tvb, &p, bytes, pinfo->num);
-	add_analysis(root, tvb, &fi);
+	if (tree && proto_field_is_referenced(tree, proto_roce)) {
+		if (p.version || macc)
+			add_fields(root, tvb, &p, bytes, pinfo->num);
+		add_analysis(root, tvb, &fi);
+	}
 	add_events(root, tvb, pinfo, &p, &fi);
 	tap_queue_packet(roce_tap, pinfo, NULL);
 	return (int)caplen;

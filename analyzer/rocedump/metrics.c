@@ -99,6 +99,64 @@ static void frames(FILE *f, const struct summary *s)
 			s->events[e]);
 }
 
+/* ---- congestion: ECN marks, PFC and PAUSE ---- */
+
+/* Totals of one PFC priority (t[0-7]) or of the legacy PAUSE (t[8]) over every source MAC. */
+enum { PFC_FRAMES, PFC_XOFF, PFC_XON, PFC_STORMS, PFC_PAUSED_NS, PFC_FIELDS };
+struct pfc_totals {
+	uint64_t v[PFC_FIELDS];
+};
+
+static void add_pfc_row(const struct roce_pfc_row *r, void *user)
+{
+	struct pfc_totals *t = &((struct pfc_totals *)user)[r->priority < 0 ? 8 : r->priority];
+	t->v[PFC_FRAMES] += r->frames;
+	t->v[PFC_XOFF] += r->xoff;
+	t->v[PFC_XON] += r->xon;
+	t->v[PFC_STORMS] += r->storms;
+	t->v[PFC_PAUSED_NS] += r->paused_ns > 0 ? (uint64_t)r->paused_ns : 0;
+}
+
+static void congestion(FILE *f, const struct summary *s, const struct roce_analyzer *an)
+{
+	static const char *const codepoints[4] = {"not_ect", "ect1", "ect0", "ce"};
+	static const struct {
+		const char *name, *help;
+	} pfc[PFC_FIELDS] = {
+		[PFC_FRAMES] = {"rocedump_pfc_frames_total",
+				"PFC frames naming each priority (priority=\"pause\": 802.3x PAUSE frames), all sources."},
+		[PFC_XOFF] = {"rocedump_pfc_xoff_total", "Of them, with a pause time above zero."},
+		[PFC_XON] = {"rocedump_pfc_xon_total", "Of them, with a pause time of zero (resume)."},
+		[PFC_STORMS] = {"rocedump_pfc_storms_total", "Pauses longer than --pfc-storm-ms (pfc.storm)."},
+		[PFC_PAUSED_NS] = {"rocedump_pfc_paused_seconds_total",
+				   "Time paused, summed over the sources (a source's pauses as a union; one still "
+				   "going counts up to the last frame)."},
+	};
+	head(f, "rocedump_ecn_frames_total", "counter",
+	     "RoCE frames by the IP header's ECN codepoint (ce: congestion experienced, due a CNP).");
+	for (unsigned i = 0; i < 4; i++)
+		fprintf(f, "rocedump_ecn_frames_total{codepoint=\"%s\"} %" PRIu64 "\n", codepoints[i], s->ecn[i]);
+	struct pfc_totals t[9] = {{{0}}};
+	roce_analyzer_pfc_foreach(an, add_pfc_row, t);
+	for (unsigned m = 0; m < PFC_FIELDS; m++) {
+		head(f, pfc[m].name, "counter", pfc[m].help);
+		for (unsigned k = 0; k < 9; k++) {
+			fputs(pfc[m].name, f);
+			if (k < 8)
+				fprintf(f, "{priority=\"%u\"}", k);
+			else
+				fputs("{priority=\"pause\"}", f);
+			if (m == PFC_PAUSED_NS)
+				fprintf(f, " %.9f\n", (double)t[k].v[m] / 1e9);
+			else
+				fprintf(f, " %" PRIu64 "\n", t[k].v[m]);
+		}
+	}
+	head(f, "rocedump_pfc_untracked_frames_total", "counter",
+	     "PFC/PAUSE frames of sources past the first 4096, not in the rocedump_pfc_ figures.");
+	fprintf(f, "rocedump_pfc_untracked_frames_total %" PRIu64 "\n", roce_analyzer_pfc_untracked(an));
+}
+
 static void stream_labels(FILE *f, const struct roce_stream_stats *s)
 {
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
@@ -142,6 +200,7 @@ char *metrics_render(const struct metrics_view *v, size_t *len)
 	fprintf(f, "rocedump_snapshot_timestamp_seconds %.3f\n", v->now);
 	capture(f, v->cs);
 	frames(f, v->sum);
+	congestion(f, v->sum, v->an);
 	streams(f, v->an, v->top);
 	if (fclose(f) != 0) {
 		free(buf);

@@ -2,7 +2,8 @@
  * --metrics-file (metrics.c). Names follow Prometheus conventions: rocedump_ prefix, counters
  * ending in _total, one label per dimension. Frames by opcode, ICRC outcomes, every event of the
  * event table (events.def, zeros included, so series never appear late), the capture's own
- * drops, and the streams with the most retransmissions (at most METRICS_TOP_STREAMS, so the
+ * drops, congestion (RoCE frames by ECN codepoint; PFC and PAUSE frames, pauses, paused time and
+ * storms per priority, summed over the sources: a label set of nine priorities), and the streams with the most retransmissions (at most METRICS_TOP_STREAMS, so the
  * label set stays bounded whatever the traffic). */
 #ifndef ROCEDUMP_METRICS_H
 #define ROCEDUMP_METRICS_H

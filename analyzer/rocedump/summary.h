@@ -14,6 +14,7 @@ struct summary {
 	uint64_t frames, bytes, roce[3];    /* roce[0]: not RoCE */
 	uint64_t opcode[256];
 	uint64_t icrc[4];                   /* by enum roce_icrc_status */
+	uint64_t ecn[4];                    /* RoCE frames by ECN codepoint (roce_ecn: 0 Not-ECT ... 3 CE) */
 	uint64_t events[ROCE_EV_COUNT];
 	uint64_t worst[3];                  /* frames whose worst event is info/warn/error */
 };
@@ -47,8 +48,10 @@ static inline void summary_add(struct summary *s, const struct roce_pkt *p)
 	s->roce[p->version]++;
 	if (p->op)
 		s->opcode[p->h.bth.opcode]++;
-	if (p->version)
+	if (p->version) {
 		s->icrc[p->icrc_status]++;
+		s->ecn[roce_ecn(&p->net)]++;
+	}
 	if (!roce_evset_empty(&p->events)) {
 		uint64_t by_sev[3] = {0};
 		int worst = summary_count_events(p, s->events, by_sev);

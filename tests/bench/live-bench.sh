@@ -4,11 +4,12 @@
 #   tests/bench/live-bench.sh [--rocedump P] [--gencaps P] [--packets N] [--rates "R ..."]
 #                             [--repeat K] [--buffers "KiB ..."] [--tools "T ..."] [--no-buffers]
 #
-# Two network namespaces of its own (livb-a, livb-b) joined by a veth pair (livb0a, livb0b, IPv6
-# off); gencaps makes N small RoCE packets (SEND_ONLY/ACK over 1,000 QPs; default 1,000,000),
-# tcpreplay --preload-pcap sends them into livb0a at each rate of --rates (packets per second, or
-# "top" for --topspeed; default "100000 200000 400000 top"), and each capturing program runs on
-# livb0b with a 256 MiB ring (-B 262144), --repeat times (default 3), the programs interleaved:
+# Two network namespaces of its own (rocedump-livb-PID-a and -b, removed on every way out) joined by
+# a veth pair (livb0a, livb0b, IPv6 off); gencaps makes N small RoCE packets (SEND_ONLY/ACK over
+# 1,000 QPs; default 1,000,000), tcpreplay --preload-pcap sends them into livb0a at each rate of
+# --rates (packets per second, or "top" for --topspeed; default "100000 200000 400000 top"), and
+# each capturing program runs on livb0b with a 256 MiB ring (-B 262144), --repeat times (default
+# 3), the programs interleaved:
 #   rocedump -q            rocedump -i livb0b -q (its default: 2 threads on 2 CPUs)
 #   rocedump-json          rocedump -i livb0b -T json >/dev/null
 #   (rocedump-q1, rocedump-json1: the same on one thread, --threads 1)
@@ -42,12 +43,15 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ "$(id -u)" = 0 ] || { echo "live-bench: needs root" >&2; exit 1; }
-NA=livb-a NB=livb-b
+NA=rocedump-livb-$$-a NB=rocedump-livb-$$-b
 D=$(mktemp -d)
-cleanup() { ip netns del $NA 2>/dev/null; ip netns del $NB 2>/dev/null; rm -rf "$D"; }
+cleanup() {
+	for j in $(jobs -p); do kill -KILL "$j" 2>/dev/null; done  # a capture or replay still running
+	wait 2>/dev/null
+	ip netns del $NA 2>/dev/null; ip netns del $NB 2>/dev/null; rm -rf "$D"
+}
 trap cleanup EXIT
-trap 'exit 1' INT TERM
-ip netns del $NA 2>/dev/null; ip netns del $NB 2>/dev/null
+trap 'exit 1' INT TERM HUP
 ip netns add $NA && ip netns add $NB || exit 1
 for ns in $NA $NB; do ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1; done
 ip netns exec $NA ip link add livb0a type veth peer name livb0b netns $NB

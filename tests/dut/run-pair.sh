@@ -6,8 +6,12 @@
 # usage: run-pair.sh OUTDIR [scenario ...]      (scenario names and default list: scenario-pair.sh)
 # OUTDIR gets cli/*.pcap (client-side tcpdump per scenario; mirror captures in srv/), srv|cli/status.txt
 # (one "ROLE SCENARIO rc=N" line per scenario), */console.log, host-bridge.pcap, and with PCAPNG=1
-# host-taps.pcapng (dumpcap on rxetap0 + rxetap1, filter PCAPNG_FILTER). Needs root and cache/ from
-# build-guest.sh.  Takes ~25 s of boot plus ~3-5 s per scenario (~90 s more if a transfer wedges).
+# host-taps.pcapng (dumpcap on rxetap0 + rxetap1, filter PCAPNG_FILTER). HOST_CAPTURE=PROGRAM: a host-side
+# capture of one's own (test-live-dut.sh's live-capture.sh), started in the namespace as `PROGRAM OUTDIR`
+# once the taps are up; the guests boot when it has created OUTDIR/host-capture.ready (60 s at most), and
+# it gets SIGTERM once both guests have finished (not SIGINT: a background script cannot trap that) and
+# is waited for (output: OUTDIR/host-capture.log). Needs root and cache/ from build-guest.sh.
+# Takes ~25 s of boot plus ~3-5 s per scenario (~90 s more if a transfer wedges).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd); OUT=${1:?usage: run-pair.sh OUTDIR [scenario ...]}; shift || true
 [ -s "$HERE/cache/vmlinuz" ] && [ -s "$HERE/cache/initrd.cpio.gz" ] || { echo "run-pair: no guest image: run build-guest.sh" >&2; exit 125; }
@@ -18,9 +22,10 @@ if [ $# -gt 0 ]; then echo "$*" > "$OUT/scenarios.txt"; cp "$OUT/scenarios.txt" 
 NS=${RXE_NS:-rocedump-dut}
 if ip netns list 2>/dev/null | grep -qw "^$NS"; then echo "run-pair: namespace $NS already exists (another run?)" >&2; exit 125; fi
 ip netns add $NS
-SRV=; CLI=; HCAP=
-cleanup() { set +e; for p in $SRV $CLI; do kill $p 2>/dev/null; done; [ -n "$HCAP" ] && kill -INT $HCAP 2>/dev/null; sleep 1; ip netns del $NS 2>/dev/null; }
+SRV=; CLI=; HCAP=; HLIVE=
+cleanup() { set +e; for p in $SRV $CLI $HLIVE; do kill $p 2>/dev/null; done; [ -n "$HCAP" ] && kill -INT $HCAP 2>/dev/null; sleep 1; ip netns del $NS 2>/dev/null; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
 N="ip netns exec $NS"
 $N ip link set lo up
 $N ip link add rxebr0 type bridge; $N ip link set rxebr0 up
@@ -36,6 +41,12 @@ if [ "${PCAPNG:-0}" = 1 ]; then
   F=${PCAPNG_FILTER:-udp port 4791 or vlan}
   $N dumpcap -q -i rxetap0 -f "$F" -i rxetap1 -f "$F" -w "$OUT/host-taps.pcapng" >"$OUT/host-dumpcap.log" 2>&1 & HCAP="$HCAP $!"
 fi
+if [ -n "${HOST_CAPTURE:-}" ]; then
+  rm -f "$OUT/host-capture.ready"
+  $N "$HOST_CAPTURE" "$OUT" >"$OUT/host-capture.log" 2>&1 & HLIVE=$!
+  for i in $(seq 1 600); do [ -e "$OUT/host-capture.ready" ] && break; sleep 0.1; done
+  [ -e "$OUT/host-capture.ready" ] || { echo "run-pair: the host capture never became ready" >&2; exit 125; }
+fi
 T0=$(date +%s)
 MAC=52:54:00:77:00:01 $N "$HERE/run-guest.sh" srv "$OUT/srv" 10.77.0.1/24 10.77.0.2 tap,ifname=rxetap0,script=no,downscript=no >"$OUT/srv/console.log" 2>&1 </dev/null & SRV=$!
 MAC=52:54:00:77:00:02 $N "$HERE/run-guest.sh" cli "$OUT/cli" 10.77.0.2/24 10.77.0.1 tap,ifname=rxetap1,script=no,downscript=no >"$OUT/cli/console.log" 2>&1 </dev/null & CLI=$!
@@ -45,4 +56,5 @@ for i in $(seq 1 60); do kill -0 $SRV 2>/dev/null || break; sleep 1; done
 kill $SRV 2>/dev/null || true; wait $SRV 2>/dev/null || true
 echo "both guests finished after $(( $(date +%s)-T0 ))s"
 kill -INT $HCAP; for c in $HCAP; do wait $c || true; done; HCAP=
+[ -n "$HLIVE" ] && { kill -TERM $HLIVE; wait $HLIVE || true; HLIVE=; }
 cat "$OUT/srv/status.txt" "$OUT/cli/status.txt" 2>/dev/null || true
