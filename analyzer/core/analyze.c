@@ -946,7 +946,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 	struct stream *s = stream_get(a, key, &idx);
 	if (!s)
 		return;
-	if (s->packets || s->packets_hi) {
+	bool first_pkt = !(s->packets || s->packets_hi);
+	if (!first_pkt) {
 		uint32_t idle = us_since(s->last_ts, ts_ns);
 		if (idle > s->max_idle_us)
 			s->max_idle_us = idle;
@@ -959,15 +960,25 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		if ((s->flags & F_IPID) && back < 0 && back > -1024) {
 			f.late = true;
 		} else if (back) {
-			if (s->packets || s->packets_hi)
+			if (!first_pkt)
 				s->flags |= F_IPID;  /* seen to change: a counter */
 			s->ip_id = n->ip_id;
 		}
 	}
+	/* ECN: the packets of a stream that are all plain ECT(0), as DCQCN senders mark them, are
+	 * counted by the stream's own packet count; a congestion block (272 bytes, a cache miss a
+	 * frame) only for a stream with anything else (congestion.h) */
+	bool ect0 = (n->tclass & 3) == 2 && !p->h.bth.fecn && !p->h.bth.becn;
+	if (ect0 && (first_pkt || s->ect0_only)) {
+		s->ect0_only = 1;
+	} else {
+		if (s->ect0_only)
+			cong_ect0_settle(a, s, count40(s->packets, s->packets_hi));
+		if (n->tclass & 3 || p->h.bth.fecn || p->h.bth.becn)  /* ECT, CE, FECN, BECN */
+			cong_mark(a, s, p, ts_ns);
+	}
 	count40_add(&s->packets, &s->packets_hi);
 	s->bytes += p->wirelen;
-	if (n->tclass & 3 || p->h.bth.fecn || p->h.bth.becn)  /* ECT, CE, FECN, BECN */
-		cong_mark(a, s, p, ts_ns);
 	if (p->h.bth.dqpn == 1 && p->op->transport == ROCE_TR_UD) {
 		struct roce_mad m;
 		if (roce_mad_decode_pkt(p, frame, &m) == 1) {

@@ -215,6 +215,14 @@ void cong_mark(struct roce_analyzer *a, struct stream *s, const struct roce_pkt 
 	}
 }
 
+void cong_ect0_settle(struct roce_analyzer *a, struct stream *s, uint64_t ect0_packets)
+{
+	s->ect0_only = 0;
+	struct cong_block *b = block_need(a, s);
+	if (b)
+		b->ecn[2] += ect0_packets;
+}
+
 /* ---- CNPs ---- */
 
 /* Bucket 4k + j + 1 holds [2^(k + j/4), 2^(k + (j+1)/4)). */

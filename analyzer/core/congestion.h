@@ -2,9 +2,10 @@
  * analyzer (analyze.c, stream_table.c); the public side is include/roce/congestion.h.
  *
  * State is kept apart from the streams' 128-byte core: a side block (struct cong_block) only for
- * a stream that carries ECN-marked (ECT or CE) packets, FECN/BECN or CNPs, found by the stream's
- * key in its own map; PFC state per source MAC in a bounded table; the CE marks due a CNP in a
- * ring ordered by time, whose head's deadline is the one compare every frame pays. */
+ * a stream that carries ECN-marked packets other than plain ECT(0) ones alone (ECT(1), CE, a mix
+ * of codepoints), FECN/BECN or CNPs, found through the stream's ids entry; PFC state per source
+ * MAC in a bounded table; the CE marks due a CNP in a ring ordered by time, whose head's deadline
+ * is the one compare every frame pays. */
 #ifndef ROCE_CONGESTION_INT_H
 #define ROCE_CONGESTION_INT_H
 
@@ -98,8 +99,11 @@ void cong_frame_slow(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t 
 /* A CNP (src, dst: address ids). */
 void cong_cnp(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, uint32_t src, uint32_t dst,
 	      struct roce_findings *out);
-/* A packet of stream s with ECN bits, FECN or BECN set. */
+/* A packet of stream s with ECN bits, FECN or BECN set. A stream whose packets are all ECT(0)
+ * without FECN or BECN (stream.ect0_only) counts them in its core, not here: cong_frame() calls
+ * cong_mark() only for the others, after moving that count into the block. */
 void cong_mark(struct roce_analyzer *a, struct stream *s, const struct roce_pkt *p, int64_t ts);
+void cong_ect0_settle(struct roce_analyzer *a, struct stream *s, uint64_t ect0_packets);
 /* The stream at idx leaves the table (it has a block: ids[idx].cong). */
 void cong_stream_gone(struct roce_analyzer *a, uint32_t idx);
 /* A stream's congestion figures into its report row. */

@@ -1,11 +1,13 @@
 /* stream_table.c: the transport analyzer's tables (see stream_table.h): interned addresses, the
  * stream map with its LRU list and eviction, the analyzer's life cycle, and the per-stream
  * reports (roce_analyzer_foreach). */
+#define _GNU_SOURCE  /* mremap */
 #include "stream_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- addresses ---- */
 
@@ -73,6 +75,25 @@ bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned 
 	return true;
 }
 
+/* ---- memory ---- */
+
+/* The stream cores and the side blocks live in pages of their own: page-aligned, so that a
+ * 128-byte core spans two cache lines, not three, and a 160-byte block three, not three or four
+ * (malloc's 16-byte alignment; at scale each line is a cache miss), and grown by mremap, which
+ * moves pages instead of copying them. NULL when out of memory (old stays). */
+static void *pages_grow(void *old, size_t old_bytes, size_t bytes)
+{
+	void *p = old ? mremap(old, old_bytes, bytes, MREMAP_MAYMOVE)
+		      : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void pages_free(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, bytes);
+}
+
 /* ---- side blocks ---- */
 
 uint32_t block_take(struct block_pool *p)
@@ -85,7 +106,7 @@ uint32_t block_take(struct block_pool *p)
 			uint32_t n = p->n_alloc ? p->n_alloc * 2 : 256;
 			if (n <= p->n_alloc)
 				return 0;
-			void *m = realloc(p->mem, (size_t)n * p->size);
+			void *m = pages_grow(p->mem, (size_t)p->n_alloc * p->size, (size_t)n * p->size);
 			if (!m)
 				return 0;
 			p->mem = m;
@@ -107,31 +128,52 @@ void block_give(struct block_pool *p, uint32_t i)
 	p->free_head = i;
 }
 
-/* ---- the stream table: map + LRU list ---- */
+/* ---- the stream table: map + order of use ---- */
 
-static void lru_unlink(struct roce_analyzer *a, uint32_t i)
+/* The order of use is kept as a stamp on each stream (stream.touched), not as a list: a list
+ * moved a stream to its head on every lookup, writing to two neighbours and the old head, three
+ * cache misses a frame once the streams outgrow the caches. Evicting needs the least recently
+ * used stream: a.evict holds the streams sorted by their stamps as they were when it was made.
+ * A stream looked up since, or made since, has a stamp above every one there, so the first
+ * entry whose stamp is still its stream's is the least recently used of all; entries that fail
+ * the test are dropped, and the list is made again when it runs out. Each stream enters it once
+ * a making, so the sorts cost O(log n) a lookup or eviction, and nothing before the cap. */
+
+static int by_touch(const void *x, const void *y)
 {
-	struct stream *e = &a->s[i];
-	if (e->lru_prev != NO_IDX)
-		a->s[e->lru_prev].lru_next = e->lru_next;
-	else
-		a->lru_head = e->lru_next;
-	if (e->lru_next != NO_IDX)
-		a->s[e->lru_next].lru_prev = e->lru_prev;
-	else
-		a->lru_tail = e->lru_prev;
+	uint64_t a = ((const struct touch_rec *)x)->touched, b = ((const struct touch_rec *)y)->touched;
+	return a < b ? -1 : a > b;
 }
 
-static void lru_push_head(struct roce_analyzer *a, uint32_t i)
+/* The streams in order of use, least recent first, into *o (grown as needed); -1: out of memory. */
+static int order_of_use(const struct roce_analyzer *a, struct use_order *o)
 {
-	struct stream *e = &a->s[i];
-	e->lru_prev = NO_IDX;
-	e->lru_next = a->lru_head;
-	if (a->lru_head != NO_IDX)
-		a->s[a->lru_head].lru_prev = i;
-	a->lru_head = i;
-	if (a->lru_tail == NO_IDX)
-		a->lru_tail = i;
+	if (a->n_used > o->alloc) {
+		void *p = realloc(o->rec, (size_t)a->n_used * sizeof(*o->rec));
+		if (!p)
+			return -1;
+		o->rec = p;
+		o->alloc = a->n_used;
+	}
+	for (uint32_t i = 0; i < a->n_used; i++)
+		o->rec[i] = (struct touch_rec){a->s[i].touched, i};
+	qsort(o->rec, a->n_used, sizeof(*o->rec), by_touch);
+	o->n = a->n_used;
+	o->pos = 0;
+	return 0;
+}
+
+/* The least recently used stream (the table is full); NO_IDX when out of memory. */
+static uint32_t least_recent(struct roce_analyzer *a)
+{
+	struct use_order *o = &a->evict;
+	for (;;) {
+		if (o->pos == o->n && order_of_use(a, o) < 0)
+			return NO_IDX;
+		const struct touch_rec *r = &o->rec[o->pos++];
+		if (a->s[r->idx].touched == r->touched)
+			return r->idx;
+	}
 }
 
 /* A free entry: a new one while under the cap, else the least recently used one, evicted. */
@@ -142,20 +184,21 @@ static uint32_t entry_take(struct roce_analyzer *a)
 			uint32_t n = a->n_alloc ? a->n_alloc * 2 : 256;
 			if (n > a->max_streams)
 				n = a->max_streams;
-			void *p = realloc(a->s, (size_t)n * sizeof(*a->s));
+			void *p = realloc(a->ids, (size_t)n * sizeof(*a->ids));
 			if (!p)
 				return NO_IDX;
-			a->s = p;
-			if (!(p = realloc(a->ids, (size_t)n * sizeof(*a->ids))))
-				return NO_IDX;  /* s[] grew alone: n_alloc stays, the next try grows both */
 			a->ids = p;
+			if (!(p = pages_grow(a->s, (size_t)a->n_alloc * sizeof(*a->s), (size_t)n * sizeof(*a->s))))
+				return NO_IDX;  /* ids[] grew alone: n_alloc (the cores' size) stays */
+			a->s = p;
 			a->n_alloc = n;
 		}
 		return a->n_used++;
 	}
-	uint32_t victim = a->lru_tail;
+	uint32_t victim = least_recent(a);
+	if (victim == NO_IDX)
+		return NO_IDX;
 	struct stream *v = &a->s[victim];
-	lru_unlink(a, victim);
 	u64map_del(&a->streams, v->key);
 	block_give(&a->ack_pool, v->ack);
 	block_give(&a->loss_pool, v->loss);
@@ -164,12 +207,6 @@ static uint32_t entry_take(struct roce_analyzer *a)
 		cong_stream_gone(a, victim);
 	a->evictions++;
 	return victim;
-}
-
-void lru_to_head(struct roce_analyzer *a, uint32_t i)
-{
-	lru_unlink(a, i);
-	lru_push_head(a, i);
 }
 
 struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
@@ -182,10 +219,11 @@ struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 	e->key = key;
 	e->peer_qpn = NO_QPN;
 	e->pmtu_log = 0;
+	e->touched = ++a->clock;
+	a->newest = i;
 	if (!++a->next_id)
 		a->next_id = 1;  /* 0 means none: after 2^32 - 1 streams, ids start over */
 	a->ids[i] = (struct stream_ids){a->next_id, a->next_id, 0, 0};
-	lru_push_head(a, i);
 	*idx = i;
 	return e;
 }
@@ -205,7 +243,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	}
 	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 21;  /* 1 M QPs, two ways */
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
-	a->lru_head = a->lru_tail = NO_IDX;
+	a->newest = NO_IDX;
 	a->ack_pool.size = sizeof(struct ack_block);
 	a->loss_pool.size = sizeof(struct loss_block);
 	a->resp_pool.size = sizeof(struct resp_block);
@@ -233,16 +271,17 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	u64map_free(&a->streams);
 	u64map_free(&a->pairs);
 	u64map_free(&a->addr_index);
-	free(a->s);
+	pages_free(a->s, (size_t)a->n_alloc * sizeof(*a->s));
 	free(a->ids);
+	free(a->evict.rec);
 	free(a->addrs);
 	free(a->sends);
 	free(a->copies);
-	free(a->ack_pool.mem);
-	free(a->loss_pool.mem);
-	free(a->resp_pool.mem);
+	pages_free(a->ack_pool.mem, (size_t)a->ack_pool.n_alloc * a->ack_pool.size);
+	pages_free(a->loss_pool.mem, (size_t)a->loss_pool.n_alloc * a->loss_pool.size);
+	pages_free(a->resp_pool.mem, (size_t)a->resp_pool.n_alloc * a->resp_pool.size);
 	cong_free(a);
-	free(a->cong_pool.mem);
+	pages_free(a->cong_pool.mem, (size_t)a->cong_pool.n_alloc * a->cong_pool.size);
 	free(a);
 }
 
@@ -351,6 +390,10 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 	st->ecn[0] = st->packets;  /* less the marked ones, which cong_fill_stats() counts */
 	if (a->ids[i].cong)
 		cong_fill_stats(a, e, st);
+	if (e->ect0_only) {  /* then the block, if any, counts no codepoint */
+		st->ecn[2] = st->packets;
+		st->ecn[0] = 0;
+	}
 	st->copies = a->ids[i].copies;
 }
 
@@ -378,9 +421,13 @@ static void bit_set(uint8_t *bits, uint32_t i)
 void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
 			   void *user)
 {
-	/* least recently used first; a stream's mutual peer right after it */
-	uint8_t *done = calloc(a->n_used / 8 + 1, 1);  /* out of memory: no grouping, nothing lost */
-	for (uint32_t i = a->lru_tail; i != NO_IDX; i = a->s[i].lru_prev) {
+	/* least recently used first; a stream's mutual peer right after it. Out of memory: no
+	 * grouping, or the table's own order, but nothing lost */
+	uint8_t *done = calloc(a->n_used / 8 + 1, 1);
+	struct use_order o = {0};
+	bool ordered = order_of_use(a, &o) == 0;
+	for (uint32_t k = 0; k < a->n_used; k++) {
+		uint32_t i = ordered ? o.rec[k].idx : k;
 		if (done && bit_test(done, i))
 			continue;
 		struct roce_stream_stats st;
@@ -397,12 +444,13 @@ void roce_analyzer_foreach(const struct roce_analyzer *a, void (*fn)(const struc
 		}
 	}
 	free(done);
+	free(o.rec);
 }
 
 void roce_analyzer_latest(const struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
 			  void *user)
 {
-	uint32_t i = a->lru_head;
+	uint32_t i = a->newest;
 	if (i == NO_IDX)
 		return;
 	struct roce_stream_stats st;

@@ -1,5 +1,5 @@
 /* stream_table.h: the transport analyzer's state (internal): per-stream records, the bounded
- * stream table (an open-addressing map plus an LRU list) and interned addresses. The rules that
+ * stream table (an open-addressing map, each stream stamped when last used) and interned addresses. The rules that
  * update a stream live in analyze.c; the table and its reports in stream_table.c. */
 #ifndef ROCE_STREAM_TABLE_H
 #define ROCE_STREAM_TABLE_H
@@ -76,7 +76,9 @@ struct stream {
 	uint64_t key;             /* src id : 20 | dst id : 20 | dqpn : 24 */
 	int64_t last_ts;
 	uint64_t bytes;
-	uint32_t lru_prev, lru_next;
+	uint64_t touched;         /* the analyzer's clock when the stream was last looked up (stream_get):
+				   * unique, so the streams' order of last use (the least recently used
+				   * is evicted; reports list them in that order) */
 	uint32_t next_psn, first_psn;
 	uint32_t prev_end;        /* the PSN after the previous request */
 	uint32_t peer_qpn;
@@ -91,7 +93,10 @@ struct stream {
 	uint16_t pkey, flags;
 	uint16_t ip_id;           /* the newest non-zero IPv4 id of its frames (F_IPID): which frame
 				   * was sent first, whatever order the network delivered them in */
-	uint8_t transport, msg_op, pmtu_log;
+	uint8_t transport, msg_op;
+	unsigned pmtu_log : 4;    /* log2 of the learned path MTU (8-12), 0 while unknown */
+	unsigned ect0_only : 1;   /* every packet so far was ECT(0), no FECN or BECN: counted here, not in
+				   * a congestion block (the common case, which then needs none) */
 	uint8_t packets_hi, requests_hi, messages_hi;
 };
 _Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
@@ -112,19 +117,21 @@ static inline uint64_t count40(uint32_t lo, uint8_t hi)
 
 enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS };
 
+/* What a request touches comes first, in the block's first 64 bytes (its first cache line
+ * when the block starts on one, every other block); the response's statistics after. */
 struct ack_block {
 	holes_t msg_ends;         /* bit k: PSN next_psn - 1 - k ended a request message (as holes) */
 	int64_t ts;               /* round trip: the pending request's send time (F_RTT_PENDING) */
-	uint64_t sum_us;
-	uint32_t psn;             /* the pending request's PSN */
-	uint32_t min_us, max_us, count;
-	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
-	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
-	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
 	/* the requester's side: a response to its next new request (F_TURN_PENDING) */
 	int64_t turn_ts;          /* the response */
-	uint64_t turn_sum_us;
+	uint32_t psn;             /* the pending request's PSN */
+	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
 	uint32_t turn_count, turn_max_us;
+	uint64_t turn_sum_us;
+	uint64_t sum_us;
+	uint32_t min_us, max_us, count;
+	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
+	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
 };
 _Static_assert(sizeof(struct ack_block) == 160, "160 bytes");
 
@@ -215,7 +222,15 @@ struct roce_analyzer {
 	struct stream_ids *ids;   /* beside s[], as many */
 	uint32_t next_id;         /* the last stream id given */
 	uint32_t n_alloc, n_used;
-	uint32_t lru_head, lru_tail;  /* most / least recently used */
+	uint64_t clock;           /* stream lookups so far: the last one's stream.touched */
+	uint32_t newest;          /* the stream looked up last, NO_IDX before any */
+	struct use_order {        /* streams by stream.touched, oldest first, as at some moment: */
+		struct touch_rec {  /* the eviction candidates (entry_take in stream_table.c) */
+			uint64_t touched;
+			uint32_t idx;
+		} *rec;
+		uint32_t n, pos, alloc;
+	} evict;
 	uint8_t (*addrs)[17];     /* address bytes + length */
 	struct addr_pair {        /* the last two address pairs looked up, newest first */
 		uint8_t bytes[32];
@@ -378,24 +393,23 @@ static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, 
 	return addr_pair_ids_slow(a, addrs, len, src, dst);
 }
 
-/* stream_get() for a key not in the table, and the move to the LRU list's head. */
+/* stream_get() for a key not in the table. */
 struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx);
-void lru_to_head(struct roce_analyzer *a, uint32_t i);
 
 /* The stream with this key, created (evicting the least recently used one at the cap) if new,
- * and made the most recently used; NULL when out of memory. *idx receives its index. The
+ * and stamped the most recently used; NULL when out of memory. *idx receives its index. The
  * common case, a known stream, is inline: it runs for every frame. */
 static inline struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 {
 	uint32_t i;
 	if (!u64map_get(&a->streams, key, &i))
 		return stream_add(a, key, idx);
-	if (a->lru_head != i)
-		lru_to_head(a, i);
+	a->s[i].touched = ++a->clock;  /* no list to relink: neighbours stay untouched */
+	a->newest = i;
 	*idx = i;
 	return &a->s[i];
 }
-/* The stream with this key if it is in the table, without touching the LRU order. */
+/* The stream with this key if it is in the table, without touching the order of use. */
 struct stream *stream_find(struct roce_analyzer *a, uint64_t key);
 
 #endif

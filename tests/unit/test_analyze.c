@@ -1596,6 +1596,39 @@ Test(analyze, lru_touch_keeps_stream)
 	cr_assert_not(stats(2, 1, QP_A, NULL));
 }
 
+static void note_qpn(const struct roce_stream_stats *st, void *user)
+{
+	uint32_t *q = user;
+	q[1 + q[0]++] = st->dqpn;
+}
+
+/* Eviction follows the order of use through several evictions: the streams looked up since the
+ * candidates were sorted are passed over, and when the sorted ones run out they are sorted again. */
+Test(analyze, eviction_order_after_touches)
+{
+	mk(3, 0);
+	for (uint32_t q = 1; q <= 3; q++)
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .qpn = q));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .qpn = 1));  /* order 2 3 1 */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .qpn = 4));  /* evicts 2: 3 1 4 */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .qpn = 3));  /* 1 4 3 */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .qpn = 5));  /* evicts 1: 4 3 5 */
+	cr_assert_eq(roce_analyzer_evictions(A), 2);
+	cr_assert_not(stats(1, 2, 1, NULL));
+	cr_assert_not(stats(1, 2, 2, NULL));
+	cr_assert(stats(1, 2, 3, NULL) && stats(1, 2, 4, NULL) && stats(1, 2, 5, NULL));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .qpn = 4));  /* 3 5 4 */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .qpn = 6));  /* evicts 3: 5 4 6 */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .qpn = 7));  /* evicts 5: 4 6 7 */
+	cr_assert_eq(roce_analyzer_evictions(A), 4);
+	cr_assert_not(stats(1, 2, 3, NULL));
+	cr_assert_not(stats(1, 2, 5, NULL));
+	cr_assert(stats(1, 2, 4, NULL) && stats(1, 2, 6, NULL) && stats(1, 2, 7, NULL));
+	uint32_t order[4] = {0};  /* the rows: least recently used first */
+	roce_analyzer_foreach(A, note_qpn, order);
+	cr_assert(order[0] == 3 && order[1] == 4 && order[2] == 6 && order[3] == 7);
+}
+
 /* Streams are per (source, destination, QP): the same QP between other hosts is another stream,
  * and so is the reverse direction. */
 Test(analyze, streams_keyed_by_addresses_and_qp)

@@ -580,6 +580,28 @@ static void cnp_delays_and_bursts(bool v6, unsigned n_vlan)
 	cr_assert_eq(r.ecn[0] + r.ecn[1] + r.ecn[3], 0);
 }
 
+/* A stream of plain ECT(0) packets counts them without a congestion block; its first other packet
+ * (here Not-ECT, then ECT(1) with FECN) moves that count into one. */
+Test(cnp, ect0_count_kept_when_the_codepoint_changes)
+{
+	mk(NULL);
+	struct flow f = {false, 0, 1, 2, 100};
+	for (unsigned i = 0; i < 3; i++)
+		send_at(&f, i * US, 2, false, true);
+	struct roce_stream_stats s = stream_of(1, QP_B);
+	cr_assert(s.ecn[2] == 3 && s.ecn[0] + s.ecn[1] + s.ecn[3] == 0);
+	send_at(&f, 10 * US, 0, false, true);
+	send_at(&f, 11 * US, 2, false, false);
+	send_at(&f, 12 * US, 1, true, false);
+	s = stream_of(1, QP_B);
+	cr_assert_eq(s.ecn[0], 1);
+	cr_assert_eq(s.ecn[1], 1);
+	cr_assert_eq(s.ecn[2], 4);
+	cr_assert_eq(s.ecn[3], 0);
+	cr_assert_eq(s.fecn, 1);
+	cr_assert_eq(stream_of(2, QP_A).ecn[2], 4, "the ACKs: ECT(0) only");
+}
+
 Test(cnp, delays_bursts_ipv4) { cnp_delays_and_bursts(false, 0); }
 Test(cnp, delays_bursts_ipv6) { cnp_delays_and_bursts(true, 0); }
 Test(cnp, delays_bursts_vlan) { cnp_delays_and_bursts(false, 1); }
