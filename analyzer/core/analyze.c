@@ -475,7 +475,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 	if (l && (l->lflags & L_PENDING))
 		episode_pending(s, l, f, span);
 	if (d >= 0) {
-		if (s->flags & F_RESTART)
+		if ((s->flags & F_RESTART) && l)  /* F_RESTART comes with a block (arm_restart) */
 			episode_new_psn(s, l, f);
 		if (read_span) {
 			check_wrap(s, f, psn);
