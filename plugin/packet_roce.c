@@ -25,6 +25,7 @@ static int hf_field[ROCE_F_COUNT];
 static int hf_analysis_flags = -1;
 static int hf_finding_expected = -1, hf_finding_seen = -1, hf_finding_delta = -1;
 static int hf_stream = -1, hf_pair = -1, hf_response_time = -1, hf_original_frame = -1, hf_ref_frame = -1;
+static int hf_ce_frame = -1, hf_ce_to_cnp = -1;
 static gint ett_roce = -1, ett_group = -1, ett_analysis = -1;
 static expert_field ei_event[ROCE_EV_COUNT];
 static int roce_tap = -1;
@@ -94,6 +95,8 @@ static void frame_ids_put(guint32 num, const struct frame_ids *ids)
 
 struct frame_result {
 	struct roce_evset added;
+	uint64_t cnp_ce_frame;  /* a CNP: the CE frame it answers, and the time since (roce_findings) */
+	int64_t cnp_ce_ns;
 	unsigned n;
 	struct roce_finding f[];
 };
@@ -178,6 +181,8 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	fi->n = 0;
 	fi->stream = fi->pair = 0;
 	fi->response_ns = -1;
+	fi->cnp_ce_frame = 0;
+	fi->cnp_ce_ns = -1;
 	if (!analyzer)
 		return false;
 	if (PINFO_FD_VISITED(pinfo)) {
@@ -194,6 +199,8 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 			p->events.w[w] |= r->added.w[w];
 		fi->n = r->n;
 		memcpy(fi->f, r->f, r->n * sizeof(r->f[0]));
+		fi->cnp_ce_frame = r->cnp_ce_frame;
+		fi->cnp_ce_ns = r->cnp_ce_ns;
 		return true;
 	}
 	struct roce_evset before = p->events;
@@ -204,7 +211,7 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 		frame_ids_put(pinfo->num, &ids);
 	}
 	struct roce_evset added;
-	bool any = fi->n != 0;
+	bool any = fi->n != 0 || fi->cnp_ce_frame != 0;
 	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
 		added.w[w] = p->events.w[w] & ~before.w[w];
 		any |= added.w[w] != 0;
@@ -214,6 +221,8 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 		r->added = added;
 		r->n = fi->n;
 		memcpy(r->f, fi->f, fi->n * sizeof(fi->f[0]));
+		r->cnp_ce_frame = fi->cnp_ce_frame;
+		r->cnp_ce_ns = fi->cnp_ce_ns;
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_roce, 0, r);
 	}
 	return true;
@@ -357,7 +366,8 @@ static const char *info_tag(enum roce_event e)
 	}
 }
 
-/* The stream and pair ids, and the response time: cross-frame facts on the later frame. */
+/* The stream and pair ids, the response time, and a CNP's CE frame: cross-frame facts on the
+ * later frame. */
 static void add_analysis(proto_tree *root, tvbuff_t *tvb, const struct roce_findings *fi)
 {
 	if (fi->stream) {
@@ -367,6 +377,11 @@ static void add_analysis(proto_tree *root, tvbuff_t *tvb, const struct roce_find
 	if (fi->response_ns >= 0) {
 		nstime_t t = ns_time(fi->response_ns);
 		proto_item_set_generated(proto_tree_add_time(root, hf_response_time, tvb, 0, 0, &t));
+	}
+	if (fi->cnp_ce_frame && fi->cnp_ce_frame <= G_MAXUINT32) {
+		nstime_t t = ns_time(fi->cnp_ce_ns);
+		proto_item_set_generated(proto_tree_add_uint(root, hf_ce_frame, tvb, 0, 0, (guint32)fi->cnp_ce_frame));
+		proto_item_set_generated(proto_tree_add_time(root, hf_ce_to_cnp, tvb, 0, 0, &t));
 	}
 }
 
@@ -474,7 +489,7 @@ static const value_string *opcode_vals(void)
 
 static void register_fields(void)
 {
-	static hf_register_info hf[ROCE_F_COUNT + 9];
+	static hf_register_info hf[ROCE_F_COUNT + 11];
 	static const enum ftenum ft_of[] = {
 		[ROCE_FT_UINT8] = FT_UINT8, [ROCE_FT_UINT16] = FT_UINT16, [ROCE_FT_UINT24] = FT_UINT24,
 		[ROCE_FT_UINT32] = FT_UINT32, [ROCE_FT_UINT64] = FT_UINT64, [ROCE_FT_STRING] = FT_STRING,
@@ -527,6 +542,11 @@ static void register_fields(void)
 	hf[n++] = (hf_register_info){&hf_ref_frame, {"Refers to frame", "roce.analysis.ref_frame",
 		FT_FRAMENUM, BASE_NONE, NULL, 0,
 		"The frame the finding refers to (e.g. the NAK or RNR NAK a restart answers)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_ce_frame, {"CE frame", "roce.analysis.ce_frame", FT_FRAMENUM, BASE_NONE,
+		FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0,
+		"The CE-marked frame this CNP answers (its stream's oldest mark due a CNP)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_ce_to_cnp, {"CE to CNP", "roce.analysis.ce_to_cnp", FT_RELATIVE_TIME,
+		BASE_NONE, NULL, 0, "Time from the CE-marked frame to this CNP", HFILL}};
 	proto_register_field_array(proto_roce, hf, (int)n);
 }
 

@@ -915,6 +915,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		out->response_ns = -1;
 		out->recovery_ns = -1;
 		out->recovery_ref = 0;
+		out->cnp_ce_frame = 0;
+		out->cnp_ce_ns = -1;
 	}
 	ts_ns = ts_ns > TS_LIMIT ? TS_LIMIT : ts_ns < -TS_LIMIT ? -TS_LIMIT : ts_ns;
 	/* congestion (congestion.c): the capture's extent, and only a compare or two per frame

@@ -341,14 +341,22 @@ void cong_cnp(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, uint32_t 
 	/* it answers the stream's oldest due mark still waiting (the ones past their deadline were
 	 * missed before this frame), else the first mark since the last CNP, within the timeout */
 	int64_t lat = -1;
+	uint64_t ce_frame = 0;
 	if (in_ring(c, b->due_head) && due_at(c, b->due_head)->ce_ts <= ts) {
 		lat = ts - due_at(c, b->due_head)->ce_ts;
+		ce_frame = due_at(c, b->due_head)->ce_frame;
 		due_done(c, b, b->due_head, DUE_ANSWERED);
 	} else if (b->open_ce_ts != NONE && ts >= b->open_ce_ts && ts - b->open_ce_ts <= c->timeout_ns) {
 		lat = ts - b->open_ce_ts;
+		ce_frame = b->open_ce_frame;
 	}
-	if (lat >= 0)
+	if (lat >= 0) {
 		lat_add(b, lat);
+		if (out) {  /* the link a Wireshark user follows from the CNP to its CE frame */
+			out->cnp_ce_frame = ce_frame;
+			out->cnp_ce_ns = lat;
+		}
+	}
 	if (c->on_outcome) {
 		const struct stream_ids *id = &a->ids[t - a->s];
 		struct roce_cong_outcome o = {.kind = ROCE_CONG_CNP, .stream = id->id, .pair = id->pair, .frame = c->frame,

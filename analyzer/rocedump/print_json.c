@@ -248,5 +248,9 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 		}
 		sb_puts(s, "]");
 	}
+	if (fi && fi->cnp_ce_frame) {  /* a CNP: the CE mark it answers (the plugin's roce.analysis.ce_frame) */
+		sb_key_u(s, ",\"analysis\":{\"ce_frame\":", fi->cnp_ce_frame);
+		sb_printf(s, ",\"ce_to_cnp_ns\":%lld}", (long long)fi->cnp_ce_ns);
+	}
 	sb_puts(s, "}\n");
 }

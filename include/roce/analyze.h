@@ -87,6 +87,10 @@ struct roce_findings {
 	 * NAK's frame number (0 if unknown) */
 	int64_t recovery_ns;
 	uint64_t recovery_ref;
+	/* a CNP that answers a CE mark (congestion.h): the CE-marked frame's number and the time
+	 * from it to the CNP in ns; 0 and -1 otherwise */
+	uint64_t cnp_ce_frame;
+	int64_t cnp_ce_ns;
 };
 
 /* Event e of frame p as text (findings.c): its name; for bth.reserved_nonzero the fields and

@@ -166,7 +166,7 @@ def split_events(comment):
 def check_capture(ts, bare, rocedump, path, fields, tmp):
     """Differences found on one capture, and counts."""
     diffs = []
-    counts = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0}
+    counts = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0, "cnp_links": 0}
     res = subprocess.run([rocedump, "-r", path, "-T", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if res.returncode != 0:
         raise RuntimeError("rocedump -T json %s: %s" % (path, res.stderr.decode()))
@@ -223,6 +223,17 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
                 want = [f[keys[0]] if keys[0] in f else f[keys[1]] for f in fnd]
                 if norm(n, fields[n], row[n]) != want:
                     diffs.append("frame %d %s: plugin %s, rocedump %s" % (num, n, row[n], want))
+        # a CNP's link to the CE frame it answers, and the time since: the JSON's "analysis"
+        link = obj.get("analysis", {})
+        if "roce.analysis.ce_frame" in fields:
+            want = [link["ce_frame"]] if "ce_frame" in link else []
+            counts["cnp_links"] += len(want)
+            if [int(v) for v in row["roce.analysis.ce_frame"]] != want:
+                diffs.append("frame %d roce.analysis.ce_frame: plugin %s, rocedump %s" % (num, row["roce.analysis.ce_frame"], want))
+            got = [round(float(v) * 1e9) for v in row["roce.analysis.ce_to_cnp"]]
+            want = [link["ce_to_cnp_ns"]] if "ce_to_cnp_ns" in link else []
+            if got != want:
+                diffs.append("frame %d roce.analysis.ce_to_cnp: plugin %s ns, rocedump %s" % (num, got, want))
 
     # -Y roce.EVENT: the rarest event of the capture and one it lacks (the field of every event
     # was checked above on every frame)
@@ -319,7 +330,7 @@ def main():
     EVENT_NAMES.update(line.split()[0] for line in out.splitlines() if line.strip())
     ts, bare = Tshark(args.tshark, args.plugin), Tshark(args.tshark, None)
     tmp = tempfile.mkdtemp()
-    total = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0}
+    total = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0, "cnp_links": 0}
     bad = 0
     try:
         fields = plugin_fields(ts)
@@ -341,11 +352,14 @@ def main():
         bare.close()
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d captures%s: %d RoCE and MAC control frames (%d MAC control, also against tshark's macc.*), "
-          "%d field values, %d events, %d -Y filters compared; %d captures differ"
+          "%d field values, %d events, %d CNP-to-CE links, %d -Y filters compared; %d captures differ"
           % (len(files), " (ASan plugin)" if ts.asan else "", total["frames"], total["macc"], total["values"],
-             total["events"], total["filters"], bad))
+             total["events"], total["cnp_links"], total["filters"], bad))
     if not total["macc"]:
         print("error: no MAC control frame among the captures: the roce.pfc.* fields went unchecked")
+        return 1
+    if not total["cnp_links"]:
+        print("error: no CNP answering a CE mark among the captures: roce.analysis.ce_frame went unchecked")
         return 1
     return 1 if bad else 0
 
