@@ -18,11 +18,23 @@ set -u
 O=$1 R=${ROCEDUMP:?} IF=${LIVE_IFACE:-rxetap1} MIF=${LIVE_MIRROR_IFACE:-rxetap0} PORT=9319
 cd "$O" || exit 1
 P=()
+# One time stamp per frame for every packet socket: the kernel stamps a frame once, in its shared
+# buffer, only while some socket asks for receive time stamps (net_enable_timestamp); otherwise
+# each capture socket reads the clock itself as the frame passes it, and frames the host forwards
+# out of a tap get a few hundred ns apart in each capture. This holder asks (SO_TIMESTAMPNS), so
+# that the live and offline outputs can be compared time stamps included.
+/usr/bin/python3 -c 'import socket, signal
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 35, 1)  # SO_TIMESTAMPNS
+signal.pause()' &
+STAMPER=$!
+sleep 0.5  # the kernel turns stamping on from a work item
 stop() {
 	sleep 1.5   # the metrics snapshot is at most ~1 s old: let it take the last frames in
 	curl -sf "http://127.0.0.1:$PORT/metrics" >live-scrape.prom || echo "live-capture: scrape failed"
 	kill -INT "${P[@]}" 2>/dev/null
 	wait "${P[@]}"
+	kill "$STAMPER" 2>/dev/null
 	echo "live-capture: stopped"
 	exit 0
 }
