@@ -83,8 +83,11 @@ bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned 
  * moves pages instead of copying them. NULL when out of memory (old stays). */
 static void *pages_grow(void *old, size_t old_bytes, size_t bytes)
 {
-	void *p = old ? mremap(old, old_bytes, bytes, MREMAP_MAYMOVE)
-		      : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p;
+	if (old)
+		p = mremap(old, old_bytes, bytes, MREMAP_MAYMOVE);
+	else  /* an anonymous mapping takes fd -1 (mmap(2)), which cppcheck's posix library refuses */
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);  // cppcheck-suppress invalidFunctionArg
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -157,7 +160,8 @@ static int order_of_use(const struct roce_analyzer *a, struct use_order *o)
 	}
 	for (uint32_t i = 0; i < a->n_used; i++)
 		o->rec[i] = (struct touch_rec){a->s[i].touched, i};
-	qsort(o->rec, a->n_used, sizeof(*o->rec), by_touch);
+	if (a->n_used)  /* no streams: o->rec may be NULL, which qsort may not be given */
+		qsort(o->rec, a->n_used, sizeof(*o->rec), by_touch);
 	o->n = a->n_used;
 	o->pos = 0;
 	return 0;
