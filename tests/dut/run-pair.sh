@@ -6,7 +6,8 @@
 # usage: run-pair.sh OUTDIR [scenario ...]      (scenario names and default list: scenario-pair.sh)
 # OUTDIR gets cli/*.pcap (client-side tcpdump per scenario; mirror captures in srv/), srv|cli/status.txt
 # (one "ROLE SCENARIO rc=N" line per scenario), */console.log, host-bridge.pcap, and with PCAPNG=1
-# host-taps.pcapng (dumpcap on rxetap0 + rxetap1, filter PCAPNG_FILTER). HOST_CAPTURE=PROGRAM: a host-side
+# host-taps.pcapng (dumpcap on rxetap0 + rxetap1, filter PCAPNG_FILTER). GUEST_CPUS=LIST: both guests
+# pinned there (taskset). HOST_CAPTURE=PROGRAM: a host-side
 # capture of one's own (test-live-dut.sh's live-capture.sh), started in the namespace as `PROGRAM OUTDIR`
 # once the taps are up; the guests boot when it has created OUTDIR/host-capture.ready (60 s at most), and
 # it gets SIGTERM once both guests have finished (not SIGINT: a background script cannot trap that) and
@@ -48,8 +49,12 @@ if [ -n "${HOST_CAPTURE:-}" ]; then
   [ -e "$OUT/host-capture.ready" ] || { echo "run-pair: the host capture never became ready" >&2; exit 125; }
 fi
 T0=$(date +%s)
-MAC=52:54:00:77:00:01 $N "$HERE/run-guest.sh" srv "$OUT/srv" 10.77.0.1/24 10.77.0.2 tap,ifname=rxetap0,script=no,downscript=no >"$OUT/srv/console.log" 2>&1 </dev/null & SRV=$!
-MAC=52:54:00:77:00:02 $N "$HERE/run-guest.sh" cli "$OUT/cli" 10.77.0.2/24 10.77.0.1 tap,ifname=rxetap1,script=no,downscript=no >"$OUT/cli/console.log" 2>&1 </dev/null & CLI=$!
+# GUEST_CPUS (a taskset CPU list): where both guests run. The host hands their frames to every
+# capture socket on the CPU of the qemu that sent them, so with one CPU every socket receives the
+# frames of both directions in one order (test-live-dut.sh compares captures frame by frame)
+PIN=${GUEST_CPUS:+taskset -c $GUEST_CPUS}
+MAC=52:54:00:77:00:01 $N $PIN "$HERE/run-guest.sh" srv "$OUT/srv" 10.77.0.1/24 10.77.0.2 tap,ifname=rxetap0,script=no,downscript=no >"$OUT/srv/console.log" 2>&1 </dev/null & SRV=$!
+MAC=52:54:00:77:00:02 $N $PIN "$HERE/run-guest.sh" cli "$OUT/cli" 10.77.0.2/24 10.77.0.1 tap,ifname=rxetap1,script=no,downscript=no >"$OUT/cli/console.log" 2>&1 </dev/null & CLI=$!
 echo "srv qemu pid $SRV, cli qemu pid $CLI"
 wait $CLI; echo "cli guest finished after $(( $(date +%s)-T0 ))s"
 for i in $(seq 1 60); do kill -0 $SRV 2>/dev/null || break; sleep 1; done

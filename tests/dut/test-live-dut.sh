@@ -39,7 +39,7 @@ fi
 
 # 1. The run: the guests' traffic, captured live on the host side of the client's tap.
 SCEN="rc_pingpong write_bw read_bw_lossy rc_pingpong_ecn_ce erspan3_rc_pingpong"
-RXE_NS=rocedump-livedut-$$ HOST_CAPTURE=$HERE/live-capture.sh ROCEDUMP=$R \
+RXE_NS=rocedump-livedut-$$ HOST_CAPTURE=$HERE/live-capture.sh ROCEDUMP=$R GUEST_CPUS=0 \
 	"$HERE/run-pair.sh" "$OUT" $SCEN >"$OUT/run-pair.log" 2>&1
 rc=$?
 [ $rc = 0 ] || { echo "Bail out! run-pair.sh failed (exit $rc): $(tail -3 "$OUT/run-pair.log" | tr '\n' ' ')"; exit 1; }
