@@ -24,15 +24,25 @@ run read --setup perftest-read:$((DUT_PORT + 2)) --tests D1,D2,D3,D4,B10
 run atomic --setup perftest-atomic:$((DUT_PORT + 3)) --tests B11,D5
 # faults, each of which must turn the verdicts. The DUT's server stopped mid-run: its loop paused once the
 # first test's server run has ended (first: the servers are all idle and listening now)
-# wait until the rc-pingpong loop's current run listens (listening-rcpp holds the number of the last run
-# seen listening; runs.log has a line for every run that ended)
-for i in $(seq 1 1500); do
-  [ "$(cat "$DUT_OUTDIR/listening-rcpp" 2>/dev/null)" = "$(( $(grep -c '^loop=rcpp' "$DUT_OUTDIR/runs.log") + 1 ))" ] && break
-  sleep 0.1
-done
-before=$(grep -c '^loop=rcpp' "$DUT_OUTDIR/runs.log")
+runs() { grep -c '^loop=rcpp' "$DUT_OUTDIR/runs.log"; }
+listens() {  # until the rc-pingpong loop's current run listens (listening-rcpp holds the number of the
+  # last run seen listening; runs.log has a line for every run that ended), 150 s at most
+  for i in $(seq 1 1500); do
+    [ "$(cat "$DUT_OUTDIR/listening-rcpp" 2>/dev/null)" = "$(( $(runs) + 1 ))" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+listens
+# a fresh server run: an idle run ends after the guest's 30 s limit, and one that ended during the step
+# would pass for the run the first test used (the loop paused too early: the setup refused for 10 s)
+before=$(runs); touch "$DUT_OUTDIR/pause-rcpp"
+for i in $(seq 1 600); do [ "$(runs)" -gt "$before" ] && break; sleep 0.1; done
+rm -f "$DUT_OUTDIR/pause-rcpp"
+listens
+before=$(runs)
 ( for i in $(seq 1 600); do
-    [ "$(grep -c '^loop=rcpp' "$DUT_OUTDIR/runs.log")" -gt "$before" ] && { touch "$DUT_OUTDIR/pause-rcpp"; break; }
+    [ "$(runs)" -gt "$before" ] && { touch "$DUT_OUTDIR/pause-rcpp"; break; }
     sleep 0.05
   done ) &
 W=$!
