@@ -36,7 +36,7 @@ done
 check "ICRC good counts agree at scale" grep -q "^PASS  ICRC good count on scale-100:6000: bare floor 6000, rocedump 6000" "$out"
 check "a scale row at 100 QPs" grep -Eq "^100 QPs +6000 +200 " "$out"
 check "a scale speed verdict" grep -Eq "^(PASS|FAIL)  rocedump -q within 2.5x of the bare floor at 100 QPs: [0-9.]+x" "$out"
-check "a bytes-a-stream verdict" grep -Eq "^(PASS|FAIL)  rocedump state at 100 QPs: [0-9]+ bytes a stream" "$out"
+check "a bytes-a-stream line" grep -Eq "^INFO  rocedump state at 100 QPs: -?[0-9]+ bytes a stream \(too few streams to judge\)" "$out"
 # The bare floor reads as libpcap does: the same counts as floor -D on every capture of the project
 # (other link types counted as other by both), on a big-endian copy of one, and on a pcapng file it
 # refuses (exit 2)
