@@ -1,13 +1,13 @@
 /* stream_table.c: the transport analyzer's tables (see stream_table.h): interned addresses, the
- * stream map with its LRU list and eviction, the analyzer's life cycle, and the per-stream
+ * stream map, its order of use and eviction, the analyzer's life cycle, and the per-stream
  * reports (roce_analyzer_foreach). */
-#define _GNU_SOURCE  /* mremap */
 #include "stream_table.h"
+
+#include "pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* ---- addresses ---- */
 
@@ -16,17 +16,24 @@ static bool same_addr(const uint8_t *stored, const uint8_t *addr, unsigned len)
 	return stored[16] == len && (len == 4 ? memcmp(stored, addr, 4) == 0 : memcmp(stored, addr, 16) == 0);
 }
 
+/* The address's id if it is interned (true); else false, with *key the free key it would take. */
+static bool addr_find(const struct roce_analyzer *a, const uint8_t *addr, unsigned len, uint32_t *id, uint64_t *key)
+{
+	for (*key = addr_key(addr, len);; *key = (*key + 1) | ADDR_KEY_V6) {  /* only IPv6 keys can collide */
+		if (!u64map_get(&a->addr_index, *key, id))
+			return false;  /* a new address; *key is free */
+		if (len == 4 || same_addr(a->addrs[*id], addr, len))
+			return true;
+	}
+}
+
 uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
 {
-	uint64_t key = addr_key(addr, len);
+	uint64_t key;
 	uint32_t id;
 
-	for (;; key = (key + 1) | ADDR_KEY_V6) {  /* only IPv6 keys can collide */
-		if (!u64map_get(&a->addr_index, key, &id))
-			break;  /* a new address; key is free */
-		if (len == 4 || same_addr(a->addrs[id], addr, len))
-			return id;
-	}
+	if (addr_find(a, addr, len, &id, &key))
+		return id;
 	if (a->n_addrs == MAX_ADDRS)
 		return NO_IDX;
 	if (a->n_addrs == a->addrs_alloc) {
@@ -53,6 +60,13 @@ static inline bool addr_known_v4(const struct roce_analyzer *a, const uint8_t *a
 	return u64map_get(&a->addr_index, addr_key(addr, 4), id);
 }
 
+bool addr_pair_peek(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst)
+{
+	uint64_t key;
+	return addr_pair_recent(a, addrs, len, src, dst) ||
+	       (addr_find(a, addrs, len, src, &key) && addr_find(a, addrs + len, len, dst, &key));
+}
+
 bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst)
 {
 	if (!(len == 4 && addr_known_v4(a, addrs, src) && addr_known_v4(a, addrs + 4, dst))) {
@@ -73,28 +87,6 @@ bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned 
 	c->src = *src;
 	c->dst = *dst;
 	return true;
-}
-
-/* ---- memory ---- */
-
-/* The stream cores and the side blocks live in pages of their own: page-aligned, so that a
- * 128-byte core spans two cache lines, not three, and a 160-byte block three, not three or four
- * (malloc's 16-byte alignment; at scale each line is a cache miss), and grown by mremap, which
- * moves pages instead of copying them. NULL when out of memory (old stays). */
-static void *pages_grow(void *old, size_t old_bytes, size_t bytes)
-{
-	void *p;
-	if (old)
-		p = mremap(old, old_bytes, bytes, MREMAP_MAYMOVE);
-	else  /* an anonymous mapping takes fd -1 (mmap(2)), which cppcheck's posix library refuses */
-		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);  // cppcheck-suppress invalidFunctionArg
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void pages_free(void *p, size_t bytes)
-{
-	if (p)
-		munmap(p, bytes);
 }
 
 /* ---- side blocks ---- */

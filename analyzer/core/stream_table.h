@@ -213,6 +213,11 @@ struct stream_ids {
 				     and not in the core: touched only by marked frames and CNPs */
 };
 
+/* roce_analyze_prefetch() (prefetch.c) loads a frame's state in four stages, AHEAD_STEP frames
+ * apart: its frames in flight are the last AHEAD_RING it was given. */
+#define AHEAD_STEP 4u
+#define AHEAD_RING (4u * AHEAD_STEP)
+
 struct roce_analyzer {
 	uint32_t max_streams, pmtu_cfg;
 	struct u64map streams;    /* key → index into s[] */
@@ -251,6 +256,15 @@ struct roce_analyzer {
 	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
 	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
+	struct ahead {            /* roce_analyze_prefetch()'s frames in flight (prefetch.c) */
+		struct ahead_rec {
+			uint64_t key;     /* the frame's stream key, 0: none */
+			uint32_t idx;     /* its stream's index, found a stage later (NO_IDX: none) */
+			uint32_t peer;    /* a response's request stream, found a stage later */
+			bool response;
+		} rec[AHEAD_RING];
+		uint32_t n;           /* frames seen */
+	} ahead;
 };
 
 /* The frame gets event e; out, when there is one and room in it, the details: a pointer to them
@@ -377,9 +391,12 @@ uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len);
 /* The ids of a packet's source and destination addresses (len bytes each, the destination right
  * after the source, as IP headers and the GRH have them); false when the table is full. The two
  * pairs looked up last answer inline: most frames belong to the connection of the frame before. */
+/* The ids of a packet's addresses as addr_pair_ids() would give them, but only if both are interned
+ * already; nothing changes (no address interned, the recent pairs as they were). */
+bool addr_pair_peek(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst);
 bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst);
-static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src,
-				 uint32_t *dst)
+static inline bool addr_pair_recent(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src,
+				    uint32_t *dst)
 {
 	for (unsigned r = 0; r < 2; r++) {
 		const struct addr_pair *c = &a->recent_pairs[r];
@@ -390,7 +407,12 @@ static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, 
 			return true;
 		}
 	}
-	return addr_pair_ids_slow(a, addrs, len, src, dst);
+	return false;
+}
+static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src,
+				 uint32_t *dst)
+{
+	return addr_pair_recent(a, addrs, len, src, dst) || addr_pair_ids_slow(a, addrs, len, src, dst);
 }
 
 /* stream_get() for a key not in the table. */

@@ -1,14 +1,14 @@
 /* u64map.c: open-addressing u64 → u32 map (see u64map.h). */
 #include "u64map.h"
 
-#include <stdlib.h>
+#include "pages.h"
 
 int u64map_init(struct u64map *m, uint32_t capacity_hint)
 {
 	uint32_t cap = 16;
 	while (cap < capacity_hint && cap < (1u << 30))
 		cap <<= 1;
-	m->slots = calloc(cap, sizeof(*m->slots));
+	m->slots = pages_alloc((size_t)cap * sizeof(*m->slots));
 	if (!m->slots)
 		return -1;
 	m->mask = cap - 1;
@@ -18,7 +18,8 @@ int u64map_init(struct u64map *m, uint32_t capacity_hint)
 
 void u64map_free(struct u64map *m)
 {
-	free(m->slots);
+	if (m->slots)
+		pages_free(m->slots, (size_t)(m->mask + 1) * sizeof(*m->slots));
 	m->slots = NULL;
 }
 

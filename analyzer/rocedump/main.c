@@ -697,6 +697,13 @@ static bool sink_idle(void *ctx)
 	return !signals_stop();
 }
 
+/* A frame the sink will see soon: its analyzer state starts loading. */
+static void sink_peek(void *ctx, const struct frame *f, const struct roce_pkt *pkt)
+{
+	const struct sink_ctx *sc = ctx;
+	roce_analyze_prefetch(sc->an, pkt, f->data);
+}
+
 /* The live capture's counts for the statistics block at the end of each -w file. */
 static struct rotate_counts live_counts(void *ctx)
 {
@@ -834,6 +841,7 @@ int main(int argc, char **argv)
 		.batch_frames = o.batch ? o.batch : PIPELINE_BATCH_DEFAULT,
 		.decoder = &o.decoder,
 		.idle = sink_idle,
+		.peek = sink_peek,
 	};
 	int status = 0;
 

@@ -305,13 +305,33 @@ static void sink_thread_starved(struct shared *s, uint64_t seq, uint64_t seen, b
 	}
 }
 
+/* A frame the peek hook will look at soon: its decode and its first bytes start loading (the
+ * decoding thread wrote them, often from the other core: a cache miss each, which the peek hook
+ * otherwise waits for). */
+static inline void load_frame(const struct frame *f, const struct roce_pkt *p)
+{
+	for (size_t at = 0; at < sizeof(*p); at += 64)
+		__builtin_prefetch((const char *)p + at);
+	__builtin_prefetch(f->data);
+	__builtin_prefetch(f->data + 64);
+}
+
 /* On the sink thread: batch seq, ready, through the sink; then its slot is free. */
 static void sink_batch(struct shared *s, uint64_t seq, struct batch *b)
 {
 	if (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-		unsigned i = 0;
-		while (i < b->n && sink_frame(s, &b->frames[i], &b->pkts[i]))
-			i++;
+		pipeline_peek peek = s->cfg->peek;
+		unsigned i = 0, ahead = peek ? PIPELINE_PEEK_AHEAD : 0;
+		for (unsigned k = 0; k < ahead && k < b->n; k++)
+			peek(s->ctx, &b->frames[k], &b->pkts[k]);
+		for (; i < b->n; i++) {
+			if (ahead && i + 2 * ahead < b->n)
+				load_frame(&b->frames[i + 2 * ahead], &b->pkts[i + 2 * ahead]);
+			if (ahead && i + ahead < b->n)
+				peek(s->ctx, &b->frames[i + ahead], &b->pkts[i + ahead]);
+			if (!sink_frame(s, &b->frames[i], &b->pkts[i]))
+				break;
+		}
 		if (i == b->n)
 			take_read_result(s, b->rc, b->err);
 	}

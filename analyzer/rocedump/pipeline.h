@@ -33,11 +33,20 @@ typedef bool (*pipeline_idle)(void *ctx);
 
 #define PIPELINE_IDLE_MS 100
 
+/* Called on the sink thread on each frame of a batch PIPELINE_PEEK_AHEAD frames before the sink
+ * sees it (at a batch's start, on its first ones at once), so that the sink can start loading
+ * what the frame will need (roce_analyze_prefetch). Not called on frames read one at a time (one
+ * thread, large frames). */
+typedef void (*pipeline_peek)(void *ctx, const struct frame *f, const struct roce_pkt *p);
+
+#define PIPELINE_PEEK_AHEAD 16
+
 struct pipeline_config {
 	unsigned threads;       /* 1 .. PIPELINE_MAX_THREADS */
 	unsigned batch_frames;  /* frames per batch when threads > 1 */
 	const struct roce_decoder_config *decoder;
 	pipeline_idle idle;     /* NULL: none */
+	pipeline_peek peek;     /* NULL: none */
 };
 
 /* The number of threads rocedump uses by default: 2 when the machine has two CPUs or more. */

@@ -119,6 +119,12 @@ ROCE_API void roce_analyzer_free(struct roce_analyzer *a);
 ROCE_API void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, const uint8_t *frame,
 			   int64_t ts_ns, struct roce_findings *out);
 
+/* Optional, for speed when the analyzer tracks more streams than the caches hold: call it on
+ * each frame, in capture order, a few frames (rocedump: 16) before roce_analyze() sees it, and it
+ * starts loading the analyzer state that frame will touch. It changes nothing the analysis
+ * computes, whether it is called on every frame, on some or on none. */
+ROCE_API void roce_analyze_prefetch(struct roce_analyzer *a, const struct roce_pkt *p, const uint8_t *frame);
+
 /* How a stream was paired with the reverse direction of its connection. */
 enum roce_paired { ROCE_PAIRED_NONE = 0, ROCE_PAIRED_PSN, ROCE_PAIRED_CM };
 

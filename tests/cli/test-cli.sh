@@ -297,6 +297,22 @@ done
 [ "$same" = 1 ] && ok "the output is the same on 1, 2 and 4 threads, any batch size, file or stdin" ||
 	not_ok "the output is the same on 1, 2 and 4 threads"
 
+# More streams than the caches hold: above 8,192 the analysis thread loads each frame's state a
+# few frames ahead (roce_analyze_prefetch), guesses that a stream made, moved or evicted meanwhile
+# makes wrong. 60,000 frames over 20,000 QPs among many hosts (~35,000 streams), and the same with
+# --max-streams 9000 (evictions all along): the same output as one thread, which never looks ahead
+"$GENCAPS" --bench-hosts "$T/wide.pcap" 60000 20000 || not_ok "gencaps --bench-hosts"
+same=1
+for args in "-q --summary" "-e" "-q --summary --max-streams 9000" "-e --max-streams 9000"; do
+	same_as_one_thread "$T/wide.pcap" "$args" "--threads 2" "--threads 2 --batch 7" || same=0
+done
+"$R" -q --summary -T json -r "$T/wide.pcap" | "$PY" -c '
+import json, sys
+n = [json.loads(l) for l in sys.stdin][-1]["streams"]["count"]
+sys.exit(0 if n > 9000 else 1)' || { same=0; echo "# fewer streams than the look-ahead needs"; }
+[ "$same" = 1 ] && ok "many streams, looked up ahead: the same output on one thread and on two" ||
+	not_ok "many streams, looked up ahead: the same output on one thread and on two"
+
 # a 100,000-byte frame (snap length 262144): a batch keeps only the 65,535 bytes the decoder
 # looks at, and nothing in the output changes
 "$PY" - "$G/rc_opcodes.pcap" "$T/jumbo.pcap" <<'PYEOF'

@@ -1,0 +1,18 @@
+/* pages.h: memory for the analyzer's large tables (internal), in pages of its own rather than from
+ * malloc: page-aligned, so that a 128-byte stream core spans two cache lines, not three; grown by
+ * mremap, which moves pages instead of copying them; and backed by transparent huge pages where the
+ * system allows (madvise, the default setting of most distributions), so that looking streams up
+ * in random order over hundreds of megabytes does not also miss the TLB on nearly every access. */
+#ifndef ROCE_PAGES_H
+#define ROCE_PAGES_H
+
+#include <stddef.h>
+
+/* bytes of zeroed memory, or NULL when out of memory. */
+void *pages_alloc(size_t bytes);
+/* old (old_bytes, NULL for none) grown to bytes, its contents kept and the rest zeroed; NULL when
+ * out of memory (old stays). */
+void *pages_grow(void *old, size_t old_bytes, size_t bytes);
+void pages_free(void *p, size_t bytes);
+
+#endif

@@ -1,0 +1,76 @@
+/* prefetch.c: roce_analyze_prefetch() (analyze.h), the analyzer's look-ahead. With more streams
+ * than the caches hold, a frame's analysis waits on several memory loads in a row (its stream's
+ * map slot, then its core, then the side blocks the core names, and for a response its request
+ * stream's core and block), each known only once the one before has arrived. Given the frames to
+ * come, in order, a few frames before each reaches roce_analyze(), this starts those loads one
+ * stage a call, AHEAD_STEP frames apart, so that they arrive while the frames before are being
+ * analysed: hash first, then prefetch, then process. It writes nothing the analysis reads, and
+ * a wrong guess (a stream made, moved or evicted meanwhile) only loads a line for nothing. */
+#include "stream_table.h"
+
+/* Streams below this fit the caches (a core is 128 bytes, a block up to 272): no look-ahead. */
+#define AHEAD_ABOVE 8192u
+
+static inline void load(const void *p)
+{
+	__builtin_prefetch(p, 1, 3);  /* for writing: the analysis updates what it loads */
+}
+
+static inline void load_lines(const void *p, size_t bytes)
+{
+	const char *c = p;
+	for (size_t at = 0; at < bytes; at += 64)
+		load(c + at);
+	load(c + bytes - 1);  /* a block not aligned to a line ends in one more */
+}
+
+static inline void load_block(const struct block_pool *pool, uint32_t i)
+{
+	if (i)
+		load_lines(block_at(pool, i), pool->size);
+}
+
+void roce_analyze_prefetch(struct roce_analyzer *a, const struct roce_pkt *p, const uint8_t *frame)
+{
+	if (a->n_used < AHEAD_ABOVE)
+		return;
+	struct ahead *h = &a->ahead;
+	uint32_t n = h->n++;
+	uint32_t i;
+
+	/* 1: this frame's stream key (interned addresses only; a new one makes a new stream), and
+	 * its map slot */
+	struct ahead_rec *r = &h->rec[n % AHEAD_RING];
+	*r = (struct ahead_rec){0, NO_IDX, NO_IDX, false};
+	uint32_t src, dst;
+	if (p->version && p->op && (p->op->flags & ROCE_OPF_VALID) && p->op->op != ROCE_OP_CNP &&
+	    p->trunc_layer != ROCE_LAYER_EXT && p->net.addr_len &&
+	    addr_pair_peek(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst)) {
+		r->key = stream_key(src, dst, p->h.bth.dqpn);
+		r->response = p->op->flags & ROCE_OPF_RESPONSE;
+		load(&a->streams.slots[u64map_slot_of(&a->streams, r->key)]);
+	}
+	/* 2: the frame AHEAD_STEP before: its slot has arrived; its stream's core */
+	r = &h->rec[(n - AHEAD_STEP) % AHEAD_RING];
+	if (r->key && u64map_get(&a->streams, r->key, &i)) {
+		r->idx = i;
+		load_lines(&a->s[i], sizeof(a->s[i]));
+	}
+	/* 3: the frame before that: the side blocks its core names; a response's request stream */
+	r = &h->rec[(n - 2 * AHEAD_STEP) % AHEAD_RING];
+	if (r->idx != NO_IDX) {
+		const struct stream *s = &a->s[r->idx];
+		load_block(&a->ack_pool, s->ack);
+		load_block(&a->resp_pool, s->resp);
+		if (s->loss)
+			load(block_at(&a->loss_pool, s->loss));
+		if (r->response && s->peer_qpn != NO_QPN && s->peer_idx < a->n_used) {
+			r->peer = s->peer_idx;
+			load_lines(&a->s[s->peer_idx], sizeof(a->s[0]));
+		}
+	}
+	/* 4: the frame before that: the request stream's acknowledgement block */
+	r = &h->rec[(n - 3 * AHEAD_STEP) % AHEAD_RING];
+	if (r->peer != NO_IDX)
+		load_block(&a->ack_pool, a->s[r->peer].ack);
+}
