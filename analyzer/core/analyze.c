@@ -937,8 +937,12 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		return;
 	const struct roce_net *n = &p->net;
 	uint32_t src, dst;
-	if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst))
+	if (p->stream_hint) {  /* the look-ahead found both addresses interned (prefetch.c) */
+		src = key_src(p->stream_hint);
+		dst = key_dst(p->stream_hint);
+	} else if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst)) {
 		return;
+	}
 	if (p->op->op == ROCE_OP_CNP) {  /* CNPs make no stream of their own */
 		cong_cnp(a, p, ts_ns, src, dst, out);
 		return;

@@ -30,31 +30,35 @@ static inline void load_block(const struct block_pool *pool, uint32_t i)
 		load_lines(block_at(pool, i), pool->size);
 }
 
-void roce_analyze_prefetch(struct roce_analyzer *a, const struct roce_pkt *p, const uint8_t *frame)
+bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame)
 {
 	if (a->n_used < AHEAD_ABOVE)
-		return;
+		return false;
 	struct ahead *h = &a->ahead;
 	uint32_t n = h->n++;
 	uint32_t i;
 
-	/* 1: this frame's stream key (interned addresses only; a new one makes a new stream), and
-	 * its map slot */
+	/* 1: this frame's stream key (interned addresses only; a new one makes a new stream), noted
+	 * for roce_analyze() (address ids never change), and its map slot */
 	struct ahead_rec *r = &h->rec[n % AHEAD_RING];
-	*r = (struct ahead_rec){0, NO_IDX, NO_IDX, false};
+	*r = (struct ahead_rec){0, 0, NO_IDX, NO_IDX, false};
 	uint32_t src, dst;
 	if (p->version && p->op && (p->op->flags & ROCE_OPF_VALID) && p->op->op != ROCE_OP_CNP &&
 	    p->trunc_layer != ROCE_LAYER_EXT && p->net.addr_len &&
 	    addr_pair_peek(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst)) {
-		r->key = stream_key(src, dst, p->h.bth.dqpn);
+		r->key = p->stream_hint = stream_key(src, dst, p->h.bth.dqpn);
 		r->response = p->op->flags & ROCE_OPF_RESPONSE;
-		load(&a->streams.slots[u64map_slot_of(&a->streams, r->key)]);
+		r->slot = u64map_slot_of(&a->streams, r->key);
+		load(&a->streams.slots[r->slot]);
 	}
 	/* 2: the frame AHEAD_STEP before: its slot has arrived; its stream's core */
 	r = &h->rec[(n - AHEAD_STEP) % AHEAD_RING];
-	if (r->key && u64map_get(&a->streams, r->key, &i)) {
-		r->idx = i;
-		load_lines(&a->s[i], sizeof(a->s[i]));
+	if (r->key) {
+		const struct u64map_slot *e = &a->streams.slots[u64map_probe_from(&a->streams, r->key, r->slot)];
+		if (e->val) {
+			r->idx = i = e->val - 1;
+			load_lines(&a->s[i], sizeof(a->s[i]));
+		}
 	}
 	/* 3: the frame before that: the side blocks its core names; a response's request stream */
 	r = &h->rec[(n - 2 * AHEAD_STEP) % AHEAD_RING];
@@ -73,4 +77,5 @@ void roce_analyze_prefetch(struct roce_analyzer *a, const struct roce_pkt *p, co
 	r = &h->rec[(n - 3 * AHEAD_STEP) % AHEAD_RING];
 	if (r->peer != NO_IDX)
 		load_block(&a->ack_pool, a->s[r->peer].ack);
+	return true;
 }

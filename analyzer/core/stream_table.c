@@ -63,6 +63,9 @@ static inline bool addr_known_v4(const struct roce_analyzer *a, const uint8_t *a
 bool addr_pair_peek(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst)
 {
 	uint64_t key;
+	if (len == 4)
+		return addr_pair_recent(a, addrs, len, src, dst) ||
+		       (addr_known_v4(a, addrs, src) && addr_known_v4(a, addrs + 4, dst));
 	return addr_pair_recent(a, addrs, len, src, dst) ||
 	       (addr_find(a, addrs, len, src, &key) && addr_find(a, addrs + len, len, dst, &key));
 }

@@ -36,13 +36,17 @@ static inline uint32_t u64map_slot_of(const struct u64map *m, uint64_t key)
 	return (uint32_t)key & m->mask;
 }
 
-/* The slot holding key, or the empty slot that ends its probe run (where it would go). */
-static inline uint32_t u64map_probe(const struct u64map *m, uint64_t key)
+/* The slot holding key, or the empty slot that ends its probe run (where it would go), searched
+ * from slot i (u64map_slot_of(m, key), unless the caller has it already). */
+static inline uint32_t u64map_probe_from(const struct u64map *m, uint64_t key, uint32_t i)
 {
-	uint32_t i = u64map_slot_of(m, key);
 	while (m->slots[i].val && m->slots[i].key != key)
 		i = (i + 1) & m->mask;
 	return i;
+}
+static inline uint32_t u64map_probe(const struct u64map *m, uint64_t key)
+{
+	return u64map_probe_from(m, key, u64map_slot_of(m, key));
 }
 
 /* The value for key, or false. Inline: it runs for every frame the analyzer sees. */

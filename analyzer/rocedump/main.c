@@ -697,11 +697,12 @@ static bool sink_idle(void *ctx)
 	return !signals_stop();
 }
 
-/* A frame the sink will see soon: its analyzer state starts loading. */
-static void sink_peek(void *ctx, const struct frame *f, const struct roce_pkt *pkt)
+/* A frame the sink will see soon: its analyzer state starts loading (while the analyzer has
+ * streams enough to want it). */
+static bool sink_peek(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 {
 	const struct sink_ctx *sc = ctx;
-	roce_analyze_prefetch(sc->an, pkt, f->data);
+	return roce_analyze_prefetch(sc->an, pkt, f->data);
 }
 
 /* The live capture's counts for the statistics block at the end of each -w file. */

@@ -310,10 +310,16 @@ static void sink_thread_starved(struct shared *s, uint64_t seq, uint64_t seen, b
  * otherwise waits for). */
 static inline void load_frame(const struct frame *f, const struct roce_pkt *p)
 {
-	for (size_t at = 0; at < sizeof(*p); at += 64)
-		__builtin_prefetch((const char *)p + at);
-	__builtin_prefetch(f->data);
-	__builtin_prefetch(f->data + 64);
+	_Static_assert(sizeof(*p) <= 384, "a decode in six lines (at most seven)");
+	const char *c = (const char *)p;
+	__builtin_prefetch(c);
+	__builtin_prefetch(c + 64);
+	__builtin_prefetch(c + 128);
+	__builtin_prefetch(c + 192);
+	__builtin_prefetch(c + 256);
+	__builtin_prefetch(c + 320);
+	__builtin_prefetch(c + sizeof(*p) - 1);
+	__builtin_prefetch(f->data);  /* the headers, up to the BTH */
 }
 
 /* On the sink thread: batch seq, ready, through the sink; then its slot is free. */
@@ -321,9 +327,12 @@ static void sink_batch(struct shared *s, uint64_t seq, struct batch *b)
 {
 	if (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		pipeline_peek peek = s->cfg->peek;
-		unsigned i = 0, ahead = peek ? PIPELINE_PEEK_AHEAD : 0;
-		for (unsigned k = 0; k < ahead && k < b->n; k++)
-			peek(s->ctx, &b->frames[k], &b->pkts[k]);
+		unsigned i = 0, ahead = 0;
+		if (peek && b->n && peek(s->ctx, &b->frames[0], &b->pkts[0])) {
+			ahead = PIPELINE_PEEK_AHEAD;
+			for (unsigned k = 1; k < ahead && k < b->n; k++)
+				peek(s->ctx, &b->frames[k], &b->pkts[k]);
+		}
 		for (; i < b->n; i++) {
 			if (ahead && i + 2 * ahead < b->n)
 				load_frame(&b->frames[i + 2 * ahead], &b->pkts[i + 2 * ahead]);

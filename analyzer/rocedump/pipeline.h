@@ -35,9 +35,10 @@ typedef bool (*pipeline_idle)(void *ctx);
 
 /* Called on the sink thread on each frame of a batch PIPELINE_PEEK_AHEAD frames before the sink
  * sees it (at a batch's start, on its first ones at once), so that the sink can start loading
- * what the frame will need (roce_analyze_prefetch). Not called on frames read one at a time (one
- * thread, large frames). */
-typedef void (*pipeline_peek)(void *ctx, const struct frame *f, const struct roce_pkt *p);
+ * what the frame will need (roce_analyze_prefetch). When it returns false on a batch's first
+ * frame, it is not called on the rest of that batch. Not called on frames read one at a time
+ * (one thread, large frames). */
+typedef bool (*pipeline_peek)(void *ctx, const struct frame *f, struct roce_pkt *p);
 
 #define PIPELINE_PEEK_AHEAD 16
 

@@ -121,9 +121,12 @@ ROCE_API void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t
 
 /* Optional, for speed when the analyzer tracks more streams than the caches hold: call it on
  * each frame, in capture order, a few frames (rocedump: 16) before roce_analyze() sees it, and it
- * starts loading the analyzer state that frame will touch. It changes nothing the analysis
- * computes, whether it is called on every frame, on some or on none. */
-ROCE_API void roce_analyze_prefetch(struct roce_analyzer *a, const struct roce_pkt *p, const uint8_t *frame);
+ * starts loading the analyzer state that frame will touch (and notes in p->stream_hint what
+ * roce_analyze() then need not look up again). It changes nothing the analysis computes, whether
+ * it is called on every frame, on some or on none. It returns false, doing nothing, while the
+ * analyzer has too few streams to gain from it (a caller may then skip the frames after, up to a
+ * batch of them, say). */
+ROCE_API bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame);
 
 /* How a stream was paired with the reverse direction of its connection. */
 enum roce_paired { ROCE_PAIRED_NONE = 0, ROCE_PAIRED_PSN, ROCE_PAIRED_CM };

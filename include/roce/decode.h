@@ -169,6 +169,8 @@ struct roce_pkt {
 	uint32_t capture_if;      /* set by the caller after roce_decode (which makes it 0): the
 				   * capture interface, e.g. the pcapng interface id + 1; 0 if unknown.
 				   * The analyzer tells copies of a frame by it (analyze.h) */
+	uint64_t stream_hint;     /* the analyzer's own, set by roce_analyze_prefetch() (analyze.h):
+				   * the frame's stream as it found it; 0 (roce_decode) if none */
 	/* set only when present (see above) */
 	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */
 	struct roce_wrap wrap;
