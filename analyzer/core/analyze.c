@@ -872,7 +872,7 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 {
 	const struct roce_pkt *p = f->p;
 	enum copy_seen seen;
-	uint64_t key = copy_content_key(p, frame);
+	uint64_t key = p->copy_hint ? p->copy_hint : copy_content_key(p, frame);  /* never 0 */
 	uint32_t where = copy_where(p, frame), src, dst, i;
 	struct copy_slot *slot = copy_find(a->copies, a->copy_window_ns, key, where, f->ts, f->frame, &seen);
 	if (seen == COPY_NEW) {

@@ -85,7 +85,7 @@ uint32_t copy_where(const struct roce_pkt *p, const uint8_t *frame)
 struct copy_slot *copy_find(struct copy_slot *table, int64_t window_ns, uint64_t key, uint32_t where, int64_t ts,
 			    uint64_t frame, enum copy_seen *seen)
 {
-	struct copy_slot *set = &table[((key ^ (key >> 29)) & (COPY_SLOTS / COPY_WAYS - 1)) * COPY_WAYS];
+	struct copy_slot *set = copy_set(table, key);
 	_Static_assert(COPY_WAYS == 4, "the ways are compared unrolled");
 	struct copy_slot *s = set[0].key == key ? &set[0] : set[1].key == key ? &set[1] :
 			      set[2].key == key ? &set[2] : set[3].key == key ? &set[3] : NULL;

@@ -41,6 +41,12 @@ enum copy_seen {
 				   * explain it (the caller's call: a counted IPv4 id that did not change) */
 };
 
+/* The set of COPY_WAYS slots where a packet with this content key is looked for. */
+static inline struct copy_slot *copy_set(struct copy_slot *table, uint64_t key)
+{
+	return &table[((key ^ (key >> 29)) & (COPY_SLOTS / COPY_WAYS - 1)) * COPY_WAYS];
+}
+
 /* Look the frame's packet up: *seen says how it was seen, and the slot returned holds that
  * sighting, or is the one to record this frame in (copy_note) when it is not a copy. */
 struct copy_slot *copy_find(struct copy_slot *table, int64_t window_ns, uint64_t key, uint32_t where, int64_t ts,

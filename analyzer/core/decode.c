@@ -751,7 +751,7 @@ static void decode_sll(struct ctx *c, uint32_t lim, bool v2)
 
 /* Set the always-set fields (decode.h) one by one: a memset of the block compiles to `rep stos`,
  * whose start-up cost was 6 % of rocedump -q on small packets. */
-_Static_assert(offsetof(struct roce_pkt, vlan) == 136, "a field was added: reset it in pkt_reset()");
+_Static_assert(offsetof(struct roce_pkt, vlan) == 144, "a field was added: reset it in pkt_reset()");
 static void pkt_reset(struct roce_pkt *out, uint32_t caplen, uint32_t wirelen, unsigned linktype)
 {
 	static const struct roce_net no_net;
@@ -772,7 +772,7 @@ static void pkt_reset(struct roce_pkt *out, uint32_t caplen, uint32_t wirelen, u
 	out->roce_len = out->payload_off = out->payload_len = out->icrc_off = 0;
 	out->icrc_wire = out->icrc_computed = 0;
 	out->sll_ifindex = out->capture_if = 0;
-	out->stream_hint = 0;
+	out->stream_hint = out->copy_hint = 0;
 	out->wrap.kind = ROCE_WRAP_NONE;
 	out->wrap.depth = 0;
 	out->h.hdrs = 0;

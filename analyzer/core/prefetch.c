@@ -38,8 +38,9 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 	uint32_t n = h->n++;
 	uint32_t i;
 
-	/* 1: this frame's stream key (interned addresses only; a new one makes a new stream), noted
-	 * for roce_analyze() (address ids never change), and its map slot */
+	/* 1: this frame's stream key (interned addresses only; a new one makes a new stream) and
+	 * content key, noted for roce_analyze() (address ids never change), its map slot and its set
+	 * in the copy table */
 	struct ahead_rec *r = &h->rec[n % AHEAD_RING];
 	*r = (struct ahead_rec){0, 0, NO_IDX, NO_IDX, false};
 	uint32_t src, dst;
@@ -50,6 +51,10 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 		r->response = p->op->flags & ROCE_OPF_RESPONSE;
 		r->slot = u64map_slot_of(&a->streams, r->key);
 		load(&a->streams.slots[r->slot]);
+		if (a->copies) {  /* its set among the recent sightings (copies.h) */
+			p->copy_hint = copy_content_key(p, frame);
+			load(copy_set(a->copies, p->copy_hint));
+		}
 	}
 	/* 2: the frame AHEAD_STEP before: its slot has arrived; its stream's core */
 	r = &h->rec[(n - AHEAD_STEP) % AHEAD_RING];

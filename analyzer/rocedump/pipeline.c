@@ -310,7 +310,7 @@ static void sink_thread_starved(struct shared *s, uint64_t seq, uint64_t seen, b
  * otherwise waits for). */
 static inline void load_frame(const struct frame *f, const struct roce_pkt *p)
 {
-	_Static_assert(sizeof(*p) <= 384, "a decode in six lines (at most seven)");
+	_Static_assert(sizeof(*p) <= 448, "a decode in seven lines (at most eight)");
 	const char *c = (const char *)p;
 	__builtin_prefetch(c);
 	__builtin_prefetch(c + 64);
@@ -318,6 +318,7 @@ static inline void load_frame(const struct frame *f, const struct roce_pkt *p)
 	__builtin_prefetch(c + 192);
 	__builtin_prefetch(c + 256);
 	__builtin_prefetch(c + 320);
+	__builtin_prefetch(c + 384);
 	__builtin_prefetch(c + sizeof(*p) - 1);
 	__builtin_prefetch(f->data);  /* the headers, up to the BTH */
 }

@@ -170,7 +170,8 @@ struct roce_pkt {
 				   * capture interface, e.g. the pcapng interface id + 1; 0 if unknown.
 				   * The analyzer tells copies of a frame by it (analyze.h) */
 	uint64_t stream_hint;     /* the analyzer's own, set by roce_analyze_prefetch() (analyze.h):
-				   * the frame's stream as it found it; 0 (roce_decode) if none */
+				   * the frame's stream as it found it, and its content key among */
+	uint64_t copy_hint;       /* recent sightings (copies); 0 (roce_decode) if none */
 	/* set only when present (see above) */
 	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */
 	struct roce_wrap wrap;
