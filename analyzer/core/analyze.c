@@ -937,7 +937,10 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		return;
 	const struct roce_net *n = &p->net;
 	uint32_t src, dst;
-	if (p->stream_hint) {  /* the look-ahead found both addresses interned (prefetch.c) */
+	if (p->stream_hint && key_src(p->stream_hint) < a->n_addrs && key_dst(p->stream_hint) < a->n_addrs) {
+		/* the look-ahead found both addresses interned (prefetch.c); ids never change. Checked
+		 * against the table all the same: a roce_pkt is the caller's, and a stale hint (another
+		 * analyzer's, say) must not index past it */
 		src = key_src(p->stream_hint);
 		dst = key_dst(p->stream_hint);
 	} else if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst)) {
