@@ -42,7 +42,7 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 	 * content key, noted for roce_analyze() (address ids never change), its map slot and its set
 	 * in the copy table */
 	struct ahead_rec *r = &h->rec[n % AHEAD_RING];
-	*r = (struct ahead_rec){0, 0, NO_IDX, NO_IDX, false};
+	*r = (struct ahead_rec){0, 0, 0, NO_IDX, NO_IDX, false};
 	uint32_t src, dst;
 	if (p->version && p->op && (p->op->flags & ROCE_OPF_VALID) && p->op->op != ROCE_OP_CNP &&
 	    p->trunc_layer != ROCE_LAYER_EXT && p->net.addr_len &&
@@ -63,10 +63,20 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 		if (e->val) {
 			r->idx = i = e->val - 1;
 			load_lines(&a->s[i], sizeof(a->s[i]));
+		} else {  /* a new stream: its requests' host pair, whose chain it joins or walks */
+			uint64_t k = r->key;
+			r->pair = r->response ? pair_key(key_dst(k), key_src(k)) : pair_key(key_src(k), key_dst(k));
+			load(&a->pairs.slots[u64map_slot_of(&a->pairs, r->pair)]);
 		}
 	}
-	/* 3: the frame before that: the side blocks its core names; a response's request stream */
+	/* 3: the frame before that: the side blocks its core names; a response's request stream,
+	 * for a new response stream the newest request stream of its host pair (where the search
+	 * for it begins) */
 	r = &h->rec[(n - 2 * AHEAD_STEP) % AHEAD_RING];
+	if (r->idx == NO_IDX && r->response && r->pair && u64map_get(&a->pairs, r->pair, &i) && i < a->n_used) {
+		r->peer = i;
+		load_lines(&a->s[i], sizeof(a->s[i]));
+	}
 	if (r->idx != NO_IDX) {
 		const struct stream *s = &a->s[r->idx];
 		load_block(&a->ack_pool, s->ack);

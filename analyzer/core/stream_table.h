@@ -259,6 +259,7 @@ struct roce_analyzer {
 	struct ahead {            /* roce_analyze_prefetch()'s frames in flight (prefetch.c) */
 		struct ahead_rec {
 			uint64_t key;     /* the frame's stream key, 0: none */
+			uint64_t pair;    /* a new stream's: its requests' host pair (pairs map), 0: none */
 			uint32_t slot;    /* where its probe starts in the stream map (a guess once the map grows) */
 			uint32_t idx;     /* its stream's index, found a stage later (NO_IDX: none) */
 			uint32_t peer;    /* a response's request stream, found a stage later */
