@@ -5,8 +5,9 @@
 #   ib_write_bw / ib_read_bw / ib_atomic_bw -d rxe0 -x GIDX -m MTU  on PORT+1, PORT+2, PORT+3 (when PERFTEST=1;
 #   each run limited to PT_TIMEOUT s)
 # Settings: /mnt/out/dut.conf (written by run-dut.sh). Control files in /mnt/out: "stop" ends every loop and
-# the guest; "pause-NAME" keeps loop NAME (rcpp, write, read, atomic) from starting new runs (a server
-# stopped mid-run, for the harness's own tests).
+# the guest; "pause-NAME" keeps loop NAME (rcpp, write, read, atomic) from starting new runs and ends its
+# current one (a server stopped mid-run, for the harness's own tests); "hold-NAME" keeps it from starting
+# new runs and lets the current one end by itself (a server that serves once more, then is gone).
 # Written to /mnt/out: listening-NAME (run number last seen listening), runs.log (one line per run: loop,
 # status ok/timeout/error/stopped, exit code, guest uptimes, non-zero rxe hw_counter deltas), NAME-NNN.log.
 O=/mnt/out
@@ -25,7 +26,7 @@ delta() {  # delta BEFORE AFTER: the non-zero differences
 serve() {  # serve NAME PORT LIMIT COMMAND...
   local name=$1 port=$2 limit=$3 n=0 id t0 tl P rc st; shift 3
   while [ ! -e $O/stop ]; do
-    if [ -e $O/pause-$name ]; then sleep 0.3; continue; fi
+    if [ -e $O/pause-$name ] || [ -e $O/hold-$name ]; then sleep 0.3; continue; fi
     n=$((n + 1)); id=$(printf %03d $n); t0=$(up); tl=-
     counters > /tmp/before-$name
     timeout "$limit" "$@" -p "$port" > $O/$name-$id.log 2>&1 & P=$!
