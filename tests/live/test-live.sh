@@ -124,13 +124,21 @@ echo "# ${#CAPTURES[@]} captures replayed"
 # not all reach live0b (tcpreplay on a loaded machine) says nothing about the capture: it is told
 # apart from a capture that missed frames the interface received, and replayed once more.
 rx_b() { inb cat /sys/class/net/live0b/statistics/rx_packets; }
+# started_late: the live output is the offline output's last lines, fewer of them. A fresh ring now
+# and then misses the first frames that reach the interface under load (a CI run: the last 76 of
+# 311 frames, every one right): the capture's start, not its analysis, which is what this checks.
+started_late() {
+	local n
+	n=$(mask "$T/one.out" | wc -l)
+	[ "$n" -lt "$(mask "$T/off.out" | wc -l)" ] && cmp -s <(mask "$T/off.out" | tail -n "$n") <(mask "$T/one.out")
+}
 t=1
 for f in "${CAPTURES[@]}"; do
 	b=$(basename "$f")
 	cnt=$(frames "$f")
 	t=$((t % 3 + 1))
 	"$R" -r "$f" -t -vv -e --copy-window-us 0 >"$T/off.out" 2>&1
-	for attempt in 1 2; do
+	for attempt in 1 2 3; do
 		# copies are told by where and when a frame was seen, which a replay onto one interface, at
 		# its own pace, does not keep: the comparison leaves them out (--copy-window-us 0)
 		if ! capture one -i live0b -c "$cnt" -t -vv -e --threads $t --copy-window-us 0; then
@@ -141,8 +149,13 @@ for f in "${CAPTURES[@]}"; do
 		arrived=$(($(rx_b) - rx0))
 		finish 30
 		[ "$rc" = 0 ] && cmp -s <(mask "$T/off.out") <(mask "$T/one.out") && break
-		[ "$arrived" -ge "$cnt" ] && break
-		echo "# $b: live0b received $arrived of the $cnt frames replayed (lost before the capture): replayed again"
+		if [ "$arrived" -lt "$cnt" ]; then
+			echo "# $b: live0b received $arrived of the $cnt frames replayed (lost before the capture): replayed again"
+		elif started_late; then
+			echo "# $b: the capture missed the replay's first frames, and nothing else (the ring's start-up): replayed again"
+		else
+			break
+		fi
 	done
 	if [ "$rc" = start ]; then
 		not_ok "$b: capture started" "$(cat "$T/one.err")"
