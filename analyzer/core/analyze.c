@@ -929,8 +929,7 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		c->last_ts = ts_ns;
 	if (ts_ns > c->next_deadline || ts_ns < c->pause_until || p->net.kind == ROCE_NET_MACC)
 		cong_frame_slow(a, p, frame, ts_ns, out);
-	if (!p->version || !p->op || !(p->op->flags & ROCE_OPF_VALID) || p->trunc_layer == ROCE_LAYER_EXT ||
-	    !p->net.addr_len)
+	if (!transport_analysable(p))
 		return;
 	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns, number};
 	if (a->copies && is_copy(a, &f, frame))

@@ -44,8 +44,7 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 	struct ahead_rec *r = &h->rec[n % AHEAD_RING];
 	*r = (struct ahead_rec){0, 0, 0, NO_IDX, NO_IDX, false};
 	uint32_t src, dst;
-	if (p->version && p->op && (p->op->flags & ROCE_OPF_VALID) && p->op->op != ROCE_OP_CNP &&
-	    p->trunc_layer != ROCE_LAYER_EXT && p->net.addr_len &&
+	if (transport_analysable(p) && p->op->op != ROCE_OP_CNP &&  /* CNPs make no stream */
 	    addr_pair_peek(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst)) {
 		r->key = p->stream_hint = stream_key(src, dst, p->h.bth.dqpn);
 		r->response = p->op->flags & ROCE_OPF_RESPONSE;

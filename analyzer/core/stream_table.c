@@ -60,19 +60,24 @@ static inline bool addr_known_v4(const struct roce_analyzer *a, const uint8_t *a
 	return u64map_get(&a->addr_index, addr_key(addr, 4), id);
 }
 
-bool addr_pair_peek(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst)
+/* Both addresses' ids, when both are interned already; nothing changes. */
+static inline bool addr_pair_known(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src,
+				   uint32_t *dst)
 {
 	uint64_t key;
-	if (len == 4)
-		return addr_pair_recent(a, addrs, len, src, dst) ||
-		       (addr_known_v4(a, addrs, src) && addr_known_v4(a, addrs + 4, dst));
-	return addr_pair_recent(a, addrs, len, src, dst) ||
-	       (addr_find(a, addrs, len, src, &key) && addr_find(a, addrs + len, len, dst, &key));
+	if (len == 4)  /* exact keys: one inline lookup each */
+		return addr_known_v4(a, addrs, src) && addr_known_v4(a, addrs + 4, dst);
+	return addr_find(a, addrs, len, src, &key) && addr_find(a, addrs + len, len, dst, &key);
+}
+
+bool addr_pair_peek(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst)
+{
+	return addr_pair_recent(a, addrs, len, src, dst) || addr_pair_known(a, addrs, len, src, dst);
 }
 
 bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst)
 {
-	if (!(len == 4 && addr_known_v4(a, addrs, src) && addr_known_v4(a, addrs + 4, dst))) {
+	if (!addr_pair_known(a, addrs, len, src, dst)) {
 		*src = addr_id(a, addrs, len);
 		*dst = addr_id(a, addrs + len, len);
 		if (*src == NO_IDX || *dst == NO_IDX)

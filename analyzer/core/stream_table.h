@@ -217,6 +217,7 @@ struct stream_ids {
  * apart: its frames in flight are the last AHEAD_RING it was given. */
 #define AHEAD_STEP 4u
 #define AHEAD_RING (4u * AHEAD_STEP)
+_Static_assert((AHEAD_RING & (AHEAD_RING - 1)) == 0, "a power of two: (n - k) % AHEAD_RING is right across n's wrap");
 
 struct roce_analyzer {
 	uint32_t max_streams, pmtu_cfg;
@@ -268,6 +269,14 @@ struct roce_analyzer {
 		uint32_t n;           /* frames seen */
 	} ahead;
 };
+
+/* Whether roce_analyze() runs the transport analysis on a frame: a RoCE packet with a valid
+ * opcode, its headers captured up to the extended ones, and addresses to key a stream on. */
+static inline bool transport_analysable(const struct roce_pkt *p)
+{
+	return p->version && p->op && (p->op->flags & ROCE_OPF_VALID) && p->trunc_layer != ROCE_LAYER_EXT &&
+	       p->net.addr_len;
+}
 
 /* The frame gets event e; out, when there is one and room in it, the details: a pointer to them
  * is returned (NULL otherwise), zeroed but for qpn (delta_ns and priority -1), for more. */
@@ -390,13 +399,11 @@ static inline uint64_t addr_key(const uint8_t *addr, unsigned len)
 /* The id of an address (4 or 16 bytes), interned on first sight; NO_IDX when the table is full. */
 uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len);
 
-/* The ids of a packet's source and destination addresses (len bytes each, the destination right
- * after the source, as IP headers and the GRH have them); false when the table is full. The two
- * pairs looked up last answer inline: most frames belong to the connection of the frame before. */
 /* The ids of a packet's addresses as addr_pair_ids() would give them, but only if both are interned
  * already; nothing changes (no address interned, the recent pairs as they were). */
 bool addr_pair_peek(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst);
 bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src, uint32_t *dst);
+/* The ids of the two address pairs looked up last, if addrs is one of them. */
 static inline bool addr_pair_recent(const struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src,
 				    uint32_t *dst)
 {
@@ -411,6 +418,9 @@ static inline bool addr_pair_recent(const struct roce_analyzer *a, const uint8_t
 	}
 	return false;
 }
+/* The ids of a packet's source and destination addresses (len bytes each, the destination right
+ * after the source, as IP headers and the GRH have them); false when the table is full. The two
+ * pairs looked up last answer inline: most frames belong to the connection of the frame before. */
 static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, unsigned len, uint32_t *src,
 				 uint32_t *dst)
 {

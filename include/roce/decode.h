@@ -169,9 +169,10 @@ struct roce_pkt {
 	uint32_t capture_if;      /* set by the caller after roce_decode (which makes it 0): the
 				   * capture interface, e.g. the pcapng interface id + 1; 0 if unknown.
 				   * The analyzer tells copies of a frame by it (analyze.h) */
-	uint64_t stream_hint;     /* the analyzer's own, set by roce_analyze_prefetch() (analyze.h):
-				   * the frame's stream as it found it, and its content key among */
-	uint64_t copy_hint;       /* recent sightings (copies); 0 (roce_decode) if none */
+	/* the analyzer's own, set by roce_analyze_prefetch() (analyze.h) so that roce_analyze() need
+	 * not compute them again; roce_decode() makes them 0 (none) */
+	uint64_t stream_hint;     /* the frame's stream key as the look-ahead found it */
+	uint64_t copy_hint;       /* its content key among recent sightings (copies) */
 	/* set only when present (see above) */
 	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */
 	struct roce_wrap wrap;
