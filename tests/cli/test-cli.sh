@@ -6,10 +6,8 @@ set -u
 R=$1 CAPS=$2 PY=${3:-python3} GENCAPS=$4
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; [ $# -eq 0 ] || printf "%s\n" "$@" | sed "s/^/# /"; }
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 # expect NAME STATUS STDERR-REGEX -- ARGS...: run rocedump, check exit status and stderr
 # (an empty regex: stderr must be empty).

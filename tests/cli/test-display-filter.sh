@@ -8,9 +8,8 @@ set -u
 R=$1 CAPS=$2 PY=${3:-python3}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; [ $# -eq 0 ] || printf "%s\n" "$@" | sed "s/^/# /"; }
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 G=$CAPS/gen X=$CAPS/rxe
 

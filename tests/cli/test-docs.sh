@@ -10,9 +10,8 @@ set -u
 R=$1 SRC=$2 BUILD=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; [ $# -eq 0 ] || printf "%s\n" "$@" | sed "s/^/# /"; }
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 MAN=$SRC/analyzer/rocedump/rocedump.1
 README=$SRC/README.md

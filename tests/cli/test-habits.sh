@@ -13,11 +13,8 @@ set -u
 R=$1 CAPS=$2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; [ $# -eq 0 ] || printf "%s\n" "$@" | sed "s/^/# /"; }
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 TCPDUMP=$(command -v tcpdump || true)
 TSHARK=$(command -v tshark || true)

@@ -22,9 +22,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 R=$(readlink -f "$1")
 OUT=${2:-} KEEP=1
 [ -n "$OUT" ] || { OUT=$(mktemp -d /tmp/rocedump-live-dut.XXXXXX); KEEP=0; }  # removed if all pass
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; [ $# = 0 ] || printf '%s\n' "$@" | sed 's/^/# /'; }
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 if [ "$(id -u)" != 0 ] || [ ! -c /dev/net/tun ]; then echo "1..0 # SKIP needs root and /dev/net/tun"; exit 0; fi
 for tool in qemu-system-x86_64 tcpdump curl promtool editcap; do

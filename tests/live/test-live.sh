@@ -22,11 +22,9 @@
 #   test-live.sh ROCEDUMP CAPTURES_DIR
 set -u
 R=$1 CAPS=$2
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; [ $# -eq 0 ] || printf "%s\n" "$@" | sed "s/^/# /"; }
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root (network namespaces)"; exit 0; fi
 for tool in tcpreplay ip tc curl promtool setpriv tcpdump tshark capinfos editcap; do
@@ -122,7 +120,7 @@ echo "# ${#CAPTURES[@]} captures replayed"
 # 1. Every capture: live output = offline output.
 # rx_b: frames live0b has received, from the kernel's interface counters. A replay whose frames did
 # not all reach live0b (tcpreplay on a loaded machine) says nothing about the capture: it is told
-# apart from a capture that missed frames the interface received, and replayed once more.
+# apart from a capture that missed frames the interface received, and replayed again (three tries in all).
 rx_b() { inb cat /sys/class/net/live0b/statistics/rx_packets; }
 # started_late: the live output is the offline output's last lines, fewer of them. A fresh ring now
 # and then misses the first frames that reach the interface under load (a CI run: the last 76 of
