@@ -605,7 +605,7 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 	/* the request streams from dst to src, newest first, until one has sent this PSN */
 	uint32_t i;
 	struct stream *q = NULL;
-	if (!u64map_get(&a->pairs, pair_key(dst, src), &i))
+	if (!pair_head(a, pair_key(dst, src), &i))
 		return NULL;
 	for (unsigned hops = 0; hops < 16 && i < a->n_used; hops++, i = a->s[i].pair_next) {
 		struct stream *c = &a->s[i];
@@ -880,7 +880,7 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 		return false;
 	}
 	bool known = p->op->op != ROCE_OP_CNP && addr_pair_ids(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst) &&
-		     u64map_get(&a->streams, stream_key(src, dst, p->h.bth.dqpn), &i);
+		     stream_index(a, stream_key(src, dst, p->h.bth.dqpn), &i);
 	/* the same place, the same bytes: a copy (a network duplicate) only when the stream's IPv4 ids
 	 * count, so that a resend would have had a new one */
 	if (seen == COPY_SAME_PLACE && !(known && (a->s[i].flags & F_IPID) && p->net.kind == ROCE_NET_IPV4 && p->net.ip_id)) {
@@ -1004,8 +1004,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		on_request(a, s, &f);
 		if (first) {  /* a new request stream heads its host pair's chain */
 			uint32_t head;
-			s->pair_next = u64map_get(&a->pairs, pair_key(src, dst), &head) ? head : NO_IDX;
-			u64map_put(&a->pairs, pair_key(src, dst), idx);
+			s->pair_next = pair_head(a, pair_key(src, dst), &head) ? head : NO_IDX;
+			pair_set_head(a, pair_key(src, dst), idx);
 		}
 	}
 	if (out) {  /* after the analysis: pairing may have given the stream its pair id */

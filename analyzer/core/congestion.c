@@ -297,7 +297,7 @@ static struct stream *cnp_target(struct roce_analyzer *a, uint32_t src, uint32_t
 	uint32_t i;
 	struct stream *only = NULL;
 	unsigned n = 0;
-	if (!u64map_get(&a->pairs, pair_key(dst, src), &i))
+	if (!pair_head(a, pair_key(dst, src), &i))
 		return NULL;
 	for (unsigned hops = 0; hops < 64 && i < a->n_used; hops++, i = a->s[i].pair_next) {
 		struct stream *s = &a->s[i];

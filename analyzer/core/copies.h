@@ -22,6 +22,15 @@ struct copy_slot {
 	uint32_t where;           /* where it was seen */
 };
 
+/* Whether roce_analyze() runs the transport analysis on a frame (copy detection included): a
+ * RoCE packet with a valid opcode, its headers captured up to the extended ones, and addresses
+ * to key a stream on. */
+static inline bool transport_analysable(const struct roce_pkt *p)
+{
+	return p->version && p->op && (p->op->flags & ROCE_OPF_VALID) && p->trunc_layer != ROCE_LAYER_EXT &&
+	       p->net.addr_len;
+}
+
 /* The packet's content from the IP header (or GRH) on, with the bytes the ICRC leaves out masked
  * (TTL / hop limit, TOS / traffic class, flow label, checksums): its addresses, IPv4 id, UDP source
  * port, BTH and length, and the ICRC on the wire, which covers all the rest. A frame captured

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "copies.h"
 #include "csum.h"
 #include "icrc.h"
 #include "macc.h"
@@ -843,6 +844,13 @@ static bool decode_fast(struct ctx *c, uint32_t caplen)
 	return true;
 }
 
+/* ROCE_DECODE_COPY_KEY: the content key of a frame the transport analysis will see (copies.h) */
+static void note_copy_key(const struct roce_decoder_config *cfg, const uint8_t *frame, struct roce_pkt *out)
+{
+	if (cfg && (cfg->flags & ROCE_DECODE_COPY_KEY) && transport_analysable(out))
+		out->copy_hint = copy_content_key(out, frame);
+}
+
 int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uint32_t caplen,
 		uint32_t wirelen, unsigned linktype, struct roce_pkt *out)
 {
@@ -855,6 +863,7 @@ int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uin
 	if (linktype == ROCE_LINK_ETHERNET && decode_fast(&c, caplen)) {
 		if (roce_ecn(&out->net) == 3)
 			ev(&c, ROCE_EV_ECN_CE);
+		note_copy_key(cfg, frame, out);
 		return 1;
 	}
 	switch (linktype) {
@@ -882,6 +891,7 @@ int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uin
 	}
 	if (out->version && out->net.kind != ROCE_NET_NONE && roce_ecn(&out->net) == 3)
 		ev(&c, ROCE_EV_ECN_CE);
+	note_copy_key(cfg, frame, out);
 	return out->version != 0;
 }
 

@@ -24,6 +24,17 @@ void *pages_alloc(size_t bytes)
 	return pages_grow(NULL, 0, bytes);
 }
 
+void *pages_table(uint32_t hint, uint32_t max_slots, size_t slot_bytes, uint32_t *mask)
+{
+	uint32_t n = 16;
+	while (n < hint && n < max_slots)
+		n <<= 1;
+	void *p = pages_alloc((size_t)n * slot_bytes);
+	if (p)
+		*mask = n - 1;
+	return p;
+}
+
 void pages_free(void *p, size_t bytes)
 {
 	if (p)

@@ -7,6 +7,7 @@
 #define ROCE_PAGES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* bytes of zeroed memory, or NULL when out of memory. */
 void *pages_alloc(size_t bytes);
@@ -14,5 +15,8 @@ void *pages_alloc(size_t bytes);
  * out of memory (old stays). */
 void *pages_grow(void *old, size_t old_bytes, size_t bytes);
 void pages_free(void *p, size_t bytes);
+/* A zeroed hash table of slot_bytes-sized slots, their number a power of two, at least hint (and
+ * 16), at most max_slots (a power of two): *mask receives their number - 1. NULL when out of memory. */
+void *pages_table(uint32_t hint, uint32_t max_slots, size_t slot_bytes, uint32_t *mask);
 
 #endif

@@ -48,33 +48,39 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 	    addr_pair_peek(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst)) {
 		r->key = p->stream_hint = stream_key(src, dst, p->h.bth.dqpn);
 		r->response = p->op->flags & ROCE_OPF_RESPONSE;
-		r->slot = u64map_slot_of(&a->streams, r->key);
-		load(&a->streams.slots[r->slot]);
+		r->hash = idxmap_hash(r->key);
+		load(&a->streams.slots[r->hash & a->streams.mask]);
 		if (a->copies) {  /* its set among the recent sightings (copies.h) */
-			p->copy_hint = copy_content_key(p, frame);
+			if (!p->copy_hint)  /* unless the decoder found it (ROCE_DECODE_COPY_KEY) */
+				p->copy_hint = copy_content_key(p, frame);
 			load(copy_set(a->copies, p->copy_hint));
 		}
 	}
-	/* 2: the frame AHEAD_STEP before: its slot has arrived; its stream's core */
+	/* 2: the frame AHEAD_STEP before: its slot has arrived; its stream's core (the first slot of
+	 * its hash: a guess, not checked against the key, which is in the core) */
 	r = &h->rec[(n - AHEAD_STEP) % AHEAD_RING];
 	if (r->key) {
-		const struct u64map_slot *e = &a->streams.slots[u64map_probe_from(&a->streams, r->key, r->slot)];
+		const struct idxmap_slot *e = &a->streams.slots[idxmap_next(&a->streams, r->hash, r->hash & a->streams.mask)];
 		if (e->val) {
 			r->idx = i = e->val - 1;
 			load_lines(&a->s[i], sizeof(a->s[i]));
 		} else {  /* a new stream: its requests' host pair, whose chain it joins or walks */
 			uint64_t k = r->key;
 			r->pair = r->response ? pair_key(key_dst(k), key_src(k)) : pair_key(key_src(k), key_dst(k));
-			load(&a->pairs.slots[u64map_slot_of(&a->pairs, r->pair)]);
+			load(&a->pairs.slots[idxmap_hash(r->pair) & a->pairs.mask]);
 		}
 	}
 	/* 3: the frame before that: the side blocks its core names; a response's request stream,
 	 * for a new response stream the newest request stream of its host pair (where the search
 	 * for it begins) */
 	r = &h->rec[(n - 2 * AHEAD_STEP) % AHEAD_RING];
-	if (r->idx == NO_IDX && r->response && r->pair && u64map_get(&a->pairs, r->pair, &i) && i < a->n_used) {
-		r->peer = i;
-		load_lines(&a->s[i], sizeof(a->s[i]));
+	if (r->idx == NO_IDX && r->response && r->pair) {
+		uint32_t ph = idxmap_hash(r->pair);
+		i = a->pairs.slots[idxmap_next(&a->pairs, ph, ph & a->pairs.mask)].val;  /* a guess, as above */
+		if (i && i - 1 < a->n_used) {
+			r->peer = i - 1;
+			load_lines(&a->s[i - 1], sizeof(a->s[0]));
+		}
 	}
 	if (r->idx != NO_IDX) {
 		const struct stream *s = &a->s[r->idx];

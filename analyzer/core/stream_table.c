@@ -203,7 +203,7 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	if (victim == NO_IDX)
 		return NO_IDX;
 	struct stream *v = &a->s[victim];
-	u64map_del(&a->streams, v->key);
+	idxmap_del_at(&a->streams, stream_slot(a, v->key, idxmap_hash(v->key)));
 	block_give(&a->ack_pool, v->ack);
 	block_give(&a->loss_pool, v->loss);
 	block_give(&a->resp_pool, v->resp);
@@ -213,10 +213,10 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	return victim;
 }
 
-struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
+struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t h, uint32_t *idx)
 {
 	uint32_t i = entry_take(a);
-	if (i == NO_IDX || u64map_put(&a->streams, key, i) < 0)
+	if (i == NO_IDX || idxmap_add(&a->streams, h, i) < 0)
 		return NULL;
 	struct stream *e = &a->s[i];
 	memset(e, 0, sizeof(*e));
@@ -235,7 +235,26 @@ struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 struct stream *stream_find(struct roce_analyzer *a, uint64_t key)
 {
 	uint32_t i;
-	return u64map_get(&a->streams, key, &i) ? &a->s[i] : NULL;
+	return stream_index(a, key, &i) ? &a->s[i] : NULL;
+}
+
+void pair_set_head(struct roce_analyzer *a, uint64_t k, uint32_t idx)
+{
+	struct idxmap *m = &a->pairs;
+	uint32_t h = idxmap_hash(k);
+	if (idxmap_reserve(m) < 0)
+		return;  /* out of memory: the pair's streams are found by their keys alone */
+	uint32_t i = idxmap_next(m, h, h & m->mask);
+	for (; m->slots[i].val; i = idxmap_next(m, h, (i + 1) & m->mask)) {
+		uint64_t held = a->s[m->slots[i].val - 1].key >> 24;
+		/* this pair's slot, or one whose stream was evicted and now holds a pair of another
+		 * hash: taken over (a pair of the same hash is another pair's) */
+		if (held == k || idxmap_hash(held) != h) {
+			m->slots[i].val = idx + 1;
+			return;
+		}
+	}
+	idxmap_fill(m, i, h, idx);
 }
 
 struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, char errbuf[ROCE_ERRBUF_SIZE])
@@ -258,8 +277,8 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 		a->copy_window_ns = window_us > INT64_MAX / 1000 ? INT64_MAX : window_us * 1000;
 		a->copies = calloc(COPY_SLOTS, sizeof(*a->copies));
 	}
-	if (!a->sends || (window_us >= 0 && !a->copies) || u64map_init(&a->streams, 1024) < 0 ||
-	    u64map_init(&a->pairs, 256) < 0 || u64map_init(&a->addr_index, 256) < 0 ||
+	if (!a->sends || (window_us >= 0 && !a->copies) || idxmap_init(&a->streams, 1024) < 0 ||
+	    idxmap_init(&a->pairs, 256) < 0 || u64map_init(&a->addr_index, 256) < 0 ||
 	    cong_init(a, cfg ? cfg->congestion : NULL) < 0) {
 		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
 		roce_analyzer_free(a);
@@ -272,8 +291,8 @@ void roce_analyzer_free(struct roce_analyzer *a)
 {
 	if (!a)
 		return;
-	u64map_free(&a->streams);
-	u64map_free(&a->pairs);
+	idxmap_free(&a->streams);
+	idxmap_free(&a->pairs);
 	u64map_free(&a->addr_index);
 	pages_free(a->s, (size_t)a->n_alloc * sizeof(*a->s));
 	free(a->ids);
@@ -406,7 +425,7 @@ static uint32_t mutual_peer(const struct roce_analyzer *a, const struct stream *
 {
 	uint32_t j;
 	if (e->peer_qpn == NO_QPN ||
-	    !u64map_get(&a->streams, stream_key(key_dst(e->key), key_src(e->key), e->peer_qpn), &j) ||
+	    !stream_index(a, stream_key(key_dst(e->key), key_src(e->key), e->peer_qpn), &j) ||
 	    a->s[j].peer_qpn != key_qpn(e->key))
 		return NO_IDX;
 	return j;

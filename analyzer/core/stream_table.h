@@ -10,6 +10,7 @@
 
 #include "congestion.h"
 #include "copies.h"
+#include "idxmap.h"
 #include "roce/analyze.h"
 #include "u64map.h"
 
@@ -221,8 +222,9 @@ _Static_assert((AHEAD_RING & (AHEAD_RING - 1)) == 0, "a power of two: (n - k) % 
 
 struct roce_analyzer {
 	uint32_t max_streams, pmtu_cfg;
-	struct u64map streams;    /* key → index into s[] */
-	struct u64map pairs;      /* (src id, dst id) → most recent request stream index */
+	struct idxmap streams;    /* key → index into s[] (idxmap.h: checked against s[].key) */
+	struct idxmap pairs;      /* (src id, dst id) → most recent request stream index (checked
+				   * against that stream's key: one evicted since is not found) */
 	struct u64map addr_index; /* address hash → address id */
 	struct stream *s;
 	struct stream_ids *ids;   /* beside s[], as many */
@@ -261,7 +263,7 @@ struct roce_analyzer {
 		struct ahead_rec {
 			uint64_t key;     /* the frame's stream key, 0: none */
 			uint64_t pair;    /* a new stream's: its requests' host pair (pairs map), 0: none */
-			uint32_t slot;    /* where its probe starts in the stream map (a guess once the map grows) */
+			uint32_t hash;    /* its key's idxmap_hash() */
 			uint32_t idx;     /* its stream's index, found a stage later (NO_IDX: none) */
 			uint32_t peer;    /* a response's request stream, found a stage later */
 			bool response;
@@ -269,14 +271,6 @@ struct roce_analyzer {
 		uint32_t n;           /* frames seen */
 	} ahead;
 };
-
-/* Whether roce_analyze() runs the transport analysis on a frame: a RoCE packet with a valid
- * opcode, its headers captured up to the extended ones, and addresses to key a stream on. */
-static inline bool transport_analysable(const struct roce_pkt *p)
-{
-	return p->version && p->op && (p->op->flags & ROCE_OPF_VALID) && p->trunc_layer != ROCE_LAYER_EXT &&
-	       p->net.addr_len;
-}
 
 /* The frame gets event e; out, when there is one and room in it, the details: a pointer to them
  * is returned (NULL otherwise), zeroed but for qpn (delta_ns and priority -1), for more. */
@@ -310,6 +304,7 @@ static inline uint32_t key_src(uint64_t k) { return (uint32_t)(k >> 44); }
 static inline uint32_t key_dst(uint64_t k) { return (uint32_t)(k >> 24) & (MAX_ADDRS - 1); }
 static inline uint32_t key_qpn(uint64_t k) { return (uint32_t)k & PSN_MASK; }
 static inline uint64_t pair_key(uint32_t src, uint32_t dst) { return (uint64_t)src << 20 | dst; }
+_Static_assert(24 + ADDR_BITS == 44, "a stream key >> 24 is its pair key");
 
 /* The stream's path MTU: configured, or learned (0 while unknown). */
 static inline uint32_t pmtu_of(const struct roce_analyzer *a, const struct stream *s)
@@ -427,17 +422,57 @@ static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, 
 	return addr_pair_recent(a, addrs, len, src, dst) || addr_pair_ids_slow(a, addrs, len, src, dst);
 }
 
-/* stream_get() for a key not in the table. */
-struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t *idx);
+/* The slot of the stream with this key (h: its hash) in the stream map, or the empty slot that
+ * ends its run: a slot whose hash matches is checked against the stream's key. */
+static inline uint32_t stream_slot(const struct roce_analyzer *a, uint64_t key, uint32_t h)
+{
+	const struct idxmap *m = &a->streams;
+	uint32_t i = idxmap_next(m, h, h & m->mask);
+	while (m->slots[i].val && a->s[m->slots[i].val - 1].key != key)
+		i = idxmap_next(m, h, (i + 1) & m->mask);
+	return i;
+}
+
+/* The index of the stream with this key, or false. */
+static inline bool stream_index(const struct roce_analyzer *a, uint64_t key, uint32_t *idx)
+{
+	uint32_t v = a->streams.slots[stream_slot(a, key, idxmap_hash(key))].val;
+	if (!v)
+		return false;
+	*idx = v - 1;
+	return true;
+}
+
+/* The host pair's newest request stream (pair key k, pair_key()), if the pairs map has one whose
+ * key still says it is that pair's (a stream evicted since is not). */
+static inline bool pair_head(const struct roce_analyzer *a, uint64_t k, uint32_t *idx)
+{
+	const struct idxmap *m = &a->pairs;
+	uint32_t h = idxmap_hash(k);
+	for (uint32_t i = idxmap_next(m, h, h & m->mask); m->slots[i].val; i = idxmap_next(m, h, (i + 1) & m->mask)) {
+		uint32_t j = m->slots[i].val - 1;
+		if (j < a->n_used && a->s[j].key >> 24 == k) {
+			*idx = j;
+			return true;
+		}
+	}
+	return false;
+}
+/* idx is its host pair's newest request stream (pair key k). */
+void pair_set_head(struct roce_analyzer *a, uint64_t k, uint32_t idx);
+
+/* stream_get() for a key not in the table (h: its hash). */
+struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t h, uint32_t *idx);
 
 /* The stream with this key, created (evicting the least recently used one at the cap) if new,
  * and stamped the most recently used; NULL when out of memory. *idx receives its index. The
  * common case, a known stream, is inline: it runs for every frame. */
 static inline struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 {
-	uint32_t i;
-	if (!u64map_get(&a->streams, key, &i))
-		return stream_add(a, key, idx);
+	uint32_t h = idxmap_hash(key), v = a->streams.slots[stream_slot(a, key, h)].val;
+	if (!v)
+		return stream_add(a, key, h, idx);
+	uint32_t i = v - 1;
 	a->s[i].touched = ++a->clock;  /* no list to relink: neighbours stay untouched */
 	a->newest = i;
 	*idx = i;

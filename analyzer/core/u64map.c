@@ -5,13 +5,8 @@
 
 int u64map_init(struct u64map *m, uint32_t capacity_hint)
 {
-	uint32_t cap = 16;
-	while (cap < capacity_hint && cap < (1u << 30))
-		cap <<= 1;
-	m->slots = pages_alloc((size_t)cap * sizeof(*m->slots));
-	if (!m->slots)
+	if (!(m->slots = pages_table(capacity_hint, 1u << 30, sizeof(*m->slots), &m->mask)))
 		return -1;
-	m->mask = cap - 1;
 	m->count = 0;
 	return 0;
 }

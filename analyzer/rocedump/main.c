@@ -837,6 +837,8 @@ int main(int argc, char **argv)
 		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
 	}
 	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
+	if (o.copy_window_us >= 0)  /* the decoding threads work out the key copy detection looks up */
+		o.decoder.flags |= ROCE_DECODE_COPY_KEY;
 	struct pipeline_config pcfg = {
 		.threads = o.threads ? o.threads : pipeline_default_threads(),
 		.batch_frames = o.batch ? o.batch : PIPELINE_BATCH_DEFAULT,

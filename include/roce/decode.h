@@ -30,6 +30,8 @@ struct roce_decoder_config {
 #define ROCE_DECODE_NO_ICRC 0x1u   /* skip the ICRC computation (status stays "unchecked") */
 #define ROCE_DECODE_NO_CSUM 0x2u   /* skip IPv4 and UDP checksum verification */
 #define ROCE_DECODE_NO_FAST_PATH 0x4u /* always take the general walk (tests compare the two) */
+#define ROCE_DECODE_COPY_KEY 0x8u  /* fill copy_hint, the content key copy detection looks up
+				    * (analyze.h): on a decoding thread, off the analysing one's path */
 
 /* Where a decode stopped for lack of bytes or on an invalid field. */
 enum roce_layer {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unit_util.h"
+
 #include "u64map.h"
 
 static uint32_t home(uint64_t key, uint32_t mask)
@@ -200,17 +202,9 @@ Test(u64map, delete_in_chain_wrapping_the_table)
 
 	uint64_t rng = 0x243f6a8885a308d3;
 	for (unsigned trial = 0; trial < 2000; trial++) {
-		unsigned order[11], ins[11];
-		for (unsigned i = 0; i < 11; i++)
-			order[i] = ins[i] = i;
-		for (unsigned i = 10; i > 0; i--) {  /* Fisher-Yates, xorshift64 */
-			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-			unsigned j = (unsigned)(rng % (i + 1)), t = order[i];
-			order[i] = order[j], order[j] = t;
-			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-			j = (unsigned)(rng % (i + 1)), t = ins[i];
-			ins[i] = ins[j], ins[j] = t;
-		}
+		unsigned order[11], ins[11];  /* deletions, insertions */
+		u_permutation(order, 11, &rng);
+		u_permutation(ins, 11, &rng);
 		struct u64map m;
 		cr_assert_eq(u64map_init(&m, 16), 0);
 		for (unsigned i = 0; i < 11; i++)

@@ -352,3 +352,14 @@ void u_sweep_truncation(const uint8_t *f, uint32_t len, unsigned linktype, const
 		}
 	}
 }
+
+void u_permutation(unsigned *a, unsigned n, uint64_t *rng)
+{
+	for (unsigned i = 0; i < n; i++)
+		a[i] = i;
+	for (unsigned i = n; i-- > 1;) {
+		*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+		unsigned j = (unsigned)(*rng % (i + 1)), t = a[i];
+		a[i] = a[j], a[j] = t;
+	}
+}

@@ -72,4 +72,7 @@ void u_layout_from_pkt(struct u_layout *l, const struct roce_pkt *full, bool add
 void u_sweep_truncation(const uint8_t *f, uint32_t len, unsigned linktype, const struct u_layout *lay,
 			bool mirror);
 
+/* a[0..n-1] = 0..n-1 in a pseudo-random order (Fisher-Yates on xorshift64 state *rng, never 0). */
+void u_permutation(unsigned *a, unsigned n, uint64_t *rng);
+
 #endif
