@@ -307,8 +307,9 @@ static void sink_thread_starved(struct shared *s, uint64_t seq, uint64_t seen, b
 
 /* A frame the peek hook will look at soon: its decode and its first bytes start loading (the
  * decoding thread wrote them, often from the other core: a cache miss each, which the peek hook
- * otherwise waits for). */
-static inline void load_frame(const struct frame *f, const struct roce_pkt *p)
+ * otherwise waits for). Always inlined: a function that only prefetches has no effect GCC must
+ * keep, and it deleted the calls (analyzer/core/prefetch.c). */
+static inline __attribute__((always_inline)) void load_frame(const struct frame *f, const struct roce_pkt *p)
 {
 	_Static_assert(sizeof(*p) <= 448, "a decode in seven lines (at most eight)");
 	const char *c = (const char *)p;
