@@ -172,7 +172,8 @@ struct roce_pkt {
 				   * capture interface, e.g. the pcapng interface id + 1; 0 if unknown.
 				   * The analyzer tells copies of a frame by it (analyze.h) */
 	/* the analyzer's own, set by roce_analyze_prefetch() (analyze.h) so that roce_analyze() need
-	 * not compute them again; roce_decode() makes them 0 (none) */
+	 * not compute them again; roce_decode() makes them 0 (none), but for copy_hint under
+	 * ROCE_DECODE_COPY_KEY */
 	uint64_t stream_hint;     /* the frame's stream key as the look-ahead found it */
 	uint64_t copy_hint;       /* its content key among recent sightings (copies) */
 	/* set only when present (see above) */

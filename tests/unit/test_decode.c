@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "copies.h"
 #include "unit_util.h"
 
 /* ---- what the builder was asked for, checked field by field against the decode ---- */
@@ -1745,4 +1746,31 @@ Test(decode, huge_caplen_is_clamped)
 	cr_assert_eq(p.icrc_status, ROCE_ICRC_GOOD);
 	cr_assert_eq(p.icrc_off, n - 4);
 	cr_assert_eq(p.caplen, sizeof(big));
+}
+
+/* ROCE_DECODE_COPY_KEY: the decoder fills copy_hint with the content key copy detection looks up
+ * (copies.h), on the fast path and the general walk alike, for a frame the transport analysis
+ * sees, and leaves it 0 without the flag or for a frame the analysis does not see. */
+Test(decode, copy_key_on_request)
+{
+	struct roce_build b;
+	uint8_t f[FRAME_CAP];
+	struct roce_pkt p;
+	const unsigned flags[2] = {ROCE_DECODE_COPY_KEY, ROCE_DECODE_COPY_KEY | ROCE_DECODE_NO_FAST_PATH};
+
+	flow(&b, 0x04, 32);  /* RC SEND_ONLY */
+	uint32_t n = u_build(&b, f);
+	for (unsigned k = 0; k < 2; k++) {
+		struct roce_decoder_config cfg = {.flags = flags[k]};
+		cr_assert_eq(roce_decode(&cfg, f, n, n, ROCE_LINK_ETHERNET, &p), 1);
+		cr_assert_neq(p.copy_hint, 0, "flags 0x%x: a key", flags[k]);
+		cr_assert_eq(p.copy_hint, copy_content_key(&p, f), "flags 0x%x: the analyzer's own key", flags[k]);
+	}
+	u_decode(f, n, ROCE_LINK_ETHERNET, &p);
+	cr_assert_eq(p.copy_hint, 0, "no flag, no key");
+
+	struct roce_decoder_config cfg = {.flags = ROCE_DECODE_COPY_KEY};
+	f[12] = 0x86, f[13] = 0xdd;  /* not IPv4 any more: not RoCE, nothing to analyse */
+	roce_decode(&cfg, f, n, n, ROCE_LINK_ETHERNET, &p);
+	cr_assert_eq(p.copy_hint, 0, "a frame the analysis does not see has no key");
 }
