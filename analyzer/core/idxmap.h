@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "u64map.h"
+
 struct idxmap_slot {
 	uint32_t hash;     /* idxmap_hash() of the record's key */
 	uint32_t val;      /* the record's index + 1; 0 marks an empty slot */
@@ -29,15 +31,10 @@ struct idxmap {
 int idxmap_init(struct idxmap *m, uint32_t capacity_hint);
 void idxmap_free(struct idxmap *m);
 
-/* A key's hash (the murmur3 finaliser): its home slot is hash & mask. */
+/* A key's hash, u64map's (the murmur3 finaliser): its home slot is hash & mask. */
 static inline uint32_t idxmap_hash(uint64_t key)
 {
-	key ^= key >> 33;
-	key *= UINT64_C(0xff51afd7ed558ccd);
-	key ^= key >> 33;
-	key *= UINT64_C(0xc4ceb9fe1a85ec53);
-	key ^= key >> 33;
-	return (uint32_t)key;
+	return u64map_hash(key);
 }
 
 /* The next slot from i on (i included) whose hash is h, or the empty slot that ends the run (its

@@ -26,14 +26,20 @@ struct u64map {
 /* Returns 0, or -1 when out of memory. */
 int u64map_init(struct u64map *m, uint32_t capacity_hint);
 void u64map_free(struct u64map *m);
-static inline uint32_t u64map_slot_of(const struct u64map *m, uint64_t key)
+/* A key's 32-bit hash (the murmur3 finaliser's low half); the stream index (idxmap.h) uses it too. */
+static inline uint32_t u64map_hash(uint64_t key)
 {
-	key ^= key >> 33;  /* murmur3 finaliser */
+	key ^= key >> 33;
 	key *= UINT64_C(0xff51afd7ed558ccd);
 	key ^= key >> 33;
 	key *= UINT64_C(0xc4ceb9fe1a85ec53);
 	key ^= key >> 33;
-	return (uint32_t)key & m->mask;
+	return (uint32_t)key;
+}
+
+static inline uint32_t u64map_slot_of(const struct u64map *m, uint64_t key)
+{
+	return u64map_hash(key) & m->mask;
 }
 
 /* The slot holding key, or the empty slot that ends its probe run (where it would go), searched
