@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 #define MAX_FRAME 10240
 
 static const uint8_t placeholder_mac_local[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
@@ -89,16 +91,21 @@ int stim_build(struct session *s, const struct stim *st, uint8_t *out, size_t ca
 	return n;
 }
 
+/* items (*cap of size bytes each) doubled; out of memory ends the run. */
+static void *grow_or_exit(void *items, uint32_t *cap, size_t size)
+{
+	void *p = grow_array(items, cap, size, 64, UINT32_MAX);
+	if (!p) {
+		fprintf(stderr, "roceconform: out of memory\n");
+		exit(EXIT_CONF_USAGE);
+	}
+	return p;
+}
+
 static unsigned record(struct session *s, bool sent, int64_t ts, const uint8_t *d, uint32_t len, const char *note)
 {
-	if (s->n_frames == s->cap_frames) {
-		s->cap_frames = s->cap_frames ? s->cap_frames * 2 : 64;
-		s->frames = realloc(s->frames, s->cap_frames * sizeof(*s->frames));
-		if (!s->frames) {
-			fprintf(stderr, "roceconform: out of memory\n");
-			exit(EXIT_CONF_USAGE);
-		}
-	}
+	if (s->n_frames == s->cap_frames)
+		s->frames = grow_or_exit(s->frames, &s->cap_frames, sizeof(*s->frames));
 	struct rec_frame *f = &s->frames[s->n_frames];
 	f->ts_ns = ts;
 	f->sent = sent;
@@ -177,14 +184,8 @@ static struct resp *take(struct session *s, const struct link_frame *lf)
 		sess_note(s, idx, "from DUT to QP 0x%06x, not this test's QP", p.h.bth.dqpn);
 		return NULL;
 	}
-	if (s->n_resps == s->cap_resps) {
-		s->cap_resps = s->cap_resps ? s->cap_resps * 2 : 64;
-		s->resps = realloc(s->resps, s->cap_resps * sizeof(*s->resps));
-		if (!s->resps) {
-			fprintf(stderr, "roceconform: out of memory\n");
-			exit(EXIT_CONF_USAGE);
-		}
-	}
+	if (s->n_resps == s->cap_resps)
+		s->resps = grow_or_exit(s->resps, &s->cap_resps, sizeof(*s->resps));
 	struct resp *r = &s->resps[s->n_resps++];
 	memset(r, 0, sizeof(*r));
 	r->ts_ns = lf->ts_ns;

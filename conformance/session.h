@@ -66,9 +66,11 @@ struct session {
 	uint32_t dut_msgs_acked;   /* DUT SENDs we acknowledged (our MSN) */
 	int tcp_fd;                /* the setup's connection, kept open while the test runs */
 	struct rec_frame *frames;
-	size_t n_frames, cap_frames;
+	size_t n_frames;
+	uint32_t cap_frames;
 	struct resp *resps;
-	size_t n_resps, cap_resps;
+	size_t n_resps;
+	uint32_t cap_resps;
 	int64_t t_start, deadline_ns;
 	uint64_t drops_at_start;
 	char err[CONF_ERRLEN];     /* the last send/capture error */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "stream_table.h"
 
 #define NONE INT64_MIN
@@ -97,8 +98,8 @@ static bool ring_room(struct cong_state *c)
 	uint32_t cap = c->ring ? c->ring_mask + 1 : 0;
 	if (c->tail - c->head + 2 <= cap)
 		return true;
-	uint32_t n = cap ? cap * 2 : 256;
-	if (n > RING_MAX)
+	uint32_t n = grow_capacity(cap, 256, RING_MAX);
+	if (n == cap)
 		return false;
 	struct cong_due *r = malloc((size_t)n * sizeof(*r));
 	if (!r)
@@ -268,12 +269,10 @@ static void cnp_pair_count(struct cong_state *c, uint32_t src, uint32_t dst, boo
 	uint32_t i;
 	if (!u64map_get(&c->cnp_pairs, pair_key(src, dst), &i)) {
 		if (c->n_pairs == c->pairs_alloc) {
-			uint32_t n = c->pairs_alloc ? c->pairs_alloc * 2 : 16;
-			void *m = realloc(c->pairs, (size_t)n * sizeof(*c->pairs));
+			void *m = grow_array(c->pairs, &c->pairs_alloc, sizeof(*c->pairs), 16, UINT32_MAX);
 			if (!m)
 				return;
 			c->pairs = m;
-			c->pairs_alloc = n;
 		}
 		i = c->n_pairs;
 		if (u64map_put(&c->cnp_pairs, pair_key(src, dst), i) < 0)
@@ -388,12 +387,10 @@ static struct pfc_src *pfc_source(struct cong_state *c, const uint8_t *mac, bool
 		return NULL;
 	}
 	if (c->n_pfc == c->pfc_alloc) {
-		uint32_t n = c->pfc_alloc ? c->pfc_alloc * 2 : 8;
-		void *m = realloc(c->pfc, (size_t)n * sizeof(*c->pfc));
+		void *m = grow_array(c->pfc, &c->pfc_alloc, sizeof(*c->pfc), 8, PFC_MAX_SOURCES);
 		if (!m)
 			return NULL;
 		c->pfc = m;
-		c->pfc_alloc = n;
 	}
 	if (u64map_put(&c->pfc_map, k, c->n_pfc) < 0)
 		return NULL;

@@ -3,6 +3,7 @@
  * reports (roce_analyzer_foreach). */
 #include "stream_table.h"
 
+#include "grow.h"
 #include "pages.h"
 
 #include <stdio.h>
@@ -37,12 +38,10 @@ uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
 	if (a->n_addrs == MAX_ADDRS)
 		return NO_IDX;
 	if (a->n_addrs == a->addrs_alloc) {
-		uint32_t n = a->addrs_alloc ? a->addrs_alloc * 2 : 64;
-		void *p = realloc(a->addrs, (size_t)n * sizeof(*a->addrs));
+		void *p = grow_array(a->addrs, &a->addrs_alloc, sizeof(*a->addrs), 64, MAX_ADDRS);
 		if (!p)
 			return NO_IDX;
 		a->addrs = p;
-		a->addrs_alloc = n;
 	}
 	id = a->n_addrs;
 	if (u64map_put(&a->addr_index, key, id) < 0)
@@ -106,8 +105,8 @@ uint32_t block_take(struct block_pool *p)
 		memcpy(&p->free_head, block_at(p, i), sizeof(p->free_head));
 	} else {
 		if (p->n_used == p->n_alloc) {
-			uint32_t n = p->n_alloc ? p->n_alloc * 2 : 256;
-			if (n <= p->n_alloc)
+			uint32_t n = grow_capacity(p->n_alloc, 256, UINT32_MAX);
+			if (n == p->n_alloc)
 				return 0;
 			void *m = pages_grow(p->mem, (size_t)p->n_alloc * p->size, (size_t)n * p->size);
 			if (!m)
@@ -185,9 +184,7 @@ static uint32_t entry_take(struct roce_analyzer *a)
 {
 	if (a->n_used < a->max_streams) {
 		if (a->n_used == a->n_alloc) {
-			uint32_t n = a->n_alloc ? a->n_alloc * 2 : 256;
-			if (n > a->max_streams)
-				n = a->max_streams;
+			uint32_t n = grow_capacity(a->n_alloc, 256, a->max_streams);
 			void *p = realloc(a->ids, (size_t)n * sizeof(*a->ids));
 			if (!p)
 				return NO_IDX;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "input.h"
 #include "roce/decode.h"
 
@@ -96,12 +97,10 @@ static uint32_t iface_id(struct pcapng_out *w, uint32_t key, const char *name)
 		i++;
 	if (i == w->n_ifaces) {
 		if (w->n_ifaces == w->ifaces_alloc) {
-			uint32_t n = w->ifaces_alloc ? w->ifaces_alloc * 2 : 4;
-			uint32_t *k = realloc(w->keys, n * sizeof(*k));
+			uint32_t *k = grow_array(w->keys, &w->ifaces_alloc, sizeof(*k), 4, UINT32_MAX);
 			if (!k)
 				return 0;
 			w->keys = k;
-			w->ifaces_alloc = n;
 		}
 		w->keys[w->n_ifaces++] = key;
 		put_idb(w, name);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "grow.h"
 #include "streams.h"
 
 struct report *report_new(const struct report_config *cfg, char *err, size_t errlen)
@@ -74,12 +75,10 @@ struct rstream *report_stream(struct report *r, uint32_t id, bool create)
 	if (!create || r->n_streams == UINT32_MAX - 1)
 		return NULL;
 	if (r->n_streams == r->streams_alloc) {
-		uint32_t n = r->streams_alloc ? r->streams_alloc * 2 : 256;
-		void *p = realloc(r->streams, (size_t)n * sizeof(*r->streams));
+		void *p = grow_array(r->streams, &r->streams_alloc, sizeof(*r->streams), 256, UINT32_MAX - 1);
 		if (!p)
 			return NULL;
 		r->streams = p;
-		r->streams_alloc = n;
 	}
 	if (u64map_put(&r->index, id, r->n_streams) < 0)
 		return NULL;
@@ -243,8 +242,8 @@ static bool is_response(const struct rpoint *pt)
 static bool point_encode(struct report *r, struct rstream *s, const struct rpoint *pt)
 {
 	if (s->enc_cap - s->enc_len < POINT_ENC_MAX) {
-		uint32_t cap = s->enc_cap ? s->enc_cap * 2 : 64;
-		if (!report_budget_take(r, cap - s->enc_cap))
+		uint32_t cap = grow_capacity(s->enc_cap, 64, UINT32_MAX);
+		if (cap - s->enc_len < POINT_ENC_MAX || !report_budget_take(r, cap - s->enc_cap))
 			return false;
 		void *p = realloc(s->enc, cap);
 		if (!p) {

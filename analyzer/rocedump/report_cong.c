@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "grow.h"
 
 /* ---- per stream: CNPs and missed CE marks ---- */
 
@@ -73,7 +74,7 @@ static void cong_point(struct report *r, struct rstream *s, const struct rpoint 
 	if (pt->kind == RK_CNP && pt->val >= 0)
 		c->lat_hist[report_rt_bucket(pt->val)]++;
 	if (!c->bins && c->n == c->cap && c->n < REPORT_CONG_EXACT) {
-		uint32_t cap = c->cap ? c->cap * 2 : 16;
+		uint32_t cap = grow_capacity(c->cap, 16, REPORT_CONG_EXACT);
 		void *m = NULL;
 		if (report_budget_take(r, (size_t)(cap - c->cap) * sizeof(*c->ev))) {
 			if (!(m = realloc(c->ev, (size_t)cap * sizeof(*c->ev))))
@@ -94,9 +95,9 @@ static void cong_point(struct report *r, struct rstream *s, const struct rpoint 
 static void pause_add(struct report *r, const struct rpause *ps)
 {
 	if (r->n_pauses == r->pauses_alloc) {
-		uint32_t n = r->pauses_alloc ? r->pauses_alloc * 2 : 64;
+		uint32_t n = grow_capacity(r->pauses_alloc, 64, REPORT_PAUSES_MAX);
 		void *m = NULL;
-		if (n > REPORT_PAUSES_MAX || !report_budget_take(r, (size_t)(n - r->pauses_alloc) * sizeof(*ps)) ||
+		if (n == r->pauses_alloc || !report_budget_take(r, (size_t)(n - r->pauses_alloc) * sizeof(*ps)) ||
 		    !(m = realloc(r->pauses, (size_t)n * sizeof(*ps)))) {
 			r->pauses_dropped++;
 			return;
@@ -143,7 +144,7 @@ void report_cong_frame(struct report *r, uint64_t frame_no, int64_t t, const str
 		return;
 	}
 	if (r->n_into == r->into_alloc) {
-		uint32_t n = r->into_alloc ? r->into_alloc * 2 : 64;
+		uint32_t n = grow_capacity(r->into_alloc, 64, UINT32_MAX);
 		void *m = NULL;
 		if (!report_budget_take(r, (size_t)(n - r->into_alloc) * sizeof(*r->into_pause)) ||
 		    !(m = realloc(r->into_pause, (size_t)n * sizeof(*r->into_pause)))) {
