@@ -902,6 +902,44 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 
 /* ---- entry point ---- */
 
+/* The ids of a new stream's addresses as the look-ahead found them (prefetch.c) for the frame
+ * whose stream_hint is hint (h: its stream's hash), if they are still there and are these
+ * addresses'. */
+static inline bool ahead_ids(const struct roce_analyzer *a, uint64_t hint, uint32_t h, const uint8_t *addrs,
+			     unsigned len, uint32_t *src, uint32_t *dst)
+{
+	const struct ahead_ids *e = &a->ahead.ids[(hint >> HINT_AHEAD_SHIFT) % AHEAD_IDS];
+	if (e->hash != h || e->src >= a->n_addrs || e->dst >= a->n_addrs || !addr_is(a->addrs[e->src], addrs, len) ||
+	    !addr_is(a->addrs[e->dst], addrs + len, len))
+		return false;
+	*src = e->src;
+	*dst = e->dst;
+	return true;
+}
+
+/* The frame's stream, created (its addresses interned) if new, and stamped the most recently
+ * used; NULL when out of memory or addresses. A known stream is found by its addresses' bytes
+ * and hash (stream_hash.h), which the decoding thread may have worked out (stream_hint): no
+ * address is looked up. */
+static struct stream *frame_stream(struct roce_analyzer *a, const struct roce_pkt *p, const uint8_t *addrs,
+				   uint32_t *idx)
+{
+	unsigned len = p->net.addr_len;
+	uint32_t qpn = p->h.bth.dqpn, src, dst;
+	uint32_t hint = (uint32_t)p->stream_hint, h = p->stream_hint ? hint : stream_hash_raw(addrs, addrs + len, len, qpn);
+	if (stream_of_addrs(a, h, addrs, len, qpn, idx))  /* checked by the addresses: never a wrong stream */
+		return stream_touch(a, *idx);
+	if (p->stream_hint) {  /* a new stream, or a hint not this frame's (a roce_pkt is the caller's) */
+		h = stream_hash_raw(addrs, addrs + len, len, qpn);
+		if (h != hint && stream_of_addrs(a, h, addrs, len, qpn, idx))
+			return stream_touch(a, *idx);
+	}
+	if (!((p->stream_hint & HINT_AHEAD) && ahead_ids(a, p->stream_hint, h, addrs, len, &src, &dst)) &&
+	    !addr_pair_ids(a, addrs, len, &src, &dst))
+		return NULL;
+	return stream_add(a, stream_key(src, dst, qpn), h, idx);
+}
+
 /* Capture times are held to ±(2^62 - 1) ns, years 1824 to 2116: two of them differ by less
  * than INT64_MAX, and the intervals taken between them cannot overflow. */
 #define TS_LIMIT ((INT64_C(1) << 62) - 1)
@@ -935,25 +973,19 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 	if (a->copies && is_copy(a, &f, frame))
 		return;
 	const struct roce_net *n = &p->net;
-	uint32_t src, dst;
-	if (p->stream_hint && key_src(p->stream_hint) < a->n_addrs && key_dst(p->stream_hint) < a->n_addrs) {
-		/* the look-ahead found both addresses interned (prefetch.c); ids never change. Checked
-		 * against the table all the same: a roce_pkt is the caller's, and a stale hint (another
-		 * analyzer's, say) must not index past it */
-		src = key_src(p->stream_hint);
-		dst = key_dst(p->stream_hint);
-	} else if (!addr_pair_ids(a, frame + n->addr_off, n->addr_len, &src, &dst)) {
-		return;
-	}
+	const uint8_t *addrs = frame + n->addr_off;
+	uint32_t src, dst, idx;
 	if (p->op->op == ROCE_OP_CNP) {  /* CNPs make no stream of their own */
-		cong_cnp(a, p, ts_ns, src, dst, out);
+		if (addr_pair_ids(a, addrs, n->addr_len, &src, &dst))
+			cong_cnp(a, p, ts_ns, src, dst, out);
 		return;
 	}
-	uint32_t idx;
-	uint64_t key = stream_key(src, dst, p->h.bth.dqpn);
-	struct stream *s = stream_get(a, key, &idx);
+	struct stream *s = frame_stream(a, p, addrs, &idx);
 	if (!s)
 		return;
+	uint64_t key = s->key;
+	src = key_src(key);
+	dst = key_dst(key);
 	bool first_pkt = !(s->packets || s->packets_hi);
 	if (!first_pkt) {
 		uint32_t idle = us_since(s->last_ts, ts_ns);

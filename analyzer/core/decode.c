@@ -19,6 +19,7 @@
 #include "icrc.h"
 #include "macc.h"
 #include "roce/decode.h"
+#include "stream_hash.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -844,11 +845,20 @@ static bool decode_fast(struct ctx *c, uint32_t caplen)
 	return true;
 }
 
-/* ROCE_DECODE_COPY_KEY: the content key of a frame the transport analysis will see (copies.h) */
-static void note_copy_key(const struct roce_decoder_config *cfg, const uint8_t *frame, struct roce_pkt *out)
+/* ROCE_DECODE_COPY_KEY, ROCE_DECODE_STREAM_HASH: for a frame the transport analysis will see,
+ * the content key it looks for copies by (copies.h) and the hash it finds the stream by
+ * (stream_hash.h) */
+static void note_analysis_keys(const struct roce_decoder_config *cfg, const uint8_t *frame, struct roce_pkt *out)
 {
-	if (cfg && (cfg->flags & ROCE_DECODE_COPY_KEY) && transport_analysable(out))
+	if (!cfg || !(cfg->flags & (ROCE_DECODE_COPY_KEY | ROCE_DECODE_STREAM_HASH)) || !transport_analysable(out))
+		return;
+	if (cfg->flags & ROCE_DECODE_COPY_KEY)
 		out->copy_hint = copy_content_key(out, frame);
+	if (cfg->flags & ROCE_DECODE_STREAM_HASH) {
+		const uint8_t *addrs = frame + out->net.addr_off;
+		unsigned len = out->net.addr_len;
+		out->stream_hint = HINT_HASH | stream_hash_raw(addrs, addrs + len, len, out->h.bth.dqpn);
+	}
 }
 
 int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uint32_t caplen,
@@ -863,7 +873,7 @@ int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uin
 	if (linktype == ROCE_LINK_ETHERNET && decode_fast(&c, caplen)) {
 		if (roce_ecn(&out->net) == 3)
 			ev(&c, ROCE_EV_ECN_CE);
-		note_copy_key(cfg, frame, out);
+		note_analysis_keys(cfg, frame, out);
 		return 1;
 	}
 	switch (linktype) {
@@ -891,7 +901,7 @@ int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uin
 	}
 	if (out->version && out->net.kind != ROCE_NET_NONE && roce_ecn(&out->net) == 3)
 		ev(&c, ROCE_EV_ECN_CE);
-	note_copy_key(cfg, frame, out);
+	note_analysis_keys(cfg, frame, out);
 	return out->version != 0;
 }
 

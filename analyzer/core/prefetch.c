@@ -4,8 +4,9 @@
  * stream's core and block), each known only once the one before has arrived. Given the frames to
  * come, in order, a few frames before each reaches roce_analyze(), this starts those loads one
  * stage a call, AHEAD_STEP frames apart, so that they arrive while the frames before are being
- * analysed: hash first, then prefetch, then process. It writes nothing the analysis reads, and
- * a wrong guess (a stream made, moved or evicted meanwhile) only loads a line for nothing. */
+ * analysed: hash first, then prefetch, then process. What it notes for the analysis (the frame's
+ * stream hash and content key, a new stream's address ids) is checked where it is used, and a
+ * wrong guess (a stream made, moved or evicted meanwhile) only loads a line for nothing. */
 #include "stream_table.h"
 
 /* Streams below this fit the caches (a core is 128 bytes, a block up to 272): no look-ahead. */
@@ -45,17 +46,27 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 	uint32_t n = h->n++;
 	uint32_t i;
 
-	/* 1: this frame's stream key (interned addresses only; a new one makes a new stream) and
-	 * content key, noted for roce_analyze() (address ids never change), its map slot and its set
+	/* 1: this frame's stream hash and content key, noted for roce_analyze() (unless the decoder
+	 * worked them out: ROCE_DECODE_STREAM_HASH, ROCE_DECODE_COPY_KEY), its map slot and its set
 	 * in the copy table */
 	struct ahead_rec *r = &h->rec[n % AHEAD_RING];
-	*r = (struct ahead_rec){0, 0, 0, NO_IDX, NO_IDX, false};
-	uint32_t src, dst;
-	if (transport_analysable(p) && p->op->op != ROCE_OP_CNP &&  /* CNPs make no stream */
-	    addr_pair_peek(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst)) {
-		r->key = p->stream_hint = stream_key(src, dst, p->h.bth.dqpn);
+	r->len = 0;
+	r->pair = 0;
+	r->idx = r->peer = NO_IDX;
+	if (transport_analysable(p) && p->op->op != ROCE_OP_CNP) {  /* CNPs make no stream */
+		const uint8_t *addrs = frame + p->net.addr_off;
+		unsigned len = p->net.addr_len;
+		uint32_t sh = p->stream_hint ? (uint32_t)p->stream_hint
+					     : stream_hash_raw(addrs, addrs + len, len, p->h.bth.dqpn);
+		p->stream_hint = HINT_HASH | HINT_AHEAD | (uint64_t)(n % AHEAD_IDS) << HINT_AHEAD_SHIFT | sh;
+		h->ids[n % AHEAD_IDS].src = NO_IDX;
+		if (len == 4)  /* for a new stream's host pair, a stage later (fixed sizes: no call) */
+			memcpy(r->addrs, addrs, 8);
+		else
+			memcpy(r->addrs, addrs, 32);
+		r->len = (uint8_t)len;
 		r->response = p->op->flags & ROCE_OPF_RESPONSE;
-		r->hash = idxmap_hash(r->key);
+		r->hash = (uint32_t)p->stream_hint;
 		load(&a->streams.slots[r->hash & a->streams.mask]);
 		if (a->copies) {  /* its set among the recent sightings (copies.h) */
 			if (!p->copy_hint)  /* unless the decoder found it (ROCE_DECODE_COPY_KEY) */
@@ -66,14 +77,17 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 	/* 2: the frame AHEAD_STEP before: its slot has arrived; its stream's core (the first slot of
 	 * its hash: a guess, not checked against the key, which is in the core) */
 	r = &h->rec[(n - AHEAD_STEP) % AHEAD_RING];
-	if (r->key) {
+	uint32_t src, dst;
+	if (r->len) {
 		const struct idxmap_slot *e = &a->streams.slots[idxmap_next(&a->streams, r->hash, r->hash & a->streams.mask)];
 		if (e->val) {
 			r->idx = i = e->val - 1;
 			load_lines(&a->s[i], sizeof(a->s[i]));
-		} else {  /* a new stream: its requests' host pair, whose chain it joins or walks */
-			uint64_t k = r->key;
-			r->pair = r->response ? pair_key(key_dst(k), key_src(k)) : pair_key(key_src(k), key_dst(k));
+		} else if (addr_pair_peek(a, r->addrs, r->len, &src, &dst)) {
+			/* a new stream between known hosts: their ids, which roce_analyze() then need
+			 * not look up again, and its requests' host pair, whose chain it joins or walks */
+			h->ids[(n - AHEAD_STEP) % AHEAD_IDS] = (struct ahead_ids){r->hash, src, dst};
+			r->pair = r->response ? pair_key(dst, src) : pair_key(src, dst);
 			load(&a->pairs.slots[idxmap_hash(r->pair) & a->pairs.mask]);
 		}
 	}

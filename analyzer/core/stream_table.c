@@ -12,18 +12,13 @@
 
 /* ---- addresses ---- */
 
-static bool same_addr(const uint8_t *stored, const uint8_t *addr, unsigned len)
-{
-	return stored[16] == len && (len == 4 ? memcmp(stored, addr, 4) == 0 : memcmp(stored, addr, 16) == 0);
-}
-
 /* The address's id if it is interned (true); else false, with *key the free key it would take. */
 static bool addr_find(const struct roce_analyzer *a, const uint8_t *addr, unsigned len, uint32_t *id, uint64_t *key)
 {
 	for (*key = addr_key(addr, len);; *key = (*key + 1) | ADDR_KEY_V6) {  /* only IPv6 keys can collide */
 		if (!u64map_get(&a->addr_index, *key, id))
 			return false;  /* a new address; *key is free */
-		if (len == 4 || same_addr(a->addrs[*id], addr, len))
+		if (len == 4 || addr_is(a->addrs[*id], addr, len))
 			return true;
 	}
 }
@@ -200,7 +195,7 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	if (victim == NO_IDX)
 		return NO_IDX;
 	struct stream *v = &a->s[victim];
-	idxmap_del_at(&a->streams, stream_slot(a, v->key, idxmap_hash(v->key)));
+	idxmap_del_at(&a->streams, stream_slot(a, v->key, stream_hash(a, v->key)));
 	block_give(&a->ack_pool, v->ack);
 	block_give(&a->loss_pool, v->loss);
 	block_give(&a->resp_pool, v->resp);

@@ -11,6 +11,7 @@
 #include "congestion.h"
 #include "copies.h"
 #include "idxmap.h"
+#include "stream_hash.h"
 #include "roce/analyze.h"
 #include "u64map.h"
 
@@ -218,6 +219,13 @@ struct stream_ids {
  * apart: its frames in flight are the last AHEAD_RING it was given. */
 #define AHEAD_STEP 4u
 #define AHEAD_RING (4u * AHEAD_STEP)
+/* A frame's stream_hint: its stream's hash (bits 0-31) with HINT_HASH set (stream_hash.h); from
+ * the look-ahead, HINT_AHEAD too and the frame's number there (mod AHEAD_IDS) from bit
+ * HINT_AHEAD_SHIFT on, which finds the ids stage 2 noted for a new stream. AHEAD_IDS frames are
+ * far more than the look-ahead and the pipeline keep in flight. */
+#define HINT_AHEAD (UINT64_C(1) << 33)
+#define HINT_AHEAD_SHIFT 34
+#define AHEAD_IDS 256u
 _Static_assert((AHEAD_RING & (AHEAD_RING - 1)) == 0, "a power of two: (n - k) % AHEAD_RING is right across n's wrap");
 
 struct roce_analyzer {
@@ -261,13 +269,18 @@ struct roce_analyzer {
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 	struct ahead {            /* roce_analyze_prefetch()'s frames in flight (prefetch.c) */
 		struct ahead_rec {
-			uint64_t key;     /* the frame's stream key, 0: none */
+			uint8_t addrs[32];  /* the frame's source and destination address */
 			uint64_t pair;    /* a new stream's: its requests' host pair (pairs map), 0: none */
-			uint32_t hash;    /* its key's idxmap_hash() */
+			uint32_t hash;    /* its stream's hash (stream_hash.h) */
+			uint8_t len;      /* the addresses' length, 0: no stream */
 			uint32_t idx;     /* its stream's index, found a stage later (NO_IDX: none) */
 			uint32_t peer;    /* a response's request stream, found a stage later */
 			bool response;
 		} rec[AHEAD_RING];
+		struct ahead_ids {    /* a new stream's address ids, as stage 2 found them, for
+				       * roce_analyze() (checked against the frame's addresses there) */
+			uint32_t hash, src, dst;  /* src NO_IDX: none */
+		} ids[AHEAD_IDS];
 		uint32_t n;           /* frames seen */
 	} ahead;
 };
@@ -422,6 +435,39 @@ static inline bool addr_pair_ids(struct roce_analyzer *a, const uint8_t *addrs, 
 	return addr_pair_recent(a, addrs, len, src, dst) || addr_pair_ids_slow(a, addrs, len, src, dst);
 }
 
+/* A stream's hash in the stream map (stream_hash.h), from its key: its addresses' bytes and QP. */
+static inline uint32_t stream_hash(const struct roce_analyzer *a, uint64_t key)
+{
+	const uint8_t *src = a->addrs[key_src(key)], *dst = a->addrs[key_dst(key)];
+	return stream_hash_raw(src, dst, src[16], key_qpn(key));
+}
+
+/* Whether the interned address stored (its bytes, then its length) is addr (len bytes). */
+static inline bool addr_is(const uint8_t *stored, const uint8_t *addr, unsigned len)
+{
+	return stored[16] == len && (len == 4 ? memcmp(stored, addr, 4) == 0 : memcmp(stored, addr, 16) == 0);
+}
+
+/* The index of the stream of a frame with these addresses (the source's len bytes, then the
+ * destination's) and destination QP, h their stream_hash_raw(): found by the addresses' bytes,
+ * without looking either of them up. False: no such stream (and maybe not both addresses
+ * interned yet). */
+static inline __attribute__((always_inline)) bool stream_of_addrs(const struct roce_analyzer *a, uint32_t h, const uint8_t *addrs, unsigned len,
+				   uint32_t qpn, uint32_t *idx)
+{
+	const struct idxmap *m = &a->streams;
+	for (uint32_t i = idxmap_next(m, h, h & m->mask); m->slots[i].val; i = idxmap_next(m, h, (i + 1) & m->mask)) {
+		uint32_t j = m->slots[i].val - 1;
+		uint64_t k = a->s[j].key;
+		if (key_qpn(k) == qpn && addr_is(a->addrs[key_src(k)], addrs, len) &&
+		    addr_is(a->addrs[key_dst(k)], addrs + len, len)) {
+			*idx = j;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The slot of the stream with this key (h: its hash) in the stream map, or the empty slot that
  * ends its run: a slot whose hash matches is checked against the stream's key. */
 static inline uint32_t stream_slot(const struct roce_analyzer *a, uint64_t key, uint32_t h)
@@ -436,7 +482,7 @@ static inline uint32_t stream_slot(const struct roce_analyzer *a, uint64_t key, 
 /* The index of the stream with this key, or false. */
 static inline bool stream_index(const struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 {
-	uint32_t v = a->streams.slots[stream_slot(a, key, idxmap_hash(key))].val;
+	uint32_t v = a->streams.slots[stream_slot(a, key, stream_hash(a, key))].val;
 	if (!v)
 		return false;
 	*idx = v - 1;
@@ -461,6 +507,14 @@ static inline bool pair_head(const struct roce_analyzer *a, uint64_t k, uint32_t
 /* idx is its host pair's newest request stream (pair key k). */
 void pair_set_head(struct roce_analyzer *a, uint64_t k, uint32_t idx);
 
+/* Stream i, stamped the most recently used. */
+static inline struct stream *stream_touch(struct roce_analyzer *a, uint32_t i)
+{
+	a->s[i].touched = ++a->clock;  /* no list to relink: neighbours stay untouched */
+	a->newest = i;
+	return &a->s[i];
+}
+
 /* stream_get() for a key not in the table (h: its hash). */
 struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t h, uint32_t *idx);
 
@@ -469,14 +523,11 @@ struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t h, uin
  * common case, a known stream, is inline: it runs for every frame. */
 static inline struct stream *stream_get(struct roce_analyzer *a, uint64_t key, uint32_t *idx)
 {
-	uint32_t h = idxmap_hash(key), v = a->streams.slots[stream_slot(a, key, h)].val;
+	uint32_t h = stream_hash(a, key), v = a->streams.slots[stream_slot(a, key, h)].val;
 	if (!v)
 		return stream_add(a, key, h, idx);
-	uint32_t i = v - 1;
-	a->s[i].touched = ++a->clock;  /* no list to relink: neighbours stay untouched */
-	a->newest = i;
-	*idx = i;
-	return &a->s[i];
+	*idx = v - 1;
+	return stream_touch(a, v - 1);
 }
 /* The stream with this key if it is in the table, without touching the order of use. */
 struct stream *stream_find(struct roce_analyzer *a, uint64_t key);

@@ -837,7 +837,9 @@ int main(int argc, char **argv)
 		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
 	}
 	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
-	if (o.copy_window_us >= 0)  /* the decoding threads work out the key copy detection looks up */
+	/* the decoding threads work out the keys the analysis looks streams and copies up by */
+	o.decoder.flags |= ROCE_DECODE_STREAM_HASH;
+	if (o.copy_window_us >= 0)
 		o.decoder.flags |= ROCE_DECODE_COPY_KEY;
 	struct pipeline_config pcfg = {
 		.threads = o.threads ? o.threads : pipeline_default_threads(),

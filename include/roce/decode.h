@@ -32,6 +32,8 @@ struct roce_decoder_config {
 #define ROCE_DECODE_NO_FAST_PATH 0x4u /* always take the general walk (tests compare the two) */
 #define ROCE_DECODE_COPY_KEY 0x8u  /* fill copy_hint, the content key copy detection looks up
 				    * (analyze.h): on a decoding thread, off the analysing one's path */
+#define ROCE_DECODE_STREAM_HASH 0x10u /* fill stream_hint, the hash the analyzer finds the frame's
+				       * stream by (analyze.h), likewise */
 
 /* Where a decode stopped for lack of bytes or on an invalid field. */
 enum roce_layer {
@@ -173,8 +175,9 @@ struct roce_pkt {
 				   * The analyzer tells copies of a frame by it (analyze.h) */
 	/* the analyzer's own, set by roce_analyze_prefetch() (analyze.h) so that roce_analyze() need
 	 * not compute them again; roce_decode() makes them 0 (none), but for copy_hint under
-	 * ROCE_DECODE_COPY_KEY */
-	uint64_t stream_hint;     /* the frame's stream key as the look-ahead found it */
+	 * ROCE_DECODE_COPY_KEY and stream_hint under ROCE_DECODE_STREAM_HASH. A hint that is not
+	 * the frame's costs a lookup, never a wrong answer */
+	uint64_t stream_hint;     /* its stream's hash (from its addresses and destination QP), bit 32 set */
 	uint64_t copy_hint;       /* its content key among recent sightings (copies) */
 	/* set only when present (see above) */
 	struct roce_vlan vlan[ROCE_MAX_VLAN];  /* tags of the innermost Ethernet header, outer first */

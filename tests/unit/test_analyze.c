@@ -59,11 +59,15 @@ static int64_t now;
 static uint64_t frame_no;        /* the last frame fed: its number */
 static uint8_t frame_buf[8192];
 static uint8_t payload_buf[4096];
+/* the frames' stream_hint: 0 none, 1 the decoder's (ROCE_DECODE_STREAM_HASH), 2 a wrong one, 3
+ * the right hash naming look-ahead ids that are not the frame's */
+static int hint_mode;
 
 static void teardown(void)
 {
 	roce_analyzer_free(A);
 	A = NULL;
+	hint_mode = 0;
 }
 
 TestSuite(analyze, .fini = teardown);
@@ -161,7 +165,16 @@ static const struct roce_pkt *feed(struct fr x)
 
 	int n = roce_build_frame(&b, frame_buf, sizeof(frame_buf));
 	cr_assert_gt(n, 0, "roce_build_frame: %d (%s)", n, roce_strerror(n));
-	cr_assert_eq(roce_decode(NULL, frame_buf, (uint32_t)n, (uint32_t)n, ROCE_LINK_ETHERNET, &P), 1);
+	struct roce_decoder_config dcfg = {.flags = hint_mode ? ROCE_DECODE_STREAM_HASH : 0};
+	cr_assert_eq(roce_decode(&dcfg, frame_buf, (uint32_t)n, (uint32_t)n, ROCE_LINK_ETHERNET, &P), 1);
+	if (hint_mode == 2)  /* not this frame's: another stream's hash, or none there is */
+		P.stream_hint = HINT_HASH | HINT_AHEAD | (frame_no % AHEAD_IDS) << HINT_AHEAD_SHIFT |
+				(uint32_t)(frame_no * 0x9e3779b1u);
+	if (hint_mode == 3 && A->n_addrs >= 2) {  /* its addresses' ids swapped, or others' */
+		A->ahead.ids[7] = (struct ahead_ids){(uint32_t)P.stream_hint, (uint32_t)frame_no % A->n_addrs,
+						     (uint32_t)(frame_no + 1) % A->n_addrs};
+		P.stream_hint |= HINT_AHEAD | UINT64_C(7) << HINT_AHEAD_SHIFT;
+	}
 	P.capture_if = x.iface;
 	cr_assert_eq(P.payload_len, x.len);
 	if (x.no_ext) {  /* the caller checks the events */
@@ -332,6 +345,45 @@ Test(analyze, gap_of_one)
 	EXPECT_EVENTS(send_only(10), "psn.gap");
 	expect_psns("psn.gap", 9, 10);
 	cr_assert_eq(req_stats().missing_psns, 1);
+}
+
+/* stream_hint (the decoder's ROCE_DECODE_STREAM_HASH, or the look-ahead's) only saves work: with
+ * the right hint, a wrong one (not the frame's: as a caller's stale roce_pkt would carry), one
+ * naming address ids that are not the frame's, or none, the same streams are made and every
+ * frame gets the same events. The sequence mixes hosts, QPs,
+ * IPv4 and IPv6, a gap, a NAK and its resend. */
+Test(analyze, stream_hint_right_wrong_or_none_same_analysis)
+{
+	static char events[4][64][256];
+	uint32_t streams[4], addrs[4];
+	unsigned n = 0;
+	for (int mode = 0; mode < 4; mode++) {
+		mk(0, 0);
+		hint_mode = mode;
+		n = 0;
+#define NOTE(call) (call, snprintf(events[mode][n++], sizeof(events[0][0]), "%s", u_events_str(&P)))
+		for (unsigned host = 1; host <= 4; host++) {
+			for (unsigned v6 = 0; v6 < 2; v6++) {
+				NOTE(REQ(.op = SEND_ONLY, .psn = 10, .len = 8, .src = host, .dst = 9, .v6 = v6));
+				NOTE(REQ(.op = SEND_ONLY, .psn = 12, .len = 8, .src = host, .dst = 9, .v6 = v6));  /* gap */
+				NOTE(RSP(.op = ACK, .psn = 10, .syn = SYN_NAK(0), .src = 9, .dst = host, .v6 = v6));
+				NOTE(REQ(.op = SEND_ONLY, .psn = 11, .len = 8, .src = host, .dst = 9, .v6 = v6));
+				NOTE(REQ(.op = SEND_ONLY, .psn = 12, .len = 8, .src = host, .dst = 9, .v6 = v6));
+				NOTE(REQ(.op = SEND_ONLY, .psn = 5, .len = 8, .src = host, .dst = 9, .qpn = 0x77, .v6 = v6));
+			}
+		}
+#undef NOTE
+		streams[mode] = A->n_used;
+		addrs[mode] = A->n_addrs;
+	}
+	cr_assert_eq(streams[0], 24, "4 hosts, 2 families, 3 streams each");
+	for (int mode = 1; mode < 4; mode++) {
+		cr_assert_eq(streams[mode], streams[0], "hint mode %d: streams", mode);
+		cr_assert_eq(addrs[mode], addrs[0], "hint mode %d: addresses", mode);
+		for (unsigned i = 0; i < n; i++)
+			cr_assert_str_eq(events[mode][i], events[0][i], "hint mode %d, frame %u", mode, i + 1);
+	}
+	cr_assert_str_neq(events[0][1], "", "the gap is seen");
 }
 
 Test(analyze, counts_past_32_bits)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "copies.h"
+#include "stream_hash.h"
 #include "unit_util.h"
 
 /* ---- what the builder was asked for, checked field by field against the decode ---- */
@@ -1748,29 +1749,36 @@ Test(decode, huge_caplen_is_clamped)
 	cr_assert_eq(p.caplen, sizeof(big));
 }
 
-/* ROCE_DECODE_COPY_KEY: the decoder fills copy_hint with the content key copy detection looks up
- * (copies.h), on the fast path and the general walk alike, for a frame the transport analysis
- * sees, and leaves it 0 without the flag or for a frame the analysis does not see. */
-Test(decode, copy_key_on_request)
+/* ROCE_DECODE_COPY_KEY and ROCE_DECODE_STREAM_HASH: the decoder fills copy_hint with the content
+ * key copy detection looks up (copies.h) and stream_hint with the hash the analyzer finds the
+ * frame's stream by (stream_hash.h, HINT_HASH set), each under its own flag, on the fast path and
+ * the general walk alike, for a frame the transport analysis sees; neither without its flag or
+ * for a frame the analysis does not see. */
+Test(decode, analysis_keys_on_request)
 {
 	struct roce_build b;
 	uint8_t f[FRAME_CAP];
 	struct roce_pkt p;
-	const unsigned flags[2] = {ROCE_DECODE_COPY_KEY, ROCE_DECODE_COPY_KEY | ROCE_DECODE_NO_FAST_PATH};
+	const unsigned keys[3] = {ROCE_DECODE_COPY_KEY, ROCE_DECODE_STREAM_HASH,
+				  ROCE_DECODE_COPY_KEY | ROCE_DECODE_STREAM_HASH};
 
 	flow(&b, 0x04, 32);  /* RC SEND_ONLY */
 	uint32_t n = u_build(&b, f);
-	for (unsigned k = 0; k < 2; k++) {
-		struct roce_decoder_config cfg = {.flags = flags[k]};
+	for (unsigned k = 0; k < 6; k++) {
+		unsigned flags = keys[k % 3] | (k >= 3 ? ROCE_DECODE_NO_FAST_PATH : 0);
+		struct roce_decoder_config cfg = {.flags = flags};
 		cr_assert_eq(roce_decode(&cfg, f, n, n, ROCE_LINK_ETHERNET, &p), 1);
-		cr_assert_neq(p.copy_hint, 0, "flags 0x%x: a key", flags[k]);
-		cr_assert_eq(p.copy_hint, copy_content_key(&p, f), "flags 0x%x: the analyzer's own key", flags[k]);
+		const uint8_t *addrs = f + p.net.addr_off;
+		uint64_t copy = copy_content_key(&p, f), stream = HINT_HASH | stream_hash_raw(addrs, addrs + 4, 4, p.h.bth.dqpn);
+		cr_assert_neq(copy, 0);
+		cr_assert_eq(p.copy_hint, flags & ROCE_DECODE_COPY_KEY ? copy : 0, "flags 0x%x: content key", flags);
+		cr_assert_eq(p.stream_hint, flags & ROCE_DECODE_STREAM_HASH ? stream : 0, "flags 0x%x: stream hash", flags);
 	}
 	u_decode(f, n, ROCE_LINK_ETHERNET, &p);
-	cr_assert_eq(p.copy_hint, 0, "no flag, no key");
+	cr_assert(p.copy_hint == 0 && p.stream_hint == 0, "no flag, no key");
 
-	struct roce_decoder_config cfg = {.flags = ROCE_DECODE_COPY_KEY};
+	struct roce_decoder_config cfg = {.flags = ROCE_DECODE_COPY_KEY | ROCE_DECODE_STREAM_HASH};
 	f[12] = 0x86, f[13] = 0xdd;  /* not IPv4 any more: not RoCE, nothing to analyse */
 	roce_decode(&cfg, f, n, n, ROCE_LINK_ETHERNET, &p);
-	cr_assert_eq(p.copy_hint, 0, "a frame the analysis does not see has no key");
+	cr_assert(p.copy_hint == 0 && p.stream_hint == 0, "a frame the analysis does not see has no keys");
 }

@@ -1,7 +1,8 @@
 /* test_stream_table.c: the analyzer's interned addresses (analyzer/core/stream_table.c): ids in
  * first-seen order and stable, IPv4 keys exact and apart from IPv6 ones, an IPv6 key collision
  * resolved by the stored bytes, and addr_pair_ids() (its two-pair cache and its lookups) giving
- * the ids addr_id() gives, over many hosts in random order. */
+ * the ids addr_id() gives, over many hosts in random order; streams found by their frames' address
+ * bytes and QP (stream_of_addrs), by the same hash their keys give. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -107,4 +108,56 @@ Test(stream_table, pair_ids_equal_addr_ids_over_many_hosts)
 		cr_assert(memcmp(an->addrs[ps], pair, len) == 0 && an->addrs[ps][16] == len);
 		cr_assert(memcmp(an->addrs[pd], pair + len, len) == 0 && an->addrs[pd][16] == len);
 	}
+}
+
+/* A stream is found by its frames' address bytes and QP (stream_of_addrs): the hash from its key
+ * (stream_hash) is the one from the bytes (stream_hash_raw), over many hosts, QPs and both
+ * families; the reverse direction and another QP are other streams. */
+Test(stream_table, stream_found_by_its_addresses)
+{
+	uint64_t r = 0x2545f4914f6cdd1du;
+	uint8_t pair[32], rev[32];
+	for (unsigned i = 0; i < 50000; i++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		unsigned len = (r >> 61) == 0 ? 16 : 4;
+		uint32_t s = (uint32_t)(r % 500), d = 500 + (uint32_t)(r >> 20) % 500, qpn = (uint32_t)(r >> 40) & 0xffffff;
+		if (len == 4)
+			v4(pair, s), v4(pair + 4, d), v4(rev, d), v4(rev + 4, s);
+		else
+			v6(pair, s), v6(pair + 16, d), v6(rev, d), v6(rev + 16, s);
+		uint32_t h = stream_hash_raw(pair, pair + len, len, qpn), src, dst, idx, found;
+		cr_assert(addr_pair_ids(an, pair, len, &src, &dst));
+		uint64_t key = stream_key(src, dst, qpn);
+		cr_assert_eq(stream_hash(an, key), h, "the same hash from the key and from the bytes");
+		bool had = stream_of_addrs(an, h, pair, len, qpn, &found);
+		cr_assert_not_null(stream_get(an, key, &idx));
+		if (had)
+			cr_assert_eq(found, idx, "frame %u: the stream its key names", i);
+		cr_assert(stream_of_addrs(an, h, pair, len, qpn, &found) && found == idx);
+		if (stream_of_addrs(an, stream_hash_raw(rev, rev + len, len, qpn), rev, len, qpn, &found))
+			cr_assert_eq(key_src(an->s[found].key), dst, "the reverse direction is its own stream");
+		if (stream_of_addrs(an, stream_hash_raw(pair, pair + len, len, qpn ^ 1), pair, len, qpn ^ 1, &found))
+			cr_assert_eq(key_qpn(an->s[found].key), qpn ^ 1, "another QP is its own stream");
+	}
+}
+
+/* Streams filed under one hash (a collision, made here on purpose) are told apart by their QPs
+ * and their address bytes, an IPv4 address from an IPv6 one with the same first bytes too. */
+Test(stream_table, streams_sharing_a_hash_told_apart)
+{
+	uint8_t a4[8] = {10, 0, 0, 1, 10, 0, 0, 2}, a6[32] = {10, 0, 0, 1}, b4[8] = {10, 0, 0, 1, 10, 0, 0, 3};
+	memcpy(a6 + 16, a4 + 4, 4);
+	const uint8_t *addrs[4] = {a4, a4, a6, b4};
+	const unsigned len[4] = {4, 4, 16, 4};
+	const uint32_t qpn[4] = {7, 8, 7, 7};
+	uint32_t h = stream_hash_raw(a4, a4 + 4, 4, 7), idx[4], src, dst, found;
+	for (unsigned k = 0; k < 4; k++) {
+		cr_assert(addr_pair_ids(an, addrs[k], len[k], &src, &dst));
+		cr_assert_not_null(stream_add(an, stream_key(src, dst, qpn[k]), h, &idx[k]));
+	}
+	for (unsigned k = 0; k < 4; k++) {
+		cr_assert(stream_of_addrs(an, h, addrs[k], len[k], qpn[k], &found), "stream %u found", k);
+		cr_assert_eq(found, idx[k], "stream %u: itself, not another of its hash", k);
+	}
+	cr_assert_not(stream_of_addrs(an, h, a4, 4, 9, &found), "no stream on QP 9");
 }
