@@ -257,6 +257,10 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 		return NULL;
 	}
 	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 21;  /* 1 M QPs, two ways */
+	for (unsigned k = 0; k < AHEAD_RING; k++)  /* the look-ahead's frames in flight: none yet */
+		a->ahead.rec[k].idx = a->ahead.rec[k].peer = NO_IDX;
+	for (unsigned k = 0; k < AHEAD_IDS; k++)
+		a->ahead.ids[k].src = NO_IDX;
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
 	a->newest = NO_IDX;
 	a->ack_pool.size = sizeof(struct ack_block);
