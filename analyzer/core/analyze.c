@@ -909,8 +909,7 @@ static inline bool ahead_ids(const struct roce_analyzer *a, uint64_t hint, uint3
 			     unsigned len, uint32_t *src, uint32_t *dst)
 {
 	const struct ahead_ids *e = &a->ahead.ids[(hint >> HINT_AHEAD_SHIFT) % AHEAD_IDS];
-	if (e->hash != h || e->src >= a->n_addrs || e->dst >= a->n_addrs || !addr_is(a->addrs[e->src], addrs, len) ||
-	    !addr_is(a->addrs[e->dst], addrs + len, len))
+	if (e->hash != h || e->src >= a->n_addrs || e->dst >= a->n_addrs || !addr_ids_are(a, e->src, e->dst, addrs, len))
 		return false;
 	*src = e->src;
 	*dst = e->dst;

@@ -60,10 +60,7 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 					     : stream_hash_raw(addrs, addrs + len, len, p->h.bth.dqpn);
 		p->stream_hint = HINT_HASH | HINT_AHEAD | (uint64_t)(n % AHEAD_IDS) << HINT_AHEAD_SHIFT | sh;
 		h->ids[n % AHEAD_IDS].src = NO_IDX;
-		if (len == 4)  /* for a new stream's host pair, a stage later (fixed sizes: no call) */
-			memcpy(r->addrs, addrs, 8);
-		else
-			memcpy(r->addrs, addrs, 32);
+		addr_pair_copy(r->addrs, addrs, len);  /* for a new stream's host pair, a stage later */
 		r->len = (uint8_t)len;
 		r->response = p->op->flags & ROCE_OPF_RESPONSE;
 		r->hash = (uint32_t)p->stream_hint;

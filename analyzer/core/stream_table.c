@@ -79,12 +79,7 @@ bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned 
 	}
 	a->recent_pairs[1] = a->recent_pairs[0];  /* ids never change: a cached pair stays right */
 	struct addr_pair *c = &a->recent_pairs[0];
-	/* fixed-size copies: addr_pair_ids() compares 8 bytes for IPv4 and 32 for IPv6, and a copy
-	 * of 2 * len bytes compiled to rep movsq (~10 % of the time with many hosts) */
-	if (len == 4)
-		memcpy(c->bytes, addrs, 8);
-	else
-		memcpy(c->bytes, addrs, 32);
+	addr_pair_copy(c->bytes, addrs, len);  /* addr_pair_ids() compares 8 bytes for IPv4, 32 for IPv6 */
 	c->len = len;
 	c->src = *src;
 	c->dst = *dst;

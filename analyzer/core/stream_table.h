@@ -448,6 +448,24 @@ static inline bool addr_is(const uint8_t *stored, const uint8_t *addr, unsigned 
 	return stored[16] == len && (len == 4 ? memcmp(stored, addr, 4) == 0 : memcmp(stored, addr, 16) == 0);
 }
 
+/* Whether address ids src and dst are a frame's addresses (the source's len bytes, then the
+ * destination's). */
+static inline bool addr_ids_are(const struct roce_analyzer *a, uint32_t src, uint32_t dst, const uint8_t *addrs,
+				unsigned len)
+{
+	return addr_is(a->addrs[src], addrs, len) && addr_is(a->addrs[dst], addrs + len, len);
+}
+
+/* A frame's two addresses (len bytes each) copied to to (32 bytes), in fixed sizes: a copy of
+ * 2 * len bytes compiled to rep movsq (~10 % of the time with many hosts). */
+static inline void addr_pair_copy(uint8_t *to, const uint8_t *addrs, unsigned len)
+{
+	if (len == 4)
+		memcpy(to, addrs, 8);
+	else
+		memcpy(to, addrs, 32);
+}
+
 /* The index of the stream of a frame with these addresses (the source's len bytes, then the
  * destination's) and destination QP, h their stream_hash_raw(): found by the addresses' bytes,
  * without looking either of them up. False: no such stream (and maybe not both addresses
@@ -459,8 +477,7 @@ static inline __attribute__((always_inline)) bool stream_of_addrs(const struct r
 	for (uint32_t i = idxmap_next(m, h, h & m->mask); m->slots[i].val; i = idxmap_next(m, h, (i + 1) & m->mask)) {
 		uint32_t j = m->slots[i].val - 1;
 		uint64_t k = a->s[j].key;
-		if (key_qpn(k) == qpn && addr_is(a->addrs[key_src(k)], addrs, len) &&
-		    addr_is(a->addrs[key_dst(k)], addrs + len, len)) {
+		if (key_qpn(k) == qpn && addr_ids_are(a, key_src(k), key_dst(k), addrs, len)) {
 			*idx = j;
 			return true;
 		}
