@@ -7,8 +7,8 @@
  * descriptor, so that every byte libpcap reads is also fed to the capstats scanner in the same
  * pass. A classic pcap file, which records no drops, gets a plain stdio stream: glibc's cookie
  * streams copy small reads through a generic loop, 3 % more instructions on small packets.
- * Its records are read by pcapread.c, straight from the file, for as long as that reader is sure
- * of them; libpcap reads on from the first one it leaves (tests/unit/test_input.c holds the two
+ * Its records are read by pcapread.c, from a mapping of the file, for as long as that reader is
+ * sure of them; libpcap reads on from the first one it leaves (tests/unit/test_input.c holds the two
  * ways to the same frames and the same end). Timestamps are asked for in nanoseconds whatever the
  * file holds. */
 #define _GNU_SOURCE  /* fopencookie */
@@ -349,7 +349,7 @@ uint64_t input_offset(const struct input *in)
 	if (!in->source || in->live)
 		return 0;
 	if (in->direct)
-		return in->records.buf_off + in->records.pos;
+		return in->records.pos;
 	if (in->source->plain) {
 		off_t off = ftello(in->fp);
 		return off < 0 ? 0 : (uint64_t)off;

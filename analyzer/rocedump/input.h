@@ -73,8 +73,24 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 int input_open_live(struct input *in, const struct live_config *cfg, const char *filter, char *errbuf,
 		    size_t errlen);
 /* 1: the next frame that passes the filter; 0: end of file; -1: read error (message in errbuf);
- * INPUT_AGAIN: none ready yet. */
+ * INPUT_AGAIN: none ready yet. The frame's bytes stay valid until the next call, or, when
+ * input_frame_kept() says so right after it, until input_release() passes the frame. */
 int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
+
+/* Whether the frame input_next() just gave lies in the mapped file (pcapread.c): its bytes stay
+ * valid until input_release() passes it, or input_close(), whatever is read meanwhile. */
+static inline bool input_frame_kept(const struct input *in)
+{
+	return in->direct;
+}
+
+/* No frame older than oldest (a frame input_next() gave; NULL: none given so far) is used again:
+ * the mapped file's pages before it may go. Cheap enough to call for every frame. */
+static inline void input_release(struct input *in, const struct frame *oldest)
+{
+	if (in->records.map)
+		pcapread_release(&in->records, oldest ? oldest->data : NULL);
+}
 void input_close(struct input *in);
 /* After INPUT_AGAIN: wait until a frame may be ready, at most timeout_ms (a signal cuts it short),
  * or until wake_fd (an eventfd; -1 for none) is readable. */

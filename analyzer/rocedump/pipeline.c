@@ -3,18 +3,22 @@
  * Several threads. The calling thread is the only one that runs the sink, so the sink's state
  * (the analyzer's tables, the summary, the output buffer) stays in one core's cache. Batches live
  * in a ring of slots, 2 per thread: batch k in slot k mod slots. A decoding worker takes the next
- * batch number under the read lock when its slot is free (batch k - slots has been sunk), copies
- * the frames out of libpcap, decodes them on its own and marks the batch ready. The sink thread
+ * batch number under the read lock when its slot is free (batch k - slots has been sunk), reads
+ * its frames (those of a mapped pcap file stay where they lie, input_frame_kept; others are copied
+ * out of libpcap), decodes them on its own and marks the batch ready. The sink thread
  * sinks batch after batch in order; while the next one is not ready it reads and decodes one
  * itself. Batch data crosses from core to core in one direction, in sequence; a design where
  * every worker ran the sink in turn moved the analyzer's tables between cores instead, and
  * measured ~10 % slower (tests/bench/README.md).
  *
- * Large frames. The copy out of libpcap's buffer is serial (under the read lock), and for frames
- * of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames batches
- * were 25 % slower than one thread (and decoding such frames as they are read, copying only the
- * bytes the sink reads, 12-17 % slower). So when a batch's frames averaged more than DIRECT_ABOVE
- * bytes, the sink thread, once every batch before has been sunk, reads, decodes and sinks the next
+ * Frames in the mapped file. The pages behind the oldest frame of the batches in flight are let
+ * go (input_release) when the next batch is read, and as the one-thread loop moves on.
+ *
+ * Large frames copied. The copy out of libpcap's buffer is serial (under the read lock), and for
+ * frames of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames
+ * batches were 25 % slower than one thread (and decoding such frames as they are read, copying
+ * only the bytes the sink reads, 12-17 % slower). So when a batch's copied frames averaged more
+ * than DIRECT_ABOVE bytes, the sink thread, once every batch before has been sunk, reads, decodes and sinks the next
  * batch's worth of frames one by one, as the one-thread loop does; the other workers wait.
  *
  * Frames not ready. A live capture or a pipe may have no complete frame ready (INPUT_AGAIN): the
@@ -169,6 +173,7 @@ static int read_decode_sink(struct input *in, const struct roce_decoder_config *
 {
 	struct frame f;
 	while (*n < limit) {
+		input_release(in, NULL);  /* every frame before has been sunk */
 		int rc = input_next(in, &f, err, errlen);
 		if (rc != 1)
 			return rc;
@@ -195,18 +200,34 @@ static bool run_direct(struct shared *s, struct batch *b)
 		s->input_done = true;
 		take_read_result(s, rc, b->err);
 	}
-	s->direct = direct_size(bytes, n);
+	s->direct = !input_frame_kept(s->in) && direct_size(bytes, n);
 	return rc == INPUT_AGAIN && n == 0;
 }
 
-/* With the read lock held: copy up to batch_frames frames (BATCH_BYTES of them) out of the
- * input. Only the first ROCE_DECODE_MAX_CAPLEN bytes of a frame are kept: nothing reads
- * further (decode.h); caplen stays what the capture says. */
-static void fill_batch(struct shared *s, struct batch *b)
+/* With the read lock held, before batch seq is read: the mapped file's pages before the oldest
+ * frame of the batches read and not yet sunk may go (input_release). A batch sunk meanwhile
+ * only makes this keep more than it needs to; none can be read again but under the lock. */
+static void release_sunk(struct shared *s, uint64_t seq)
 {
-	uint64_t bytes = 0;
+	const struct frame *oldest = NULL;
+	for (uint64_t k = atomic_load_explicit(&s->sunk, memory_order_acquire); k < seq && !oldest; k++) {
+		const struct batch *b = &s->slots[k % s->n_slots];
+		if (b->n)
+			oldest = &b->frames[0];
+	}
+	input_release(s->in, oldest);
+}
+
+/* With the read lock held: up to batch_frames frames (BATCH_BYTES of them) from the input into
+ * batch seq. A frame in the mapped file stays where it is (input_frame_kept); any other is
+ * copied out, only its first ROCE_DECODE_MAX_CAPLEN bytes: nothing reads further (decode.h);
+ * caplen stays what the capture says. */
+static void fill_batch(struct shared *s, uint64_t seq, struct batch *b)
+{
+	uint64_t copied = 0;
 	size_t used = 0;
 
+	release_sunk(s, seq);
 	b->n = 0;
 	b->rc = 1;
 	while (b->n < s->cfg->batch_frames && used < BATCH_BYTES) {
@@ -221,13 +242,16 @@ static void fill_batch(struct shared *s, struct batch *b)
 			break;
 		}
 		uint32_t keep = roce_readable_len(f->caplen);
-		memcpy(b->bytes + used, f->data, keep);
-		f->data = b->bytes + used;
+		if (!input_frame_kept(s->in)) {
+			memcpy(b->bytes + used, f->data, keep);
+			f->data = b->bytes + used;
+			copied += f->caplen;
+		}
 		used += (keep + 15) & ~(size_t)15;
-		bytes += f->caplen;
 		b->n++;
 	}
-	s->direct = direct_size(bytes, b->n);
+	/* the frames copied cost what the direct mode saves; the frames kept in place cost nothing */
+	s->direct = direct_size(copied, b->n);
 }
 
 enum take { TOOK, NO_SLOT, STARVED };
@@ -245,7 +269,7 @@ static enum take read_and_decode(struct shared *s, bool *in_flight)
 	}
 	s->next_seq++;
 	struct batch *b = &s->slots[seq % s->n_slots];
-	fill_batch(s, b);
+	fill_batch(s, seq, b);
 	if (b->n == 0 && b->rc == 1) {
 		s->next_seq--;
 		*in_flight = seq != atomic_load_explicit(&s->sunk, memory_order_acquire);

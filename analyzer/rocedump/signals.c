@@ -2,7 +2,9 @@
  * failing with EINTR; poll(), where the analysis waits for input, returns early all the same. */
 #include "signals.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 volatile sig_atomic_t signals_stop_flag;
 static volatile sig_atomic_t info_flag;
@@ -40,4 +42,30 @@ bool signals_take_info(void)
 		return false;
 	info_flag = 0;
 	return true;
+}
+
+static char bus_message[4200];
+static size_t bus_len;
+
+/* SIGBUS: a page of the mapped file past its end (it was cut shorter). Only async-signal-safe
+ * calls: the message was written out beforehand. */
+static void on_bus(int sig)
+{
+	(void)sig;
+	if (write(STDERR_FILENO, bus_message, bus_len) < 0) {
+		/* nothing more can be done */
+	}
+	_exit(SIGNALS_EXIT_SHRUNK);
+}
+
+void signals_watch_mapped_file(const char *path)
+{
+	int n = snprintf(bus_message, sizeof(bus_message),
+			 "rocedump: %s: the file was cut shorter while it was being read\n", path);
+	bus_len = n < 0 ? 0 : (size_t)n < sizeof(bus_message) ? (size_t)n : sizeof(bus_message) - 1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_bus;
+	sigaction(SIGBUS, &sa, NULL);
 }

@@ -24,8 +24,8 @@
  *           file itself (pcap_open_offline_with_tstamp_precision: its own fopen, stdio's 4 KiB
  *           buffer, a stream lock taken on every fread); -b is then ignored
  * -R        the records read as rocedump reads a plain pcap file: by its own reader
- *           (analyzer/rocedump/pcapread.c: pread() of 1 MiB windows, records used where they
- *           lie), libpcap reading on from the first record that reader leaves to it
+ *           (analyzer/rocedump/pcapread.c: the file mapped, records used where they lie, the
+ *           pages behind let go), libpcap reading on from the first record that reader leaves to it
  * -n        read only: walk the frames and count bytes, no parse, no CRC
  * -Z        no vzeroupper after the CRC (to see what the dirty AVX-512 state costs)
  *
@@ -142,8 +142,11 @@ int main(int argc, char **argv)
 		struct frame f;
 		char err[256];
 		int n;
-		while ((n = pcapread_next(&rd, &f, pcap_file(p), err, sizeof(err))) == 1)
+		while ((n = pcapread_next(&rd, &f, pcap_file(p), err, sizeof(err))) == 1) {
 			count_frame(&c, f.data, f.caplen, f.wirelen, mode);
+			pcapread_release(&rd, NULL);  /* as rocedump: the pages behind go */
+		}
+		pcapread_close(&rd);
 		if (n < 0) {
 			fprintf(stderr, "floor: %s: %s\n", path, err);
 			pcap_close(p);

@@ -6,7 +6,7 @@
  * same frames (bytes, lengths, time stamps) and end the same way (the end of the file, or the
  * same error message): valid files in both time stamp precisions, every cut of a file, records
  * longer than the snapshot length or than libpcap accepts, odd time stamps, another byte order,
- * an older version, pcapng, a filter, records across the reader's 1 MiB windows, and 1,500
+ * an older version, pcapng, a filter, long records, and 1,500
  * pseudo-random files with lengths and time fields near the limits that matter. Each frame's
  * number is its record's place in the file, the filter's rejects counted (tshark's
  * frame.number): libpcap's side counts every record it reads and runs the filter itself. */
@@ -366,9 +366,9 @@ Test(input, filters)
 	free(f.b);
 }
 
-Test(input, records_across_windows)
+Test(input, long_records)
 {
-	/* ~5 MiB: records of up to 70,000 bytes straddle the reader's 1 MiB windows */
+	/* ~5 MiB of records of up to 70,000 bytes (once read in 1 MiB windows, which they straddled) */
 	struct file f = {0};
 	header(&f, 0xa1b23c4d, 2, 4, 262144, false);
 	unsigned i = 0;
@@ -378,11 +378,88 @@ Test(input, records_across_windows)
 		i++;
 	}
 	cr_assert_lt(i, MAX_FRAMES);
-	same(save(&f, "windows.pcap"), NULL, "records across windows", true);
+	same(save(&f, "long.pcap"), NULL, "long records", true);
 	/* and cut inside the last record */
 	f.len -= 3;
-	same(save(&f, "windows-cut.pcap"), NULL, "records across windows, cut", true);
+	same(save(&f, "long-cut.pcap"), NULL, "long records, cut", true);
 	free(f.b);
+}
+
+/* The process's resident pages of mapped files, in KiB (/proc/self/status RssFile). */
+static long rss_file_kib(void)
+{
+	FILE *fp = fopen("/proc/self/status", "r");
+	cr_assert_not_null(fp);
+	char line[256];
+	long kib = -1;
+	while (fgets(line, sizeof(line), fp))
+		if (strncmp(line, "RssFile:", 8) == 0) {
+			kib = strtol(line + 8, NULL, 10);
+			break;
+		}
+	fclose(fp);
+	cr_assert_geq(kib, 0);
+	return kib;
+}
+
+Test(input, kept_frames_valid_until_released)
+{
+	/* 80 MiB of 4,000-byte records, each with its own bytes. The pipeline keeps frames of the
+	 * mapped file in place (input_frame_kept) and lets the pages behind its oldest frame in use go
+	 * (input_release): the last KEPT frames read must hold their bytes while the reading moves
+	 * on, the pages behind them must go (the file's resident pages stay far below its size), and
+	 * a frame libpcap reads (after the reader hands over) is not kept. */
+	enum { KEPT = 600, CAP = 4000 };
+	struct file f = {0};
+	header(&f, 0xa1b2c3d4, 2, 4, 65535, false);
+	unsigned n = 0;
+	while (f.len < (80u << 20)) {
+		record(&f, 1700000000u + n, n % 1000000u, CAP, CAP, n, false);
+		n++;
+	}
+	record(&f, 1800000000u, 1000000u, 100, 100, n, false);  /* a fraction of a second too large:
+								 * libpcap reads on from here */
+	const char *path = save(&f, "kept.pcap");
+	free(f.b);
+
+	struct input in;
+	char err[INPUT_ERRLEN];
+	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert(in.direct);
+	static struct frame ring[KEPT];
+	static uint64_t sums[KEPT];
+	long rss_before = rss_file_kib(), rss_max = 0;
+	unsigned got = 0;
+	struct frame fr;
+	int rc;
+	while ((rc = input_next(&in, &fr, err, sizeof(err))) == 1 && got < n) {
+		cr_assert(input_frame_kept(&in), "frame %u", got + 1);
+		ring[got % KEPT] = fr;
+		sums[got % KEPT] = weigh(fr.data, fr.caplen);
+		got++;
+		if (got >= KEPT) {  /* the oldest frame still in use, and its bytes */
+			const struct frame *oldest = &ring[got % KEPT];
+			input_release(&in, oldest);
+			cr_assert_eq(weigh(oldest->data, oldest->caplen), sums[got % KEPT], "frame %u moved",
+				     got - KEPT + 1);
+		}
+		if (got % 1000 == 0) {
+			long rss = rss_file_kib() - rss_before;
+			rss_max = rss > rss_max ? rss : rss_max;
+		}
+	}
+	cr_assert_eq(rc, 1, "%s", err);
+	cr_assert_eq(got, n);
+	cr_assert_not(input_frame_kept(&in), "the record past the reader's limits comes from libpcap");
+	cr_assert_eq(fr.ts_sec, 1800000001);
+	for (unsigned k = 0; k < KEPT; k++)
+		cr_assert_eq(weigh(ring[k].data, ring[k].caplen), sums[k], "a kept frame moved");
+	/* at most the frames in use and two release steps resident, of 80 MiB */
+	_Static_assert(PCAPREAD_RELEASE_STEP <= (16u << 20), "the bound below");
+	cr_assert_lt(rss_max, (long)(KEPT * CAP + 2 * (16 << 20) + (4 << 20)) / 1024,
+		     "%ld KiB of the file resident", rss_max);
+	cr_assert_eq(input_next(&in, &fr, err, sizeof(err)), 0);
+	input_close(&in);
 }
 
 /* xorshift64*: deterministic pseudo-random numbers */
