@@ -22,8 +22,8 @@
  * libpcap's stream at that record and stops: libpcap reads on from there, with its own checks,
  * truncation handling and messages, and reads whatever the file has grown by since.
  *
- * A file cut shorter while it is mapped makes the pages past its new end fault (SIGBUS): main.c
- * turns that into a message and exit status 2. */
+ * A file cut shorter while it is mapped makes the pages past its new end fault (SIGBUS), as does a
+ * page the disk fails to read: main.c turns that into a message and exit status 2. */
 #define _GNU_SOURCE
 #include "pcapread.h"
 

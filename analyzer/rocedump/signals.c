@@ -47,8 +47,9 @@ bool signals_take_info(void)
 static char bus_message[4200];
 static size_t bus_len;
 
-/* SIGBUS: a page of the mapped file past its end (it was cut shorter). Only async-signal-safe
- * calls: the message was written out beforehand. */
+/* SIGBUS: a page of the mapped file that cannot be read: past its end (it was cut shorter since
+ * it was mapped), or on a failing disk. Only async-signal-safe calls: the message was written out
+ * beforehand. */
 static void on_bus(int sig)
 {
 	(void)sig;
@@ -61,7 +62,9 @@ static void on_bus(int sig)
 void signals_watch_mapped_file(const char *path)
 {
 	int n = snprintf(bus_message, sizeof(bus_message),
-			 "rocedump: %s: the file was cut shorter while it was being read\n", path);
+			 "rocedump: %s: part of the file could not be read "
+			 "(cut shorter while being read, or an I/O error)\n",
+			 path);
 	bus_len = n < 0 ? 0 : (size_t)n < sizeof(bus_message) ? (size_t)n : sizeof(bus_message) - 1;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));

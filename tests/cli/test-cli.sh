@@ -338,7 +338,7 @@ cat <&3 >/dev/null
 exec 3<&-
 wait $cut_pid
 cut_rc=$?
-if [ $cut_rc = 2 ] && grep -q 'cut.pcap: the file was cut shorter while it was being read' "$T/cut.err"; then
+if [ $cut_rc = 2 ] && grep -q 'cut.pcap: part of the file could not be read (cut shorter while being read' "$T/cut.err"; then
 	ok "a file cut shorter while it is read: a message and exit status 2"
 else
 	not_ok "a file cut shorter while it is read" "exit $cut_rc" "stderr: $(head -c 300 "$T/cut.err")"
