@@ -24,12 +24,13 @@ check() {  # check DESCRIPTION COMMAND...
 check "run-bench.sh exits 0 (it did: $rc)" test "$rc" -eq 0
 for f in small hosts mtu; do
 	check "ICRC good counts agree on $f" grep -q "^PASS  ICRC good count on $f: bare floor [1-9][0-9]*, rocedump" "$out"
-	for prog in 'barefloor' 'floor -D' 'tuned floor' 'same-I/O floor' 'rocedump -q' 'rocedump -q --threads 1'; do
+	for prog in 'barefloor' 'mapped bare floor' 'floor -D' 'tuned floor' 'same-I/O floor' 'rocedump -q' \
+		'rocedump -q --threads 1'; do
 		check "a row for $prog on $f" grep -Eq "^$prog +$f " "$out"
 	done
 	check "a speed verdict against the bare floor on $f" \
 		grep -Eq "^(PASS|FAIL)  rocedump -q at >= 90% of the bare floor's speed on $f: [0-9.]+ \(medians" "$out"
-	for floor in 'floor -D' 'tuned floor' 'same-I/O floor'; do
+	for floor in 'mapped bare floor' 'floor -D' 'tuned floor' 'same-I/O floor'; do
 		check "the ratio to the $floor on $f (INFO)" grep -Eq "^INFO  rocedump -q at [0-9]+% of the $floor speed on $f$" "$out"
 	done
 done
@@ -58,11 +59,14 @@ while at < len(d):
     at += 16 + cap
 open(sys.argv[2], "wb").write(b"".join(out))
 PY
-same=0 differ=''
+same=0 differ='' mapped_differ=''
 for f in $(find "$caps" -name '*.pcap' | sort) "$big"; do
-	if [ "$("$barefloor" "$f")" = "$("$floor" -D "$f")" ]; then same=$((same + 1)); else differ+=" $f"; fi
+	bare_out=$("$barefloor" "$f" 2>&1)
+	if [ "$bare_out" = "$("$floor" -D "$f")" ]; then same=$((same + 1)); else differ+=" $f"; fi
+	[ "$bare_out" = "$("$barefloor" -m "$f" 2>&1)" ] || mapped_differ+=" $f"
 done
 check "barefloor counts as floor -D does on $same captures${differ:+ (not on:$differ)}" test -z "$differ"
+check "barefloor -m counts as barefloor does${mapped_differ:+ (not on:$mapped_differ)}" test -z "$mapped_differ"
 check "barefloor reads the big-endian copy: $("$barefloor" "$big")" grep -q "good [1-9]" < <("$barefloor" "$big")
 "$barefloor" "$caps/gen/capture_drops.pcapng" >/dev/null 2>&1
 check "barefloor refuses a pcapng file (exit 2)" test $? -eq 2

@@ -15,6 +15,8 @@
 #   barefloor FILE          the bare floor, the PASS/FAIL reference: one thread, read() into a
 #                           1 MiB buffer, each record's headers walked as far as the ICRC's span
 #                           needs, every ICRC checked with ISA-L (barefloor.c)
+#   barefloor -m FILE       the same mapping the file instead of read(): no kernel copy,
+#                           as rocedump reads a plain pcap file                         INFO
 #   floor -D FILE           a bare loop reading with libpcap's defaults (floor.c)       INFO
 #   floor FILE              the same with libpcap at its best (1 MiB stdio buffer, no lock) INFO
 #   floor -R FILE           the same reading the records as rocedump does (pcapread.c)  INFO
@@ -102,11 +104,12 @@ cat "${all_files[@]}" >/dev/null  # warm the page cache
 declare -A pkts streams
 
 # The programs timed on each file, in the order of a round (reversed every other round).
-progs=(bare floor tuned same q q1)
+progs=(bare mapped floor tuned same q q1)
 run_prog() {  # run_prog PROG LABEL FILE (MODE: time, or rss)
 	local p=$1 f=$2 file=$3 mode=${4:-time} key="$1 $2" cmd
 	case $p in
 	bare) cmd=("$barefloor" "$file") ;;
+	mapped) cmd=("$barefloor" -m "$file") ;;
 	floor) cmd=("$floor" -D "$file") ;;
 	tuned) cmd=("$floor" "$file") ;;
 	same) cmd=("$floor" -R "$file") ;;
@@ -146,11 +149,11 @@ for f in small hosts mtu; do
 	size[$f]=$(stat -c %s "$file")
 	rounds "$f" "$file" "$runs" "${progs[@]}"
 	cmp -s "$work/q.$f" "$work/q1.$f" || die "rocedump -q on one thread and on several differ on $f"
-	for p in floor tuned same; do
+	for p in mapped floor tuned same; do
 		cmp -s "$work/bare.$f" "$work/$p.$f" || die "the bare floor and $p differ on $f"
 	done
 	fr=$(floor_frames "$work/bare.$f")
-	for p in bare floor tuned same; do pkts[$p $f]=$fr; done
+	for p in bare mapped floor tuned same; do pkts[$p $f]=$fr; done
 	pkts[q $f]=$(q_frames "$work/q.$f")
 	pkts[q1 $f]=${pkts[q $f]}
 	streams[$f]=$(q_streams "$work/q.$f")
@@ -193,7 +196,8 @@ done
 # ---- report ----
 name_of() {
 	case $1 in
-	bare) echo "barefloor" ;; floor) echo "floor -D" ;; tuned) echo "tuned floor" ;;
+	bare) echo "barefloor" ;; mapped) echo "mapped bare floor" ;; floor) echo "floor -D" ;;
+	tuned) echo "tuned floor" ;;
 	same) echo "same-I/O floor" ;; q) echo "rocedump -q" ;; q1) echo "rocedump -q --threads 1" ;;
 	*) echo "${1% small}" ;;
 	esac
@@ -254,7 +258,7 @@ for f in small hosts mtu; do
 	r=$(ratio "bare $f" "q $f")
 	verdict "$(awk -v r="$r" 'BEGIN { print (r >= 0.90) }')" \
 		"rocedump -q at >= 90% of the bare floor's speed on $f: $r (medians of $runs rounds)"
-	for p in floor tuned same; do
+	for p in mapped floor tuned same; do
 		echo "INFO  rocedump -q at $(awk -v r="$(ratio "$p $f" "q $f")" 'BEGIN { printf "%.0f", 100 * r }')% of the $(name_of "$p") speed on $f"
 	done
 done
