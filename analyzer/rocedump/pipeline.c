@@ -200,7 +200,7 @@ static bool run_direct(struct shared *s, struct batch *b)
 		s->input_done = true;
 		take_read_result(s, rc, b->err);
 	}
-	s->direct = !input_frame_kept(s->in) && direct_size(bytes, n);
+	s->direct = direct_size(bytes, n);  /* frames copied: direct mode starts only after some were */
 	return rc == INPUT_AGAIN && n == 0;
 }
 

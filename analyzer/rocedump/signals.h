@@ -22,9 +22,7 @@ bool signals_take_info(void);
 
 /* The capture file path is read through a mapping (pcapread.c): should it be cut shorter
  * meanwhile (or a page of it fail to read), the fault on that page (SIGBUS) ends the run with a
- * message and exit status SIGNALS_EXIT_SHRUNK (rocedump's status for an input error), not a
- * crash. */
-#define SIGNALS_EXIT_SHRUNK 2
-void signals_watch_mapped_file(const char *path);
+ * message and exit_status (rocedump's status for an input error), not a crash. */
+void signals_watch_mapped_file(const char *path, int exit_status);
 
 #endif

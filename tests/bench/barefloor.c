@@ -98,6 +98,22 @@ static int pcap_order(const uint8_t *b, size_t have)
 	return -1;
 }
 
+/* One record, its 16-byte header at rec and its frame whole behind it, counted; its ICRC checked
+ * when check is set and the link is Ethernet. Returns the record's size. */
+static inline size_t count_record(struct counts *c, const uint8_t *rec, int swap, int ether, int check)
+{
+	uint32_t caplen = rd32(rec + 8, swap);
+	c->frames++;
+	c->bytes += rd32(rec + 12, swap);
+	if (check) {
+		if (ether)
+			check_frame(c, rec + REC_HDR, caplen);
+		else
+			c->other++;
+	}
+	return REC_HDR + (size_t)caplen;
+}
+
 #define RELEASE_STEP ((size_t)16 << 20)
 
 /* -m: the records walked where they lie in a read-only mapping of the file. */
@@ -124,14 +140,7 @@ static int run_mapped(int fd, const char *path, struct counts *c)
 			rc = fail(path, "truncated record at the end of the file");
 			break;
 		}
-		uint32_t caplen = rd32(m + at + 8, swap), wirelen = rd32(m + at + 12, swap);
-		c->frames++;
-		c->bytes += wirelen;
-		if (ether)
-			check_frame(c, m + at + REC_HDR, caplen);
-		else
-			c->other++;
-		at += REC_HDR + caplen;
+		at += count_record(c, m + at, swap, ether, 1);
 		if (at - released >= RELEASE_STEP + 4096) {
 			size_t to = (at - REC_HDR) & ~(size_t)4095;
 			madvise(m + released, to - released, MADV_DONTNEED);
@@ -201,16 +210,7 @@ int main(int argc, char **argv)
 			end = (size_t)have;
 			continue;
 		}
-		uint32_t caplen = rd32(buf + at + 8, swap), wirelen = rd32(buf + at + 12, swap);
-		c.frames++;
-		c.bytes += wirelen;
-		if (!read_only) {
-			if (ether)
-				check_frame(&c, buf + at + REC_HDR, caplen);
-			else
-				c.other++;
-		}
-		at += REC_HDR + caplen;
+		at += count_record(&c, buf + at, swap, ether, !read_only);
 	}
 	close(fd);
 	print_counts(&c);
