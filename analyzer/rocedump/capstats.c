@@ -16,26 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BT_SHB 0x0A0D0D0Au
-#define BT_ISB 0x00000005u
-#define BT_IDB 0x00000001u
-#define BT_PB 0x00000002u
-#define BT_SPB 0x00000003u
-#define BT_EPB 0x00000006u
-#define PKT_DATA (BLOCK_HDR + 20u)       /* EPB and PB: where the data starts */
-#define SPB_DATA (BLOCK_HDR + 4u)
-#define FP_BYTES 32u                     /* bytes of a frame in its fingerprint */
-#define OPT_IF_NAME 2
-#define BYTE_ORDER_MAGIC 0x1A2B3C4Du
-#define BLOCK_HDR 8u
-#define SHB_HDR 12u                      /* type, length, byte-order magic */
-#define SHB_MIN 28u
-#define BLOCK_MIN 12u
-#define ISB_OPTIONS (BLOCK_HDR + 12u)    /* interface ID, timestamp high and low */
-#define OPT_END 0
-#define OPT_ISB_IFRECV 4
-#define OPT_ISB_IFDROP 5
-#define OPT_ISB_OSDROP 7
+#include "pcapng.h"
+
+#define PKT_DATA (PCAPNG_BLOCK_HDR + PCAPNG_EPB_FIXED)  /* EPB and PB: where the data starts */
+#define SPB_DATA (PCAPNG_BLOCK_HDR + PCAPNG_SPB_FIXED)
+#define SHB_HDR 12u                           /* type, length, byte-order magic */
+#define ISB_OPTIONS (PCAPNG_BLOCK_HDR + 12u)  /* interface ID, timestamp high and low */
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -85,25 +71,17 @@ void capstats_free(struct capstats *s)
 	s->track = false;
 }
 
-static uint32_t fingerprint(const uint8_t *d, uint32_t caplen, uint32_t wirelen)
-{
-	uint32_t h = 2166136261u ^ wirelen, n = caplen < FP_BYTES ? caplen : FP_BYTES;
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ d[i]) * 16777619u;
-	return h;
-}
-
 /* Bytes of the current block to keep in head[]: an ISB's or IDB's options, a packet block's
  * fixed fields and first data bytes when tracking, else the header alone. */
 static uint32_t keep_limit(const struct capstats *s)
 {
 	switch (s->block_type) {
-	case BT_ISB: return sizeof(s->head);
-	case BT_IDB: return s->track ? sizeof(s->head) : BLOCK_HDR;
-	case BT_EPB:
-	case BT_PB: return s->track ? PKT_DATA + FP_BYTES : BLOCK_HDR;
-	case BT_SPB: return s->track ? SPB_DATA + FP_BYTES : BLOCK_HDR;
-	default: return BLOCK_HDR;
+	case PCAPNG_BT_ISB:
+	case PCAPNG_BT_IDB: return sizeof(s->head);
+	case PCAPNG_BT_EPB:
+	case PCAPNG_BT_PB: return s->track ? PKT_DATA + CAPSTATS_HEAD_BYTES : PCAPNG_BLOCK_HDR;
+	case PCAPNG_BT_SPB: return s->track ? SPB_DATA + CAPSTATS_HEAD_BYTES : PCAPNG_BLOCK_HDR;
+	default: return PCAPNG_BLOCK_HDR;
 	}
 }
 
@@ -121,28 +99,30 @@ static void push_packet(struct capstats *s, uint32_t iface, uint32_t caplen, uin
 		s->pkt_head = 0;
 		s->pkt_alloc *= 2;
 	}
+	struct capstats_pkt *e = &s->pkts[(s->pkt_head + s->pkt_n++) % s->pkt_alloc];
 	uint32_t n = caplen < have ? caplen : have;
-	s->pkts[(s->pkt_head + s->pkt_n++) % s->pkt_alloc] =
-		(struct capstats_pkt){iface, caplen, wirelen, fingerprint(data, n, wirelen)};
+	*e = (struct capstats_pkt){.iface = iface, .caplen = caplen, .wirelen = wirelen,
+				   .n = n < CAPSTATS_HEAD_BYTES ? n : CAPSTATS_HEAD_BYTES};
+	memcpy(e->head, data, e->n);
 }
 
 /* head[0 .. have) holds a packet block's first bytes: queue it. */
 static void parse_packet(struct capstats *s)
 {
 	uint32_t end = s->have < s->block_len ? s->have : s->block_len - 4, sect = s->section - 1;
-	if (s->block_type == BT_SPB) {
+	if (s->block_type == PCAPNG_BT_SPB) {
 		if (end < SPB_DATA)
 			return;
-		uint32_t wirelen = rd32(s, s->head + BLOCK_HDR), room = s->block_len - SPB_DATA - 4;
+		uint32_t wirelen = rd32(s, s->head + PCAPNG_BLOCK_HDR), room = s->block_len - SPB_DATA - 4;
 		push_packet(s, capstats_iface_key(sect, 0), wirelen < room ? wirelen : room, wirelen, s->head + SPB_DATA,
 			    end - SPB_DATA);
 		return;
 	}
 	if (end < PKT_DATA)
 		return;
-	uint32_t if_id = s->block_type == BT_EPB ? rd32(s, s->head + BLOCK_HDR) : rd16(s, s->head + BLOCK_HDR);
-	push_packet(s, capstats_iface_key(sect, if_id), rd32(s, s->head + BLOCK_HDR + 12),
-		    rd32(s, s->head + BLOCK_HDR + 16), s->head + PKT_DATA, end - PKT_DATA);
+	uint32_t if_id = s->block_type == PCAPNG_BT_EPB ? rd32(s, s->head + PCAPNG_BLOCK_HDR) : rd16(s, s->head + PCAPNG_BLOCK_HDR);
+	push_packet(s, capstats_iface_key(sect, if_id), rd32(s, s->head + PCAPNG_BLOCK_HDR + 12),
+		    rd32(s, s->head + PCAPNG_BLOCK_HDR + 16), s->head + PKT_DATA, end - PKT_DATA);
 }
 
 /* head[0 .. have) holds an IDB's first bytes: the section's next interface, and its name. */
@@ -154,12 +134,12 @@ static void parse_idb(struct capstats *s)
 	s->names[s->n_names].key = key;
 	char *name = s->names[s->n_names++].name;
 	name[0] = 0;
-	for (uint32_t o = BLOCK_HDR + 8; o + 4 <= end;) {
+	for (uint32_t o = PCAPNG_BLOCK_HDR + 8; o + 4 <= end;) {
 		uint16_t code = rd16(s, s->head + o), len = rd16(s, s->head + o + 2);
 		uint32_t padded = (len + 3u) & ~3u;
-		if (code == OPT_END || o + 4 + padded > end)
+		if (code == PCAPNG_OPT_ENDOFOPT || o + 4 + padded > end)
 			break;
-		if (code == OPT_IF_NAME) {
+		if (code == PCAPNG_OPT_IF_NAME) {
 			uint32_t n = len < CAPSTATS_NAME_LEN - 1 ? len : CAPSTATS_NAME_LEN - 1;
 			memcpy(name, s->head + o + 4, n);
 			name[n] = 0;
@@ -175,17 +155,11 @@ uint32_t capstats_packet_iface(struct capstats *s, const uint8_t *data, uint32_t
 {
 	if (!s->track || !s->pkt_n)
 		return 0;
-	uint32_t fp = 0, fp_len = UINT32_MAX;
 	for (uint32_t i = 0; i < s->pkt_n; i++) {
 		const struct capstats_pkt *e = &s->pkts[(s->pkt_head + i) % s->pkt_alloc];
-		if (e->wirelen != wirelen)
-			continue;
-		uint32_t n = e->caplen < caplen ? e->caplen : caplen;
-		if (n != fp_len) {
-			fp = fingerprint(data, n, wirelen);
-			fp_len = n;
-		}
-		if (e->fingerprint != fp)
+		/* the bytes both have: libpcap may hand out fewer than the block holds */
+		uint32_t n = e->n < caplen ? e->n : caplen;
+		if (e->wirelen != wirelen || e->caplen < caplen || memcmp(e->head, data, n) != 0)
 			continue;
 		uint32_t iface = e->iface;  /* the blocks before it were not handed out: filtered */
 		s->pkt_head = (s->pkt_head + i + 1) % s->pkt_alloc;
@@ -236,16 +210,16 @@ static bool start_block(struct capstats *s)
 	uint32_t type = le32(s->head);
 	bool first = s->offset == s->have;
 
-	if (first && type != BT_SHB) {
+	if (first && type != PCAPNG_BT_SHB) {
 		if (is_classic_pcap_magic(type))
 			s->format = CAPSTATS_PCAP;
 		return false;
 	}
-	if (type == BT_SHB) {
-		uint32_t magic = le32(s->head + BLOCK_HDR);
-		if (magic == BYTE_ORDER_MAGIC)
+	if (type == PCAPNG_BT_SHB) {
+		uint32_t magic = le32(s->head + PCAPNG_BLOCK_HDR);
+		if (magic == PCAPNG_BYTE_ORDER_MAGIC)
 			s->swapped = false;
-		else if (magic == __builtin_bswap32(BYTE_ORDER_MAGIC))
+		else if (magic == __builtin_bswap32(PCAPNG_BYTE_ORDER_MAGIC))
 			s->swapped = true;
 		else
 			return false;
@@ -255,7 +229,7 @@ static bool start_block(struct capstats *s)
 	}
 	s->block_type = rd32(s, s->head);
 	s->block_len = rd32(s, s->head + 4);
-	if (s->block_len < (type == BT_SHB ? SHB_MIN : BLOCK_MIN) || s->block_len % 4)
+	if (s->block_len < (type == PCAPNG_BT_SHB ? PCAPNG_SHB_MIN : PCAPNG_BLOCK_MIN) || s->block_len % 4)
 		return false;
 	s->remaining = s->block_len - s->have;
 	return true;
@@ -269,23 +243,23 @@ static void parse_isb(struct capstats *s)
 	s->n_isb++;
 	if (end < ISB_OPTIONS)
 		return;
-	struct capstats_iface *f = iface_for(s, s->section - 1, rd32(s, s->head + BLOCK_HDR));
+	struct capstats_iface *f = iface_for(s, s->section - 1, rd32(s, s->head + PCAPNG_BLOCK_HDR));
 	if (!f)
 		return;
 	for (uint32_t o = ISB_OPTIONS; o + 4 <= end;) {
 		uint16_t code = rd16(s, s->head + o), len = rd16(s, s->head + o + 2);
 		uint32_t padded = (len + 3u) & ~3u;
-		if (code == OPT_END || o + 4 + padded > end)
+		if (code == PCAPNG_OPT_ENDOFOPT || o + 4 + padded > end)
 			break;
 		if (len == 8) {
 			uint64_t v = rd64(s, s->head + o + 4);
-			if (code == OPT_ISB_IFRECV) {
+			if (code == PCAPNG_OPT_ISB_IFRECV) {
 				f->recv = v;
 				f->has_recv = true;
-			} else if (code == OPT_ISB_IFDROP) {
+			} else if (code == PCAPNG_OPT_ISB_IFDROP) {
 				f->if_drop = v;
 				f->has_if_drop = true;
-			} else if (code == OPT_ISB_OSDROP) {
+			} else if (code == PCAPNG_OPT_ISB_OSDROP) {
 				f->os_drop = v;
 				f->has_os_drop = true;
 			}
@@ -303,14 +277,14 @@ void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n)
 {
 	while (n && !s->stopped) {
 		if (!s->block_len) {  /* collecting a block header */
-			uint32_t need = s->have >= 4 && le32(s->head) == BT_SHB ? SHB_HDR : BLOCK_HDR;
+			uint32_t need = s->have >= 4 && le32(s->head) == PCAPNG_BT_SHB ? SHB_HDR : PCAPNG_BLOCK_HDR;
 			size_t take = min_size(need - s->have, n);
 			memcpy(s->head + s->have, buf, take);
 			s->have += (uint32_t)take;
 			s->offset += take;
 			buf += take;
 			n -= take;
-			if (s->have < need || (need == BLOCK_HDR && le32(s->head) == BT_SHB))
+			if (s->have < need || (need == PCAPNG_BLOCK_HDR && le32(s->head) == PCAPNG_BT_SHB))
 				continue;  /* more to come, or an SHB that needs its byte-order magic */
 			if (!start_block(s))
 				s->stopped = true;
@@ -328,11 +302,11 @@ void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n)
 		buf += take;
 		n -= take;
 		if (!s->remaining) {
-			if (s->block_type == BT_ISB)
+			if (s->block_type == PCAPNG_BT_ISB)
 				parse_isb(s);
-			else if (s->block_type == BT_IDB && s->track)
+			else if (s->block_type == PCAPNG_BT_IDB)
 				parse_idb(s);
-			else if (s->track && (s->block_type == BT_EPB || s->block_type == BT_SPB || s->block_type == BT_PB))
+			else if (s->track && (s->block_type == PCAPNG_BT_EPB || s->block_type == PCAPNG_BT_SPB || s->block_type == PCAPNG_BT_PB))
 				parse_packet(s);
 			s->block_len = 0;
 			s->have = 0;

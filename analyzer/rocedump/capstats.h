@@ -12,10 +12,11 @@
  *
  * The same walk tells which interface each frame of a pcapng file was captured on, which libpcap
  * does not say: with capstats_track_packets(), every packet block (Enhanced, Simple, obsolete
- * Packet Block: pcapng §4.3-4.5) queues its interface, lengths and a fingerprint of its first
+ * Packet Block: pcapng §4.3-4.5) queues its interface, lengths and a copy of its first
  * bytes, and capstats_packet_iface() takes the entry of the frame libpcap hands out (records
- * libpcap's filter rejected are passed over); Interface Description Blocks (§4.2) give the
- * interfaces' names (if_name). */
+ * libpcap's filter rejected are passed over). Interface Description Blocks (§4.2) give the
+ * interfaces' names (if_name), tracked or not: pcapngread.c feeds the blocks that are not packets
+ * and names the frames it hands out itself. */
 #ifndef ROCEDUMP_CAPSTATS_H
 #define ROCEDUMP_CAPSTATS_H
 
@@ -35,11 +36,15 @@ struct capstats_iface {
 	bool has_recv, has_if_drop, has_os_drop;
 };
 
+#define CAPSTATS_HEAD_BYTES 32u  /* bytes of a frame kept to tell it when libpcap hands it out */
+
 /* A packet block seen, waiting for libpcap to hand out its frame. */
 struct capstats_pkt {
 	uint32_t iface;                 /* capstats_iface_key() */
-	uint32_t caplen, wirelen;
-	uint32_t fingerprint;           /* of its first bytes (capstats.c) */
+	uint32_t caplen, wirelen;       /* caplen: what the block holds (libpcap may hand out fewer:
+					 * a Simple Packet Block is cut to the snapshot length) */
+	uint32_t n;                     /* bytes in head[] */
+	uint8_t head[CAPSTATS_HEAD_BYTES];  /* its first bytes */
 };
 
 #define CAPSTATS_MAX_NAMES 256

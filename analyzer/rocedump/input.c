@@ -2,15 +2,17 @@
  *
  * libpcap reads files through stdio; with glibc's default buffer the read and ICRC loop was
  * 10-15 % slower on a 1 GB file (tests/bench/README.md), so the stream gets a 1 MiB buffer
- * before libpcap sees it. A pcapng file (or standard
- * input, whatever it holds) is read through a stdio cookie stream (fopencookie) over the file
- * descriptor, so that every byte libpcap reads is also fed to the capstats scanner in the same
- * pass. A classic pcap file, which records no drops, gets a plain stdio stream: glibc's cookie
- * streams copy small reads through a generic loop, 3 % more instructions on small packets.
- * Its records are read by pcapread.c, from a mapping of the file, for as long as that reader is
- * sure of them; libpcap reads on from the first one it leaves (tests/unit/test_input.c holds the two
- * ways to the same frames and the same end). Timestamps are asked for in nanoseconds whatever the
- * file holds. */
+ * before libpcap sees it. A regular file is opened by libpcap over a plain stdio stream, and
+ * its records are read by pcapread.c (classic pcap) or pcapngread.c (pcapng), from a mapping of
+ * the file, for as long as those readers are sure of them; libpcap reads on from the first one
+ * they leave (tests/unit/test_input.c holds the two ways to the same frames and the same end).
+ * A classic pcap file's stream is positioned there. A pcapng file gets a new libpcap handle,
+ * over a stdio cookie stream (fopencookie) that gives the section's header and interface blocks
+ * first, then the file from that block on, so that libpcap reads on in the state it would have
+ * had; every byte of the file it reads is also fed to the capstats scanner in the same pass (the
+ * direct reader fed it the blocks before). Standard input, whatever it holds, and a pcapng file
+ * the direct reader does not take at all, are read through that cookie stream from their start.
+ * Timestamps are asked for in nanoseconds whatever the file holds. */
 #define _GNU_SOURCE  /* fopencookie */
 #include "input.h"
 
@@ -25,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pcapngread.h"
 #include "roce/common.h"
 
 #define IO_BUFFER (1u << 20)
@@ -32,14 +35,24 @@
 struct input_source {
 	int fd;
 	bool close_fd;            /* not for standard input */
-	bool plain;               /* a stdio stream straight over fd (a pcap file), not a cookie one */
-	uint64_t bytes_read;      /* through the cookie stream */
+	bool plain;               /* a stdio stream straight over fd (a regular file), not a cookie one */
+	bool ng;                  /* plain, and a pcapng file */
+	uint64_t bytes_read;      /* through the cookie stream: the file's offset after them */
+	uint8_t *prefix;          /* bytes the cookie stream gives before the file's (reopen_at()) */
+	size_t prefix_len, prefix_at;
 	struct capstats stats;
 };
 
 static ssize_t source_read(void *cookie, char *buf, size_t size)
 {
 	struct input_source *src = cookie;
+	if (src->prefix_at < src->prefix_len) {  /* not the file's: not shown to capstats */
+		size_t n = src->prefix_len - src->prefix_at < size ? src->prefix_len - src->prefix_at : size;
+		memcpy(buf, src->prefix + src->prefix_at, n);
+		src->prefix_at += n;
+		src->bytes_read += n;
+		return (ssize_t)n;
+	}
 	ssize_t n;
 	do
 		n = read(src->fd, buf, size);
@@ -55,6 +68,16 @@ static int source_close(void *cookie)
 {
 	struct input_source *src = cookie;
 	return src->close_fd ? close(src->fd) : 0;
+}
+
+/* A stdio stream over src that shows capstats what it reads, and has it queue the packet blocks'
+ * interfaces (out of memory: the frames' interfaces are not known). */
+static FILE *cookie_stream(struct input_source *src)
+{
+	static const cookie_io_functions_t io = {.read = source_read, .close = source_close};
+	if (!src->stats.track)
+		capstats_track_packets(&src->stats);
+	return fopencookie(src, "r", io);
 }
 
 /* A read-only stdio stream over path ("-": standard input); *out receives the drop counts'
@@ -79,18 +102,17 @@ static FILE *open_source(const char *path, struct input_source **out, char *errb
 		}
 		src->close_fd = true;
 		uint8_t head[8];  /* the magic number, or a pcapng block's type and length */
-		if (pread(src->fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
-		    memcmp(head, "\x0a\x0d\x0d\x0a", 4) != 0) {
-			capstats_feed(&src->stats, head, sizeof(head));  /* pcap (or garbage): done */
+		if (pread(src->fd, head, sizeof(head), 0) == (ssize_t)sizeof(head)) {
+			/* pcapng: fed by pcapngread.c, or through a cookie stream (reopen_at()) */
+			src->ng = memcmp(head, "\x0a\x0d\x0d\x0a", 4) == 0;
+			if (!src->ng)
+				capstats_feed(&src->stats, head, sizeof(head));  /* pcap (or garbage): done */
 			fp = fdopen(src->fd, "rb");
 			src->plain = fp != NULL;
 		}
 	}
-	if (!fp) {
-		static const cookie_io_functions_t io = {.read = source_read, .close = source_close};
-		capstats_track_packets(&src->stats);  /* out of memory: frames' interfaces unknown */
-		fp = fopencookie(src, "r", io);
-	}
+	if (!fp)
+		fp = cookie_stream(src);
 	if (!fp) {
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
 		source_close(src);
@@ -110,6 +132,50 @@ static unsigned dlt_to_linktype(int dlt)
 	case DLT_RAW: return ROCE_LINK_RAW;
 	default: return (unsigned)dlt;  /* the same number: LINUX_SLL 113, IPV4 228, IPV6 229, LINUX_SLL2 276 */
 	}
+}
+
+/* libpcap reads on from byte `at` of the file, after prefix[0 .. prefix_len) (taken over: freed
+ * with the input), through a cookie stream that shows capstats the file's bytes: a new handle
+ * in place of the one that opened the file over a plain stream. The link type stays. */
+static int reopen_at(struct input *in, uint64_t at, uint8_t *prefix, size_t prefix_len, char *errbuf,
+		     size_t errlen)
+{
+	struct input_source *src = in->source;
+	char perr[PCAP_ERRBUF_SIZE] = "";
+	int fd = dup(src->fd);  /* the plain stream's fd goes with it */
+	if (fd < 0) {
+		free(prefix);
+		snprintf(errbuf, errlen, "%s: %s", in->name, strerror(errno));
+		return -1;
+	}
+	pcap_close(in->pcap);
+	in->pcap = NULL;
+	src->fd = fd;
+	src->close_fd = true;
+	src->plain = false;
+	src->prefix = prefix;
+	src->prefix_len = prefix_len;
+	src->prefix_at = 0;
+	src->bytes_read = at - prefix_len;  /* the prefix's bytes stand for the file's before `at` */
+	in->fp = lseek(fd, (off_t)at, SEEK_SET) < 0 ? NULL : cookie_stream(src);
+	if (!in->fp) {
+		snprintf(errbuf, errlen, "%s: %s", in->name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	__fsetlocking(in->fp, FSETLOCKING_BYCALLER);
+	if (in->iobuf)
+		setvbuf(in->fp, in->iobuf, _IOFBF, IO_BUFFER);
+	in->pcap = pcap_fopen_offline_with_tstamp_precision(in->fp, PCAP_TSTAMP_PRECISION_NANO, perr);
+	if (!in->pcap) {
+		snprintf(errbuf, errlen, "%s: %s", in->name, perr);
+		return -1;  /* in->fp stays, closed by input_close() */
+	}
+	if (dlt_to_linktype(pcap_datalink(in->pcap)) != in->linktype) {  /* cannot be: the same first blocks */
+		snprintf(errbuf, errlen, "%s: the link type changed on reading it again", in->name);
+		return -1;
+	}
+	return 0;
 }
 
 int input_open_file(struct input *in, const char *path, const char *filter, char *errbuf, size_t errlen)
@@ -142,8 +208,14 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 			return -1;
 		}
 	}
-	if (in->source->plain)
-		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap);
+	if (in->source->plain) {
+		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap, &in->source->stats);
+		/* a pcapng file pcapread.c does not take: libpcap reads it all, and shows it to capstats */
+		if (!in->direct && in->source->ng && reopen_at(in, 0, NULL, 0, errbuf, errlen) < 0) {
+			input_close(in);
+			return -1;
+		}
+	}
 	struct stat st;
 	if (fstat(in->source->fd, &st) == 0 && S_ISREG(st.st_mode))
 		in->size = (uint64_t)st.st_size;
@@ -255,24 +327,41 @@ void input_wait(struct input *in, int timeout_ms, int wake_fd)
 	poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms);
 }
 
+/* pcapread.c stopped at in->records.pos: libpcap reads on from there. */
+static int hand_over(struct input *in, char *errbuf, size_t errlen)
+{
+	if (in->records.ng) {
+		uint8_t *prefix;
+		size_t n = pcapng_prefix(&in->records, &prefix);
+		if (!prefix) {
+			snprintf(errbuf, errlen, "%s: out of memory", in->name);
+			return -1;
+		}
+		return reopen_at(in, in->records.pos, prefix, n, errbuf, errlen);
+	}
+	char err[256];
+	if (pcapread_hand_over(&in->records, in->fp, err, sizeof(err)) < 0) {
+		snprintf(errbuf, errlen, "%s: %s", in->name, err);
+		return -1;
+	}
+	return 0;
+}
+
 /* The next record of the file, whatever the filter says (inlined: a call more per frame cost
  * 30 instructions, 2.5 % of rocedump -q on small frames). */
 static inline __attribute__((always_inline)) int next_record(struct input *in, struct frame *f, char *errbuf,
 							   size_t errlen)
 {
 	if (in->direct) {
-		char err[256];
-		int rc = pcapread_next(&in->records, f, in->fp, err, sizeof(err));
-		if (rc == 1) {
-			f->iface = 0;
-			f->iface_name = "";
+		if (pcapread_next(&in->records, f) == 1)
 			return 1;
-		}
-		in->direct = false;  /* libpcap reads on */
-		if (rc < 0) {
-			snprintf(errbuf, errlen, "%s: %s", in->name, err);
+		in->direct = false;
+		if (hand_over(in, errbuf, errlen) < 0)
 			return -1;
-		}
+	}
+	if (!in->pcap) {  /* the hand-over failed, and the caller read on */
+		snprintf(errbuf, errlen, "%s: cannot be read further", in->name);
+		return -1;
 	}
 	if (in->poll && !in->live && !record_ready(in))
 		return INPUT_AGAIN;
@@ -365,8 +454,10 @@ void input_close(struct input *in)
 		pcap_close(in->pcap);  /* closes fp too */
 	else if (in->fp)
 		fclose(in->fp);
-	if (in->source)
+	if (in->source) {
 		capstats_free(&in->source->stats);
+		free(in->source->prefix);
+	}
 	free(in->source);
 	free(in->iobuf);
 	memset(in, 0, sizeof(*in));

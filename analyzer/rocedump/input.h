@@ -4,7 +4,8 @@
  * type mapped to the core's ROCE_LINK_* numbers. A live capture or a pipe may have no complete
  * frame ready: then input_next() says so (INPUT_AGAIN) rather than waiting, and input_wait()
  * waits. The
- * records of a plain pcap file are read by pcapread.c as long as it is sure of them.
+ * records of a regular pcap or pcapng file are read by pcapread.c and pcapngread.c as long as
+ * they are sure of them.
  * The bytes libpcap reads pass by a capstats scanner on the way, which collects the capture's
  * drop counts from pcapng statistics blocks (capstats.h). */
 #ifndef ROCEDUMP_INPUT_H
@@ -77,8 +78,9 @@ int input_open_live(struct input *in, const struct live_config *cfg, const char 
  * input_frame_kept() says so right after it, until input_release() passes the frame. */
 int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
 
-/* Whether the frame input_next() just gave lies in the mapped file (pcapread.c): its bytes stay
- * valid until input_release() passes it, or input_close(), whatever is read meanwhile. */
+/* Whether the frame input_next() just gave lies in the mapped file (pcapread.c, pcapngread.c):
+ * its bytes stay valid until input_release() passes it, or input_close(), whatever is read
+ * meanwhile. */
 static inline bool input_frame_kept(const struct input *in)
 {
 	return in->direct;

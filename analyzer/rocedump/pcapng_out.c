@@ -16,23 +16,9 @@
 
 #include "grow.h"
 #include "input.h"
+#include "pcapng.h"
 #include "roce/decode.h"
 
-#define BT_SHB 0x0a0d0d0au
-#define BT_IDB 0x00000001u
-#define BT_EPB 0x00000006u
-#define BT_ISB 0x00000005u
-#define BYTE_ORDER_MAGIC 0x1a2b3c4du
-#define OPT_ENDOFOPT 0
-#define OPT_COMMENT 1
-#define OPT_SHB_USERAPPL 4
-#define OPT_IF_NAME 2
-#define OPT_IF_TSRESOL 9
-#define OPT_ISB_STARTTIME 2
-#define OPT_ISB_ENDTIME 3
-#define OPT_ISB_IFRECV 4
-#define OPT_ISB_IFDROP 5
-#define OPT_ISB_OSDROP 7
 
 static const uint8_t zeros[4];
 
@@ -74,15 +60,15 @@ static void put_idb(struct pcapng_out *w, const char *name)
 	if (name_len > 0xffff)
 		name_len = 0xffff;
 	uint32_t len = 20 + (name_len ? (uint32_t)option_size(name_len) : 0) + (uint32_t)option_size(1) + 4;
-	put32(w->f, BT_IDB);
+	put32(w->f, PCAPNG_BT_IDB);
 	put32(w->f, len);
 	put16(w->f, (uint16_t)w->linktype);
 	put16(w->f, 0);
 	put32(w->f, 0);
 	if (name_len)
-		put_option(w->f, OPT_IF_NAME, name, name_len);
-	put_option(w->f, OPT_IF_TSRESOL, &tsresol, 1);
-	put32(w->f, OPT_ENDOFOPT);
+		put_option(w->f, PCAPNG_OPT_IF_NAME, name, name_len);
+	put_option(w->f, PCAPNG_OPT_IF_TSRESOL, &tsresol, 1);
+	put32(w->f, PCAPNG_OPT_ENDOFOPT);
 	put32(w->f, len);
 }
 
@@ -123,15 +109,15 @@ int pcapng_out_open(struct pcapng_out *w, const char *path, unsigned linktype, c
 	}
 	/* section header: type, length, byte-order magic, version 1.0, section length unknown */
 	uint32_t shb_len = 28 + (uint32_t)option_size(sizeof(appl) - 1) + 4;
-	put32(w->f, BT_SHB);
+	put32(w->f, PCAPNG_BT_SHB);
 	put32(w->f, shb_len);
-	put32(w->f, BYTE_ORDER_MAGIC);
+	put32(w->f, PCAPNG_BYTE_ORDER_MAGIC);
 	put16(w->f, 1);
 	put16(w->f, 0);
 	put32(w->f, 0xffffffffu);
 	put32(w->f, 0xffffffffu);
-	put_option(w->f, OPT_SHB_USERAPPL, appl, sizeof(appl) - 1);
-	put32(w->f, OPT_ENDOFOPT);
+	put_option(w->f, PCAPNG_OPT_SHB_USERAPPL, appl, sizeof(appl) - 1);
+	put32(w->f, PCAPNG_OPT_ENDOFOPT);
 	put32(w->f, shb_len);
 	return 0;
 }
@@ -145,7 +131,7 @@ void pcapng_out_frame(struct pcapng_out *w, const struct frame *f, const char *c
 	int64_t ns = frame_ts_ns(f);
 	uint64_t t = ns < 0 ? 0 : (uint64_t)ns;
 	uint32_t id = iface_id(w, f->iface, f->iface_name);  /* its block first, if new */
-	put32(w->f, BT_EPB);
+	put32(w->f, PCAPNG_BT_EPB);
 	put32(w->f, len);
 	put32(w->f, id);
 	put32(w->f, (uint32_t)(t >> 32));
@@ -155,8 +141,8 @@ void pcapng_out_frame(struct pcapng_out *w, const struct frame *f, const char *c
 	fwrite(f->data, 1, caplen, w->f);
 	fwrite(zeros, 1, pad4(caplen), w->f);
 	if (comment_len) {
-		put_option(w->f, OPT_COMMENT, comment, comment_len);
-		put32(w->f, OPT_ENDOFOPT);
+		put_option(w->f, PCAPNG_OPT_COMMENT, comment, comment_len);
+		put32(w->f, PCAPNG_OPT_ENDOFOPT);
 	}
 	put32(w->f, len);
 }
@@ -177,17 +163,17 @@ void pcapng_out_isb(struct pcapng_out *w, const struct pcapng_isb *isb)
 	uint32_t len = 12 + 12 + 5 * (uint32_t)option_size(8) + 4;  /* header, if_id, time, options, end, length */
 	if (!w->n_ifaces)
 		iface_id(w, 0, NULL);
-	put32(w->f, BT_ISB);
+	put32(w->f, PCAPNG_BT_ISB);
 	put32(w->f, len);
 	put32(w->f, 0);  /* interface 0 */
 	put32(w->f, (uint32_t)(isb->now_ns >> 32));
 	put32(w->f, (uint32_t)isb->now_ns);
-	put_option64(w->f, OPT_ISB_STARTTIME, isb->start_ns, true);
-	put_option64(w->f, OPT_ISB_ENDTIME, isb->now_ns, true);
-	put_option64(w->f, OPT_ISB_IFRECV, isb->recv, false);
-	put_option64(w->f, OPT_ISB_IFDROP, isb->if_drop, false);
-	put_option64(w->f, OPT_ISB_OSDROP, isb->os_drop, false);
-	put32(w->f, OPT_ENDOFOPT);
+	put_option64(w->f, PCAPNG_OPT_ISB_STARTTIME, isb->start_ns, true);
+	put_option64(w->f, PCAPNG_OPT_ISB_ENDTIME, isb->now_ns, true);
+	put_option64(w->f, PCAPNG_OPT_ISB_IFRECV, isb->recv, false);
+	put_option64(w->f, PCAPNG_OPT_ISB_IFDROP, isb->if_drop, false);
+	put_option64(w->f, PCAPNG_OPT_ISB_OSDROP, isb->os_drop, false);
+	put32(w->f, PCAPNG_OPT_ENDOFOPT);
 	put32(w->f, len);
 }
 

@@ -1,6 +1,7 @@
-/* pcapread.h: the records of a classic pcap file read straight from a read-only mapping of it,
- * for the common case, with libpcap taking over at the first record this reader is not sure of
- * (pcapread.c). */
+/* pcapread.h: the records of a capture file read straight from a read-only mapping of it, for
+ * the common case, with libpcap taking over at the first record this reader is not sure of:
+ * classic pcap records (pcapread.c) and the packet blocks of a pcapng file's first section
+ * (pcapngread.c). */
 #ifndef ROCEDUMP_PCAPREAD_H
 #define ROCEDUMP_PCAPREAD_H
 
@@ -12,29 +13,40 @@
 #include <pcap/pcap.h>
 
 struct frame;
+struct capstats;
+struct pcapng_section;
 
 struct pcapread {
-	bool nsec;                /* nanosecond time stamps (else microseconds) */
+	bool ng;                  /* a pcapng file: its blocks are walked by pcapngread.c */
+	bool nsec;                /* pcap: nanosecond time stamps (else microseconds) */
 	uint32_t max_caplen;      /* the longest record taken: the snapshot length, at most 262,144 */
 	uint8_t *map;             /* the file, mapped read-only (PROT_READ); NULL: not taken */
 	size_t len;               /* the bytes mapped: the file's size when it was opened */
 	size_t pos;               /* the next record's offset */
 	size_t released;          /* the mapping's pages below this offset have been let go */
+	struct pcapng_section *section;  /* pcapng: the first section's interfaces */
 };
 
-/* Set r up to read the records of the pcap file that libpcap has just opened on fd (p: its
- * handle, for the snapshot length and byte order). False when the file is not one this reader
- * takes (not a regular file, pcapng, another byte order or version, not mappable): libpcap then
- * reads it all. */
-bool pcapread_open(struct pcapread *r, int fd, pcap_t *p);
+/* Set r up to read the records of the capture file that libpcap has just opened on fd (p: its
+ * handle, for the link type, snapshot length and byte order), from a plain stdio stream. A
+ * pcapng file is read from its start, and the blocks that are not packets are fed to stats (its
+ * drop counts and interface names); with stats NULL a pcapng file is not taken. False when the
+ * file is not one this reader takes (not a regular file, another byte order, a pcap version
+ * other than 2.4, not mappable): libpcap then reads it all. */
+bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats);
 
-/* The next record into *f: 1. Its bytes lie in the mapping, and stay valid until
- * pcapread_release() passes them or pcapread_close(). 0 when this reader has handed over: at
- * the end of the data mapped, at a record it does not take, fp (libpcap's stream) has been
- * positioned at that record and libpcap reads from there on, with its own checks and messages;
- * the mapping stays until pcapread_close() (frames handed out may still be in use). -1 when fp
- * could not be positioned (message in errbuf). */
-int pcapread_next(struct pcapread *r, struct frame *f, FILE *fp, char *errbuf, size_t errlen);
+/* The next record into *f (data, lengths, time, interface): 1. Its bytes lie in the mapping, and
+ * stay valid until pcapread_release() passes them or pcapread_close(). 0 when this reader stops:
+ * at the end of the data mapped, or at a record or block it does not take. r->pos is then where
+ * libpcap must read on from, with its own checks and messages, and whatever the file has grown
+ * by since: pcapread_hand_over() positions a pcap file's stream there; a pcapng file needs
+ * pcapng_prefix() read first. The mapping stays until pcapread_close(): frames handed out may
+ * still be in use. */
+int pcapread_next(struct pcapread *r, struct frame *f);
+
+/* After pcapread_next() stopped on a pcap file: fp (libpcap's stream over the file) positioned
+ * at r->pos. 0, or -1 with a message in errbuf. */
+int pcapread_hand_over(struct pcapread *r, FILE *fp, char *errbuf, size_t errlen);
 
 /* Let the mapping's pages go below the record of oldest (a frame's data from this reader), or
  * below the next record when oldest is NULL or not in the mapping: no frame handed out before

@@ -4,8 +4,8 @@
  * (the analyzer's tables, the summary, the output buffer) stays in one core's cache. Batches live
  * in a ring of slots, 2 per thread: batch k in slot k mod slots. A decoding worker takes the next
  * batch number under the read lock when its slot is free (batch k - slots has been sunk), reads
- * its frames (those of a mapped pcap file stay where they lie, input_frame_kept; others are copied
- * out of libpcap), decodes them on its own and marks the batch ready. The sink thread
+ * its frames (those of a mapped capture file stay where they lie, input_frame_kept; others are
+ * copied out of libpcap), decodes them on its own and marks the batch ready. The sink thread
  * sinks batch after batch in order; while the next one is not ready it reads and decodes one
  * itself. Batch data crosses from core to core in one direction, in sequence; a design where
  * every worker ran the sink in turn moved the analyzer's tables between cores instead, and

@@ -34,6 +34,9 @@ for f in small hosts mtu; do
 		check "the ratio to the $floor on $f (INFO)" grep -Eq "^INFO  rocedump -q at [0-9]+% of the $floor speed on $f$" "$out"
 	done
 done
+check "a row for the many-host file as pcapng" grep -Eq "^rocedump -q +hostsng +[0-9]+ " "$out"
+check "its speed against pcap (INFO)" \
+	grep -Eq "^INFO  rocedump -q on hosts as pcapng at [0-9]+% of its speed as pcap \([0-9.]+ of the bare floor" "$out"
 check "ICRC good counts agree at scale" grep -q "^PASS  ICRC good count on scale-100:6000: bare floor 6000, rocedump 6000" "$out"
 check "a scale row at 100 QPs" grep -Eq "^100 QPs +6000 +200 " "$out"
 check "a scale speed verdict" grep -Eq "^(PASS|FAIL)  rocedump -q within 2.5x of the bare floor at 100 QPs: [0-9.]+x" "$out"

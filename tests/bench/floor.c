@@ -25,7 +25,8 @@
  *           buffer, a stream lock taken on every fread); -b is then ignored
  * -R        the records read as rocedump reads a plain pcap file: by its own reader
  *           (analyzer/rocedump/pcapread.c: the file mapped, records used where they lie, the
- *           pages behind let go), libpcap reading on from the first record that reader leaves to it
+ *           pages behind let go), libpcap reading on from the first record that reader leaves to it;
+ *           a pcapng file (which rocedump reads with pcapngread.c) is read by libpcap
  * -n        read only: walk the frames and count bytes, no parse, no CRC
  * -Z        no vzeroupper after the CRC (to see what the dirty AVX-512 state costs)
  *
@@ -138,14 +139,14 @@ int main(int argc, char **argv)
 	struct counts c = {0};
 	int mode = read_only ? READ_ONLY : pcap_datalink(p) == DLT_EN10MB ? CHECK : OTHER;
 	struct pcapread rd;
-	if (records && pcapread_open(&rd, fileno(pcap_file(p)), p)) {
+	if (records && pcapread_open(&rd, fileno(pcap_file(p)), p, NULL)) {  /* NULL: pcap files only */
 		struct frame f;
 		char err[256];
-		int n;
-		while ((n = pcapread_next(&rd, &f, pcap_file(p), err, sizeof(err))) == 1) {
+		while (pcapread_next(&rd, &f) == 1) {
 			count_frame(&c, f.data, f.caplen, f.wirelen, mode);
 			pcapread_release(&rd, NULL);  /* as rocedump: the pages behind go */
 		}
+		int n = pcapread_hand_over(&rd, pcap_file(p), err, sizeof(err));
 		pcapread_close(&rd);
 		if (n < 0) {
 			fprintf(stderr, "floor: %s: %s\n", path, err);

@@ -23,6 +23,8 @@
 #   rocedump -q -r FILE     must reach >= 90% of the bare floor's speed by the median of the
 #                           rounds (PASS/FAIL); on two threads when the machine has two CPUs
 #   rocedump --threads 1 -q -r FILE   the same on one thread, for comparison
+#   rocedump -q -r FILE.pcapng  the many-host capture written as pcapng (as dumpcap writes it), its
+#                           own rounds: its speed against the same capture as pcap   INFO
 # Scale (unless --no-scale): the many-host capture at each QPS:PACKETS of --scale (default
 # '100000:2000000 1000000:4000000'), --scale-runs rounds (default 3) of the bare floor and
 # rocedump -q: seconds, ns a frame, the ratio to the bare floor (target: within 2.5x, PASS/FAIL),
@@ -86,16 +88,18 @@ need_programs --rocedump/--gencaps/--floor/--barefloor "$rocedump" "$gencaps" "$
 bench_dirs rocedump-bench
 small=$dir/bench-small-$small_n-$qps.pcap
 hosts=$dir/bench-hosts-$small_n-$qps.pcap
+hostsng=$dir/bench-hosts-$small_n-$qps.pcapng
 mtu=$dir/bench-mtu-$mtu_bytes-$qps.pcap
 declare -A scale_file
 for sc in $scale; do scale_file[$sc]=$dir/bench-hosts-${sc#*:}-${sc%%:*}.pcap; done
-all_files=("$small" "$hosts" "$mtu" "${scale_file[@]}")
+all_files=("$small" "$hosts" "$hostsng" "$mtu" "${scale_file[@]}")
 trap 'bench_cleanup "${all_files[@]}"' EXIT
 trap 'exit 1' INT TERM
 
 # ---- captures ----
 make_cap "$small" --bench-small "$small_n" "$qps"
 make_cap "$hosts" --bench-hosts "$small_n" "$qps"
+make_cap "$hostsng" --bench-hosts-ng "$small_n" "$qps"
 make_cap "$mtu" --bench-mtu "$mtu_bytes" "$qps"
 for sc in $scale; do make_cap "${scale_file[$sc]}" --bench-hosts "${sc#*:}" "${sc%%:*}"; done
 cat "${all_files[@]}" >/dev/null  # warm the page cache
@@ -159,6 +163,11 @@ for f in small hosts mtu; do
 	streams[$f]=$(q_streams "$work/q.$f")
 	good[$f]="$(floor_good "$work/bare.$f") $(q_good "$work/q.$f")"
 done
+size[hostsng]=$(stat -c %s "$hostsng")
+rounds hostsng "$hostsng" "$runs" q
+cmp -s <(sed 's/capture drops: .*//' "$work/q.hosts") <(sed 's/capture drops: .*//' "$work/q.hostsng") ||
+	die "rocedump -q on the many-host file as pcap and as pcapng differ (beyond the capture drops)"
+pkts[q hostsng]=$(q_frames "$work/q.hostsng")
 for sc in $scale; do
 	f=scale-$sc file=${scale_file[$sc]}
 	size[$f]=$(stat -c %s "$file")
@@ -202,14 +211,15 @@ name_of() {
 	*) echo "${1% small}" ;;
 	esac
 }
-fmt_row() {  # fmt_row KEY FILE-LABEL: a row of the table (medians; the bare floor's median is 1.000)
-	local key=$1 f=$2 p=${1%% *} name
+fmt_row() {  # fmt_row KEY FILE-LABEL [BARE-LABEL]: a row of the table (medians; the bare floor's median, on
+	# BARE-LABEL's file when given, is 1.000)
+	local key=$1 f=$2 p=${1%% *} name bare_f=${3:-$2}
 	case " ${progs[*]} " in
 	*" $p "*) name=$(name_of "$p") ;;
 	*) name=${key% small} ;;
 	esac
 	awk -v prog="$name" -v file="$f" -v n="${pkts[$key]}" -v t="$(stat_of "$key" median)" \
-		-v b="$(stat_of "$key" best)" -v sz="${size[$f]}" -v bt="$(stat_of "bare $f" median)" \
+		-v b="$(stat_of "$key" best)" -v sz="${size[$f]}" -v bt="$(stat_of "bare $bare_f" median)" \
 		-v rss="${rss[$key]:-}" -v cpu="${cpu[$key]:-n/a}" 'BEGIN {
 		r = rss == "" ? "n/a" : sprintf("%.1f", rss / 1024)
 		printf "%-25s %-6s %9d %9.3f %9.3f %8.2f %7.2f %8.0f %9.3f %9s %6s\n", prog, file, n, t, b, n / t / 1e6,
@@ -231,6 +241,7 @@ printf "%-25s %-6s %9s %9s %9s %8s %7s %8s %9s %9s %6s\n" program file packets s
 for f in small hosts mtu; do
 	for p in "${progs[@]}"; do fmt_row "$p $f" "$f"; done
 done
+fmt_row "q hostsng" hostsng hosts
 for k in "${tool_keys[@]}"; do fmt_row "$k" small; done
 if [ -n "$scale" ]; then
 	echo
@@ -262,6 +273,7 @@ for f in small hosts mtu; do
 		echo "INFO  rocedump -q at $(awk -v r="$(ratio "$p $f" "q $f")" 'BEGIN { printf "%.0f", 100 * r }')% of the $(name_of "$p") speed on $f"
 	done
 done
+echo "INFO  rocedump -q on hosts as pcapng at $(awk -v r="$(ratio "q hosts" "q hostsng")" 'BEGIN { printf "%.0f", 100 * r }')% of its speed as pcap ($(ratio "bare hosts" "q hostsng") of the bare floor on the pcap file)"
 for f in small hosts mtu $(for sc in $scale; do echo "scale-$sc"; done); do
 	read -r fg qg <<<"${good[$f]}"
 	[ -n "$fg" ] && [ "$fg" = "${qg:-}" ] && ok=1 || ok=0

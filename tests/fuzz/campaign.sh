@@ -1,31 +1,35 @@
 #!/bin/bash
-# campaign.sh: a libFuzzer campaign over the three fuzz targets, each seeded in its own input
-# format from the project's captures (tests/fuzz/README.md):
+# campaign.sh: a libFuzzer campaign over the fuzz targets, each seeded in its own input format
+# from the project's captures (tests/fuzz/README.md):
 #   fuzz_decode    one seed per frame of every capture, with its link type (fuzz_seeds decode)
 #   fuzz_capstats  the pcapng captures themselves
 #   fuzz_analyze   6-byte records made from every capture's RoCE frames (fuzz_seeds analyze)
+#   fuzz_input     the pcapng files of the project and its pcap captures under 20 KB, whole
+#                  files (inputs up to 16 KiB)
 # Each target runs at nice 19, one job, under the build's sanitizers, for the given number of
 # executions; crashing inputs land in WORK/art-TARGET/. The last status line of each run (its
 # executions, cov and ft) is printed at the end.
 #
-#   tests/fuzz/campaign.sh BUILD WORK DECODE_RUNS CAPSTATS_RUNS ANALYZE_RUNS
+#   tests/fuzz/campaign.sh BUILD WORK DECODE_RUNS CAPSTATS_RUNS ANALYZE_RUNS [INPUT_RUNS]
 #
 # BUILD: a build configured with CC=clang -Dfuzzing_engine=libfuzzer
 # -Db_sanitize=address,undefined -Db_lundef=false. Exit status: 0 when no target crashed, 1 when
 # one did, 2 on a usage error.
 set -u
-if [ $# -ne 5 ]; then
-	echo "usage: $0 BUILD WORK DECODE_RUNS CAPSTATS_RUNS ANALYZE_RUNS" >&2
+if [ $# -ne 5 ] && [ $# -ne 6 ]; then
+	echo "usage: $0 BUILD WORK DECODE_RUNS CAPSTATS_RUNS ANALYZE_RUNS [INPUT_RUNS]" >&2
 	exit 2
 fi
 build=$(cd "$1" && pwd) work=$(mkdir -p "$2" && cd "$2" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$build/tests/fuzz
 mapfile -t caps < <(find "$src/captures" -type f \( -name '*.pcap' -o -name '*.pcapng' \) | sort)
-mkdir -p "$work"/{seed,corpus,art}-{decode,capstats,analyze}
+mkdir -p "$work"/{seed,corpus,art}-{decode,capstats,analyze,input}
 "$bin/fuzz_seeds" decode "$work/seed-decode" "${caps[@]}" || exit 2
 "$bin/fuzz_seeds" analyze "$work/seed-analyze" "${caps[@]}" || exit 2
 cp "$src"/captures/*/*.pcapng "$work/seed-capstats/"
+cp "$src"/captures/*/*.pcapng "$src"/tests/unit/data/conform/*.pcapng "$work/seed-input/"
+find "$src/captures" -name '*.pcap' -size -20k -exec cp {} "$work/seed-input/" \;
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
@@ -46,5 +50,6 @@ run() {  # TARGET RUNS EXTRA-OPTIONS...
 run decode "$3"
 run capstats "$4"
 run analyze "$5" -max_len=4096
+[ "${6:-0}" -gt 0 ] && run input "$6" -max_len=16384
 ls "$work"/art-*/ 2>/dev/null
 exit $status

@@ -10,7 +10,9 @@
  *                                    and one PFC frame in 1,000; with C = 0 the same without; with
  *                                    C = 2 also Not-ECT (no ECN at all)
  *   gencaps --bench-hosts FILE N Q   N small packets over Q queue pairs between many hosts, in
- *                                    near-random order, as a mirror port sees them */
+ *                                    near-random order, as a mirror port sees them
+ *   gencaps --bench-hosts-ng FILE N Q  the same written as pcapng (as dumpcap writes: one
+ *                                    interface, Enhanced Packet Blocks, a closing statistics block) */
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -89,10 +91,8 @@ static void ng_option_u64(struct writer *w, uint16_t code, uint64_t v)
 	ng_u64(w, v);
 }
 
-static void w_open_pcapng(struct writer *w, const char *dir, const char *name)
+static void w_open_pcapng_path(struct writer *w, const char *path)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	memset(w, 0, sizeof(*w));
 	w->ng = fopen(path, "wb");
 	if (!w->ng)
@@ -114,6 +114,13 @@ static void w_open_pcapng(struct writer *w, const char *dir, const char *name)
 	ng_u32(w, 9);           /* the value and 3 bytes of padding */
 	ng_u32(w, 0);           /* opt_endofopt */
 	ng_u32(w, 32);
+}
+
+static void w_open_pcapng(struct writer *w, const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	w_open_pcapng_path(w, path);
 }
 
 static uint64_t frame_ts_ns(uint64_t n)
@@ -1196,7 +1203,7 @@ static void bench_mtu(const char *file, unsigned long long bytes, unsigned qps)
  * ACK, or, when the QP has requests outstanding and a coin says so, the responder's ACK (MSN
  * counting the messages) of the newest of them. H = 56 · sqrt(Q / 1000): 1,000 QPs make about
  * 1,500 address pairs (both directions) in any 100,000 frames. Clean traffic: no anomalies. */
-static void bench_hosts(const char *file, unsigned long long n, unsigned qps)
+static void bench_hosts(const char *file, unsigned long long n, unsigned qps, bool pcapng)
 {
 	struct writer w;
 	struct roce_build b;
@@ -1214,7 +1221,10 @@ static void bench_hosts(const char *file, unsigned long long n, unsigned qps)
 		host[q] = a << 16 | (c >= a ? c + 1 : c);  /* requester : responder */
 		psn[q] = (uint32_t)(NEXT() & 0xffffff);      /* random first PSNs, as NICs pick them */
 	}
-	w_open_path(&w, file, DLT_EN10MB);
+	if (pcapng)
+		w_open_pcapng_path(&w, file);
+	else
+		w_open_path(&w, file, DLT_EN10MB);
 	base_flow(&b);
 	for (unsigned long long i = 0; i < n; i++) {
 		unsigned q = (unsigned)(NEXT() % qps);
@@ -1265,12 +1275,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 5 && strcmp(argv[1], "--bench-hosts") == 0) {
-		bench_hosts(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10));
+		bench_hosts(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10), false);
+		return 0;
+	}
+	if (argc == 5 && strcmp(argv[1], "--bench-hosts-ng") == 0) {
+		bench_hosts(argv[2], strtoull(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10), true);
 		return 0;
 	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: gencaps DIR | --bench-small FILE N QPS | --bench-mtu FILE BYTES QPS | "
-			"--bench-hosts FILE N QPS | --bench-cong FILE N QPS 0|1|2\n");
+			"--bench-hosts[-ng] FILE N QPS | --bench-cong FILE N QPS 0|1|2\n");
 		return 2;
 	}
 	scenario_opcodes(argv[1]);

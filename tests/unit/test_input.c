@@ -1,160 +1,21 @@
-/* test_input.c: rocedump's capture input (analyzer/rocedump/input.c) against libpcap alone.
+/* test_input.c: rocedump's capture input (analyzer/rocedump/input.c) on classic pcap files,
+ * against libpcap alone (input_harness.h: every file read both ways, and from standard input).
  *
  * input.c lets pcapread.c hand out the records of a plain pcap file and gives libpcap the rest
- * from the first record that reader does not take. Every file here is read both ways, by
- * input_next() and by pcap_next_ex() on a fresh libpcap handle, and the two must hand out the
- * same frames (bytes, lengths, time stamps) and end the same way (the end of the file, or the
- * same error message): valid files in both time stamp precisions, every cut of a file, records
- * longer than the snapshot length or than libpcap accepts, odd time stamps, another byte order,
- * an older version, pcapng, a filter, long records, and 1,500
- * pseudo-random files with lengths and time fields near the limits that matter. Each frame's
- * number is its record's place in the file, the filter's rejects counted (tshark's
- * frame.number): libpcap's side counts every record it reads and runs the filter itself. */
+ * from the first record that reader does not take. Files here: valid files in both time stamp
+ * precisions, every cut of a file, records longer than the snapshot length or than libpcap
+ * accepts, odd time stamps, another byte order, an older version, a filter, long records, frames
+ * kept in the mapping while its pages go, and 1,500 pseudo-random files with lengths and time
+ * fields near the limits that matter. Each frame's number is its record's place in the file, the
+ * filter's rejects counted (tshark's frame.number). pcapng: test_input_pcapng.c. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "input.h"
-
-#define MAX_FRAMES 4096
-
-struct outcome {
-	unsigned n;
-	struct rec {
-		uint32_t caplen, wirelen, ts_nsec;
-		int64_t ts_sec;
-		uint64_t sum;  /* of the bytes, position-weighted */
-		uint64_t number;  /* the record's place in the file, from 1 */
-	} f[MAX_FRAMES];
-	int end;          /* 0: end of file, -1: error */
-	char err[INPUT_ERRLEN];
-};
-
-static uint64_t weigh(const uint8_t *p, uint32_t n)
-{
-	uint64_t s = 0;
-	for (uint32_t i = 0; i < n; i++)
-		s = s * 1099511628211u + p[i] + 1;
-	return s;
-}
-
-static void keep(struct outcome *o, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int64_t sec, uint32_t ns,
-		 uint64_t number)
-{
-	cr_assert_lt(o->n, MAX_FRAMES);
-	o->f[o->n++] = (struct rec){caplen, wirelen, ns, sec, weigh(data, caplen), number};
-}
-
-/* Through input.c; *direct: whether pcapread took the file at the start. */
-static void read_input(const char *path, const char *filter, struct outcome *o, bool *direct)
-{
-	struct input in;
-	struct frame f;
-	char err[INPUT_ERRLEN];
-	memset(o, 0, sizeof(*o));
-	cr_assert_eq(input_open_file(&in, path, filter, err, sizeof(err)), 0, "%s", err);
-	*direct = in.direct;
-	int rc;
-	while ((rc = input_next(&in, &f, err, sizeof(err))) == 1)
-		keep(o, f.data, f.caplen, f.wirelen, f.ts_sec, f.ts_nsec, f.number);
-	o->end = rc;
-	if (rc < 0) {
-		const char *msg = strstr(err, ": ");  /* "path: libpcap's message" */
-		snprintf(o->err, sizeof(o->err), "%s", msg ? msg + 2 : err);
-	}
-	input_close(&in);
-}
-
-/* Through libpcap alone, time stamps as input.c turns them into seconds and nanoseconds; every
- * record counted, the filter run on each (as libpcap's own reader runs a filter it is given). */
-static void read_libpcap(const char *path, const char *filter, struct outcome *o)
-{
-	char perr[PCAP_ERRBUF_SIZE];
-	memset(o, 0, sizeof(*o));
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
-	cr_assert_not_null(p, "%s", perr);
-	struct bpf_program prog = {0};
-	if (filter)
-		cr_assert_eq(pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN), 0);
-	struct pcap_pkthdr *h;
-	const u_char *data;
-	uint64_t number = 0;
-	int rc;
-	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
-		number++;
-		if (filter && !pcap_offline_filter(&prog, h, data))
-			continue;
-		uint32_t ns = (uint32_t)h->ts.tv_usec;
-		int64_t sec = h->ts.tv_sec;
-		if (ns >= 1000000000u) {
-			sec = (int64_t)((uint64_t)sec + ns / 1000000000u);
-			ns %= 1000000000u;
-		}
-		keep(o, data, h->caplen, h->len, sec, ns, number);
-	}
-	pcap_freecode(&prog);
-	o->end = rc == PCAP_ERROR_BREAK ? 0 : -1;
-	if (o->end)
-		snprintf(o->err, sizeof(o->err), "%s", pcap_geterr(p));
-	pcap_close(p);
-}
-
-static void same(const char *path, const char *filter, const char *what, bool want_direct)
-{
-	static struct outcome a, b;
-	bool direct;
-	read_input(path, filter, &a, &direct);
-	read_libpcap(path, filter, &b);
-	cr_assert_eq(direct, want_direct, "%s: the direct reader %s", what, direct ? "took the file" : "did not");
-	cr_assert_eq(a.n, b.n, "%s: %u frames against libpcap's %u", what, a.n, b.n);
-	for (unsigned i = 0; i < a.n; i++)
-		cr_assert(a.f[i].caplen == b.f[i].caplen && a.f[i].wirelen == b.f[i].wirelen &&
-			  a.f[i].ts_nsec == b.f[i].ts_nsec && a.f[i].ts_sec == b.f[i].ts_sec && a.f[i].sum == b.f[i].sum &&
-			  a.f[i].number == b.f[i].number,
-			  "%s: frame %u differs (number %llu/%llu, caplen %u/%u, len %u/%u, ts %lld.%09u/%lld.%09u)",
-			  what, i + 1, (unsigned long long)a.f[i].number, (unsigned long long)b.f[i].number,
-			  a.f[i].caplen, b.f[i].caplen, a.f[i].wirelen, b.f[i].wirelen, (long long)a.f[i].ts_sec,
-			  a.f[i].ts_nsec, (long long)b.f[i].ts_sec, b.f[i].ts_nsec);
-	cr_assert_eq(a.end, b.end, "%s: ends %d against libpcap's %d (%s / %s)", what, a.end, b.end, a.err, b.err);
-	cr_assert_str_eq(a.err, b.err, "%s", what);
-}
-
-/* ---- making files ---- */
-
-struct file {
-	uint8_t *b;
-	size_t len, cap;
-};
-
-static void put(struct file *f, const void *p, size_t n)
-{
-	if (f->len + n > f->cap) {
-		f->cap = (f->len + n) * 2;
-		f->b = realloc(f->b, f->cap);
-		cr_assert_not_null(f->b);
-	}
-	memcpy(f->b + f->len, p, n);
-	f->len += n;
-}
-
-static void put32(struct file *f, uint32_t v, bool swap)
-{
-	if (swap)
-		v = __builtin_bswap32(v);
-	put(f, &v, 4);
-}
-
-static void put16(struct file *f, uint16_t v, bool swap)
-{
-	if (swap)
-		v = __builtin_bswap16(v);
-	put(f, &v, 2);
-}
+#include "input_harness.h"
 
 static void header(struct file *f, uint32_t magic, uint16_t major, uint16_t minor, uint32_t snaplen, bool swap)
 {
@@ -167,8 +28,7 @@ static void header(struct file *f, uint32_t magic, uint16_t major, uint16_t mino
 	put32(f, 1, swap);  /* Ethernet */
 }
 
-/* A record of caplen bytes (an Ethernet/IPv4/UDP frame to port 4791 or 53 when long enough, so
- * that filters have something to match), wirelen on the wire. */
+/* A record of caplen bytes (frame_bytes()), wirelen on the wire. */
 static void record(struct file *f, uint32_t sec, uint32_t frac, uint32_t caplen, uint32_t wirelen, unsigned seed,
 		   bool swap)
 {
@@ -176,40 +36,7 @@ static void record(struct file *f, uint32_t sec, uint32_t frac, uint32_t caplen,
 	put32(f, frac, swap);
 	put32(f, caplen, swap);
 	put32(f, wirelen, swap);
-	uint8_t *b = malloc(caplen ? caplen : 1);
-	cr_assert_not_null(b);
-	for (uint32_t i = 0; i < caplen; i++)
-		b[i] = (uint8_t)(seed * 31 + i * 7);
-	static const uint8_t eth_ip_udp[] = {
-		0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 6, 0x08, 0x00,                          /* Ethernet */
-		0x45, 0, 0, 60, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,     /* IPv4, UDP */
-		0x12, 0x34, 0x12, 0xb7,                                                  /* ports: 4791 */
-	};
-	if (caplen >= sizeof(eth_ip_udp)) {
-		memcpy(b, eth_ip_udp, sizeof(eth_ip_udp));
-		if (seed % 3 == 0)
-			b[sizeof(eth_ip_udp) - 1] = 53, b[sizeof(eth_ip_udp) - 2] = 0;  /* port 53 */
-	}
-	put(f, b, caplen);
-	free(b);
-}
-
-static char dir[] = "/tmp/rocedump-test-input-XXXXXX";
-static bool dir_made;
-
-static const char *save(const struct file *f, const char *name)
-{
-	static char path[512];
-	if (!dir_made) {
-		cr_assert_not_null(mkdtemp(dir));
-		dir_made = true;
-	}
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *fp = fopen(path, "wb");
-	cr_assert_not_null(fp);
-	cr_assert_eq(fwrite(f->b, 1, f->len, fp), f->len);
-	cr_assert_eq(fclose(fp), 0);
-	return path;
+	put_frame(f, caplen, seed);
 }
 
 /* A file of n records of assorted lengths (0 to 1,600 bytes) and sane time stamps. */
@@ -226,22 +53,6 @@ static struct file ordinary(uint32_t magic, unsigned n, uint32_t snaplen)
 }
 
 /* The files the tests wrote (all in dir, no subdirectories), then dir. */
-static void cleanup(void)
-{
-	if (!dir_made)
-		return;
-	DIR *d = opendir(dir);
-	cr_assert_not_null(d, "%s", dir);
-	for (struct dirent *e; (e = readdir(d));) {
-		char path[600];
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		cr_assert_eq(unlink(path), 0, "%s", path);
-	}
-	closedir(d);
-	cr_assert_eq(rmdir(dir), 0, "%s", dir);
-}
 
 TestSuite(input, .fini = cleanup);
 
@@ -316,44 +127,6 @@ Test(input, files_left_to_libpcap)
 		record(&g, 1700000000u + i, i, 80 - i, 60 + i, i, false);
 	same(save(&g, "v23.pcap"), NULL, "version 2.3", false);
 	free(g.b);
-}
-
-Test(input, pcapng_left_to_libpcap)
-{
-	struct file f = {0};
-	put32(&f, 0x0a0d0d0a, false);  /* section header block */
-	put32(&f, 28, false);
-	put32(&f, 0x1a2b3c4d, false);
-	put16(&f, 1, false);
-	put16(&f, 0, false);
-	put32(&f, 0xffffffff, false);
-	put32(&f, 0xffffffff, false);
-	put32(&f, 28, false);
-	put32(&f, 1, false);  /* interface description block: Ethernet */
-	put32(&f, 20, false);
-	put16(&f, 1, false);
-	put16(&f, 0, false);
-	put32(&f, 65535, false);
-	put32(&f, 20, false);
-	for (unsigned i = 0; i < 10; i++) {  /* enhanced packet blocks */
-		uint32_t caplen = 60 + i, padded = (caplen + 3) & ~3u;
-		put32(&f, 6, false);
-		put32(&f, 32 + padded, false);
-		put32(&f, 0, false);
-		put32(&f, 0, false);
-		put32(&f, 1000000u * i + 17, false);
-		put32(&f, caplen, false);
-		put32(&f, caplen + 4, false);
-		uint8_t b[80] = {0};
-		for (uint32_t k = 0; k < caplen; k++)
-			b[k] = (uint8_t)(i + k);
-		put(&f, b, padded);
-		put32(&f, 32 + padded, false);
-	}
-	const char *ng = save(&f, "ng.pcapng");
-	same(ng, NULL, "pcapng", false);
-	same(ng, "len > 40", "pcapng, filtered", false);
-	free(f.b);
 }
 
 Test(input, filters)
@@ -462,14 +235,6 @@ Test(input, kept_frames_valid_until_released)
 	input_close(&in);
 }
 
-/* xorshift64*: deterministic pseudo-random numbers */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
 
 Test(input, random_files)
 {

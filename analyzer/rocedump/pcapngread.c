@@ -1,0 +1,295 @@
+/* pcapngread.c: the packet blocks of a pcapng file's first section, read straight from the
+ * mapping of pcapread.c (see pcapngread.h; the format: IETF draft-ietf-opsawg-pcapng §3-4,
+ * numbers in pcapng.h).
+ *
+ * Why not libpcap for these blocks: pcapng is what dumpcap and Wireshark write by default, and
+ * through libpcap each block costs two fread() calls into libpcap's buffer, a cookie stream that
+ * shows every byte to the drop-count scanner (capstats.c), the scanner's own walk, and a copy of
+ * every frame into the pipeline's batches: the same capture read ~2.7 times slower than as a
+ * classic pcap file (tests/bench/README.md). Here packet blocks are handed out where they lie in
+ * the mapping, and only the blocks that are not packets (section header, interface description
+ * and statistics blocks, and any other) go to the scanner, whole and in the file's order.
+ *
+ * This reader takes only what it is sure libpcap 1.10 would hand out the same (sf-pcapng.c's
+ * read_block(), add_interface(), pcap_ng_next_packet()): the first section of a file in this
+ * machine's byte order; blocks whole in the file, of a length that is a multiple of 4, at least
+ * 12 bytes and at most 16 MiB (libpcap's smallest limit), with the same length in the trailer;
+ * up to 64 interfaces, each after the first of libpcap's link type and the first one's snapshot
+ * length, with well-formed options and a time stamp resolution of 10^-k (k <= 9) or 2^-k
+ * (k <= 30) seconds, converted to nanoseconds as libpcap converts them (if_tsoffset added
+ * modulo 2^64 as libpcap adds it); Enhanced Packet Blocks on a described interface and Simple
+ * Packet Blocks (interface 0, no time stamp, cut to the snapshot length), with a captured length
+ * that fits the block and the snapshot length. At the first block it does not take (the obsolete
+ * Packet Block, a second section, anything malformed or cut short) and at the end of the bytes
+ * mapped, it stops: input.c then opens libpcap on this section's header and interface blocks
+ * followed by the file from that block on (pcapng_prefix), so that libpcap reads on with exactly
+ * the state it would have had, with its own checks and messages. */
+#include "pcapngread.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "capstats.h"
+#include "input.h"
+#include "pcapng.h"
+
+#define IFACES_TAKEN 64
+#define MAX_BLOCK ((uint32_t)16 << 20)  /* libpcap's INITIAL_MAX_BLOCKSIZE */
+#define NSEC 1000000000u
+
+enum ts_scale {
+	TS_NSEC,                   /* units of 10^-9 s: as they are */
+	TS_DEC,                    /* 10^-k s, k < 9: times factor */
+	TS_BIN,                    /* 2^-k s: times 10^9, over the resolution */
+};
+
+struct pcapng_iface {
+	uint64_t tsresol;          /* time stamp units a second */
+	uint64_t tsoffset;         /* seconds added (if_tsoffset), modulo 2^64 as libpcap adds them */
+	uint64_t factor;           /* TS_DEC: nanoseconds a unit */
+	enum ts_scale scale;
+	uint32_t key;              /* capstats_iface_key() */
+	const char *name;          /* its if_name, from the scanner (capstats_iface_name()) */
+};
+
+struct pcapng_section {
+	struct capstats *stats;
+	uint32_t snapshot;         /* libpcap's snapshot length (pcap_snapshot()) */
+	int dlt;                   /* libpcap's link type (pcap_datalink()) */
+	uint32_t first_snaplen;    /* the first interface's snapshot length as written */
+	uint32_t shb_len;          /* the section header (at offset 0), once taken */
+	uint32_t n_ifaces;
+	size_t idb_at[IFACES_TAKEN];
+	uint32_t idb_len[IFACES_TAKEN];
+	struct pcapng_iface iface[IFACES_TAKEN];
+};
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint16_t ld16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+bool pcapng_begin(struct pcapread *r, pcap_t *p, struct capstats *stats)
+{
+	struct pcapng_section *s = calloc(1, sizeof(*s));
+	if (!s)
+		return false;
+	s->stats = stats;
+	s->snapshot = (uint32_t)pcap_snapshot(p);
+	s->dlt = pcap_datalink(p);
+	r->section = s;
+	r->pos = 0;
+	return true;
+}
+
+void pcapng_end(struct pcapread *r)
+{
+	free(r->section);
+	r->section = NULL;
+}
+
+/* The interface an Interface Description Block describes (body: blen bytes between its header
+ * and trailer), as add_interface() and process_idb_options() make it; false where libpcap would
+ * fail on it or this reader does not follow it. */
+static bool describe_iface(const struct pcapng_section *s, const uint8_t *body, uint32_t blen,
+			   struct pcapng_iface *ifc)
+{
+	if (blen < PCAPNG_IDB_FIXED)
+		return false;
+	uint16_t linktype = ld16(body);
+	uint32_t snaplen = ld32(body + 4);
+	/* libpcap compares a later interface's link type, as written, with its own DLT_ number */
+	if (s->n_ifaces && (linktype != (unsigned)s->dlt || snaplen != s->first_snaplen))
+		return false;
+	uint64_t tsresol = 1000000, tsoffset = 0;
+	bool binary = false, saw_tsresol = false, saw_tsoffset = false;
+	const uint8_t *o = body + PCAPNG_IDB_FIXED;
+	for (uint32_t left = blen - PCAPNG_IDB_FIXED; left;) {
+		if (left < 4)
+			return false;
+		uint16_t code = ld16(o), len = ld16(o + 2);
+		uint32_t padded = (len + 3u) & ~3u;
+		if (left - 4 < padded)
+			return false;
+		const uint8_t *v = o + 4;
+		if (code == PCAPNG_OPT_ENDOFOPT) {
+			if (len)
+				return false;
+			break;
+		}
+		if (code == PCAPNG_OPT_IF_TSRESOL) {
+			if (len != 1 || saw_tsresol)
+				return false;
+			saw_tsresol = true;
+			unsigned k = v[0] & 0x7fu;
+			binary = v[0] & 0x80u;
+			if (binary ? k > 30 : k > 9)
+				return false;  /* libpcap's conversion may overflow there: left to it */
+			tsresol = 1;
+			for (unsigned i = 0; i < k; i++)
+				tsresol *= binary ? 2 : 10;
+		} else if (code == PCAPNG_OPT_IF_TSOFFSET) {
+			if (len != 8 || saw_tsoffset)
+				return false;
+			saw_tsoffset = true;
+			memcpy(&tsoffset, v, sizeof(tsoffset));
+		}
+		o += 4 + padded;
+		left -= 4 + padded;
+	}
+	*ifc = (struct pcapng_iface){.tsresol = tsresol, .tsoffset = tsoffset, .scale = TS_BIN};
+	if (tsresol == NSEC) {
+		ifc->scale = TS_NSEC;
+	} else if (!binary) {
+		ifc->scale = TS_DEC;
+		ifc->factor = NSEC / tsresol;
+	}
+	return true;
+}
+
+/* A time stamp of t units on ifc, in seconds and nanoseconds as libpcap gives them (the common
+ * resolutions divided by constants). */
+static inline void set_time(struct frame *f, const struct pcapng_iface *ifc, uint64_t t)
+{
+	uint64_t sec, frac;
+	if (ifc->tsresol == 1000000) {
+		sec = t / 1000000;
+		frac = t % 1000000 * 1000;
+	} else if (ifc->tsresol == NSEC) {
+		sec = t / NSEC;
+		frac = t % NSEC;
+	} else {
+		sec = t / ifc->tsresol;
+		frac = t % ifc->tsresol;
+		frac = ifc->scale == TS_DEC ? frac * ifc->factor : frac * NSEC / ifc->tsresol;
+	}
+	f->ts_sec = (int64_t)(sec + ifc->tsoffset);
+	f->ts_nsec = (uint32_t)frac;
+}
+
+/* The block at r->pos, when it is whole in the mapping and libpcap's read_block() takes it
+ * without growing its buffer past its first limit: its type and length. */
+static inline bool whole_block(const struct pcapread *r, uint32_t *type, uint32_t *len)
+{
+	size_t left = r->len - r->pos;
+	if (left < PCAPNG_BLOCK_MIN)
+		return false;
+	const uint8_t *b = r->map + r->pos;
+	uint32_t n = ld32(b + 4);
+	if (n < PCAPNG_BLOCK_MIN || n % 4 || n > MAX_BLOCK || n > left || ld32(b + n - 4) != n)
+		return false;
+	*type = ld32(b);
+	*len = n;
+	return true;
+}
+
+/* An Interface Description Block at r->pos (n bytes): the section's next interface. */
+static bool take_idb(struct pcapread *r, uint32_t n)
+{
+	struct pcapng_section *s = r->section;
+	const uint8_t *b = r->map + r->pos;
+	if (!s->shb_len || s->n_ifaces == IFACES_TAKEN)
+		return false;
+	struct pcapng_iface *ifc = &s->iface[s->n_ifaces];
+	if (!describe_iface(s, b + PCAPNG_BLOCK_HDR, n - PCAPNG_BLOCK_MIN, ifc))
+		return false;
+	if (!s->n_ifaces)
+		s->first_snaplen = ld32(b + PCAPNG_BLOCK_HDR + 4);
+	capstats_feed(s->stats, b, n);  /* before its name is asked for */
+	ifc->key = capstats_iface_key(0, s->n_ifaces);
+	ifc->name = capstats_iface_name(s->stats, ifc->key);
+	s->idb_at[s->n_ifaces] = r->pos;
+	s->idb_len[s->n_ifaces++] = n;
+	return true;
+}
+
+int pcapng_next(struct pcapread *r, struct frame *f)
+{
+	struct pcapng_section *s = r->section;
+	uint32_t type, n;
+
+	while (whole_block(r, &type, &n)) {
+		const uint8_t *b = r->map + r->pos, *body = b + PCAPNG_BLOCK_HDR;
+		uint32_t room = n - PCAPNG_BLOCK_MIN;  /* the body's bytes */
+		if (__builtin_expect(type == PCAPNG_BT_EPB, 1)) {
+			if (room < PCAPNG_EPB_FIXED)
+				return 0;
+			uint32_t id = ld32(body), caplen = ld32(body + 12);
+			if (id >= s->n_ifaces || caplen > s->snapshot || caplen > room - PCAPNG_EPB_FIXED)
+				return 0;
+			const struct pcapng_iface *ifc = &s->iface[id];
+			set_time(f, ifc, (uint64_t)ld32(body + 4) << 32 | ld32(body + 8));
+			f->data = body + PCAPNG_EPB_FIXED;
+			f->caplen = caplen;
+			f->wirelen = ld32(body + 16);
+			f->iface = ifc->key;
+			f->iface_name = ifc->name;
+			r->pos += n;
+			return 1;
+		}
+		switch (type) {
+		case PCAPNG_BT_SPB: {
+			if (room < PCAPNG_SPB_FIXED || !s->n_ifaces)
+				return 0;
+			uint32_t wirelen = ld32(body), caplen = wirelen < s->snapshot ? wirelen : s->snapshot;
+			if (caplen > room - PCAPNG_SPB_FIXED)
+				return 0;
+			set_time(f, &s->iface[0], 0);  /* no time stamp: 0, plus if_tsoffset */
+			f->data = body + PCAPNG_SPB_FIXED;
+			f->caplen = caplen;
+			f->wirelen = wirelen;
+			f->iface = s->iface[0].key;
+			f->iface_name = s->iface[0].name;
+			r->pos += n;
+			return 1;
+		}
+		case PCAPNG_BT_IDB:
+			if (!take_idb(r, n))
+				return 0;
+			break;
+		case PCAPNG_BT_SHB:
+			/* the first section's, which libpcap has read; a later one is left to it */
+			if (r->pos || n < PCAPNG_SHB_MIN || ld16(body + 4) != 1)
+				return 0;
+			capstats_feed(s->stats, b, n);
+			s->shb_len = n;
+			break;
+		case PCAPNG_BT_PB:
+			return 0;
+		default:  /* statistics, names, anything else: libpcap passes them by */
+			if (!s->shb_len)
+				return 0;
+			capstats_feed(s->stats, b, n);
+			break;
+		}
+		r->pos += n;
+	}
+	return 0;
+}
+
+size_t pcapng_prefix(const struct pcapread *r, uint8_t **out)
+{
+	const struct pcapng_section *s = r->section;
+	size_t len = s->shb_len;
+	for (uint32_t i = 0; i < s->n_ifaces; i++)
+		len += s->idb_len[i];
+	*out = malloc(len ? len : 1);
+	if (!*out)
+		return 0;
+	memcpy(*out, r->map, s->shb_len);
+	size_t at = s->shb_len;
+	for (uint32_t i = 0; i < s->n_ifaces; i++) {
+		memcpy(*out + at, r->map + s->idb_at[i], s->idb_len[i]);
+		at += s->idb_len[i];
+	}
+	return len;
+}
