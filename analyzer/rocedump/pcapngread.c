@@ -37,17 +37,11 @@
 #define MAX_BLOCK ((uint32_t)16 << 20)  /* libpcap's INITIAL_MAX_BLOCKSIZE */
 #define NSEC 1000000000u
 
-enum ts_scale {
-	TS_NSEC,                   /* units of 10^-9 s: as they are */
-	TS_DEC,                    /* 10^-k s, k < 9: times factor */
-	TS_BIN,                    /* 2^-k s: times 10^9, over the resolution */
-};
-
 struct pcapng_iface {
 	uint64_t tsresol;          /* time stamp units a second */
 	uint64_t tsoffset;         /* seconds added (if_tsoffset), modulo 2^64 as libpcap adds them */
-	uint64_t factor;           /* TS_DEC: nanoseconds a unit */
-	enum ts_scale scale;
+	uint64_t factor;           /* 10^-k s: nanoseconds a unit; 0 for 2^-k s (times 10^9, over
+				    * the resolution, as libpcap scales those) */
 	uint32_t key;              /* capstats_iface_key() */
 	const char *name;          /* its if_name, from the scanner (capstats_iface_name()) */
 };
@@ -63,20 +57,6 @@ struct pcapng_section {
 	uint32_t idb_len[IFACES_TAKEN];
 	struct pcapng_iface iface[IFACES_TAKEN];
 };
-
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint16_t ld16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 bool pcapng_begin(struct pcapread *r, pcap_t *p, struct capstats *stats)
 {
@@ -105,8 +85,8 @@ static bool describe_iface(const struct pcapng_section *s, const uint8_t *body, 
 {
 	if (blen < PCAPNG_IDB_FIXED)
 		return false;
-	uint16_t linktype = ld16(body);
-	uint32_t snaplen = ld32(body + 4);
+	uint16_t linktype = pcapread_ld16(body);
+	uint32_t snaplen = pcapread_ld32(body + 4);
 	/* libpcap compares a later interface's link type, as written, with its own DLT_ number */
 	if (s->n_ifaces && (linktype != (unsigned)s->dlt || snaplen != s->first_snaplen))
 		return false;
@@ -116,7 +96,7 @@ static bool describe_iface(const struct pcapng_section *s, const uint8_t *body, 
 	for (uint32_t left = blen - PCAPNG_IDB_FIXED; left;) {
 		if (left < 4)
 			return false;
-		uint16_t code = ld16(o), len = ld16(o + 2);
+		uint16_t code = pcapread_ld16(o), len = pcapread_ld16(o + 2);
 		uint32_t padded = (len + 3u) & ~3u;
 		if (left - 4 < padded)
 			return false;
@@ -146,13 +126,8 @@ static bool describe_iface(const struct pcapng_section *s, const uint8_t *body, 
 		o += 4 + padded;
 		left -= 4 + padded;
 	}
-	*ifc = (struct pcapng_iface){.tsresol = tsresol, .tsoffset = tsoffset, .scale = TS_BIN};
-	if (tsresol == NSEC) {
-		ifc->scale = TS_NSEC;
-	} else if (!binary) {
-		ifc->scale = TS_DEC;
-		ifc->factor = NSEC / tsresol;
-	}
+	*ifc = (struct pcapng_iface){.tsresol = tsresol, .tsoffset = tsoffset,
+				     .factor = binary ? 0 : NSEC / tsresol};
 	return true;
 }
 
@@ -170,7 +145,7 @@ static inline void set_time(struct frame *f, const struct pcapng_iface *ifc, uin
 	} else {
 		sec = t / ifc->tsresol;
 		frac = t % ifc->tsresol;
-		frac = ifc->scale == TS_DEC ? frac * ifc->factor : frac * NSEC / ifc->tsresol;
+		frac = ifc->factor ? frac * ifc->factor : frac * NSEC / ifc->tsresol;
 	}
 	f->ts_sec = (int64_t)(sec + ifc->tsoffset);
 	f->ts_nsec = (uint32_t)frac;
@@ -184,10 +159,10 @@ static inline bool whole_block(const struct pcapread *r, uint32_t *type, uint32_
 	if (left < PCAPNG_BLOCK_MIN)
 		return false;
 	const uint8_t *b = r->map + r->pos;
-	uint32_t n = ld32(b + 4);
-	if (n < PCAPNG_BLOCK_MIN || n % 4 || n > MAX_BLOCK || n > left || ld32(b + n - 4) != n)
+	uint32_t n = pcapread_ld32(b + 4);
+	if (n < PCAPNG_BLOCK_MIN || n % 4 || n > MAX_BLOCK || n > left || pcapread_ld32(b + n - 4) != n)
 		return false;
-	*type = ld32(b);
+	*type = pcapread_ld32(b);
 	*len = n;
 	return true;
 }
@@ -203,7 +178,7 @@ static bool take_idb(struct pcapread *r, uint32_t n)
 	if (!describe_iface(s, b + PCAPNG_BLOCK_HDR, n - PCAPNG_BLOCK_MIN, ifc))
 		return false;
 	if (!s->n_ifaces)
-		s->first_snaplen = ld32(b + PCAPNG_BLOCK_HDR + 4);
+		s->first_snaplen = pcapread_ld32(b + PCAPNG_BLOCK_HDR + 4);
 	capstats_feed(s->stats, b, n);  /* before its name is asked for */
 	ifc->key = capstats_iface_key(0, s->n_ifaces);
 	ifc->name = capstats_iface_name(s->stats, ifc->key);
@@ -223,14 +198,14 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 		if (__builtin_expect(type == PCAPNG_BT_EPB, 1)) {
 			if (room < PCAPNG_EPB_FIXED)
 				return 0;
-			uint32_t id = ld32(body), caplen = ld32(body + 12);
+			uint32_t id = pcapread_ld32(body), caplen = pcapread_ld32(body + 12);
 			if (id >= s->n_ifaces || caplen > s->snapshot || caplen > room - PCAPNG_EPB_FIXED)
 				return 0;
 			const struct pcapng_iface *ifc = &s->iface[id];
-			set_time(f, ifc, (uint64_t)ld32(body + 4) << 32 | ld32(body + 8));
+			set_time(f, ifc, (uint64_t)pcapread_ld32(body + 4) << 32 | pcapread_ld32(body + 8));
 			f->data = body + PCAPNG_EPB_FIXED;
 			f->caplen = caplen;
-			f->wirelen = ld32(body + 16);
+			f->wirelen = pcapread_ld32(body + 16);
 			f->iface = ifc->key;
 			f->iface_name = ifc->name;
 			r->pos += n;
@@ -240,7 +215,7 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 		case PCAPNG_BT_SPB: {
 			if (room < PCAPNG_SPB_FIXED || !s->n_ifaces)
 				return 0;
-			uint32_t wirelen = ld32(body), caplen = wirelen < s->snapshot ? wirelen : s->snapshot;
+			uint32_t wirelen = pcapread_ld32(body), caplen = wirelen < s->snapshot ? wirelen : s->snapshot;
 			if (caplen > room - PCAPNG_SPB_FIXED)
 				return 0;
 			set_time(f, &s->iface[0], 0);  /* no time stamp: 0, plus if_tsoffset */
@@ -258,7 +233,7 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 			break;
 		case PCAPNG_BT_SHB:
 			/* the first section's, which libpcap has read; a later one is left to it */
-			if (r->pos || n < PCAPNG_SHB_MIN || ld16(body + 4) != 1)
+			if (r->pos || n < PCAPNG_SHB_MIN || pcapread_ld16(body + 4) != 1)
 				return 0;
 			capstats_feed(s->stats, b, n);
 			s->shb_len = n;

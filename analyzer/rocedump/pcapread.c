@@ -46,13 +46,6 @@
 #define MAGIC_USEC 0xa1b2c3d4u
 #define MAGIC_NSEC 0xa1b23c4du
 
-static inline uint32_t ld_native32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats)
 {
 	struct stat st;
@@ -69,7 +62,7 @@ bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats
 		return false;
 	r->map = map;
 	r->len = (size_t)st.st_size;
-	uint32_t magic = ld_native32(map);
+	uint32_t magic = pcapread_ld32(map);
 	if (magic == PCAPNG_BT_SHB) {
 		r->ng = stats && pcapng_begin(r, p, stats);
 		if (r->ng)
@@ -106,8 +99,8 @@ int pcapread_next(struct pcapread *r, struct frame *f)
 	if (left < RECORD_HDR)
 		return 0;
 	const uint8_t *h = r->map + r->pos;
-	uint32_t sec = ld_native32(h), frac = ld_native32(h + 4);
-	uint32_t caplen = ld_native32(h + 8), len = ld_native32(h + 12);
+	uint32_t sec = pcapread_ld32(h), frac = pcapread_ld32(h + 4);
+	uint32_t caplen = pcapread_ld32(h + 8), len = pcapread_ld32(h + 12);
 	if (sec > INT32_MAX || frac >= frac_limit || caplen > r->max_caplen || caplen > left - RECORD_HDR)
 		return 0;
 	f->data = h + RECORD_HDR;
@@ -128,7 +121,8 @@ void pcapread_release_slow(struct pcapread *r, size_t below)
 		long ps = sysconf(_SC_PAGESIZE);
 		page = ps > 0 ? (size_t)ps : 4096;
 	}
-	/* below is a record's start, or its data's (RECORD_HDR further): the record's pages stay */
+	/* below is a record's start, or its frame's data (16 bytes further in pcap, 12 or 28 in
+	 * pcapng): the page of the frame's data stays */
 	size_t to = (below >= RECORD_HDR ? below - RECORD_HDR : 0) & ~(page - 1);
 	if (to <= r->released)
 		return;

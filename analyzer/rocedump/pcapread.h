@@ -9,8 +9,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <pcap/pcap.h>
+
+/* The file's fields in this machine's byte order: the only order the direct readers take. */
+static inline uint32_t pcapread_ld32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint16_t pcapread_ld16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
 
 struct frame;
 struct capstats;

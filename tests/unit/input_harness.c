@@ -230,3 +230,18 @@ void put_frame(struct file *f, uint32_t caplen, unsigned seed)
 	put(f, b, caplen);
 	free(b);
 }
+
+void put_junk(struct file *f, unsigned max, uint64_t *seed)
+{
+	uint8_t junk[16];
+	cr_assert(max >= 1 && max <= sizeof(junk));
+	for (unsigned k = 0; k < max; k++)
+		junk[k] = (uint8_t)rnd(seed);
+	put(f, junk, 1 + rnd(seed) % max);
+}
+
+void cut_sometimes(struct file *f, size_t keep, uint64_t *seed)
+{
+	if (f->len > keep && rnd(seed) % 3 == 0)
+		f->len = keep + (size_t)(rnd(seed) % (f->len - keep));
+}

@@ -34,6 +34,11 @@ void put16(struct file *f, uint16_t v, bool swap);
  * multiple of 3, when long enough: something for filters to match), the rest made of seed. */
 void put_frame(struct file *f, uint32_t caplen, unsigned seed);
 
+/* 1 to max (at most 16) bytes of pseudo-random garbage, from seed. */
+void put_junk(struct file *f, unsigned max, uint64_t *seed);
+/* One time in three (by seed), the file cut at a pseudo-random length past its first keep bytes. */
+void cut_sometimes(struct file *f, size_t keep, uint64_t *seed);
+
 /* Written to name in the tests' directory (made on first use): its path, valid until the next
  * call. */
 const char *save(const struct file *f, const char *name);

@@ -258,15 +258,10 @@ Test(input, random_files)
 			uint32_t lim = nsec ? 1000000000u : 1000000u;
 			uint32_t frac = rnd(&seed) % 8 ? (uint32_t)(rnd(&seed) % lim) : lim - 1 + (uint32_t)(rnd(&seed) % 3);
 			record(&f, sec, frac, caplen, caplen + (uint32_t)(rnd(&seed) % 3), i, false);
-			if (rnd(&seed) % 16 == 0) {  /* a few bytes of garbage between records */
-				uint8_t junk[7];
-				for (unsigned k = 0; k < sizeof(junk); k++)
-					junk[k] = (uint8_t)rnd(&seed);
-				put(&f, junk, 1 + rnd(&seed) % sizeof(junk));
-			}
+			if (rnd(&seed) % 16 == 0)  /* a few bytes of garbage between records */
+				put_junk(&f, 7, &seed);
 		}
-		if (f.len > 24 && rnd(&seed) % 3 == 0)
-			f.len = 24 + (size_t)(rnd(&seed) % (f.len - 24));
+		cut_sometimes(&f, 24, &seed);
 		char what[64];
 		snprintf(what, sizeof(what), "random file %u", t);
 		same(save(&f, "random.pcap"), NULL, what, true);

@@ -476,12 +476,8 @@ Test(input_pcapng, random_files)
 					obsolete_pb(&f, 0, r >> 8, caplen, i);
 				else if (r & 0x200)
 					section_start(&f);
-				else {
-					uint8_t junk[9];
-					for (unsigned k = 0; k < sizeof(junk); k++)
-						junk[k] = (uint8_t)rnd(&seed);
-					put(&f, junk, 1 + rnd(&seed) % sizeof(junk));
-				}
+				else
+					put_junk(&f, 9, &seed);
 				break;
 			default:
 				epb(&f, (uint32_t)(r >> 8) % (ifaces + (r % 16 == 0)), rnd(&seed) >> (r % 3 ? 8 : 0), caplen,
@@ -489,8 +485,7 @@ Test(input_pcapng, random_files)
 				break;
 			}
 		}
-		if (f.len > 200 && rnd(&seed) % 3 == 0)
-			f.len = 200 + (size_t)(rnd(&seed) % (f.len - 200));
+		cut_sometimes(&f, 200, &seed);
 		char what[64];
 		snprintf(what, sizeof(what), "random file %u", t);
 		same(save(&f, "random.pcapng"), NULL, what, true);
