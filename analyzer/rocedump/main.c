@@ -848,7 +848,9 @@ int main(int argc, char **argv)
 		.batch_frames = o.batch ? o.batch : PIPELINE_BATCH_DEFAULT,
 		.decoder = &o.decoder,
 		.idle = sink_idle,
-		.peek = sink_peek,
+		/* ROCEDUMP_NO_LOOK_AHEAD (any value): the analysis looks no frame up ahead, for tests
+		 * that check that looking ahead changes no output, and for measuring what it is worth */
+		.peek = getenv("ROCEDUMP_NO_LOOK_AHEAD") ? NULL : sink_peek,
 	};
 	int status = 0;
 

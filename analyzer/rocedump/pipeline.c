@@ -21,6 +21,10 @@
  * than DIRECT_ABOVE bytes, the sink thread, once every batch before has been sunk, reads, decodes and sinks the next
  * batch's worth of frames one by one, as the one-thread loop does; the other workers wait.
  *
+ * Frames read one at a time (one thread, and the direct mode above) are held back a few frames
+ * while the analysis looks ahead (struct look_ahead): the sink sees each frame after the peek hook,
+ * as in a batch.
+ *
  * Frames not ready. A live capture or a pipe may have no complete frame ready (INPUT_AGAIN): the
  * batch being filled ends there, however few frames it holds; a thread that finds none at all
  * gives its batch number back and waits on the input. The sink thread calls the idle hook first,
@@ -77,6 +81,7 @@ struct shared {
 	int wake;                     /* eventfd: a batch is ready for a sink thread waiting on the input */
 	atomic_bool sink_polling;     /* the sink thread waits on the input (and wake) */
 
+	struct look_ahead *look_ahead;  /* direct mode's */
 	int result;                   /* pipeline_run()'s; written by the sink thread */
 	char *errbuf;
 	size_t errlen;
@@ -163,36 +168,102 @@ static bool direct_size(uint64_t bytes, uint64_t n)
 	return n && bytes / n > DIRECT_ABOVE;
 }
 
-/* The one-thread loop: read a frame, decode it into *pkt, sink it; up to limit frames. Returns
- * 1 when the sink said stop, 0 at the end of the input, -1 on a read error (message in err),
- * INPUT_AGAIN when no frame is ready, READ_LIMIT after limit frames. *n and *bytes count the
- * frames read and their captured bytes. */
-static int read_decode_sink(struct input *in, const struct roce_decoder_config *decoder, pipeline_sink sink,
-			    void *ctx, struct roce_pkt *pkt, uint64_t limit, uint64_t *n, uint64_t *bytes,
-			    char *err, size_t errlen)
+/* The look-ahead of the frames read one at a time (run_one_thread, run_direct). While the peek
+ * hook wants it (the analyzer holds more streams than the caches do), a frame is read and
+ * decoded LOOK_AHEAD frames before the sink sees it and given to the peek hook then, as
+ * sink_batch() does with a batch's frames, so that its state loads while the frames before it
+ * are analysed. A frame that does not stay where it lies in the mapped file (input_frame_kept)
+ * is copied into the ring, its first ROCE_DECODE_MAX_CAPLEN bytes, as fill_batch() copies it.
+ * While the hook says no and the ring is empty, each frame goes to the sink as soon as it is
+ * decoded, as before: nothing copied, nothing held. On one CPU at 100 k QPs this halves the time
+ * (tests/bench/README.md). */
+#define LOOK_AHEAD PIPELINE_PEEK_AHEAD
+#define ASK_EVERY 256  /* frames between two questions to the peek hook while it says no */
+
+struct look_ahead {
+	struct frame frames[LOOK_AHEAD];
+	struct roce_pkt pkts[LOOK_AHEAD];
+	pipeline_peek peek;       /* NULL: no look-ahead (no hook, or no memory for the copies) */
+	uint8_t *bytes;           /* LOOK_AHEAD copies of ROCE_DECODE_MAX_CAPLEN bytes */
+	unsigned first, n;        /* the oldest frame's slot; the frames held */
+	unsigned until_ask;       /* frames until the peek hook is asked again (1: at the next) */
+};
+
+/* Whether frame f (decoded into p) is held back: always while frames are held (the peek hook has
+ * seen it then), else when the hook, asked every ASK_EVERY frames (a question costs ~20
+ * instructions; the analyzer's streams grow slowly), wants to look ahead. */
+static bool hold_back(struct look_ahead *la, void *ctx, const struct frame *f, struct roce_pkt *p)
 {
-	struct frame f;
+	if (!la->peek)
+		return false;
+	if (la->n) {
+		(void)la->peek(ctx, f, p);
+		return true;
+	}
+	if (--la->until_ask)
+		return false;
+	la->until_ask = ASK_EVERY;
+	return la->peek(ctx, f, p);
+}
+
+/* The oldest frame held, to the sink; false when the sink said stop. */
+static bool sink_oldest(struct look_ahead *la, pipeline_sink sink, void *ctx)
+{
+	unsigned at = la->first;
+	la->first = (at + 1) % LOOK_AHEAD;
+	la->n--;
+	return sink(ctx, &la->frames[at], &la->pkts[at]);
+}
+
+/* Read a frame, decode it, sink it (LOOK_AHEAD frames later while looking ahead); up to limit
+ * frames. Returns 1 when the sink said stop, 0 at the end of the input, -1 on a read error
+ * (message in err), INPUT_AGAIN when no frame is ready, READ_LIMIT after limit frames: in each
+ * case but the first, every frame read has reached the sink. *n and *bytes count the frames read
+ * and their captured bytes. */
+static int read_decode_sink(struct input *in, const struct pipeline_config *cfg, pipeline_sink sink, void *ctx,
+			    struct look_ahead *la, uint64_t limit, uint64_t *n, uint64_t *bytes, char *err,
+			    size_t errlen)
+{
+	int rc = READ_LIMIT;
 	while (*n < limit) {
-		input_release(in, NULL);  /* every frame before has been sunk */
-		int rc = input_next(in, &f, err, errlen);
-		if (rc != 1)
-			return rc;
+		unsigned at = (la->first + la->n) % LOOK_AHEAD;
+		struct frame *f = &la->frames[at];
+		struct roce_pkt *p = &la->pkts[at];
+		input_release(in, la->n ? &la->frames[la->first] : NULL);  /* every frame before has been sunk */
+		int got = input_next(in, f, err, errlen);
+		if (got != 1) {
+			rc = got;
+			break;
+		}
 		++*n;
-		*bytes += f.caplen;
-		roce_decode(decoder, f.data, f.caplen, f.wirelen, in->linktype, pkt);
-		if (!sink(ctx, &f, pkt))
+		*bytes += f->caplen;
+		roce_decode(cfg->decoder, f->data, f->caplen, f->wirelen, in->linktype, p);
+		if (!hold_back(la, ctx, f, p)) {
+			if (!sink(ctx, f, p))
+				return 1;
+			continue;
+		}
+		if (!input_frame_kept(in)) {  /* its bytes go with the next input_next() */
+			uint8_t *copy = la->bytes + (size_t)at * ROCE_DECODE_MAX_CAPLEN;
+			memcpy(copy, f->data, roce_readable_len(f->caplen));
+			f->data = copy;
+		}
+		if (++la->n == LOOK_AHEAD && !sink_oldest(la, sink, ctx))
 			return 1;
 	}
-	return READ_LIMIT;
+	while (la->n)
+		if (!sink_oldest(la, sink, ctx))
+			return 1;
+	return rc;
 }
 
 /* On the sink thread, with the read lock held and every batch before sunk: up to batch_frames
- * frames, one at a time, in the slot's first decode. True when no frame was ready at all. */
+ * frames, one at a time (looking ahead). True when no frame was ready at all. */
 static bool run_direct(struct shared *s, struct batch *b)
 {
 	uint64_t bytes = 0, n = 0;
-	int rc = read_decode_sink(s->in, s->cfg->decoder, s->sink, s->ctx, &b->pkts[0], s->cfg->batch_frames, &n,
-				  &bytes, b->err, sizeof(b->err));
+	int rc = read_decode_sink(s->in, s->cfg, s->sink, s->ctx, s->look_ahead, s->cfg->batch_frames, &n, &bytes,
+				  b->err, sizeof(b->err));
 
 	if (rc == 1) {
 		stopped_by_sink(s);
@@ -441,14 +512,13 @@ static void batch_free(struct batch *b)
 	free(b->bytes);
 }
 
-static int run_one_thread(struct input *in, const struct pipeline_config *cfg, pipeline_sink sink,
-			  void *ctx, char *errbuf, size_t errlen)
+static int run_one_thread(struct input *in, const struct pipeline_config *cfg, pipeline_sink sink, void *ctx,
+			  struct look_ahead *la, char *errbuf, size_t errlen)
 {
-	struct roce_pkt pkt;
 	uint64_t bytes = 0, n = 0;
 
 	for (;;) {
-		int rc = read_decode_sink(in, cfg->decoder, sink, ctx, &pkt, UINT64_MAX, &n, &bytes, errbuf, errlen);
+		int rc = read_decode_sink(in, cfg, sink, ctx, la, UINT64_MAX, &n, &bytes, errbuf, errlen);
 		if (rc != INPUT_AGAIN)
 			return rc;
 		if (!call_idle(cfg, ctx))
@@ -461,11 +531,19 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 		 char *errbuf, size_t errlen)
 {
 	unsigned threads = cfg->threads > PIPELINE_MAX_THREADS ? PIPELINE_MAX_THREADS : cfg->threads;
-	if (threads <= 1 || cfg->batch_frames == 0)
-		return run_one_thread(in, cfg, sink, ctx, errbuf, errlen);
+	struct look_ahead la = {.bytes = cfg->peek ? malloc((size_t)LOOK_AHEAD * ROCE_DECODE_MAX_CAPLEN) : NULL,
+				.until_ask = 1};
+	la.peek = la.bytes ? cfg->peek : NULL;
+	int rc;
+	if (threads <= 1 || cfg->batch_frames == 0) {
+		rc = run_one_thread(in, cfg, sink, ctx, &la, errbuf, errlen);
+		free(la.bytes);
+		return rc;
+	}
 
 	/* Without its batches, or without a second thread, the one-thread loop is faster. */
-	struct shared s = {.cfg = cfg, .in = in, .sink = sink, .ctx = ctx, .errbuf = errbuf, .errlen = errlen, .wake = -1};
+	struct shared s = {.cfg = cfg, .in = in, .sink = sink, .ctx = ctx, .errbuf = errbuf, .errlen = errlen, .wake = -1,
+			   .look_ahead = &la};
 	s.n_slots = SLOTS_PER_THREAD * threads;
 	s.slots = calloc(s.n_slots, sizeof(*s.slots));
 	bool ok = s.slots != NULL;
@@ -489,14 +567,13 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 		while (started < threads - 1 && pthread_create(&tid[started], NULL, decode_worker, &s) == 0)
 			started++;
 	}
-	int rc;
 	if (started) {
 		run_sink_thread(&s);
 		for (unsigned i = 0; i < started; i++)
 			pthread_join(tid[i], NULL);
 		rc = s.result;
 	} else {
-		rc = run_one_thread(in, cfg, sink, ctx, errbuf, errlen);
+		rc = run_one_thread(in, cfg, sink, ctx, &la, errbuf, errlen);
 	}
 	if (s.wake >= 0)
 		close(s.wake);
@@ -508,5 +585,6 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 	for (unsigned i = 0; s.slots && i < s.n_slots; i++)
 		batch_free(&s.slots[i]);
 	free(s.slots);
+	free(la.bytes);
 	return rc;
 }

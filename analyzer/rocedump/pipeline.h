@@ -1,7 +1,8 @@
 /* pipeline.h: run every frame of an input through the decoder and then through a sink, in
  * capture order, on one thread or several.
  *
- * With one thread this is the plain loop: read a frame, decode it, hand it to the sink. With more,
+ * With one thread this is the plain loop: read a frame, decode it, hand it to the sink (while the
+ * peek hook wants to look ahead, PIPELINE_PEEK_AHEAD frames after it was decoded). With more,
  * the calling thread runs the sink and the others read batches of frames from the input (copied
  * out of libpcap's buffer) and decode them ahead of it; the calling thread decodes a batch too
  * when the next one is not ready. The sink sees the frames one at a time, in capture order and
@@ -33,11 +34,11 @@ typedef bool (*pipeline_idle)(void *ctx);
 
 #define PIPELINE_IDLE_MS 100
 
-/* Called on the sink thread on each frame of a batch PIPELINE_PEEK_AHEAD frames before the sink
- * sees it (at a batch's start, on its first ones at once), so that the sink can start loading
- * what the frame will need (roce_analyze_prefetch). When it returns false on a batch's first
- * frame, it is not called on the rest of that batch. Not called on frames read one at a time
- * (one thread, large frames). */
+/* Called on the sink thread on each frame PIPELINE_PEEK_AHEAD frames before the sink sees it (at
+ * a batch's start, on its first ones at once), so that the sink can start loading what the frame
+ * will need (roce_analyze_prefetch). When it returns false on a batch's first frame, it is not
+ * called on the rest of that batch. Frames read one at a time (one thread, large frames) are
+ * held back PIPELINE_PEEK_AHEAD frames only while it returns true (pipeline.c). */
 typedef bool (*pipeline_peek)(void *ctx, const struct frame *f, struct roce_pkt *p);
 
 #define PIPELINE_PEEK_AHEAD 16

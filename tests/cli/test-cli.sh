@@ -271,12 +271,13 @@ c=$("$R" --threads 3 --batch 2 -c 5 -r "$G/rc_opcodes.pcap" | wc -l)
 { cat "$T/many.pcap"; tail -c +25 "$T/big.pcap"; tail -c +25 "$CAPS/rxe/cm_send_bw.pcap"
   tail -c +25 "$T/many.pcap"; } >"$T/mixed.pcap"
 # same_as_one_thread FILE ARGS THREADS...: rocedump ARGS on FILE gives, with each THREADS
-# option set, the output (stdout and stderr) it gives with --threads 1 (left in $T/t1.out).
+# option set, the output (stdout and stderr) it gives with --threads 1 and no frame looked up
+# ahead (left in $T/t1.out).
 same_as_one_thread() {
 	local file=$1 args=$2 threads rc=0
 	shift 2
 	# shellcheck disable=SC2086 # several words
-	"$R" --threads 1 $args -r "$file" >"$T/t1.out" 2>&1
+	ROCEDUMP_NO_LOOK_AHEAD=1 "$R" --threads 1 $args -r "$file" >"$T/t1.out" 2>&1
 	for threads in "$@"; do
 		# shellcheck disable=SC2086
 		"$R" $threads $args -r "$file" >"$T/tn.out" 2>&1
@@ -347,7 +348,9 @@ fi
 # More streams than the caches hold: above 8,192 the analysis thread loads each frame's state a
 # few frames ahead (roce_analyze_prefetch), guesses that a stream made, moved or evicted meanwhile
 # makes wrong. 60,000 frames over 20,000 QPs among many hosts (~35,000 streams), and the same with
-# --max-streams 9000 (evictions all along): the same output as one thread, which never looks ahead
+# --max-streams 9000 (evictions all along): the same output as one thread that does not look ahead
+# (ROCEDUMP_NO_LOOK_AHEAD), on two threads (batches) and on one (its frames held back 16 frames:
+# from the mapped file in place, from standard input copied)
 "$GENCAPS" --bench-hosts "$T/wide.pcap" 60000 20000 || not_ok "gencaps --bench-hosts"
 # and every frame twice, as tcpdump -i any gives a frame seen on two interfaces (SLL2, ifindex 1
 # and 2): 60,000 copies, recognised through the look-ahead's content keys
@@ -367,12 +370,27 @@ open(sys.argv[2], 'wb').write(b''.join(out))
 PYEOF
 same=1
 for args in "-q --summary" "-e" "-q --summary --max-streams 9000" "-e --max-streams 9000"; do
-	same_as_one_thread "$T/wide.pcap" "$args" "--threads 2" "--threads 2 --batch 7" || same=0
+	same_as_one_thread "$T/wide.pcap" "$args" "--threads 1" "--threads 2" "--threads 2 --batch 7" || same=0
+	# shellcheck disable=SC2086 # several words
+	"$R" --threads 1 $args -r - <"$T/wide.pcap" >"$T/tn.out" 2>&1
+	cmp -s "$T/t1.out" "$T/tn.out" || { same=0; echo "# stdin --threads 1 $args differs"; }
 done
 for args in "-q --summary" "-e"; do
-	same_as_one_thread "$T/wide-any.pcap" "$args" "--threads 2" "--threads 2 --batch 7" || same=0
+	same_as_one_thread "$T/wide-any.pcap" "$args" "--threads 1" "--threads 2" "--threads 2 --batch 7" || same=0
 done
 [ "$(grep -c 'frame.copy' "$T/t1.out")" = 60000 ] || { same=0; echo "# not every second sighting is a copy"; }
+# -c stops the sink with frames held back; -w writes every frame, those copied out of libpcap too
+ROCEDUMP_NO_LOOK_AHEAD=1 "$R" --threads 1 -c 30001 -q --summary -w "$T/la0.pcap" -r "$T/wide.pcap" >"$T/la0.out" 2>&1
+for from in file stdin; do
+	if [ $from = file ]; then
+		"$R" --threads 1 -c 30001 -q --summary -w "$T/la1.pcap" -r "$T/wide.pcap" >"$T/la1.out" 2>&1
+	else
+		"$R" --threads 1 -c 30001 -q --summary -w "$T/la1.pcap" -r - <"$T/wide.pcap" >"$T/la1.out" 2>&1
+	fi
+	cmp -s "$T/la0.out" "$T/la1.out" && cmp -s "$T/la0.pcap" "$T/la1.pcap" ||
+		{ same=0; echo "# --threads 1 -c 30001 -w from $from differs when looking ahead"; }
+done
+[ "$(grep -c '^' "$T/la0.out")" -gt 9000 ] || { same=0; echo "# -c 30001: fewer streams than expected"; }
 "$R" -q --summary -T json -r "$T/wide.pcap" | "$PY" -c '
 import json, sys
 n = [json.loads(l) for l in sys.stdin][-1]["streams"]["count"]
