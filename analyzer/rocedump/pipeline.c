@@ -187,11 +187,14 @@ struct look_ahead {
 	uint8_t *bytes;           /* LOOK_AHEAD copies of ROCE_DECODE_MAX_CAPLEN bytes */
 	unsigned first, n;        /* the oldest frame's slot; the frames held */
 	unsigned until_ask;       /* frames until the peek hook is asked again (1: at the next) */
+	bool wanted;              /* its last answer */
 };
 
 /* Whether frame f (decoded into p) is held back: always while frames are held (the peek hook has
- * seen it then), else when the hook, asked every ASK_EVERY frames (a question costs ~20
- * instructions; the analyzer's streams grow slowly), wants to look ahead. */
+ * seen it then), else when the hook wants to look ahead. It is asked on every frame while it
+ * said yes last (the ring empties whenever a live capture has no frame ready), and every
+ * ASK_EVERY frames while it said no (a question costs ~20 instructions; the analyzer's streams
+ * grow slowly). */
 static bool hold_back(struct look_ahead *la, void *ctx, const struct frame *f, struct roce_pkt *p)
 {
 	if (!la->peek)
@@ -200,10 +203,11 @@ static bool hold_back(struct look_ahead *la, void *ctx, const struct frame *f, s
 		(void)la->peek(ctx, f, p);
 		return true;
 	}
-	if (--la->until_ask)
+	if (!la->wanted && --la->until_ask)
 		return false;
 	la->until_ask = ASK_EVERY;
-	return la->peek(ctx, f, p);
+	la->wanted = la->peek(ctx, f, p);
+	return la->wanted;
 }
 
 /* The oldest frame held, to the sink; false when the sink said stop. */

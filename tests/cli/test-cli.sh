@@ -391,6 +391,13 @@ for from in file stdin; do
 		{ same=0; echo "# --threads 1 -c 30001 -w from $from differs when looking ahead"; }
 done
 [ "$(grep -c '^' "$T/la0.out")" -gt 9000 ] || { same=0; echo "# -c 30001: fewer streams than expected"; }
+# frames that trickle in through a pipe: the ring empties whenever none is ready, then fills again
+ROCEDUMP_NO_LOOK_AHEAD=1 "$R" --threads 1 -e -r "$T/wide.pcap" >"$T/la0.out" 2>&1
+for cut in 3000000 3000001 5000007; do
+	{ head -c $cut "$T/wide.pcap"; sleep 0.3; tail -c +$((cut + 1)) "$T/wide.pcap"; } |
+		"$R" --threads 1 -e -r - >"$T/la1.out" 2>&1
+	cmp -s "$T/la0.out" "$T/la1.out" || { same=0; echo "# --threads 1 from a pipe that pauses at byte $cut differs"; }
+done
 "$R" -q --summary -T json -r "$T/wide.pcap" | "$PY" -c '
 import json, sys
 n = [json.loads(l) for l in sys.stdin][-1]["streams"]["count"]
