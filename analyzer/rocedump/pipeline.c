@@ -168,6 +168,15 @@ static bool direct_size(uint64_t bytes, uint64_t n)
 	return n && bytes / n > DIRECT_ABOVE;
 }
 
+/* Frame f, which does not stay where it lies (input_frame_kept), copied to to: only its first
+ * ROCE_DECODE_MAX_CAPLEN bytes, which is all anything reads (decode.h); caplen stays what the
+ * capture says. */
+static void copy_frame(struct frame *f, uint8_t *to)
+{
+	memcpy(to, f->data, roce_readable_len(f->caplen));
+	f->data = to;
+}
+
 /* The look-ahead of the frames read one at a time (run_one_thread, run_direct). While the peek
  * hook wants it (the analyzer holds more streams than the caches do), a frame is read and
  * decoded LOOK_AHEAD frames before the sink sees it and given to the peek hook then, as
@@ -233,7 +242,7 @@ static int read_decode_sink(struct input *in, const struct pipeline_config *cfg,
 		unsigned at = (la->first + la->n) % LOOK_AHEAD;
 		struct frame *f = &la->frames[at];
 		struct roce_pkt *p = &la->pkts[at];
-		input_release(in, la->n ? &la->frames[la->first] : NULL);  /* every frame before has been sunk */
+		input_release(in, la->n ? &la->frames[la->first] : NULL);  /* every frame before those held has been sunk */
 		int got = input_next(in, f, err, errlen);
 		if (got != 1) {
 			rc = got;
@@ -247,11 +256,8 @@ static int read_decode_sink(struct input *in, const struct pipeline_config *cfg,
 				return 1;
 			continue;
 		}
-		if (!input_frame_kept(in)) {  /* its bytes go with the next input_next() */
-			uint8_t *copy = la->bytes + (size_t)at * ROCE_DECODE_MAX_CAPLEN;
-			memcpy(copy, f->data, roce_readable_len(f->caplen));
-			f->data = copy;
-		}
+		if (!input_frame_kept(in))  /* its bytes go with the next input_next() */
+			copy_frame(f, la->bytes + (size_t)at * ROCE_DECODE_MAX_CAPLEN);
 		if (++la->n == LOOK_AHEAD && !sink_oldest(la, sink, ctx))
 			return 1;
 	}
@@ -316,13 +322,11 @@ static void fill_batch(struct shared *s, uint64_t seq, struct batch *b)
 			s->input_done = true;
 			break;
 		}
-		uint32_t keep = roce_readable_len(f->caplen);
 		if (!input_frame_kept(s->in)) {
-			memcpy(b->bytes + used, f->data, keep);
-			f->data = b->bytes + used;
+			copy_frame(f, b->bytes + used);
 			copied += f->caplen;
 		}
-		used += (keep + 15) & ~(size_t)15;
+		used += (roce_readable_len(f->caplen) + 15) & ~(size_t)15;  /* kept frames count too */
 		b->n++;
 	}
 	/* the frames copied cost what the direct mode saves; the frames kept in place cost nothing */
