@@ -620,6 +620,8 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 		return NULL;
 	r->peer_qpn = key_qpn(q->key);
 	q->peer_qpn = key_qpn(r->key);
+	r->peer_idx = (uint32_t)(q - a->s);  /* found where they are: no lookup by key next time */
+	q->peer_idx = (uint32_t)(r - a->s);
 	r->flags |= F_PAIRED_PSN;
 	q->flags |= F_PAIRED_PSN;
 	share_pair_id(a, (uint32_t)(r - a->s), (uint32_t)(q - a->s));
@@ -851,6 +853,8 @@ static void cm_pair(struct roce_analyzer *a, const struct roce_mad *m, uint32_t 
 		fwd = &a->s[i1];  /* the second lookup may have moved entries */
 		fwd->peer_qpn = r->qpn;
 		rev->peer_qpn = m->cm.rep.local_qpn;
+		fwd->peer_idx = i2;
+		rev->peer_idx = i1;
 		fwd->flags = (uint16_t)((fwd->flags | F_PAIRED_CM) & ~F_PAIRED_PSN);
 		rev->flags = (uint16_t)((rev->flags | F_PAIRED_CM) & ~F_PAIRED_PSN);
 		share_pair_id(a, i1, i2);

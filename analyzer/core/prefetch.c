@@ -38,6 +38,14 @@ ALWAYS_INLINE void load_block(const struct block_pool *pool, uint32_t i)
 		load_lines(block_at(pool, i), pool->size);
 }
 
+/* A stream's core: two whole lines (the cores start on a page, 128 bytes each). */
+ALWAYS_INLINE void load_core(const struct stream *s)
+{
+	_Static_assert(sizeof(*s) == 128, "a core is two lines");
+	load(s);
+	load((const char *)s + 64);
+}
+
 bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame)
 {
 	if (a->n_used < AHEAD_ABOVE)
@@ -79,7 +87,7 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 		const struct idxmap_slot *e = &a->streams.slots[idxmap_next(&a->streams, r->hash, r->hash & a->streams.mask)];
 		if (e->val) {
 			r->idx = i = e->val - 1;
-			load_lines(&a->s[i], sizeof(a->s[i]));
+			load_core(&a->s[i]);
 		} else if (addr_pair_peek(a, r->addrs, r->len, &src, &dst)) {
 			/* a new stream between known hosts: their ids, which roce_analyze() then need
 			 * not look up again, and its requests' host pair, whose chain it joins or walks */
@@ -97,18 +105,21 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 		i = a->pairs.slots[idxmap_next(&a->pairs, ph, ph & a->pairs.mask)].val;  /* a guess, as above */
 		if (i && i - 1 < a->n_used) {
 			r->peer = i - 1;
-			load_lines(&a->s[i - 1], sizeof(a->s[0]));
+			load_core(&a->s[i - 1]);
 		}
 	}
 	if (r->idx != NO_IDX) {
 		const struct stream *s = &a->s[r->idx];
-		load_block(&a->ack_pool, s->ack);
+		if (r->response)
+			load_block(&a->ack_pool, s->ack);
+		else if (s->ack)  /* a request touches the block's first ACK_REQUEST_BYTES only */
+			load_lines(block_at(&a->ack_pool, s->ack), ACK_REQUEST_BYTES);
 		load_block(&a->resp_pool, s->resp);
 		if (s->loss)
 			load(block_at(&a->loss_pool, s->loss));
 		if (r->response && s->peer_qpn != NO_QPN && s->peer_idx < a->n_used) {
 			r->peer = s->peer_idx;
-			load_lines(&a->s[s->peer_idx], sizeof(a->s[0]));
+			load_core(&a->s[s->peer_idx]);
 		}
 	}
 	/* 4: the frame before that: the request stream's acknowledgement block */

@@ -5,6 +5,7 @@
 #define ROCE_STREAM_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -119,8 +120,8 @@ static inline uint64_t count40(uint32_t lo, uint8_t hi)
 
 enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS };
 
-/* What a request touches comes first, in the block's first 64 bytes (its first cache line
- * when the block starts on one, every other block); the response's statistics after. */
+/* What a request touches comes first, in the block's first ACK_REQUEST_BYTES (72: two cache
+ * lines, wherever the block starts); the response's statistics after. */
 struct ack_block {
 	holes_t msg_ends;         /* bit k: PSN next_psn - 1 - k ended a request message (as holes) */
 	int64_t ts;               /* round trip: the pending request's send time (F_RTT_PENDING) */
@@ -136,6 +137,8 @@ struct ack_block {
 	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
 };
 _Static_assert(sizeof(struct ack_block) == 160, "160 bytes");
+/* The part of the block a request touches (the look-ahead loads no more for one). */
+#define ACK_REQUEST_BYTES (offsetof(struct ack_block, turn_sum_us) + sizeof(uint64_t))
 
 struct loss_block {
 	int64_t nak_ts;           /* the NAK or RNR NAK that armed the restart (F_RESTART) */
