@@ -175,10 +175,14 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	if (a->n_used < a->max_streams) {
 		if (a->n_used == a->n_alloc) {
 			uint32_t n = grow_capacity(a->n_alloc, 256, a->max_streams);
-			void *p = realloc(a->ids, (size_t)n * sizeof(*a->ids));
-			if (!p)
-				return NO_IDX;
-			a->ids = p;
+			void *p;
+			if (a->ids_alloc < n) {  /* in pages as the cores: huge ones where allowed (pages.h) */
+				p = pages_grow(a->ids, (size_t)a->ids_alloc * sizeof(*a->ids), (size_t)n * sizeof(*a->ids));
+				if (!p)
+					return NO_IDX;
+				a->ids = p;
+				a->ids_alloc = n;
+			}
 			if (!(p = pages_grow(a->s, (size_t)a->n_alloc * sizeof(*a->s), (size_t)n * sizeof(*a->s))))
 				return NO_IDX;  /* ids[] grew alone: n_alloc (the cores' size) stays */
 			a->s = p;
@@ -202,8 +206,12 @@ static uint32_t entry_take(struct roce_analyzer *a)
 
 struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t h, uint32_t *idx)
 {
+	/* room in the map first: an entry taken (a victim evicted) and then not mapped would be
+	 * a stream half made, listed in the reports with no key and no packets */
+	if (idxmap_reserve(&a->streams) < 0)
+		return NULL;
 	uint32_t i = entry_take(a);
-	if (i == NO_IDX || idxmap_add(&a->streams, h, i) < 0)
+	if (i == NO_IDX || idxmap_add(&a->streams, h, i) < 0)  /* room reserved: cannot fail */
 		return NULL;
 	struct stream *e = &a->s[i];
 	memset(e, 0, sizeof(*e));
@@ -286,7 +294,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	idxmap_free(&a->pairs);
 	u64map_free(&a->addr_index);
 	pages_free(a->s, (size_t)a->n_alloc * sizeof(*a->s));
-	free(a->ids);
+	pages_free(a->ids, (size_t)a->ids_alloc * sizeof(*a->ids));
 	free(a->evict.rec);
 	free(a->addrs);
 	free(a->sends);

@@ -238,9 +238,9 @@ struct roce_analyzer {
 				   * against that stream's key: one evicted since is not found) */
 	struct u64map addr_index; /* address hash → address id */
 	struct stream *s;
-	struct stream_ids *ids;   /* beside s[], as many */
+	struct stream_ids *ids;   /* beside s[], as many (ids_alloc of them: more after a failed growth of s[]) */
 	uint32_t next_id;         /* the last stream id given */
-	uint32_t n_alloc, n_used;
+	uint32_t n_alloc, n_used, ids_alloc;
 	uint64_t clock;           /* stream lookups so far: the last one's stream.touched */
 	uint32_t newest;          /* the stream looked up last, NO_IDX before any */
 	struct use_order {        /* streams by stream.touched, oldest first, as at some moment: */

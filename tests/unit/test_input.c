@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "input_harness.h"
+#include "unit_util.h"
 
 static void header(struct file *f, uint32_t magic, uint16_t major, uint16_t minor, uint32_t snaplen, bool swap)
 {
@@ -158,23 +159,6 @@ Test(input, long_records)
 	free(f.b);
 }
 
-/* The process's resident pages of mapped files, in KiB (/proc/self/status RssFile). */
-static long rss_file_kib(void)
-{
-	FILE *fp = fopen("/proc/self/status", "r");
-	cr_assert_not_null(fp);
-	char line[256];
-	long kib = -1;
-	while (fgets(line, sizeof(line), fp))
-		if (strncmp(line, "RssFile:", 8) == 0) {
-			kib = strtol(line + 8, NULL, 10);
-			break;
-		}
-	fclose(fp);
-	cr_assert_geq(kib, 0);
-	return kib;
-}
-
 Test(input, kept_frames_valid_until_released)
 {
 	/* 80 MiB of 4,000-byte records, each with its own bytes. The pipeline keeps frames of the
@@ -201,7 +185,7 @@ Test(input, kept_frames_valid_until_released)
 	cr_assert(in.direct);
 	static struct frame ring[KEPT];
 	static uint64_t sums[KEPT];
-	long rss_before = rss_file_kib(), rss_max = 0;
+	long rss_before = u_status_kib("RssFile"), rss_max = 0;
 	unsigned got = 0;
 	struct frame fr;
 	int rc;
@@ -217,7 +201,7 @@ Test(input, kept_frames_valid_until_released)
 				     got - KEPT + 1);
 		}
 		if (got % 1000 == 0) {
-			long rss = rss_file_kib() - rss_before;
+			long rss = u_status_kib("RssFile") - rss_before;
 			rss_max = rss > rss_max ? rss : rss_max;
 		}
 	}

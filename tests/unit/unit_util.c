@@ -363,3 +363,20 @@ void u_permutation(unsigned *a, unsigned n, uint64_t *rng)
 		a[i] = a[j], a[j] = t;
 	}
 }
+
+long u_status_kib(const char *field)
+{
+	FILE *fp = fopen("/proc/self/status", "r");
+	cr_assert_not_null(fp);
+	char line[256];
+	size_t n = strlen(field);
+	long kib = -1;
+	while (fgets(line, sizeof(line), fp))
+		if (strncmp(line, field, n) == 0 && line[n] == ':') {
+			kib = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(fp);
+	cr_assert_geq(kib, 0, "%s in /proc/self/status", field);
+	return kib;
+}

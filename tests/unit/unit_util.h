@@ -47,6 +47,9 @@ void u_expect_event_sev(const struct roce_pkt *p, const char *name, enum roce_se
 void u_assert_bth_eq(const struct roce_bth *want, const struct roce_bth *got, const char *ctx);
 void u_assert_hdrs_eq(const struct roce_hdrs *want, const struct roce_hdrs *got, const char *ctx);
 
+/* A field of /proc/self/status given in KiB ("VmSize", "RssFile"), asserting it is there. */
+long u_status_kib(const char *field);
+
 /* Rewrite the IPv4 header checksum of the header at ip (hlen bytes). */
 void u_ip4_fix_csum(uint8_t *ip, unsigned hlen);
 uint16_t u_be16(const uint8_t *p);
