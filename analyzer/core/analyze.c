@@ -981,11 +981,15 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 	if (p->op->op == ROCE_OP_CNP) {  /* CNPs make no stream of their own */
 		if (addr_pair_ids(a, addrs, n->addr_len, &src, &dst))
 			cong_cnp(a, p, ts_ns, src, dst, out);
+		else
+			a->refused++;
 		return;
 	}
 	struct stream *s = frame_stream(a, p, addrs, &idx);
-	if (!s)
+	if (!s) {
+		a->refused++;
 		return;
+	}
 	uint64_t key = s->key;
 	src = key_src(key);
 	dst = key_dst(key);

@@ -494,3 +494,8 @@ uint64_t roce_analyzer_evictions(const struct roce_analyzer *a)
 {
 	return a->evictions;
 }
+
+uint64_t roce_analyzer_refused(const struct roce_analyzer *a)
+{
+	return a->refused;
+}

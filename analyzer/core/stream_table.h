@@ -263,6 +263,7 @@ struct roce_analyzer {
 	unsigned next_req;
 	uint32_t n_addrs, addrs_alloc;
 	uint64_t evictions;
+	uint64_t refused;         /* frames no stream took: out of memory, or of addresses (roce_analyzer_refused) */
 	struct send_rec *sends;   /* the send log (above) */
 	uint32_t send_seq;        /* the newest entry's number */
 	struct block_pool ack_pool, loss_pool, resp_pool, cong_pool;

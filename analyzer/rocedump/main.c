@@ -882,6 +882,12 @@ int main(int argc, char **argv)
 		else
 			summary_print_text(&sum, input_capstats(&in), an, o.print.link_bps, stdout);
 	}
+	uint64_t refused = roce_analyzer_refused(an);
+	if (refused)  /* the analysis is incomplete: say so, whatever the output */
+		fprintf(stderr,
+			"rocedump: warning: %" PRIu64 " frames not analysed: no memory (or no room among 2^20 addresses) "
+			"for their streams\n",
+			refused);
 	uint64_t n_streams = roce_analyzer_streams(an);
 	if (o.streams || (o.quiet && n_streams >= 1 && n_streams <= QUIET_TABLE_MAX)) {
 		if (o.format == OUT_JSON)

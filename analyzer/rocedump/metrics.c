@@ -171,6 +171,9 @@ static void streams(FILE *f, const struct roce_analyzer *an, const struct metric
 	fprintf(f, "rocedump_streams %" PRIu64 "\n", roce_analyzer_streams(an));
 	head(f, "rocedump_stream_evictions_total", "counter", "Streams evicted from a full table (--max-streams).");
 	fprintf(f, "rocedump_stream_evictions_total %" PRIu64 "\n", roce_analyzer_evictions(an));
+	head(f, "rocedump_frames_unanalysed_total", "counter",
+	     "Frames left out of the transport analysis: no memory (or no room among 2^20 addresses) for their streams.");
+	fprintf(f, "rocedump_frames_unanalysed_total %" PRIu64 "\n", roce_analyzer_refused(an));
 	if (!top || !top->n)
 		return;
 	head(f, "rocedump_stream_retransmits_total", "counter",

@@ -199,6 +199,10 @@ ROCE_API void roce_analyzer_latest(const struct roce_analyzer *a,
 				   void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
 ROCE_API uint64_t roce_analyzer_streams(const struct roce_analyzer *a);   /* in the table now */
 ROCE_API uint64_t roce_analyzer_evictions(const struct roce_analyzer *a);
+/* Frames of RoCE streams that no stream could take: the analyzer ran out of memory for a new
+ * stream, or out of room for addresses (2^20 distinct ones); such frames get no stream id and no
+ * transport findings. 0 on any ordinary capture: nonzero means the analysis is incomplete. */
+ROCE_API uint64_t roce_analyzer_refused(const struct roce_analyzer *a);
 
 #ifdef __cplusplus
 }

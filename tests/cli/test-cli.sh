@@ -405,6 +405,45 @@ sys.exit(0 if n > 9000 else 1)' || { same=0; echo "# fewer streams than the look
 [ "$same" = 1 ] && ok "many streams, looked up ahead: the same output on one thread and on two" ||
 	not_ok "many streams, looked up ahead: the same output on one thread and on two"
 
+# Memory running out (ulimit -v, 2-MiB steps from the least in which rocedump starts at all, one
+# and two threads, the many-stream file): exit status 0 or 2, never a crash; 2 only with "out of
+# memory"; 0 either with the whole output (as without a limit) or, when frames went unanalysed for
+# want of memory for their streams, with a warning saying so. Sanitizer builds reserve address
+# space of their own: checked in the plain build.
+if [ "$SANITIZE" = none ]; then
+	"$R" -q -r "$T/wide.pcap" >"$T/full.out" 2>"$T/full.err" || not_ok "the many-stream file without a limit"
+	start=4
+	while [ $start -lt 256 ] && ! (ulimit -v $((start * 1024)) && exec "$R" --version) >/dev/null 2>&1; do
+		start=$((start + 2))
+	done
+	counts=$( (
+	bad=0 warned=0 whole=0 refused=0
+	for th in 1 2; do
+		for mib in $(seq $start 2 $((start + 60))); do
+			(ulimit -v $((mib * 1024)) && exec "$R" --threads $th -q -r "$T/wide.pcap") >"$T/lim.out" 2>"$T/lim.err"
+			rc=$?
+			if [ $rc = 2 ] && grep -q 'out of memory' "$T/lim.err"; then
+				refused=$((refused + 1))
+			elif [ $rc = 0 ] && grep -q '^rocedump: warning: [0-9]* frames not analysed: no memory' "$T/lim.err"; then
+				warned=$((warned + 1))
+			elif [ $rc = 0 ] && [ ! -s "$T/lim.err" ] && cmp -s "$T/full.out" "$T/lim.out"; then
+				whole=$((whole + 1))
+			else
+				bad=$((bad + 1))
+				echo "# --threads $th, $mib MiB: exit $rc: $(head -c 200 "$T/lim.err")" >&2
+			fi
+		done
+	done
+	echo "$bad $warned $whole $refused") )
+	read -r bad warned whole refused <<<"$counts"
+	echo "# from $start MiB: $refused runs out of memory at start, $warned warned, $whole whole, $bad otherwise"
+	[ "$bad" = 0 ] && [ "$warned" -gt 0 ] && [ "$whole" -gt 0 ] &&
+		ok "memory running out: a message and status 2, or the analysis with a warning, or all of it" ||
+		not_ok "memory running out: a message and status 2, or the analysis with a warning, or all of it"
+else
+	skip "memory running out" "a sanitizer build ($SANITIZE)"
+fi
+
 # a 100,000-byte frame (snap length 262144): a batch keeps only the 65,535 bytes the decoder
 # looks at, and nothing in the output changes
 "$PY" - "$G/rc_opcodes.pcap" "$T/jumbo.pcap" <<'PYEOF'

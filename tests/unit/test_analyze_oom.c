@@ -3,7 +3,8 @@
  * Its tables grow as streams come (the cores, their ids, the stream map, the side blocks), each
  * growth a new mapping that may fail. Under an address-space limit a little above what the
  * process holds, new queue pairs keep coming until growing fails. Then: no crash; frames of
- * streams that could not be made get no stream (stream id 0); the streams already there go on
+ * streams that could not be made get no stream (stream id 0), and roce_analyzer_refused() counts
+ * them (rocedump warns with it); the streams already there go on
  * being analysed; every stream the table lists is one that frames made (no row half made, with no
  * packets: the map must have room before an entry is taken); the analyzer frees cleanly. The
  * sanitizers reserve address space of their own as they go, so the test runs in the plain build
@@ -22,11 +23,16 @@ static int64_t now = INT64_C(1700000000000000000);
 static uint64_t number;
 static uint32_t max_made;  /* the most new streams any run made */
 
-/* A SEND_ONLY asking for an ACK from 10.0.0.1 to 10.0.0.2, QP qpn, at psn: its stream id. */
-static uint32_t send_only(struct roce_analyzer *a, uint32_t qpn, uint32_t psn, struct roce_findings *out)
+/* A SEND_ONLY asking for an ACK to 10.0.0.2, QP qpn, at psn, from src (an IPv4 address, 0 for
+ * 10.0.0.1): its stream id. */
+static uint32_t send_from(struct roce_analyzer *a, uint32_t src, uint32_t qpn, uint32_t psn, struct roce_findings *out)
 {
 	struct roce_build b;
 	u_base(&b);
+	if (src) {
+		u_put_be16(b.src, (uint16_t)(src >> 16));
+		u_put_be16(b.src + 2, (uint16_t)src);
+	}
 	b.h.bth.dqpn = qpn;
 	b.h.bth.psn = psn;
 	b.h.bth.ackreq = 1;
@@ -38,6 +44,17 @@ static uint32_t send_only(struct roce_analyzer *a, uint32_t qpn, uint32_t psn, s
 	now += 1000;
 	roce_analyze(a, &p, ++number, frame, now, out);
 	return out->stream;
+}
+
+static uint32_t send_only(struct roce_analyzer *a, uint32_t qpn, uint32_t psn, struct roce_findings *out)
+{
+	return send_from(a, 0, qpn, psn, out);
+}
+
+/* From 11.0.0.0 + i, none of them the destination. */
+static uint32_t from_source(struct roce_analyzer *a, uint32_t i, uint32_t qpn, struct roce_findings *out)
+{
+	return send_from(a, UINT32_C(11) << 24 | i, qpn, 100, out);
 }
 
 static bool has_event(const struct roce_findings *out, enum roce_event e)
@@ -88,6 +105,8 @@ static void run_out(size_t headroom)
 	}
 	uint64_t streams = roce_analyzer_streams(a);
 	setrlimit(RLIMIT_AS, &old);  /* Criterion's own reporting needs memory again */
+	cr_assert_eq(roce_analyzer_refused(a), refused, "%zu MiB: frames refused %llu, counted %u", headroom >> 20,
+		     (unsigned long long)roce_analyzer_refused(a), refused);
 
 	size_t mib = headroom >> 20;
 	cr_assert_gt(refused, 0, "%zu MiB: memory never ran out: %u new streams made", mib, made);
@@ -119,4 +138,26 @@ Test(analyze_oom, streams_stop_and_the_rest_goes_on)
 	for (size_t mib = 1; mib <= 40; mib++)
 		run_out(mib << 20);
 	cr_assert_gt(max_made, 50000u, "the largest headroom held streams before running out");
+}
+
+/* Addresses are interned for good, at most 2^20 of them (stream_table.h, ADDR_BITS): a capture with
+ * more distinct ones (a scan, a long capture of a large fabric) has frames whose streams cannot be
+ * made. They are counted, and a stream whose addresses are known is still made and analysed. */
+Test(analyze_oom, addresses_run_out)
+{
+	char err[ROCE_ERRBUF_SIZE] = "";
+	struct roce_analyzer_config cfg = {.max_streams = 1000};  /* streams come and go; addresses stay */
+	struct roce_analyzer *a = roce_analyzer_new(&cfg, err);
+	cr_assert_not_null(a, "roce_analyzer_new: %s", err);
+	static struct roce_findings out;
+	const uint32_t extra = 100, sources = (1u << 20) - 1 + extra;  /* the destination is one more */
+	uint32_t refused = 0;
+	for (uint32_t i = 0; i < sources; i++)
+		refused += !from_source(a, i, 0x123, &out);
+	cr_assert_eq(refused, extra, "frames with no stream: %u", refused);
+	cr_assert_eq(roce_analyzer_refused(a), extra);
+	cr_assert_eq(from_source(a, sources - 1, 0x124, &out), 0, "a source never interned: still no stream");
+	cr_assert_neq(from_source(a, 5, 0x777, &out), 0, "a known source, a new QP: a new stream");
+	cr_assert_eq(roce_analyzer_refused(a), extra + 1);
+	roce_analyzer_free(a);
 }
