@@ -3,8 +3,8 @@
  * libpcap reads files through stdio; with glibc's default buffer the read and ICRC loop was
  * 10-15 % slower on a 1 GB file (tests/bench/README.md), so the stream gets a 1 MiB buffer
  * before libpcap sees it. A regular file is opened by libpcap over a plain stdio stream, and
- * its records are read by pcapread.c (classic pcap) or pcapngread.c (pcapng), from a mapping of
- * the file, for as long as those readers are sure of them; libpcap reads on from the first one
+ * its records are read by pcapread.c (classic pcap) or pcapngread.c (pcapng), from a window the
+ * file is read into, for as long as those readers are sure of them; libpcap reads on from the first one
  * they leave (tests/unit/test_input.c holds the two ways to the same frames and the same end).
  * A classic pcap file's stream is positioned there. A pcapng file gets a new libpcap handle,
  * over a stdio cookie stream (fopencookie) that gives the section's header and interface blocks
@@ -330,9 +330,14 @@ void input_wait(struct input *in, int timeout_ms, int wake_fd)
 /* pcapread.c stopped at in->records.pos: libpcap reads on from there. */
 static int hand_over(struct input *in, char *errbuf, size_t errlen)
 {
+	uint8_t *prefix = NULL;
+	size_t n = in->records.ng && !in->records.failed ? pcapng_prefix(&in->records, &prefix) : 0;
+	if (in->records.failed) {
+		snprintf(errbuf, errlen, "%s: part of the file could not be read (cut shorter while being read, or an I/O error)",
+			 in->name);
+		return -1;
+	}
 	if (in->records.ng) {
-		uint8_t *prefix;
-		size_t n = pcapng_prefix(&in->records, &prefix);
 		if (!prefix) {
 			snprintf(errbuf, errlen, "%s: out of memory", in->name);
 			return -1;

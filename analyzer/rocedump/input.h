@@ -78,7 +78,7 @@ int input_open_live(struct input *in, const struct live_config *cfg, const char 
  * input_frame_kept() says so right after it, until input_release() passes the frame. */
 int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
 
-/* Whether the frame input_next() just gave lies in the mapped file (pcapread.c, pcapngread.c):
+/* Whether the frame input_next() just gave lies in the window of the file (pcapread.c, pcapngread.c):
  * its bytes stay valid until input_release() passes it, or input_close(), whatever is read
  * meanwhile. */
 static inline bool input_frame_kept(const struct input *in)
@@ -87,7 +87,7 @@ static inline bool input_frame_kept(const struct input *in)
 }
 
 /* No frame older than oldest (a frame input_next() gave; NULL: none given so far) is used again:
- * the mapped file's pages before it may go. Cheap enough to call for every frame. */
+ * the window's chunks before it may go. Cheap enough to call for every frame. */
 static inline void input_release(struct input *in, const struct frame *oldest)
 {
 	if (in->records.map)

@@ -788,8 +788,6 @@ int main(int argc, char **argv)
 		free_options(&o);
 		return rc;
 	}
-	if (in.records.map)
-		signals_watch_mapped_file(o.read_file, EXIT_USAGE);  /* a file cut short: an input error */
 	struct roce_analyzer_config acfg = {.max_streams = o.max_streams, .pmtu = o.pmtu, .congestion = &o.congestion,
 					    .copy_window_us = o.copy_window_us};
 	char aerr[ROCE_ERRBUF_SIZE];

@@ -1,5 +1,5 @@
 /* pcapngread.c: the packet blocks of a pcapng file's first section, read straight from the
- * mapping of pcapread.c (see pcapngread.h; the format: IETF draft-ietf-opsawg-pcapng §3-4,
+ * window of pcapread.c (see pcapngread.h; the format: IETF draft-ietf-opsawg-pcapng §3-4,
  * numbers in pcapng.h).
  *
  * Why not libpcap for these blocks: pcapng is what dumpcap and Wireshark write by default, and
@@ -7,7 +7,7 @@
  * shows every byte to the drop-count scanner (capstats.c), the scanner's own walk, and a copy of
  * every frame into the pipeline's batches: the same capture read ~2.7 times slower than as a
  * classic pcap file (tests/bench/README.md). Here packet blocks are handed out where they lie in
- * the mapping, and only the blocks that are not packets (section header, interface description
+ * the window, and only the blocks that are not packets (section header, interface description
  * and statistics blocks, and any other) go to the scanner, whole and in the file's order.
  *
  * This reader takes only what it is sure libpcap 1.10 would hand out the same (sf-pcapng.c's
@@ -26,8 +26,10 @@
  * the state it would have had, with its own checks and messages. */
 #include "pcapngread.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capstats.h"
 #include "input.h"
@@ -151,16 +153,17 @@ static inline void set_time(struct frame *f, const struct pcapng_iface *ifc, uin
 	f->ts_nsec = (uint32_t)frac;
 }
 
-/* The block at r->pos, when it is whole in the mapping and libpcap's read_block() takes it
+/* The block at r->pos, when it is whole in the file and libpcap's read_block() takes it
  * without growing its buffer past its first limit: its type and length. */
-static inline bool whole_block(const struct pcapread *r, uint32_t *type, uint32_t *len)
+static inline bool whole_block(struct pcapread *r, uint32_t *type, uint32_t *len)
 {
 	size_t left = r->len - r->pos;
-	if (left < PCAPNG_BLOCK_MIN)
+	if (left < PCAPNG_BLOCK_MIN || !pcapread_have(r, r->pos + PCAPNG_BLOCK_HDR))
 		return false;
 	const uint8_t *b = r->map + r->pos;
 	uint32_t n = pcapread_ld32(b + 4);
-	if (n < PCAPNG_BLOCK_MIN || n % 4 || n > MAX_BLOCK || n > left || pcapread_ld32(b + n - 4) != n)
+	if (n < PCAPNG_BLOCK_MIN || n % 4 || n > MAX_BLOCK || n > left || !pcapread_have(r, r->pos + n) ||
+	    pcapread_ld32(b + n - 4) != n)
 		return false;
 	*type = pcapread_ld32(b);
 	*len = n;
@@ -251,7 +254,23 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 	return 0;
 }
 
-size_t pcapng_prefix(const struct pcapread *r, uint8_t **out)
+/* n bytes of the file at offset at into to; false (r->failed) when they cannot be read. */
+static bool read_at(struct pcapread *r, uint8_t *to, size_t n, size_t at)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t k = pread(r->fd, to + got, n - got, (off_t)(at + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			r->failed = true;
+			return false;
+		}
+		got += (size_t)k;
+	}
+	return true;
+}
+
+size_t pcapng_prefix(struct pcapread *r, uint8_t **out)
 {
 	const struct pcapng_section *s = r->section;
 	size_t len = s->shb_len;
@@ -260,11 +279,17 @@ size_t pcapng_prefix(const struct pcapread *r, uint8_t **out)
 	*out = malloc(len ? len : 1);
 	if (!*out)
 		return 0;
-	memcpy(*out, r->map, s->shb_len);
+	/* read again from the file: the window has let those blocks go long since */
+	bool ok = read_at(r, *out, s->shb_len, 0);
 	size_t at = s->shb_len;
-	for (uint32_t i = 0; i < s->n_ifaces; i++) {
-		memcpy(*out + at, r->map + s->idb_at[i], s->idb_len[i]);
+	for (uint32_t i = 0; ok && i < s->n_ifaces; i++) {
+		ok = read_at(r, *out + at, s->idb_len[i], s->idb_at[i]);
 		at += s->idb_len[i];
+	}
+	if (!ok) {
+		free(*out);
+		*out = NULL;
+		return 0;
 	}
 	return len;
 }

@@ -1,4 +1,4 @@
-/* pcapngread.h: the packet blocks of a pcapng file's first section read from the mapping of
+/* pcapngread.h: the packet blocks of a pcapng file's first section read from the window of
  * pcapread.h, for the common case, with libpcap taking over at the first block this reader is
  * not sure of (pcapngread.c). */
 #ifndef ROCEDUMP_PCAPNGREAD_H
@@ -26,8 +26,9 @@ int pcapng_next(struct pcapread *r, struct frame *f);
 /* After pcapng_next() stopped: the bytes libpcap must read before the file's from r->pos on, so
  * that it reads on as it would have, had it read the whole file itself: the section's header
  * and its interfaces' description blocks so far, in the file's order. *out is malloc()ed, its
- * length returned; 0 with *out NULL when out of memory. */
-size_t pcapng_prefix(const struct pcapread *r, uint8_t **out);
+ * length returned; 0 with *out NULL when out of memory, or when those blocks cannot be read again
+ * from the file (r->failed). */
+size_t pcapng_prefix(struct pcapread *r, uint8_t **out);
 
 /* Give back what pcapng_begin() took (nothing if it took nothing). */
 void pcapng_end(struct pcapread *r);

@@ -1,16 +1,23 @@
-/* pcapread.c: the records of a capture file read straight from a read-only mapping of it (see
- * pcapread.h): the mapping, letting its pages go, and classic pcap records (pcapng files' blocks:
+/* pcapread.c: the records of a capture file read into a window of memory and handed out where
+ * they lie in it (see pcapread.h): the window, and classic pcap records (pcapng files' blocks:
  * pcapngread.c). Classic pcap is pcap-savefile(5): a 24-byte file header, then records of a
  * 16-byte header (seconds, microseconds or nanoseconds, captured length, length on the wire) and
  * the captured bytes.
  *
  * Why not libpcap for these records: pcap_next_ex() reads each record with two fread() calls
  * into its own buffer, ~400 instructions a small packet with glibc's stdio, a quarter of
- * rocedump -q's work on small packets (tests/bench/README.md). Here the file is mapped and
- * records are handed out where they lie in it: no copy at all, neither the kernel's into a
- * buffer (a read() of 4 KiB frames spends as long copying as the ICRC takes to check them) nor
- * the pipeline's into its batches (pipeline.c). The pages behind the oldest frame still in use
- * are let go as the reading moves on (pcapread_release), so the memory held stays flat.
+ * rocedump -q's work on small packets (tests/bench/README.md). Here records are handed out where
+ * they lie, and the pipeline keeps them there in its batches instead of copying them (pipeline.c).
+ *
+ * The window: a range of address space as long as the file, where byte k of the file is read
+ * (pread(), in chunks of PCAPREAD_CHUNK) to offset k just before a record needs it; the chunks
+ * behind the oldest frame still in use are let go as the reading moves on (pcapread_release), and
+ * their memory is moved ahead (mremap) to hold the next chunks, so the memory held stays flat in
+ * the file's size and is not faulted in afresh. Until 2026-12-02 the file itself was mapped; but
+ * mapping the page cache costs a page-table entry for every 4 KiB page unless the kernel cached
+ * the file in large folios (a file read back from disk), and a file just written (by tcpdump,
+ * dumpcap, gencaps) sits in small ones: on this project's VMs the 1 GB MTU capture then took
+ * 0.45-0.59 s to walk mapped against 0.08-0.10 s to read() (tests/bench/README.md).
  *
  * libpcap stays in charge of everything else. It opens the file and parses its header (the
  * filter runs in input.c, on the records of both readers). This reader takes only what it is
@@ -19,13 +26,11 @@
  * records that are whole in the file, no longer than the snapshot length nor 262,144 bytes
  * (libpcap's smallest limit for any link type), with seconds below 2^31 and a fraction of a
  * second below one second (libpcap 1.10 reads both as signed). At the first record it does not
- * take, and at the end of the bytes mapped (the file's size when it was opened), it stops and
- * input.c positions libpcap's stream at that record (pcapread_hand_over): libpcap reads on from
- * there, with its own checks, truncation handling and messages, and reads whatever the file has
- * grown by since.
- *
- * A file cut shorter while it is mapped makes the pages past its new end fault (SIGBUS), as does a
- * page the disk fails to read: main.c turns that into a message and exit status 2. */
+ * take, and at the end of the bytes it set out to read (the file's size when it was opened), it
+ * stops and input.c positions libpcap's stream at that record (pcapread_hand_over): libpcap reads
+ * on from there, with its own checks, truncation handling and messages, and reads whatever the
+ * file has grown by since. A file cut shorter while it is read, or a read that fails, stops it
+ * with r->failed: input.c reports that as an input error. */
 #define _GNU_SOURCE
 #include "pcapread.h"
 
@@ -46,6 +51,25 @@
 #define MAGIC_USEC 0xa1b2c3d4u
 #define MAGIC_NSEC 0xa1b23c4du
 
+/* The window: address space only (no memory until chunks are read in), aligned so that its
+ * chunks can be backed by huge pages where the system allows. */
+static bool window_reserve(struct pcapread *r)
+{
+	const size_t huge = (size_t)2 << 20;
+	size_t span = r->vlen + huge;
+	uint8_t *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);  // cppcheck-suppress invalidFunctionArg
+	if (raw == MAP_FAILED)
+		return false;
+	uint8_t *base = raw + (huge - (uintptr_t)raw % huge) % huge;
+	if (base > raw)
+		munmap(raw, (size_t)(base - raw));
+	if (raw + span > base + r->vlen)
+		munmap(base + r->vlen, (size_t)(raw + span - (base + r->vlen)));
+	(void)madvise(base, r->vlen, MADV_HUGEPAGE);  /* advice: small pages otherwise, nothing else changes */
+	r->map = base;
+	return true;
+}
+
 bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats)
 {
 	struct stat st;
@@ -54,15 +78,19 @@ bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats
 	/* libpcap rewrites the lengths of USB frames of this link type after reading them
 	 * (fixup_pcap_pkthdr): left to it */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < FILE_HDR ||
-	    (uint64_t)st.st_size > SIZE_MAX / 2 || pcap_is_swapped(p) || pcap_snapshot(p) <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX / 4 || pcap_is_swapped(p) || pcap_snapshot(p) <= 0 ||
 	    pcap_datalink(p) == DLT_USB_LINUX_MMAPPED)
 		return false;
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		return false;
-	r->map = map;
+	r->fd = fd;
 	r->len = (size_t)st.st_size;
-	uint32_t magic = pcapread_ld32(map);
+	r->vlen = (r->len + PCAPREAD_CHUNK - 1) & ~(PCAPREAD_CHUNK - 1);
+	if (!window_reserve(r))
+		return false;
+	if (!pcapread_have(r, FILE_HDR)) {
+		pcapread_close(r);
+		return false;
+	}
+	uint32_t magic = pcapread_ld32(r->map);
 	if (magic == PCAPNG_BT_SHB) {
 		r->ng = stats && pcapng_begin(r, p, stats);
 		if (r->ng)
@@ -77,6 +105,36 @@ bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats
 	}
 	pcapread_close(r);
 	return false;
+}
+
+/* The memory of chunk from (an offset below r->released) moved to chunk to: read in next without
+ * a fault. from is left unmapped: nothing below r->released is touched again. */
+static void reuse_chunk(struct pcapread *r, size_t from, size_t to)
+{
+	if (mremap(r->map + from, PCAPREAD_CHUNK, PCAPREAD_CHUNK, MREMAP_MAYMOVE | MREMAP_FIXED, r->map + to) ==
+	    MAP_FAILED)
+		munmap(r->map + from, PCAPREAD_CHUNK);  /* to is then faulted in afresh: slower, not wrong */
+}
+
+bool pcapread_fill(struct pcapread *r, size_t end)
+{
+	while (!r->failed && end > r->filled && r->filled < r->len) {
+		size_t at = r->filled, n = r->len - at < PCAPREAD_CHUNK ? r->len - at : PCAPREAD_CHUNK;
+		if (r->n_spare)
+			reuse_chunk(r, r->spare[--r->n_spare], at);
+		for (size_t got = 0; got < n;) {
+			ssize_t k = pread(r->fd, r->map + at + got, n - got, (off_t)(at + got));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {  /* cut shorter since it was opened, or an I/O error */
+				r->failed = true;
+				return false;
+			}
+			got += (size_t)k;
+		}
+		r->filled = at + n;
+	}
+	return end <= r->filled;
 }
 
 int pcapread_hand_over(struct pcapread *r, FILE *fp, char *errbuf, size_t errlen)
@@ -96,12 +154,13 @@ int pcapread_next(struct pcapread *r, struct frame *f)
 	const uint32_t frac_limit = r->nsec ? 1000000000u : 1000000u;
 	size_t left = r->len - r->pos;
 
-	if (left < RECORD_HDR)
+	if (left < RECORD_HDR || !pcapread_have(r, r->pos + RECORD_HDR))
 		return 0;
 	const uint8_t *h = r->map + r->pos;
 	uint32_t sec = pcapread_ld32(h), frac = pcapread_ld32(h + 4);
 	uint32_t caplen = pcapread_ld32(h + 8), len = pcapread_ld32(h + 12);
-	if (sec > INT32_MAX || frac >= frac_limit || caplen > r->max_caplen || caplen > left - RECORD_HDR)
+	if (sec > INT32_MAX || frac >= frac_limit || caplen > r->max_caplen || caplen > left - RECORD_HDR ||
+	    !pcapread_have(r, r->pos + RECORD_HDR + caplen))
 		return 0;
 	f->data = h + RECORD_HDR;
 	f->caplen = caplen;
@@ -116,25 +175,26 @@ int pcapread_next(struct pcapread *r, struct frame *f)
 
 void pcapread_release_slow(struct pcapread *r, size_t below)
 {
-	static size_t page;
-	if (!page) {
-		long ps = sysconf(_SC_PAGESIZE);
-		page = ps > 0 ? (size_t)ps : 4096;
+	/* below is a record's start, or its frame's data: the chunk it begins in stays (a frame's
+	 * bytes are all that is used of its record once it is handed out) */
+	size_t to = below & ~(PCAPREAD_CHUNK - 1);
+	if (to > r->filled)
+		to = r->filled & ~(PCAPREAD_CHUNK - 1);
+	for (; r->released < to; r->released += PCAPREAD_CHUNK) {
+		if (r->n_spare < PCAPREAD_SPARES)
+			r->spare[r->n_spare++] = r->released;
+		else
+			munmap(r->map + r->released, PCAPREAD_CHUNK);
 	}
-	/* below is a record's start, or its frame's data (16 bytes further in pcap, 12 or 28 in
-	 * pcapng): the page of the frame's data stays */
-	size_t to = (below >= RECORD_HDR ? below - RECORD_HDR : 0) & ~(page - 1);
-	if (to <= r->released)
-		return;
-	/* the file's pages stay in the page cache; only this mapping of them goes */
-	if (madvise(r->map + r->released, to - r->released, MADV_DONTNEED) == 0)
-		r->released = to;
 }
 
 void pcapread_close(struct pcapread *r)
 {
 	pcapng_end(r);
-	if (r->map)
-		munmap(r->map, r->len);
+	if (r->map) {
+		for (unsigned i = 0; i < r->n_spare; i++)
+			munmap(r->map + r->spare[i], PCAPREAD_CHUNK);
+		munmap(r->map + r->released, r->vlen - r->released);
+	}
 	memset(r, 0, sizeof(*r));
 }

@@ -1,5 +1,6 @@
-/* pcapread.h: the records of a capture file read straight from a read-only mapping of it, for
- * the common case, with libpcap taking over at the first record this reader is not sure of:
+/* pcapread.h: the records of a capture file read into a window of memory and handed out where they
+ * lie in it, for the common case, with libpcap taking over at the first record this reader is not
+ * sure of:
  * classic pcap records (pcapread.c) and the packet blocks of a pcapng file's first section
  * (pcapngread.c). */
 #ifndef ROCEDUMP_PCAPREAD_H
@@ -28,6 +29,11 @@ static inline uint16_t pcapread_ld16(const uint8_t *p)
 	return v;
 }
 
+/* The window is read in chunks of PCAPREAD_CHUNK bytes; the memory of chunks let go behind the
+ * reading (at most PCAPREAD_SPARES of them) is moved ahead to hold the next ones. */
+#define PCAPREAD_CHUNK ((size_t)4 << 20)
+#define PCAPREAD_SPARES 16u
+
 struct frame;
 struct capstats;
 struct pcapng_section;
@@ -35,11 +41,19 @@ struct pcapng_section;
 struct pcapread {
 	bool ng;                  /* a pcapng file: its blocks are walked by pcapngread.c */
 	bool nsec;                /* pcap: nanosecond time stamps (else microseconds) */
+	bool failed;              /* the file could not be read on (cut shorter, an I/O error): an
+				   * input error, not the end of the data */
 	uint32_t max_caplen;      /* the longest record taken: the snapshot length, at most 262,144 */
-	uint8_t *map;             /* the file, mapped read-only (PROT_READ); NULL: not taken */
-	size_t len;               /* the bytes mapped: the file's size when it was opened */
+	uint8_t *map;             /* the window: a range of address space as long as the file, byte k
+				   * of the file at map[k] once read in; NULL: not taken */
+	size_t len;               /* the bytes to read: the file's size when it was opened */
+	size_t vlen;              /* the window's length: len rounded up to whole chunks */
 	size_t pos;               /* the next record's offset */
-	size_t released;          /* the mapping's pages below this offset have been let go */
+	size_t filled;            /* the file's bytes are read in from released up to here */
+	size_t released;          /* the window's chunks below this offset have been let go */
+	int fd;                   /* the file, read with pread() (libpcap's stream position untouched) */
+	unsigned n_spare;         /* chunks let go, their memory kept for the next ones read in */
+	size_t spare[PCAPREAD_SPARES];
 	struct pcapng_section *section;  /* pcapng: the first section's interfaces */
 };
 
@@ -48,28 +62,35 @@ struct pcapread {
  * pcapng file is read from its start, and the blocks that are not packets are fed to stats (its
  * drop counts and interface names); with stats NULL a pcapng file is not taken. False when the
  * file is not one this reader takes (not a regular file, another byte order, a pcap version
- * other than 2.4, not mappable): libpcap then reads it all. */
+ * other than 2.4, no address space for its window): libpcap then reads it all. */
 bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats);
 
-/* The next record into *f (data, lengths, time, interface): 1. Its bytes lie in the mapping, and
+/* Bytes [.., end) of the file are in the window (read in if need be); false past the data, or when
+ * the file cannot be read on (r->failed). */
+bool pcapread_fill(struct pcapread *r, size_t end);
+static inline bool pcapread_have(struct pcapread *r, size_t end)
+{
+	return end <= r->filled || pcapread_fill(r, end);
+}
+
+/* The next record into *f (data, lengths, time, interface): 1. Its bytes lie in the window, and
  * stay valid until pcapread_release() passes them or pcapread_close(). 0 when this reader stops:
- * at the end of the data mapped, or at a record or block it does not take. r->pos is then where
- * libpcap must read on from, with its own checks and messages, and whatever the file has grown
- * by since: pcapread_hand_over() positions a pcap file's stream there; a pcapng file needs
- * pcapng_prefix() read first. The mapping stays until pcapread_close(): frames handed out may
- * still be in use. */
+ * at the end of the data (the file's size when it was opened), at a record or block it does not
+ * take, or when the file could not be read on (r->failed: an input error to report). r->pos is
+ * then where libpcap must read on from, with its own checks and messages, and whatever the file
+ * has grown by since: pcapread_hand_over() positions a pcap file's stream there; a pcapng file
+ * needs pcapng_prefix() read first. The window stays until pcapread_close(): frames handed out
+ * may still be in use. */
 int pcapread_next(struct pcapread *r, struct frame *f);
 
 /* After pcapread_next() stopped on a pcap file: fp (libpcap's stream over the file) positioned
  * at r->pos. 0, or -1 with a message in errbuf. */
 int pcapread_hand_over(struct pcapread *r, FILE *fp, char *errbuf, size_t errlen);
 
-/* Let the mapping's pages go below the record of oldest (a frame's data from this reader), or
- * below the next record when oldest is NULL or not in the mapping: no frame handed out before
- * it is used again. Pages go in steps of PCAPREAD_RELEASE_STEP bytes, so that the memory the
- * mapping holds stays flat in the file's size; a call between steps is a compare. Letting a
- * page go too early is never wrong: the mapping stays, and the next touch reads the page back
- * from the file (a fault, nothing more). */
+/* Let the window's chunks go below the record of oldest (a frame's data from this reader), or
+ * below the next record when oldest is NULL or not in the window: no frame handed out before it
+ * is used again. Chunks go in steps of PCAPREAD_RELEASE_STEP bytes, so that the memory the window
+ * holds stays flat in the file's size; a call between steps is a compare. */
 #define PCAPREAD_RELEASE_STEP ((size_t)16 << 20)
 void pcapread_release_slow(struct pcapread *r, size_t below);
 static inline void pcapread_release(struct pcapread *r, const uint8_t *oldest)

@@ -4,15 +4,15 @@
  * (the analyzer's tables, the summary, the output buffer) stays in one core's cache. Batches live
  * in a ring of slots, 2 per thread: batch k in slot k mod slots. A decoding worker takes the next
  * batch number under the read lock when its slot is free (batch k - slots has been sunk), reads
- * its frames (those of a mapped capture file stay where they lie, input_frame_kept; others are
+ * its frames (those of a capture file read into its window stay where they lie, input_frame_kept; others are
  * copied out of libpcap), decodes them on its own and marks the batch ready. The sink thread
  * sinks batch after batch in order; while the next one is not ready it reads and decodes one
  * itself. Batch data crosses from core to core in one direction, in sequence; a design where
  * every worker ran the sink in turn moved the analyzer's tables between cores instead, and
  * measured ~10 % slower (tests/bench/README.md).
  *
- * Frames in the mapped file. The pages behind the oldest frame of the batches in flight are let
- * go (input_release) when the next batch is read, and as the one-thread loop moves on.
+ * Frames in the window of the file. The chunks behind the oldest frame of the batches in flight
+ * are let go (input_release) when the next batch is read, and as the one-thread loop moves on.
  *
  * Large frames copied. The copy out of libpcap's buffer is serial (under the read lock), and for
  * frames of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames
@@ -181,7 +181,7 @@ static void copy_frame(struct frame *f, uint8_t *to)
  * hook wants it (the analyzer holds more streams than the caches do), a frame is read and
  * decoded LOOK_AHEAD frames before the sink sees it and given to the peek hook then, as
  * sink_batch() does with a batch's frames, so that its state loads while the frames before it
- * are analysed. A frame that does not stay where it lies in the mapped file (input_frame_kept)
+ * are analysed. A frame that does not stay where it lies in the window (input_frame_kept)
  * is copied into the ring, its first ROCE_DECODE_MAX_CAPLEN bytes, as fill_batch() copies it.
  * While the hook says no and the ring is empty, each frame goes to the sink as soon as it is
  * decoded, as before: nothing copied, nothing held. On one CPU at 100 k QPs this halves the time
@@ -285,7 +285,7 @@ static bool run_direct(struct shared *s, struct batch *b)
 	return rc == INPUT_AGAIN && n == 0;
 }
 
-/* With the read lock held, before batch seq is read: the mapped file's pages before the oldest
+/* With the read lock held, before batch seq is read: the window's chunks before the oldest
  * frame of the batches read and not yet sunk may go (input_release). A batch sunk meanwhile
  * only makes this keep more than it needs to; none can be read again but under the lock. */
 static void release_sunk(struct shared *s, uint64_t seq)
@@ -300,7 +300,7 @@ static void release_sunk(struct shared *s, uint64_t seq)
 }
 
 /* With the read lock held: up to batch_frames frames (BATCH_BYTES of them) from the input into
- * batch seq. A frame in the mapped file stays where it is (input_frame_kept); any other is
+ * batch seq. A frame in the window stays where it is (input_frame_kept); any other is
  * copied out, only its first ROCE_DECODE_MAX_CAPLEN bytes: nothing reads further (decode.h);
  * caplen stays what the capture says. */
 static void fill_batch(struct shared *s, uint64_t seq, struct batch *b)

@@ -44,33 +44,3 @@ bool signals_take_info(void)
 	return true;
 }
 
-static char bus_message[4200];
-static size_t bus_len;
-static int bus_exit_status;
-
-/* SIGBUS: a page of the mapped file that cannot be read: past its end (it was cut shorter since
- * it was mapped), or on a failing disk. Only async-signal-safe calls: the message was written out
- * beforehand. */
-static void on_bus(int sig)
-{
-	(void)sig;
-	if (write(STDERR_FILENO, bus_message, bus_len) < 0) {
-		/* nothing more can be done */
-	}
-	_exit(bus_exit_status);
-}
-
-void signals_watch_mapped_file(const char *path, int exit_status)
-{
-	bus_exit_status = exit_status;
-	int n = snprintf(bus_message, sizeof(bus_message),
-			 "rocedump: %s: part of the file could not be read "
-			 "(cut shorter while being read, or an I/O error)\n",
-			 path);
-	bus_len = n < 0 ? 0 : (size_t)n < sizeof(bus_message) ? (size_t)n : sizeof(bus_message) - 1;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_bus;
-	sigaction(SIGBUS, &sa, NULL);
-}

@@ -20,9 +20,4 @@ static inline bool signals_stop(void)
 /* True once per SIGUSR1 received since the last call. */
 bool signals_take_info(void);
 
-/* The capture file path is read through a mapping (pcapread.c): should it be cut shorter
- * meanwhile (or a page of it fail to read), the fault on that page (SIGBUS) ends the run with a
- * message and exit_status (rocedump's status for an input error), not a crash. */
-void signals_watch_mapped_file(const char *path, int exit_status);
-
 #endif

@@ -5,7 +5,7 @@
  * from the first record that reader does not take. Files here: valid files in both time stamp
  * precisions, every cut of a file, records longer than the snapshot length or than libpcap
  * accepts, odd time stamps, another byte order, an older version, a filter, long records, frames
- * kept in the mapping while its pages go, and 1,500 pseudo-random files with lengths and time
+ * kept in the window while its chunks go, and 1,500 pseudo-random files with lengths and time
  * fields near the limits that matter. Each frame's number is its record's place in the file, the
  * filter's rejects counted (tshark's frame.number). pcapng: test_input_pcapng.c. */
 #define _GNU_SOURCE

@@ -205,7 +205,7 @@ Test(input_pcapng, ordinary_file)
 	same(path, "len > 1000", "filtered by length", true);
 	free(f.b);
 
-	/* the frames come from the mapping, with their interfaces' names */
+	/* the frames come from the window, with their interfaces' names */
 	struct input in;
 	struct frame fr;
 	char err[INPUT_ERRLEN];
