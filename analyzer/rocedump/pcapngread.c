@@ -26,10 +26,8 @@
  * the state it would have had, with its own checks and messages. */
 #include "pcapngread.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "capstats.h"
 #include "input.h"
@@ -254,22 +252,6 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 	return 0;
 }
 
-/* n bytes of the file at offset at into to; false (r->failed) when they cannot be read. */
-static bool read_at(struct pcapread *r, uint8_t *to, size_t n, size_t at)
-{
-	for (size_t got = 0; got < n;) {
-		ssize_t k = pread(r->fd, to + got, n - got, (off_t)(at + got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			r->failed = true;
-			return false;
-		}
-		got += (size_t)k;
-	}
-	return true;
-}
-
 size_t pcapng_prefix(struct pcapread *r, uint8_t **out)
 {
 	const struct pcapng_section *s = r->section;
@@ -280,13 +262,14 @@ size_t pcapng_prefix(struct pcapread *r, uint8_t **out)
 	if (!*out)
 		return 0;
 	/* read again from the file: the window has let those blocks go long since */
-	bool ok = read_at(r, *out, s->shb_len, 0);
+	bool ok = pcapread_read_at(r->fd, *out, s->shb_len, 0);
 	size_t at = s->shb_len;
 	for (uint32_t i = 0; ok && i < s->n_ifaces; i++) {
-		ok = read_at(r, *out + at, s->idb_len[i], s->idb_at[i]);
+		ok = pcapread_read_at(r->fd, *out + at, s->idb_len[i], s->idb_at[i]);
 		at += s->idb_len[i];
 	}
 	if (!ok) {
+		r->failed = true;
 		free(*out);
 		*out = NULL;
 		return 0;

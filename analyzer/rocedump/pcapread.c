@@ -116,21 +116,28 @@ static void reuse_chunk(struct pcapread *r, size_t from, size_t to)
 		munmap(r->map + from, PCAPREAD_CHUNK);  /* to is then faulted in afresh: slower, not wrong */
 }
 
+bool pcapread_read_at(int fd, uint8_t *to, size_t n, size_t at)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t k = pread(fd, to + got, n - got, (off_t)(at + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		got += (size_t)k;
+	}
+	return true;
+}
+
 bool pcapread_fill(struct pcapread *r, size_t end)
 {
 	while (!r->failed && end > r->filled && r->filled < r->len) {
 		size_t at = r->filled, n = r->len - at < PCAPREAD_CHUNK ? r->len - at : PCAPREAD_CHUNK;
 		if (r->n_spare)
 			reuse_chunk(r, r->spare[--r->n_spare], at);
-		for (size_t got = 0; got < n;) {
-			ssize_t k = pread(r->fd, r->map + at + got, n - got, (off_t)(at + got));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {  /* cut shorter since it was opened, or an I/O error */
-				r->failed = true;
-				return false;
-			}
-			got += (size_t)k;
+		if (!pcapread_read_at(r->fd, r->map + at, n, at)) {  /* cut shorter since it was opened, or an I/O error */
+			r->failed = true;
+			return false;
 		}
 		r->filled = at + n;
 	}
@@ -177,9 +184,7 @@ void pcapread_release_slow(struct pcapread *r, size_t below)
 {
 	/* below is a record's start, or its frame's data: the chunk it begins in stays (a frame's
 	 * bytes are all that is used of its record once it is handed out) */
-	size_t to = below & ~(PCAPREAD_CHUNK - 1);
-	if (to > r->filled)
-		to = r->filled & ~(PCAPREAD_CHUNK - 1);
+	size_t to = below & ~(PCAPREAD_CHUNK - 1);  /* below <= r->pos <= r->filled */
 	for (; r->released < to; r->released += PCAPREAD_CHUNK) {
 		if (r->n_spare < PCAPREAD_SPARES)
 			r->spare[r->n_spare++] = r->released;

@@ -65,6 +65,10 @@ struct pcapread {
  * other than 2.4, no address space for its window): libpcap then reads it all. */
 bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats);
 
+/* n bytes of the file at offset at into to, pread() until all are there; false when the file ends
+ * before them (cut shorter) or a read fails. */
+bool pcapread_read_at(int fd, uint8_t *to, size_t n, size_t at);
+
 /* Bytes [.., end) of the file are in the window (read in if need be); false past the data, or when
  * the file cannot be read on (r->failed). */
 bool pcapread_fill(struct pcapread *r, size_t end);
