@@ -93,6 +93,17 @@ static inline void input_release(struct input *in, const struct frame *oldest)
 	if (in->records.map)
 		pcapread_release(&in->records, oldest ? oldest->data : NULL);
 }
+/* With the lock that guards in held (pipeline.c): the next bytes of the file to read ahead,
+ * claimed by the caller, who reads them in with input_read_claim() once the lock is let go; NULL
+ * when there are none (the end, enough claimed already, or a reader that reads no window). */
+static inline struct pcapread_claim *input_claim_ahead(struct input *in)
+{
+	return in->direct ? pcapread_claim_ahead(&in->records) : NULL;
+}
+static inline void input_read_claim(const struct input *in, struct pcapread_claim *c)
+{
+	pcapread_read_claim(&in->records, c);
+}
 void input_close(struct input *in);
 /* After INPUT_AGAIN: wait until a frame may be ready, at most timeout_ms (a signal cuts it short),
  * or until wake_fd (an eventfd; -1 for none) is readable. */

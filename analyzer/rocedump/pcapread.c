@@ -10,7 +10,7 @@
  * they lie, and the pipeline keeps them there in its batches instead of copying them (pipeline.c).
  *
  * The window: a range of address space as long as the file, where byte k of the file is read
- * (pread(), in chunks of PCAPREAD_CHUNK) to offset k just before a record needs it; the chunks
+ * (pread(), PCAPREAD_PIECE bytes at a time) to offset k just before a record needs it; the chunks
  * behind the oldest frame still in use are let go as the reading moves on (pcapread_release), and
  * their memory is moved ahead (mremap) to hold the next chunks, so the memory held stays flat in
  * the file's size and is not faulted in afresh. Until 2026-12-02 the file itself was mapped; but
@@ -18,6 +18,14 @@
  * the file in large folios (a file read back from disk), and a file just written (by tcpdump,
  * dumpcap, gencaps) sits in small ones: on this project's VMs the 1 GB MTU capture then took
  * 0.45-0.59 s to walk mapped against 0.08-0.10 s to read() (tests/bench/README.md).
+ *
+ * Reading ahead. The pipeline's threads take records one batch at a time under a lock; the
+ * pread() of the bytes is most of the work on large frames (a 1 GB file of 4 KiB frames: ~0.13 s
+ * of ~0.19 s spent under the lock). So a thread that has taken its batch claims the next bytes
+ * (pcapread_claim_ahead, 1 MiB at a time, up to 4 MiB past the next record) and reads them in
+ * after letting the lock go, while the other thread takes the next batch from the bytes before;
+ * a record that needs bytes still being read waits for them (claim_wait). A claim that cannot be
+ * read (the file cut shorter) fails the record that needs it, as a read of the reader's own does.
  *
  * libpcap stays in charge of everything else. It opens the file and parses its header (the
  * filter runs in input.c, on the records of both readers). This reader takes only what it is
@@ -35,12 +43,14 @@
 #include "pcapread.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
 #include "input.h"
 #include "pcapng.h"
 #include "pcapngread.h"
@@ -129,19 +139,77 @@ bool pcapread_read_at(int fd, uint8_t *to, size_t n, size_t at)
 	return true;
 }
 
+/* The bytes [at, at + n) of the file (at a multiple of PCAPREAD_PIECE) about to be read in: the
+ * chunks they begin get the memory of chunks let go, where there is some. */
+static void window_prepare(struct pcapread *r, size_t at, size_t n)
+{
+	_Static_assert(PCAPREAD_CHUNK % PCAPREAD_PIECE == 0 && PCAPREAD_CLAIM_BYTES % PCAPREAD_PIECE == 0,
+		       "a chunk's memory arrives as its first piece is read");
+	for (size_t k = at; k < at + n && r->n_spare; k += PCAPREAD_PIECE)
+		if (k % PCAPREAD_CHUNK == 0)
+			reuse_chunk(r, r->spare[--r->n_spare], k);
+}
+
+/* The oldest claim out, which starts at r->filled, once its thread has read it in: the bytes read
+ * in now reach its end. False when its read failed. */
+static bool claim_wait(struct pcapread *r)
+{
+	struct pcapread_claim *c = &r->claims[r->claim_first];
+	int state;
+	for (unsigned spins = 0; (state = atomic_load_explicit(&c->state, memory_order_acquire)) == CLAIM_READING;
+	     spins++) {
+		if (spins < 4096)
+			cpu_relax();
+		else
+			sched_yield();  /* the reading thread is not running: let it */
+	}
+	r->claim_first = (r->claim_first + 1) % PCAPREAD_CLAIMS;
+	r->claim_n--;
+	if (state == CLAIM_FAILED)
+		return false;
+	r->filled = c->at + c->n;
+	return true;
+}
+
 bool pcapread_fill(struct pcapread *r, size_t end)
 {
 	while (!r->failed && end > r->filled && r->filled < r->len) {
-		size_t at = r->filled, n = r->len - at < PCAPREAD_CHUNK ? r->len - at : PCAPREAD_CHUNK;
-		if (r->n_spare)
-			reuse_chunk(r, r->spare[--r->n_spare], at);
+		if (r->claim_n) {  /* the next bytes are another thread's to read */
+			if (!claim_wait(r))
+				r->failed = true;
+			continue;
+		}
+		size_t at = r->filled, n = r->len - at < PCAPREAD_PIECE ? r->len - at : PCAPREAD_PIECE;
+		window_prepare(r, at, n);
 		if (!pcapread_read_at(r->fd, r->map + at, n, at)) {  /* cut shorter since it was opened, or an I/O error */
 			r->failed = true;
 			return false;
 		}
-		r->filled = at + n;
+		r->filled = r->claimed = at + n;
 	}
 	return end <= r->filled;
+}
+
+struct pcapread_claim *pcapread_claim_ahead(struct pcapread *r)
+{
+	size_t at = r->claimed > r->filled ? r->claimed : r->filled;
+	if (!r->map || r->failed || r->claim_n == PCAPREAD_CLAIMS || at >= r->len || at - r->pos >= PCAPREAD_AHEAD)
+		return NULL;
+	size_t n = r->len - at < PCAPREAD_CLAIM_BYTES ? r->len - at : PCAPREAD_CLAIM_BYTES;
+	window_prepare(r, at, n);
+	struct pcapread_claim *c = &r->claims[(r->claim_first + r->claim_n) % PCAPREAD_CLAIMS];
+	c->at = at;
+	c->n = n;
+	atomic_store_explicit(&c->state, CLAIM_READING, memory_order_relaxed);
+	r->claim_n++;
+	r->claimed = at + n;
+	return c;
+}
+
+void pcapread_read_claim(const struct pcapread *r, struct pcapread_claim *c)
+{
+	bool read = pcapread_read_at(r->fd, r->map + c->at, c->n, c->at);
+	atomic_store_explicit(&c->state, read ? CLAIM_READ : CLAIM_FAILED, memory_order_release);
 }
 
 int pcapread_hand_over(struct pcapread *r, FILE *fp, char *errbuf, size_t errlen)

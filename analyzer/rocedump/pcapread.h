@@ -6,6 +6,7 @@
 #ifndef ROCEDUMP_PCAPREAD_H
 #define ROCEDUMP_PCAPREAD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,10 +30,30 @@ static inline uint16_t pcapread_ld16(const uint8_t *p)
 	return v;
 }
 
-/* The window is read in chunks of PCAPREAD_CHUNK bytes; the memory of chunks let go behind the
- * reading (at most PCAPREAD_SPARES of them) is moved ahead to hold the next ones. */
+/* The window's memory comes in chunks of PCAPREAD_CHUNK bytes; the memory of chunks let go
+ * behind the reading (at most PCAPREAD_SPARES of them) is moved ahead to hold the next ones. The
+ * file is read into them PCAPREAD_PIECE bytes at a time, as the records need them: a piece is
+ * still in the core's cache (1 MiB of L2 here) when its records are decoded; a whole chunk read at
+ * once was not, and the 1 GB MTU file took 12-22 % longer (tests/bench/README.md). */
 #define PCAPREAD_CHUNK ((size_t)4 << 20)
+#define PCAPREAD_PIECE ((size_t)256 << 10)
 #define PCAPREAD_SPARES 16u
+
+/* Reading ahead on another thread (pipeline.c): with the reader's lock held, a thread claims the
+ * next PCAPREAD_CLAIM_BYTES of the file not yet read or claimed (pcapread_claim_ahead), and reads
+ * them in after letting the lock go (pcapread_read_claim), while the next thread to hold the lock
+ * takes records from the bytes before. A record that needs claimed bytes waits for their read.
+ * At most PCAPREAD_CLAIMS claims are out, none beyond PCAPREAD_AHEAD bytes past the next record. */
+#define PCAPREAD_CLAIM_BYTES ((size_t)1 << 20)
+#define PCAPREAD_CLAIMS 4u
+#define PCAPREAD_AHEAD ((size_t)4 << 20)
+
+enum pcapread_claim_state { CLAIM_READING, CLAIM_READ, CLAIM_FAILED };
+
+struct pcapread_claim {
+	size_t at, n;             /* the file's bytes [at, at + n) */
+	_Atomic int state;        /* enum pcapread_claim_state */
+};
 
 struct frame;
 struct capstats;
@@ -50,6 +71,9 @@ struct pcapread {
 	size_t vlen;              /* the window's length: len rounded up to whole chunks */
 	size_t pos;               /* the next record's offset */
 	size_t filled;            /* the file's bytes are read in from released up to here */
+	size_t claimed;           /* and read in or claimed up to here (pcapread_claim_ahead) */
+	struct pcapread_claim claims[PCAPREAD_CLAIMS];  /* the claims out, in the file's order, */
+	unsigned claim_first, claim_n;                  /* from claims[claim_first] on, claim_n of them */
 	size_t released;          /* the window's chunks below this offset have been let go */
 	int fd;                   /* the file, read with pread() (libpcap's stream position untouched) */
 	unsigned n_spare;         /* chunks let go, their memory kept for the next ones read in */
@@ -76,6 +100,14 @@ static inline bool pcapread_have(struct pcapread *r, size_t end)
 {
 	return end <= r->filled || pcapread_fill(r, end);
 }
+
+/* The next bytes to read ahead, claimed by the caller, who holds the reader's lock: the claim is
+ * then read in with pcapread_read_claim() (the lock let go). NULL when there is nothing to
+ * claim (the end of the file, enough claimed already). */
+struct pcapread_claim *pcapread_claim_ahead(struct pcapread *r);
+/* Claim c read into the window, by the thread that claimed it, without the reader's lock; r's
+ * file and window are all it reads of r. */
+void pcapread_read_claim(const struct pcapread *r, struct pcapread_claim *c);
 
 /* The next record into *f (data, lengths, time, interface): 1. Its bytes lie in the window, and
  * stay valid until pcapread_release() passes them or pcapread_close(). 0 when this reader stops:

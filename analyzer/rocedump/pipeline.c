@@ -13,6 +13,9 @@
  *
  * Frames in the window of the file. The chunks behind the oldest frame of the batches in flight
  * are let go (input_release) when the next batch is read, and as the one-thread loop moves on.
+ * The thread that read a batch also claims the file's next bytes and reads them in once the read
+ * lock is free (input_claim_ahead, pcapread.c): the reading of the file itself runs on every
+ * thread, not only under the lock.
  *
  * Large frames copied. The copy out of libpcap's buffer is serial (under the read lock), and for
  * frames of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames
@@ -42,10 +45,13 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
+
 #define BATCH_BYTES (1u << 20)   /* a batch ends when its frames hold this many bytes */
 #define DIRECT_ABOVE 2048        /* mean captured bytes a frame above which batches run directly */
 #define SLOTS_PER_THREAD 2
 #define SPIN_LIMIT 2000          /* pauses (~30 µs) before a waiting thread sleeps */
+#define CLAIMS_A_BATCH 2         /* the file's bytes read ahead by a batch's thread, at most (pcapread.h) */
 #define READ_LIMIT 3             /* read_decode_sink(): the frame limit was reached */
 
 enum slot_state { SLOT_FREE, SLOT_READY };
@@ -91,15 +97,6 @@ unsigned pipeline_default_threads(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	return cpus >= 2 ? 2 : 1;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
 }
 
 /* Wait until s->changes is no longer seen: spin a while, then sleep. */
@@ -355,7 +352,15 @@ static enum take read_and_decode(struct shared *s, bool *in_flight)
 		pthread_mutex_unlock(&s->read_lock);
 		return STARVED;
 	}
+	/* the file's next bytes, for the batches after this one, read in while the lock is free: two
+	 * claims while the lead builds up, so that the next batch's bytes are not still being read */
+	struct pcapread_claim *ahead[CLAIMS_A_BATCH];
+	unsigned n_ahead = 0;
+	while (n_ahead < CLAIMS_A_BATCH && (ahead[n_ahead] = input_claim_ahead(s->in)))
+		n_ahead++;
 	pthread_mutex_unlock(&s->read_lock);
+	for (unsigned i = 0; i < n_ahead; i++)
+		input_read_claim(s->in, ahead[i]);
 
 	for (unsigned i = 0; i < b->n; i++)
 		roce_decode(s->cfg->decoder, b->frames[i].data, b->frames[i].caplen, b->frames[i].wirelen,

@@ -324,7 +324,7 @@ else
 	skip "memory of a file read in place" "a sanitizer build ($SANITIZE)"
 fi
 
-# A capture file cut shorter while rocedump reads it (a mapped page past the new end faults):
+# A capture file cut shorter while rocedump reads it (the reads past the new end come up short):
 # a message and exit status 2, not a crash. rocedump is held on a full pipe after its first
 # frames, the file is cut, and the pipe is drained.
 "$GENCAPS" --bench-small "$T/cut.pcap" 200000 100 || not_ok "gencaps for the cut file"

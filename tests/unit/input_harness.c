@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +43,37 @@ static struct rec *keep(struct outcome *o, const uint8_t *data, uint32_t caplen,
 	return &o->f[o->n++];
 }
 
+/* A claim of the file's bytes read ahead (input_claim_ahead) by a thread of its own, a little
+ * later, as the pipeline's other thread would (pipeline.c). */
+struct claim_job {
+	const struct input *in;
+	struct pcapread_claim *c;
+	unsigned delay_us;
+	pthread_t thread;
+};
+
+static void *read_claim_later(void *arg)
+{
+	struct claim_job *j = arg;
+	usleep(j->delay_us);
+	input_read_claim(j->in, j->c);
+	return NULL;
+}
+
+#define MAX_CLAIM_JOBS 64
+
 /* Through input.c, from path, or from standard input open on it (from_stdin); *direct: whether a
- * direct reader took the file at the start. */
-static void read_input(const char *path, const char *filter, struct outcome *o, bool *direct, bool from_stdin)
+ * direct reader took the file at the start. With ahead, the file's next bytes are claimed after
+ * every frame, as far as the reader lets them be, and read in by threads of their own, while the
+ * records are taken from the bytes before (and wait for those a record needs). */
+static void read_input(const char *path, const char *filter, struct outcome *o, bool *direct, bool from_stdin,
+		       bool ahead)
 {
 	struct input in;
 	struct frame f;
 	char err[INPUT_ERRLEN];
+	static struct claim_job jobs[MAX_CLAIM_JOBS];
+	unsigned n_jobs = 0;
 	memset(o, 0, sizeof(*o));
 	if (from_stdin) {
 		int fd = open(path, O_RDONLY);
@@ -63,7 +88,16 @@ static void read_input(const char *path, const char *filter, struct outcome *o, 
 		struct rec *r = keep(o, f.data, f.caplen, f.wirelen, f.ts_sec, f.ts_nsec, f.number);
 		r->iface = f.iface;
 		r->name = weigh((const uint8_t *)f.iface_name, (uint32_t)strlen(f.iface_name));
+		struct pcapread_claim *c;
+		while (ahead && n_jobs < MAX_CLAIM_JOBS && (c = input_claim_ahead(&in))) {
+			struct claim_job *j = &jobs[n_jobs];
+			*j = (struct claim_job){&in, c, (n_jobs * 37u) % 300u};
+			cr_assert_eq(pthread_create(&j->thread, NULL, read_claim_later, j), 0);
+			n_jobs++;
+		}
 	}
+	for (unsigned i = 0; i < n_jobs; i++)
+		pthread_join(jobs[i].thread, NULL);
 	o->end = rc;
 	if (rc < 0) {
 		const char *msg = strstr(err, ": ");  /* "path: libpcap's message" */
@@ -129,11 +163,13 @@ void same(const char *path, const char *filter, const char *what, bool want_dire
 {
 	static struct outcome a, b, c;
 	bool direct, direct_stdin;
-	read_input(path, filter, &a, &direct, false);
+	read_input(path, filter, &a, &direct, false, false);
 	read_libpcap(path, filter, &b);
 	cr_assert_eq(direct, want_direct, "%s: the direct reader %s", what, direct ? "took the file" : "did not");
 	same_frames(&a, &b, what, "libpcap");
-	read_input(path, filter, &c, &direct_stdin, true);
+	read_input(path, filter, &c, &direct, false, true);
+	same_frames(&c, &b, what, "libpcap (the file read ahead by other threads)");
+	read_input(path, filter, &c, &direct_stdin, true, false);
 	cr_assert_not(direct_stdin, "%s: standard input read directly", what);
 	same_frames(&a, &c, what, "standard input");
 	for (unsigned i = 0; i < a.n; i++)

@@ -5,7 +5,9 @@
  * end the same way (the end of the file, or the same error message). The file is also read
  * through input.c from standard input, which no direct reader takes (libpcap over the cookie
  * stream that feeds the capstats scanner, from the first byte): the frames' interfaces and
- * names and the capture's drop counts must be the same as the direct way's. */
+ * names and the capture's drop counts must be the same as the direct way's. And the file is read
+ * directly once more while other threads read its next bytes ahead (input_claim_ahead, as
+ * rocedump's pipeline does): the same frames again. */
 #ifndef TESTS_INPUT_HARNESS_H
 #define TESTS_INPUT_HARNESS_H
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input_harness.h"
 #include "unit_util.h"
@@ -219,6 +220,57 @@ Test(input, kept_frames_valid_until_released)
 	input_close(&in);
 }
 
+Test(input, read_ahead)
+{
+	/* 5.6 MiB of records of 0 to 2,900 bytes, so that the bytes claimed ahead (1 MiB at a time,
+	 * up to 4 MiB past the next record) are many claims, waited for and read out of order by
+	 * other threads (same() reads the file that way too); then the file cut in the middle of a
+	 * claim, and at a record's end */
+	struct file f = {0};
+	header(&f, 0xa1b23c4d, 2, 4, 65535, false);
+	for (unsigned i = 0; f.len < (5u << 20) + (600u << 10); i++)
+		record(&f, 1700000000u + i, i * 7919u % 1000000000u, (i * 1237u) % 2901u, 3000, i, false);
+	same(save(&f, "ahead.pcap"), NULL, "read ahead", true);
+	struct file c = {.b = f.b, .len = (3u << 20) + 12345, .cap = f.len};
+	same(save(&c, "ahead-cut.pcap"), NULL, "read ahead, cut", true);
+	free(f.b);
+}
+
+Test(input, read_ahead_past_a_cut)
+{
+	/* The file cut shorter after it was opened: the bytes claimed past the new end cannot be read
+	 * (input_read_claim), and the record that needs them ends the reading with the message a
+	 * read of the reader's own gives, not with the end of the file or stale bytes */
+	struct file f = {0};
+	header(&f, 0xa1b2c3d4, 2, 4, 65535, false);
+	unsigned n = 0;
+	while (f.len < (6u << 20))
+		record(&f, 1700000000u + n, 0, 1400, 1400, n, false), n++;
+	const char *path = save(&f, "ahead-shrinks.pcap");
+	char err[INPUT_ERRLEN];
+	struct input in;
+	struct frame fr;
+	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(input_next(&in, &fr, err, sizeof(err)), 1, "%s", err);
+	cr_assert_eq(truncate(path, 2u << 20), 0);
+	unsigned got = 1, claims = 0;
+	int rc;
+	struct pcapread_claim *c;
+	while ((c = input_claim_ahead(&in))) {  /* read in at once: the ones past 2 MiB fail */
+		input_read_claim(&in, c);
+		claims++;
+	}
+	while ((rc = input_next(&in, &fr, err, sizeof(err))) == 1) {
+		cr_assert_eq(weigh(fr.data, fr.caplen), weigh(f.b + 24 + (size_t)got * 1416 + 16, 1400), "frame %u", got + 1);
+		got++;
+	}
+	cr_assert_geq(claims, 3);
+	cr_assert_eq(rc, -1, "the reading ends with an error, not the end (%u frames)", got);
+	cr_assert(strstr(err, "part of the file could not be read"), "%s", err);
+	cr_assert_lt(got, n);
+	input_close(&in);
+	free(f.b);
+}
 
 Test(input, random_files)
 {
