@@ -31,13 +31,16 @@ static inline uint16_t pcapread_ld16(const uint8_t *p)
 }
 
 /* The window's memory comes in chunks of PCAPREAD_CHUNK bytes; the memory of chunks let go
- * behind the reading (at most PCAPREAD_SPARES of them) is moved ahead to hold the next ones. The
+ * behind the reading (at most PCAPREAD_SPARES of them) is moved ahead to hold the next ones.
+ * Each move (mremap) flushes the TLB of every core the process runs on: in 4 MiB chunks the
+ * moves cost the reading 0.05 s a gigabyte with two threads, in 16 MiB chunks 0.022 s, and the
+ * MTU file took 7-10 % less time (tests/bench/README.md). The
  * file is read into them PCAPREAD_PIECE bytes at a time, as the records need them: a piece is
  * still in the core's cache (1 MiB of L2 here) when its records are decoded; a whole chunk read at
  * once was not, and the 1 GB MTU file took 12-22 % longer (tests/bench/README.md). */
-#define PCAPREAD_CHUNK ((size_t)4 << 20)
+#define PCAPREAD_CHUNK ((size_t)16 << 20)
 #define PCAPREAD_PIECE ((size_t)256 << 10)
-#define PCAPREAD_SPARES 16u
+#define PCAPREAD_SPARES 4u     /* at most 64 MiB kept for later */
 
 /* Reading ahead on another thread (pipeline.c): with the reader's lock held, a thread claims the
  * next PCAPREAD_CLAIM_BYTES of the file not yet read or claimed (pcapread_claim_ahead), and reads
@@ -127,7 +130,7 @@ int pcapread_hand_over(struct pcapread *r, FILE *fp, char *errbuf, size_t errlen
  * below the next record when oldest is NULL or not in the window: no frame handed out before it
  * is used again. Chunks go in steps of PCAPREAD_RELEASE_STEP bytes, so that the memory the window
  * holds stays flat in the file's size; a call between steps is a compare. */
-#define PCAPREAD_RELEASE_STEP ((size_t)16 << 20)
+#define PCAPREAD_RELEASE_STEP PCAPREAD_CHUNK  /* less would let nothing go: chunks go whole */
 void pcapread_release_slow(struct pcapread *r, size_t below);
 static inline void pcapread_release(struct pcapread *r, const uint8_t *oldest)
 {
