@@ -34,10 +34,10 @@ static inline uint16_t pcapread_ld16(const uint8_t *p)
  * behind the reading (at most PCAPREAD_SPARES of them) is moved ahead to hold the next ones.
  * Each move (mremap) flushes the TLB of every core the process runs on: in 4 MiB chunks the
  * moves cost the reading 0.05 s a gigabyte with two threads, in 16 MiB chunks 0.022 s, and the
- * MTU file took 7-10 % less time (tests/bench/README.md). The
- * file is read into them PCAPREAD_PIECE bytes at a time, as the records need them: a piece is
- * still in the core's cache (1 MiB of L2 here) when its records are decoded; a whole chunk read at
- * once was not, and the 1 GB MTU file took 12-22 % longer (tests/bench/README.md). */
+ * MTU file took 7-10 % less time (tests/bench/README.md). The file is read into them
+ * PCAPREAD_PIECE bytes at a time, as the records need them: a piece is still in the core's cache
+ * (1 MiB of L2 here) when its records are decoded; a whole 4 MiB chunk read at once was not, and
+ * the 1 GB MTU file took 12-22 % longer. */
 #define PCAPREAD_CHUNK ((size_t)16 << 20)
 #define PCAPREAD_PIECE ((size_t)256 << 10)
 #define PCAPREAD_SPARES 4u     /* at most 64 MiB kept for later */
