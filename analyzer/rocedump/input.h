@@ -93,12 +93,19 @@ static inline void input_release(struct input *in, const struct frame *oldest)
 	if (in->records.map)
 		pcapread_release(&in->records, oldest ? oldest->data : NULL);
 }
-/* With the lock that guards in held (pipeline.c): the next bytes of the file to read ahead,
- * claimed by the caller, who reads them in with input_read_claim() once the lock is let go; NULL
- * when there are none (the end, enough claimed already, or a reader that reads no window). */
-static inline struct pcapread_claim *input_claim_ahead(struct input *in)
+/* With the lock that guards in held (pipeline.c): the next bytes of the file to read ahead (about
+ * bytes of them: pcapread_claim_ahead), claimed by the caller, who reads them in with
+ * input_read_claim() once the lock is let go; NULL when there are none (the end, enough claimed
+ * already, or a reader that reads no window). */
+static inline struct pcapread_claim *input_claim_ahead(struct input *in, size_t bytes)
 {
-	return in->direct ? pcapread_claim_ahead(&in->records) : NULL;
+	return in->direct ? pcapread_claim_ahead(&in->records, bytes) : NULL;
+}
+/* Where in the file the next record input_next() reads begins, while the window's reader reads
+ * (input_frame_kept); SIZE_MAX once libpcap reads (or always did). */
+static inline size_t input_next_offset(const struct input *in)
+{
+	return in->direct ? in->records.pos : SIZE_MAX;
 }
 static inline void input_read_claim(const struct input *in, struct pcapread_claim *c)
 {

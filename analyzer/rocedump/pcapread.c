@@ -21,10 +21,11 @@
  *
  * Reading ahead. The pipeline's threads take records one batch at a time under a lock; the
  * pread() of the bytes is most of the work on large frames (a 1 GB file of 4 KiB frames: ~0.13 s
- * of ~0.19 s spent under the lock). So a thread that has taken its batch claims the next bytes
- * (pcapread_claim_ahead, 1 MiB at a time, up to 4 MiB past the next record) and reads them in
- * after letting the lock go, while the other thread takes the next batch from the bytes before;
- * a record that needs bytes still being read waits for them (claim_wait). A claim that cannot be
+ * of ~0.19 s spent under the lock). So a thread claims the next bytes (pcapread_claim_ahead, up
+ * to 1 MiB at a time, up to 4 MiB past the next record) and reads them in after letting the lock
+ * go, while another thread takes records from the bytes before (pipeline.c: each batch claims the
+ * range its own records will lie in, so that the thread that decodes them has just read them); a
+ * record that needs bytes still being read waits for them (claim_wait). A claim that cannot be
  * read (the file cut shorter) fails the record that needs it, as a read of the reader's own does.
  *
  * libpcap stays in charge of everything else. It opens the file and parses its header (the
@@ -190,12 +191,14 @@ bool pcapread_fill(struct pcapread *r, size_t end)
 	return end <= r->filled;
 }
 
-struct pcapread_claim *pcapread_claim_ahead(struct pcapread *r)
+struct pcapread_claim *pcapread_claim_ahead(struct pcapread *r, size_t bytes)
 {
 	size_t at = r->claimed > r->filled ? r->claimed : r->filled;
-	if (!r->map || r->failed || r->claim_n == PCAPREAD_CLAIMS || at >= r->len || at - r->pos >= PCAPREAD_AHEAD)
+	bytes = bytes / PCAPREAD_PIECE * PCAPREAD_PIECE;
+	if (!r->map || r->failed || r->claim_n == PCAPREAD_CLAIMS || at >= r->len || at - r->pos >= PCAPREAD_AHEAD ||
+	    !bytes)
 		return NULL;
-	size_t n = r->len - at < PCAPREAD_CLAIM_BYTES ? r->len - at : PCAPREAD_CLAIM_BYTES;
+	size_t n = r->len - at < bytes ? r->len - at : bytes;
 	window_prepare(r, at, n);
 	struct pcapread_claim *c = &r->claims[(r->claim_first + r->claim_n) % PCAPREAD_CLAIMS];
 	c->at = at;

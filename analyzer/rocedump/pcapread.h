@@ -43,10 +43,11 @@ static inline uint16_t pcapread_ld16(const uint8_t *p)
 #define PCAPREAD_SPARES 4u     /* at most 64 MiB kept for later */
 
 /* Reading ahead on another thread (pipeline.c): with the reader's lock held, a thread claims the
- * next PCAPREAD_CLAIM_BYTES of the file not yet read or claimed (pcapread_claim_ahead), and reads
- * them in after letting the lock go (pcapread_read_claim), while the next thread to hold the lock
- * takes records from the bytes before. A record that needs claimed bytes waits for their read.
- * At most PCAPREAD_CLAIMS claims are out, none beyond PCAPREAD_AHEAD bytes past the next record. */
+ * next bytes of the file not yet read or claimed, whole pieces, at most PCAPREAD_CLAIM_BYTES
+ * (pcapread_claim_ahead), and reads them in after letting the lock go (pcapread_read_claim),
+ * while the next thread to hold the lock takes records from the bytes before. A record that needs
+ * claimed bytes waits for their read. At most PCAPREAD_CLAIMS claims are out, none beyond
+ * PCAPREAD_AHEAD bytes past the next record. */
 #define PCAPREAD_CLAIM_BYTES ((size_t)1 << 20)
 #define PCAPREAD_CLAIMS 4u
 #define PCAPREAD_AHEAD ((size_t)4 << 20)
@@ -104,10 +105,11 @@ static inline bool pcapread_have(struct pcapread *r, size_t end)
 	return end <= r->filled || pcapread_fill(r, end);
 }
 
-/* The next bytes to read ahead, claimed by the caller, who holds the reader's lock: the claim is
- * then read in with pcapread_read_claim() (the lock let go). NULL when there is nothing to
- * claim (the end of the file, enough claimed already). */
-struct pcapread_claim *pcapread_claim_ahead(struct pcapread *r);
+/* The next bytes to read ahead, claimed by the caller, who holds the reader's lock: bytes of them
+ * (rounded down to whole pieces), fewer at the end of the file. The claim is then read in with
+ * pcapread_read_claim() (the lock let go). NULL when there is nothing to claim (the end of the
+ * file, enough claimed already, less than a piece asked for). */
+struct pcapread_claim *pcapread_claim_ahead(struct pcapread *r, size_t bytes);
 /* Claim c read into the window, by the thread that claimed it, without the reader's lock; r's
  * file and window are all it reads of r. */
 void pcapread_read_claim(const struct pcapread *r, struct pcapread_claim *c);

@@ -12,10 +12,14 @@
  * measured ~10 % slower (tests/bench/README.md).
  *
  * Frames in the window of the file. The chunks behind the oldest frame of the batches in flight
- * are let go (input_release) when the next batch is read, and as the one-thread loop moves on.
- * The thread that read a batch also claims the file's next bytes and reads them in once the read
- * lock is free (input_claim_ahead, pcapread.c): the reading of the file itself runs on every
- * thread, not only under the lock.
+ * are let go (input_release) when the next batch is taken, and as the one-thread loop moves on.
+ * A batch's own bytes: the thread that takes a batch claims the file's next range (about what a
+ * batch holds, range_for) and reads it in once the read lock is free (input_claim_ahead,
+ * pcapread.c); then, when the batches before it have been filled, it fills the batch with the
+ * records that begin in its range and decodes them. The reading of the file runs on every
+ * thread, and the bytes a thread decodes are the ones it has just read: on the 1 GB file of 4 KiB
+ * frames, reading ahead for the batches that another thread would decode was 8 % slower
+ * (tests/bench/README.md), as bytes one core writes and another reads cross between caches.
  *
  * Large frames copied. The copy out of libpcap's buffer is serial (under the read lock), and for
  * frames of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames
@@ -51,7 +55,6 @@
 #define DIRECT_ABOVE 2048        /* mean captured bytes a frame above which batches run directly */
 #define SLOTS_PER_THREAD 2
 #define SPIN_LIMIT 2000          /* pauses (~30 µs) before a waiting thread sleeps */
-#define CLAIMS_A_BATCH 2         /* the file's bytes read ahead by a batch's thread, at most (pcapread.h) */
 #define READ_LIMIT 3             /* read_decode_sink(): the frame limit was reached */
 
 enum slot_state { SLOT_FREE, SLOT_READY };
@@ -63,6 +66,7 @@ struct batch {
 	struct frame *frames;
 	struct roce_pkt *pkts;
 	uint8_t *bytes;           /* the frames' bytes, each at a 16-byte boundary */
+	size_t end;               /* the file's offset before which its frames begin (SIZE_MAX: any) */
 	char err[INPUT_ERRLEN];
 };
 
@@ -74,8 +78,10 @@ struct shared {
 	struct batch *slots;
 	unsigned n_slots;
 
-	pthread_mutex_t read_lock;    /* the input and the three fields below */
-	uint64_t next_seq;            /* the next batch to read */
+	pthread_mutex_t read_lock;    /* the input and the five fields below */
+	uint64_t next_seq;            /* the next batch to take */
+	uint64_t next_fill;           /* the next batch to fill (batches are filled in order) */
+	size_t range_bytes;           /* the file's bytes a batch claims as its own (read_and_decode) */
 	bool input_done;              /* end of input or a read error seen */
 	bool direct;                  /* the next batch runs frame by frame on the sink thread */
 
@@ -296,6 +302,18 @@ static void release_sunk(struct shared *s, uint64_t seq)
 	input_release(s->in, oldest);
 }
 
+/* The bytes of the file a batch claims as its own (read_and_decode): as many as batch_frames
+ * records of per_record bytes take, at most PCAPREAD_CLAIM_BYTES (a batch holds at most
+ * BATCH_BYTES), in whole pieces, rounded up (the batch is then full at batch_frames). 0 when
+ * that is less than half a piece: such small batches (--batch) claim nothing, or most of a
+ * range would be the next batches' records. */
+static size_t range_for(unsigned batch_frames, size_t per_record)
+{
+	size_t want = per_record && batch_frames > PCAPREAD_CLAIM_BYTES / per_record ? PCAPREAD_CLAIM_BYTES
+										   : (size_t)batch_frames * per_record;
+	return want < PCAPREAD_PIECE / 2 ? 0 : (want + PCAPREAD_PIECE - 1) / PCAPREAD_PIECE * PCAPREAD_PIECE;
+}
+
 /* With the read lock held: up to batch_frames frames (BATCH_BYTES of them) from the input into
  * batch seq. A frame in the window stays where it is (input_frame_kept); any other is
  * copied out, only its first ROCE_DECODE_MAX_CAPLEN bytes: nothing reads further (decode.h);
@@ -308,7 +326,8 @@ static void fill_batch(struct shared *s, uint64_t seq, struct batch *b)
 	release_sunk(s, seq);
 	b->n = 0;
 	b->rc = 1;
-	while (b->n < s->cfg->batch_frames && used < BATCH_BYTES) {
+	size_t from = input_next_offset(s->in);
+	while (b->n < s->cfg->batch_frames && used < BATCH_BYTES && (!b->n || input_next_offset(s->in) < b->end)) {
 		struct frame *f = &b->frames[b->n];
 		b->rc = input_next(s->in, f, b->err, sizeof(b->err));
 		if (b->rc == INPUT_AGAIN) {  /* the batch ends here; more to come */
@@ -328,14 +347,40 @@ static void fill_batch(struct shared *s, uint64_t seq, struct batch *b)
 	}
 	/* the frames copied cost what the direct mode saves; the frames kept in place cost nothing */
 	s->direct = direct_size(copied, b->n);
+	size_t to = input_next_offset(s->in);
+	if (b->n && to != SIZE_MAX && from != SIZE_MAX)  /* the next batches' ranges: what this one took */
+		s->range_bytes = range_for(s->cfg->batch_frames, (to - from + b->n - 1) / b->n);
 }
 
 enum take { TOOK, NO_SLOT, STARVED };
 
+/* With the read lock held, until batch seq's turn to be filled (every batch before it filled);
+ * false (the lock let go) when the run stops meanwhile. */
+static bool wait_fill_turn(struct shared *s, uint64_t seq)
+{
+	while (s->next_fill != seq) {
+		uint64_t seen = atomic_load_explicit(&s->changes, memory_order_acquire);
+		pthread_mutex_unlock(&s->read_lock);
+		if (atomic_load_explicit(&s->stop, memory_order_relaxed))
+			return false;
+		wait_change(s, seen);
+		pthread_mutex_lock(&s->read_lock);
+	}
+	return true;
+}
+
 /* With the read lock held: take the next batch if its slot is free, read it, and (the lock
  * released) decode it and mark it ready. NO_SLOT when there was nothing to take (no free slot,
- * direct mode, the end), STARVED when no frame was ready (the batch number is given back;
- * *in_flight says whether batches taken before it are still being read or decoded). */
+ * direct mode, the end, a stop; or no range of its own to read while a batch before it waits to
+ * be filled), STARVED when no frame was ready (the batch number is given back; *in_flight says
+ * whether batches taken before it are still being read or decoded).
+ *
+ * A batch of a file read into the window claims the file's next range_bytes as its own and
+ * reads them in with the lock let go, while the batches before it are filled; then, in its turn,
+ * it takes the records that begin in its range (one at least). Its thread decodes bytes it has
+ * just read itself: in a model of 1 GB of reading and CRC-ing, one thread 0.060 s, a second
+ * thread CRC-ing what the first read 0.090 s, two threads each CRC-ing what they read 0.038-0.052
+ * s (tests/bench/README.md). */
 static enum take read_and_decode(struct shared *s, bool *in_flight)
 {
 	uint64_t seq = s->next_seq;
@@ -343,28 +388,44 @@ static enum take read_and_decode(struct shared *s, bool *in_flight)
 		pthread_mutex_unlock(&s->read_lock);
 		return NO_SLOT;
 	}
-	s->next_seq++;
 	struct batch *b = &s->slots[seq % s->n_slots];
+	release_sunk(s, seq);  /* first: the chunks let go hold the claim's bytes */
+	struct pcapread_claim *own = s->range_bytes ? input_claim_ahead(s->in, s->range_bytes) : NULL;
+	if (!own && s->next_fill != seq) {  /* nothing to do before its turn: leave it to a later look */
+		pthread_mutex_unlock(&s->read_lock);
+		return NO_SLOT;
+	}
+	s->next_seq++;
+	b->end = SIZE_MAX;
+	if (own) {
+		b->end = own->at + own->n;
+		pthread_mutex_unlock(&s->read_lock);
+		input_read_claim(s->in, own);
+		pthread_mutex_lock(&s->read_lock);
+	}
+	if (!wait_fill_turn(s, seq))
+		return NO_SLOT;
+	if (s->input_done) {  /* a batch before it met the end or an error: nothing left to read */
+		b->n = 0;
+		b->rc = 0;
+		s->next_fill++;
+		pthread_mutex_unlock(&s->read_lock);
+		goto ready;
+	}
 	fill_batch(s, seq, b);
-	if (b->n == 0 && b->rc == 1) {
+	if (b->n == 0 && b->rc == 1 && !own && s->next_seq == seq + 1) {  /* nothing ready (never in the window) */
 		s->next_seq--;
 		*in_flight = seq != atomic_load_explicit(&s->sunk, memory_order_acquire);
 		pthread_mutex_unlock(&s->read_lock);
 		return STARVED;
 	}
-	/* the file's next bytes, for the batches after this one, read in while the lock is free: two
-	 * claims while the lead builds up, so that the next batch's bytes are not still being read */
-	struct pcapread_claim *ahead[CLAIMS_A_BATCH];
-	unsigned n_ahead = 0;
-	while (n_ahead < CLAIMS_A_BATCH && (ahead[n_ahead] = input_claim_ahead(s->in)))
-		n_ahead++;
+	s->next_fill++;
 	pthread_mutex_unlock(&s->read_lock);
-	for (unsigned i = 0; i < n_ahead; i++)
-		input_read_claim(s->in, ahead[i]);
-
+	announce_change(s);  /* the next batch's turn to be filled */
 	for (unsigned i = 0; i < b->n; i++)
 		roce_decode(s->cfg->decoder, b->frames[i].data, b->frames[i].caplen, b->frames[i].wirelen,
 			    s->in->linktype, &b->pkts[i]);
+ready:
 	atomic_store_explicit(&b->state, SLOT_READY, memory_order_seq_cst);
 	announce_change(s);
 	return TOOK;
@@ -487,9 +548,11 @@ static void run_sink_thread(struct shared *s)
 				pthread_mutex_unlock(&s->read_lock);
 				break;
 			}
-			s->next_seq++;
+			s->next_seq++;  /* every batch before has been sunk, and filled */
+			s->next_fill++;
 			if (run_direct(s, b)) {  /* nothing was ready */
 				s->next_seq--;
+				s->next_fill--;
 				pthread_mutex_unlock(&s->read_lock);
 				sink_thread_starved(s, seq, seen, false);
 				continue;
@@ -556,7 +619,7 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 
 	/* Without its batches, or without a second thread, the one-thread loop is faster. */
 	struct shared s = {.cfg = cfg, .in = in, .sink = sink, .ctx = ctx, .errbuf = errbuf, .errlen = errlen, .wake = -1,
-			   .look_ahead = &la};
+			   .look_ahead = &la, .range_bytes = range_for(cfg->batch_frames, PCAPREAD_CLAIM_BYTES)};
 	s.n_slots = SLOTS_PER_THREAD * threads;
 	s.slots = calloc(s.n_slots, sizeof(*s.slots));
 	bool ok = s.slots != NULL;

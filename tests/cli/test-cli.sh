@@ -287,16 +287,16 @@ same_as_one_thread() {
 }
 same=1
 for args in "-q --summary" "-T json" "-vv -e"; do
-	same_as_one_thread "$T/mixed.pcap" "$args" "--threads 2" "--threads 4 --batch 7" "--threads 2 --batch 16" ||
-		same=0
+	same_as_one_thread "$T/mixed.pcap" "$args" "--threads 2" "--threads 4 --batch 7" "--threads 2 --batch 16" \
+		"--threads 3 --batch 300" "--threads 16 --batch 1" || same=0
 	# shellcheck disable=SC2086 # several words
 	"$R" --threads 2 --batch 5 $args -r - <"$T/mixed.pcap" >"$T/tn.out" 2>&1
 	cmp -s "$T/t1.out" "$T/tn.out" || { same=0; echo "# stdin --threads 2 --batch 5 $args differs"; }
 done
 "$R" --threads 2 --batch 16 -q -v --summary -r "$T/mixed.pcap" | grep -q '/cm ' ||
 	{ same=0; echo "# the CM capture's QPs are not paired from CM"; }
-[ "$same" = 1 ] && ok "the output is the same on 1, 2 and 4 threads, any batch size, file or stdin" ||
-	not_ok "the output is the same on 1, 2 and 4 threads"
+[ "$same" = 1 ] && ok "the output is the same on 1, 2, 3, 4 and 16 threads, any batch size, file or stdin" ||
+	not_ok "the output is the same on 1, 2, 3, 4 and 16 threads"
 
 # A capture file is read through a mapping (pcapread.c), its frames kept in place in the
 # pipeline's batches: the pages behind the frames in use are let go as the reading moves on, so

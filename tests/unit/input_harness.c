@@ -89,7 +89,9 @@ static void read_input(const char *path, const char *filter, struct outcome *o, 
 		r->iface = f.iface;
 		r->name = weigh((const uint8_t *)f.iface_name, (uint32_t)strlen(f.iface_name));
 		struct pcapread_claim *c;
-		while (ahead && n_jobs < MAX_CLAIM_JOBS && (c = input_claim_ahead(&in))) {
+		/* claims of one to four pieces, as the pipeline's batches size theirs (range_for) */
+		while (ahead && n_jobs < MAX_CLAIM_JOBS &&
+		       (c = input_claim_ahead(&in, PCAPREAD_PIECE * (1 + n_jobs % (PCAPREAD_CLAIM_BYTES / PCAPREAD_PIECE))))) {
 			struct claim_job *j = &jobs[n_jobs];
 			*j = (struct claim_job){&in, c, (n_jobs * 37u) % 300u};
 			cr_assert_eq(pthread_create(&j->thread, NULL, read_claim_later, j), 0);

@@ -264,7 +264,12 @@ Test(input, read_ahead_past_a_cut)
 	unsigned got = 1, claims = 0;
 	int rc;
 	struct pcapread_claim *c;
-	while ((c = input_claim_ahead(&in))) {  /* read in at once: the ones past 2 MiB fail */
+	cr_assert_null(input_claim_ahead(&in, PCAPREAD_PIECE - 1), "less than a piece: nothing claimed");
+	c = input_claim_ahead(&in, 3 * PCAPREAD_PIECE + 100);
+	cr_assert(c && c->n == 3 * PCAPREAD_PIECE, "a claim is of whole pieces");
+	input_read_claim(&in, c);
+	claims++;
+	while ((c = input_claim_ahead(&in, PCAPREAD_CLAIM_BYTES))) {  /* read in at once: the ones past 2 MiB fail */
 		input_read_claim(&in, c);
 		claims++;
 	}
