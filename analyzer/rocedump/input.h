@@ -86,11 +86,11 @@ static inline bool input_frame_kept(const struct input *in)
 	return in->direct;
 }
 
-/* No frame older than oldest (a frame input_next() gave; NULL: none given so far) is used again:
- * the window's chunks before it may go. Cheap enough to call for every frame. */
+/* No frame older than oldest (a frame input_next() gave; NULL: none in use) is used again: the
+ * window may be read over up to it. Cheap enough to call for every frame. */
 static inline void input_release(struct input *in, const struct frame *oldest)
 {
-	if (in->records.map)
+	if (in->records.ring.base)
 		pcapread_release(&in->records, oldest ? oldest->data : NULL);
 }
 /* With the lock that guards in held (pipeline.c): the next bytes of the file to read ahead (about

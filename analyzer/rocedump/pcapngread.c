@@ -13,7 +13,8 @@
  * This reader takes only what it is sure libpcap 1.10 would hand out the same (sf-pcapng.c's
  * read_block(), add_interface(), pcap_ng_next_packet()): the first section of a file in this
  * machine's byte order; blocks whole in the file, of a length that is a multiple of 4, at least
- * 12 bytes and at most 16 MiB (libpcap's smallest limit), with the same length in the trailer;
+ * 12 bytes and at most PCAPREAD_MARGIN (512 KiB: a block lies whole in the ring's margin; libpcap,
+ * whose smallest limit is 16 MiB, reads on from a longer one), with the same length in the trailer;
  * up to 64 interfaces, each after the first of libpcap's link type and the first one's snapshot
  * length, with well-formed options and a time stamp resolution of 10^-k (k <= 9) or 2^-k
  * (k <= 30) seconds, converted to nanoseconds as libpcap converts them (if_tsoffset added
@@ -21,7 +22,7 @@
  * Packet Blocks (interface 0, no time stamp, cut to the snapshot length), with a captured length
  * that fits the block and the snapshot length. At the first block it does not take (the obsolete
  * Packet Block, a second section, anything malformed or cut short) and at the end of the bytes
- * mapped, it stops: input.c then opens libpcap on this section's header and interface blocks
+ * to read, it stops: input.c then opens libpcap on this section's header and interface blocks
  * followed by the file from that block on (pcapng_prefix), so that libpcap reads on with exactly
  * the state it would have had, with its own checks and messages. */
 #include "pcapngread.h"
@@ -34,7 +35,7 @@
 #include "pcapng.h"
 
 #define IFACES_TAKEN 64
-#define MAX_BLOCK ((uint32_t)16 << 20)  /* libpcap's INITIAL_MAX_BLOCKSIZE */
+_Static_assert(PCAPREAD_MARGIN <= ((size_t)16 << 20), "libpcap's INITIAL_MAX_BLOCKSIZE: it takes every block this does");
 #define NSEC 1000000000u
 
 struct pcapng_iface {
@@ -152,27 +153,28 @@ static inline void set_time(struct frame *f, const struct pcapng_iface *ifc, uin
 }
 
 /* The block at r->pos, when it is whole in the file and libpcap's read_block() takes it
- * without growing its buffer past its first limit: its type and length. */
-static inline bool whole_block(struct pcapread *r, uint32_t *type, uint32_t *len)
+ * without growing its buffer past its first limit: where it lies (NULL: not so), its type and
+ * length. */
+static inline const uint8_t *whole_block(struct pcapread *r, uint32_t *type, uint32_t *len)
 {
 	size_t left = r->len - r->pos;
-	if (left < PCAPNG_BLOCK_MIN || !pcapread_have(r, r->pos + PCAPNG_BLOCK_HDR))
-		return false;
-	const uint8_t *b = r->map + r->pos;
+	const uint8_t *b;
+	bool edge;
+	if (left < PCAPNG_BLOCK_MIN || !(b = pcapread_get_head(r, PCAPNG_BLOCK_HDR, &edge)))
+		return NULL;
 	uint32_t n = pcapread_ld32(b + 4);
-	if (n < PCAPNG_BLOCK_MIN || n % 4 || n > MAX_BLOCK || n > left || !pcapread_have(r, r->pos + n) ||
+	if (n < PCAPNG_BLOCK_MIN || n % 4 || n > PCAPREAD_MARGIN || n > left || !(b = pcapread_get_whole(r, b, n, edge)) ||
 	    pcapread_ld32(b + n - 4) != n)
-		return false;
+		return NULL;
 	*type = pcapread_ld32(b);
 	*len = n;
-	return true;
+	return b;
 }
 
-/* An Interface Description Block at r->pos (n bytes): the section's next interface. */
-static bool take_idb(struct pcapread *r, uint32_t n)
+/* An Interface Description Block at r->pos (n bytes at b): the section's next interface. */
+static bool take_idb(struct pcapread *r, const uint8_t *b, uint32_t n)
 {
 	struct pcapng_section *s = r->section;
-	const uint8_t *b = r->map + r->pos;
 	if (!s->shb_len || s->n_ifaces == IFACES_TAKEN)
 		return false;
 	struct pcapng_iface *ifc = &s->iface[s->n_ifaces];
@@ -192,9 +194,10 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 {
 	struct pcapng_section *s = r->section;
 	uint32_t type, n;
+	const uint8_t *b;
 
-	while (whole_block(r, &type, &n)) {
-		const uint8_t *b = r->map + r->pos, *body = b + PCAPNG_BLOCK_HDR;
+	while ((b = whole_block(r, &type, &n))) {
+		const uint8_t *body = b + PCAPNG_BLOCK_HDR;
 		uint32_t room = n - PCAPNG_BLOCK_MIN;  /* the body's bytes */
 		if (__builtin_expect(type == PCAPNG_BT_EPB, 1)) {
 			if (room < PCAPNG_EPB_FIXED)
@@ -229,7 +232,7 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 			return 1;
 		}
 		case PCAPNG_BT_IDB:
-			if (!take_idb(r, n))
+			if (!take_idb(r, b, n))
 				return 0;
 			break;
 		case PCAPNG_BT_SHB:

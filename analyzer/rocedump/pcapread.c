@@ -9,15 +9,18 @@
  * rocedump -q's work on small packets (tests/bench/README.md). Here records are handed out where
  * they lie, and the pipeline keeps them there in its batches instead of copying them (pipeline.c).
  *
- * The window: a range of address space as long as the file, where byte k of the file is read
- * (pread(), PCAPREAD_PIECE bytes at a time) to offset k just before a record needs it; the chunks
- * behind the oldest frame still in use are let go as the reading moves on (pcapread_release), and
- * their memory is moved ahead (mremap) to hold the next chunks, so the memory held stays flat in
- * the file's size and is not faulted in afresh. Until 2026-12-02 the file itself was mapped; but
- * mapping the page cache costs a page-table entry for every 4 KiB page unless the kernel cached
- * the file in large folios (a file read back from disk), and a file just written (by tcpdump,
- * dumpcap, gencaps) sits in small ones: on this project's VMs the 1 GB MTU capture then took
- * 0.45-0.59 s to walk mapped against 0.08-0.10 s to read() (tests/bench/README.md).
+ * The window: a ring of memory (pcapread.h), where byte k of the file is read (pread(),
+ * PCAPREAD_PIECE bytes at a time) to ring[k mod size] just before a record needs it, and a record
+ * running over the ring's end continues past it (pcapread_get); the reading goes no further than a ring's
+ * length past the oldest frame still in use (pcapread_release), and moves into a larger ring when
+ * the caller keeps more. Until 2026-12-02 the file itself was mapped; but mapping the page cache
+ * costs a page-table entry for every 4 KiB page unless the kernel cached the file in large folios
+ * (a file read back from disk), and a file just written (by tcpdump, dumpcap, gencaps) sits in
+ * small ones: on this project's VMs the 1 GB MTU capture then took 0.45-0.59 s to walk mapped
+ * against 0.08-0.10 s to read() (tests/bench/README.md). Until 2026-12-03 the window was address
+ * space as long as the file, its memory moved ahead with mremap in 16 MiB chunks: each move
+ * flushed the TLB of both cores, and the memory moved had gone cold; the ring read the MTU file
+ * 16-20 % faster.
  *
  * Reading ahead. The pipeline's threads take records one batch at a time under a lock; the
  * pread() of the bytes is most of the work on large frames (a 1 GB file of 4 KiB frames: ~0.13 s
@@ -62,23 +65,89 @@
 #define MAGIC_USEC 0xa1b2c3d4u
 #define MAGIC_NSEC 0xa1b23c4du
 
-/* The window: address space only (no memory until chunks are read in), aligned so that its
- * chunks can be backed by huge pages where the system allows. */
-static bool window_reserve(struct pcapread *r)
+/* A ring of size bytes (a power of two) and its margin, aligned so that it can be backed by huge
+ * pages where the system allows; from: the first offset read into it. False: no memory. */
+static bool ring_map(struct pcapread_ring *g, size_t size, size_t from)
 {
 	const size_t huge = (size_t)2 << 20;
-	size_t span = r->vlen + huge;
+	size_t len = size + PCAPREAD_MARGIN, span = len + huge;
 	uint8_t *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);  // cppcheck-suppress invalidFunctionArg
 	if (raw == MAP_FAILED)
 		return false;
 	uint8_t *base = raw + (huge - (uintptr_t)raw % huge) % huge;
 	if (base > raw)
 		munmap(raw, (size_t)(base - raw));
-	if (raw + span > base + r->vlen)
-		munmap(base + r->vlen, (size_t)(raw + span - (base + r->vlen)));
-	(void)madvise(base, r->vlen, MADV_HUGEPAGE);  /* advice: small pages otherwise, nothing else changes */
-	r->map = base;
+	if (raw + span > base + len)
+		munmap(base + len, (size_t)(raw + span - (base + len)));
+	(void)madvise(base, len, MADV_HUGEPAGE);  /* advice: small pages otherwise, nothing else changes */
+	*g = (struct pcapread_ring){.base = base, .mask = size - 1, .from = from};
 	return true;
+}
+
+static void ring_unmap(const struct pcapread_ring *g)
+{
+	munmap(g->base, g->mask + 1 + PCAPREAD_MARGIN);
+}
+
+/* The file's bytes [at, at + n) read into ring g; false when the file ends before them (cut
+ * shorter) or a read fails. */
+static bool ring_read(const struct pcapread_ring *g, int fd, size_t at, size_t n)
+{
+	while (n) {
+		size_t o = at & g->mask, k = n < g->mask + 1 - o ? n : g->mask + 1 - o;
+		if (!pcapread_read_at(fd, g->base + o, k, at))
+			return false;
+		at += k;
+		n -= k;
+	}
+	return true;
+}
+
+/* The file's bytes [at, at + n), read into ring from, copied into ring to. */
+static void ring_copy(const struct pcapread_ring *to, const struct pcapread_ring *from, size_t at, size_t n)
+{
+	while (n) {
+		size_t o = at & to->mask, i = at & from->mask, k = n;
+		k = k < to->mask + 1 - o ? k : to->mask + 1 - o;
+		k = k < from->mask + 1 - i ? k : from->mask + 1 - i;
+		memcpy(to->base + o, from->base + i, k);
+		at += k;
+		n -= k;
+	}
+}
+
+/* Whether the file's bytes up to end can be read into the ring without reading over a frame in
+ * use: they stay less than a ring's length past the oldest one (or the ring's first offset), so
+ * that a frame's offset is known from where it lies (pcapread_release). */
+static bool ring_room(const struct pcapread *r, size_t end)
+{
+	size_t floor = r->released > r->ring.from ? r->released : r->ring.from;
+	return end - floor <= r->ring.mask;
+}
+
+/* The caller keeps frames the ring's length behind the next bytes to read: read on into a ring
+ * twice as large, from the next record on (its bytes read so far copied over); the old ring and
+ * the frames in it stay until pcapread_close(). False when there is no memory for it (or rings
+ * have been outgrown too often): the reader then stops, and libpcap reads on. */
+static bool ring_grow(struct pcapread *r)
+{
+	struct pcapread_ring g;
+	if (r->n_retired == PCAPREAD_RETIRED || !ring_map(&g, (r->ring.mask + 1) * 2, r->pos))
+		return false;
+	ring_copy(&g, &r->ring, r->pos, r->filled - r->pos);  /* less than a record */
+	r->retired[r->n_retired++] = r->ring;
+	r->ring = g;
+	return true;
+}
+
+size_t pcapread_release_elsewhere(const struct pcapread *r, const uint8_t *oldest)
+{
+	for (unsigned i = 0; oldest && i < r->n_retired; i++) {
+		const struct pcapread_ring *g = &r->retired[i];
+		if ((size_t)((uintptr_t)oldest - (uintptr_t)g->base) <= g->mask + PCAPREAD_MARGIN)
+			return r->ring.from;  /* before any frame of the ring read into now */
+	}
+	return r->pos;  /* none in use, or not one of this reader's (libpcap's) */
 }
 
 bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats)
@@ -94,14 +163,13 @@ bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats
 		return false;
 	r->fd = fd;
 	r->len = (size_t)st.st_size;
-	r->vlen = (r->len + PCAPREAD_CHUNK - 1) & ~(PCAPREAD_CHUNK - 1);
-	if (!window_reserve(r))
+	if (!ring_map(&r->ring, PCAPREAD_RING, 0))
 		return false;
 	if (!pcapread_have(r, FILE_HDR)) {
 		pcapread_close(r);
 		return false;
 	}
-	uint32_t magic = pcapread_ld32(r->map);
+	uint32_t magic = pcapread_ld32(r->ring.base);
 	if (magic == PCAPNG_BT_SHB) {
 		r->ng = stats && pcapng_begin(r, p, stats);
 		if (r->ng)
@@ -118,15 +186,6 @@ bool pcapread_open(struct pcapread *r, int fd, pcap_t *p, struct capstats *stats
 	return false;
 }
 
-/* The memory of chunk from (an offset below r->released) moved to chunk to: read in next without
- * a fault. from is left unmapped: nothing below r->released is touched again. */
-static void reuse_chunk(struct pcapread *r, size_t from, size_t to)
-{
-	if (mremap(r->map + from, PCAPREAD_CHUNK, PCAPREAD_CHUNK, MREMAP_MAYMOVE | MREMAP_FIXED, r->map + to) ==
-	    MAP_FAILED)
-		munmap(r->map + from, PCAPREAD_CHUNK);  /* to is then faulted in afresh: slower, not wrong */
-}
-
 bool pcapread_read_at(int fd, uint8_t *to, size_t n, size_t at)
 {
 	for (size_t got = 0; got < n;) {
@@ -138,17 +197,6 @@ bool pcapread_read_at(int fd, uint8_t *to, size_t n, size_t at)
 		got += (size_t)k;
 	}
 	return true;
-}
-
-/* The bytes [at, at + n) of the file (at a multiple of PCAPREAD_PIECE) about to be read in: the
- * chunks they begin get the memory of chunks let go, where there is some. */
-static void window_prepare(struct pcapread *r, size_t at, size_t n)
-{
-	_Static_assert(PCAPREAD_CHUNK % PCAPREAD_PIECE == 0 && PCAPREAD_CLAIM_BYTES % PCAPREAD_PIECE == 0,
-		       "a chunk's memory arrives as its first piece is read");
-	for (size_t k = at; k < at + n && r->n_spare; k += PCAPREAD_PIECE)
-		if (k % PCAPREAD_CHUNK == 0)
-			reuse_chunk(r, r->spare[--r->n_spare], k);
 }
 
 /* The oldest claim out, which starts at r->filled, once its thread has read it in: the bytes read
@@ -181,8 +229,9 @@ bool pcapread_fill(struct pcapread *r, size_t end)
 			continue;
 		}
 		size_t at = r->filled, n = r->len - at < PCAPREAD_PIECE ? r->len - at : PCAPREAD_PIECE;
-		window_prepare(r, at, n);
-		if (!pcapread_read_at(r->fd, r->map + at, n, at)) {  /* cut shorter since it was opened, or an I/O error */
+		if (!ring_room(r, at + n) && !ring_grow(r))
+			return false;
+		if (!ring_read(&r->ring, r->fd, at, n)) {  /* cut shorter since it was opened, or an I/O error */
 			r->failed = true;
 			return false;
 		}
@@ -195,14 +244,16 @@ struct pcapread_claim *pcapread_claim_ahead(struct pcapread *r, size_t bytes)
 {
 	size_t at = r->claimed > r->filled ? r->claimed : r->filled;
 	bytes = bytes / PCAPREAD_PIECE * PCAPREAD_PIECE;
-	if (!r->map || r->failed || r->claim_n == PCAPREAD_CLAIMS || at >= r->len || at - r->pos >= PCAPREAD_AHEAD ||
+	if (!r->ring.base || r->failed || r->claim_n == PCAPREAD_CLAIMS || at >= r->len || at - r->pos >= PCAPREAD_AHEAD ||
 	    !bytes)
 		return NULL;
 	size_t n = r->len - at < bytes ? r->len - at : bytes;
-	window_prepare(r, at, n);
+	if (!ring_room(r, at + n))
+		return NULL;
 	struct pcapread_claim *c = &r->claims[(r->claim_first + r->claim_n) % PCAPREAD_CLAIMS];
 	c->at = at;
 	c->n = n;
+	c->ring = r->ring;
 	atomic_store_explicit(&c->state, CLAIM_READING, memory_order_relaxed);
 	r->claim_n++;
 	r->claimed = at + n;
@@ -211,8 +262,18 @@ struct pcapread_claim *pcapread_claim_ahead(struct pcapread *r, size_t bytes)
 
 void pcapread_read_claim(const struct pcapread *r, struct pcapread_claim *c)
 {
-	bool read = pcapread_read_at(r->fd, r->map + c->at, c->n, c->at);
+	bool read = ring_read(&c->ring, r->fd, c->at, c->n);
 	atomic_store_explicit(&c->state, read ? CLAIM_READ : CLAIM_FAILED, memory_order_release);
+}
+
+const uint8_t *pcapread_get(struct pcapread *r, size_t off, size_t n)
+{
+	if (!pcapread_have(r, off + n))
+		return NULL;
+	size_t o = off & r->ring.mask, size = r->ring.mask + 1;  /* the ring may have grown */
+	if (o + n > size)
+		memcpy(r->ring.base + size, r->ring.base, o + n - size);
+	return r->ring.base + o;
 }
 
 int pcapread_hand_over(struct pcapread *r, FILE *fp, char *errbuf, size_t errlen)
@@ -232,13 +293,14 @@ int pcapread_next(struct pcapread *r, struct frame *f)
 	const uint32_t frac_limit = r->nsec ? 1000000000u : 1000000u;
 	size_t left = r->len - r->pos;
 
-	if (left < RECORD_HDR || !pcapread_have(r, r->pos + RECORD_HDR))
+	const uint8_t *h;
+	bool edge;
+	if (left < RECORD_HDR || !(h = pcapread_get_head(r, RECORD_HDR, &edge)))
 		return 0;
-	const uint8_t *h = r->map + r->pos;
 	uint32_t sec = pcapread_ld32(h), frac = pcapread_ld32(h + 4);
 	uint32_t caplen = pcapread_ld32(h + 8), len = pcapread_ld32(h + 12);
 	if (sec > INT32_MAX || frac >= frac_limit || caplen > r->max_caplen || caplen > left - RECORD_HDR ||
-	    !pcapread_have(r, r->pos + RECORD_HDR + caplen))
+	    !(h = pcapread_get_whole(r, h, RECORD_HDR + caplen, edge)))
 		return 0;
 	f->data = h + RECORD_HDR;
 	f->caplen = caplen;
@@ -251,26 +313,13 @@ int pcapread_next(struct pcapread *r, struct frame *f)
 	return 1;
 }
 
-void pcapread_release_slow(struct pcapread *r, size_t below)
-{
-	/* below is a record's start, or its frame's data: the chunk it begins in stays (a frame's
-	 * bytes are all that is used of its record once it is handed out) */
-	size_t to = below & ~(PCAPREAD_CHUNK - 1);  /* below <= r->pos <= r->filled */
-	for (; r->released < to; r->released += PCAPREAD_CHUNK) {
-		if (r->n_spare < PCAPREAD_SPARES)
-			r->spare[r->n_spare++] = r->released;
-		else
-			munmap(r->map + r->released, PCAPREAD_CHUNK);
-	}
-}
-
 void pcapread_close(struct pcapread *r)
 {
 	pcapng_end(r);
-	if (r->map) {
-		for (unsigned i = 0; i < r->n_spare; i++)
-			munmap(r->map + r->spare[i], PCAPREAD_CHUNK);
-		munmap(r->map + r->released, r->vlen - r->released);
+	if (r->ring.base) {
+		for (unsigned i = 0; i < r->n_retired; i++)
+			ring_unmap(&r->retired[i]);
+		ring_unmap(&r->ring);
 	}
 	memset(r, 0, sizeof(*r));
 }

@@ -11,8 +11,9 @@
  * every worker ran the sink in turn moved the analyzer's tables between cores instead, and
  * measured ~10 % slower (tests/bench/README.md).
  *
- * Frames in the window of the file. The chunks behind the oldest frame of the batches in flight
- * are let go (input_release) when the next batch is taken, and as the one-thread loop moves on.
+ * Frames in the window of the file. The reader may read over the file's bytes behind the oldest
+ * frame of the batches in flight (input_release, when a batch is taken and filled, and as the
+ * one-thread loop moves on); a batch's frames in the window span at most BATCH_BYTES of the file.
  * A batch's own bytes: the thread that takes a batch claims the file's next range (about what a
  * batch holds, range_for) and reads it in once the read lock is free (input_claim_ahead,
  * pcapread.c); then, when the batches before it have been filled, it fills the batch with the
@@ -288,9 +289,10 @@ static bool run_direct(struct shared *s, struct batch *b)
 	return rc == INPUT_AGAIN && n == 0;
 }
 
-/* With the read lock held, before batch seq is read: the window's chunks before the oldest
- * frame of the batches read and not yet sunk may go (input_release). A batch sunk meanwhile
- * only makes this keep more than it needs to; none can be read again but under the lock. */
+/* With the read lock held, before batch seq is read: the window may be read over before the
+ * oldest frame of the batches filled and not yet sunk (input_release; batches are filled in
+ * order, and one taken but not yet filled holds no frame). A batch sunk meanwhile only makes this
+ * keep more than it needs to; none can be filled again but under the lock. */
 static void release_sunk(struct shared *s, uint64_t seq)
 {
 	const struct frame *oldest = NULL;
@@ -314,6 +316,15 @@ static size_t range_for(unsigned batch_frames, size_t per_record)
 	return want < PCAPREAD_PIECE / 2 ? 0 : (want + PCAPREAD_PIECE - 1) / PCAPREAD_PIECE * PCAPREAD_PIECE;
 }
 
+/* Whether the batch being filled takes the next record: one that begins before until (a batch's
+ * frames in the window span at most BATCH_BYTES of the file, and those of a batch with a range of
+ * its own begin in it), or any record libpcap reads. */
+static inline bool batch_goes_on(const struct input *in, size_t until)
+{
+	size_t at = input_next_offset(in);
+	return at == SIZE_MAX || at < until;
+}
+
 /* With the read lock held: up to batch_frames frames (BATCH_BYTES of them) from the input into
  * batch seq. A frame in the window stays where it is (input_frame_kept); any other is
  * copied out, only its first ROCE_DECODE_MAX_CAPLEN bytes: nothing reads further (decode.h);
@@ -327,7 +338,8 @@ static void fill_batch(struct shared *s, uint64_t seq, struct batch *b)
 	b->n = 0;
 	b->rc = 1;
 	size_t from = input_next_offset(s->in);
-	while (b->n < s->cfg->batch_frames && used < BATCH_BYTES && (!b->n || input_next_offset(s->in) < b->end)) {
+	size_t until = from == SIZE_MAX || b->end - from < BATCH_BYTES ? b->end : from + BATCH_BYTES;
+	while (b->n < s->cfg->batch_frames && used < BATCH_BYTES && (!b->n || batch_goes_on(s->in, until))) {
 		struct frame *f = &b->frames[b->n];
 		b->rc = input_next(s->in, f, b->err, sizeof(b->err));
 		if (b->rc == INPUT_AGAIN) {  /* the batch ends here; more to come */
@@ -389,13 +401,14 @@ static enum take read_and_decode(struct shared *s, bool *in_flight)
 		return NO_SLOT;
 	}
 	struct batch *b = &s->slots[seq % s->n_slots];
-	release_sunk(s, seq);  /* first: the chunks let go hold the claim's bytes */
+	release_sunk(s, seq);  /* first: the claim may read over what the batches sunk held */
 	struct pcapread_claim *own = s->range_bytes ? input_claim_ahead(s->in, s->range_bytes) : NULL;
 	if (!own && s->next_fill != seq) {  /* nothing to do before its turn: leave it to a later look */
 		pthread_mutex_unlock(&s->read_lock);
 		return NO_SLOT;
 	}
 	s->next_seq++;
+	b->n = 0;  /* no frames until it is filled: release_sunk() reads no stale ones */
 	b->end = SIZE_MAX;
 	if (own) {
 		b->end = own->at + own->n;
@@ -515,6 +528,10 @@ static void sink_batch(struct shared *s, uint64_t seq, struct batch *b)
 		}
 		if (i == b->n)
 			take_read_result(s, b->rc, b->err);
+		if (s->cfg->counts && b->n) {
+			s->cfg->counts->batches++;
+			s->cfg->counts->batch_frames += i;
+		}
 	}
 	atomic_store_explicit(&b->state, SLOT_FREE, memory_order_relaxed);
 	atomic_store_explicit(&s->sunk, seq + 1, memory_order_release);

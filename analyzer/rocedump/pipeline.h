@@ -43,12 +43,19 @@ typedef bool (*pipeline_peek)(void *ctx, const struct frame *f, struct roce_pkt 
 
 #define PIPELINE_PEEK_AHEAD 16
 
+/* What became of the frames (with more than one thread): the batches sunk and their frames;
+ * the rest went one at a time (the direct mode for large frames). */
+struct pipeline_counts {
+	uint64_t batches, batch_frames;
+};
+
 struct pipeline_config {
 	unsigned threads;       /* 1 .. PIPELINE_MAX_THREADS */
 	unsigned batch_frames;  /* frames per batch when threads > 1 */
 	const struct roce_decoder_config *decoder;
 	pipeline_idle idle;     /* NULL: none */
 	pipeline_peek peek;     /* NULL: none */
+	struct pipeline_counts *counts;  /* NULL, or counted into (zero it first) */
 };
 
 /* The number of threads rocedump uses by default: 2 when the machine has two CPUs or more. */

@@ -24,8 +24,8 @@
  *           file itself (pcap_open_offline_with_tstamp_precision: its own fopen, stdio's 4 KiB
  *           buffer, a stream lock taken on every fread); -b is then ignored
  * -R        the records read as rocedump reads a plain pcap file: by its own reader
- *           (analyzer/rocedump/pcapread.c: the file mapped, records used where they lie, the
- *           pages behind let go), libpcap reading on from the first record that reader leaves to it;
+ *           (analyzer/rocedump/pcapread.c: the file read into a ring of memory, records used where
+ *           they lie), libpcap reading on from the first record that reader leaves to it;
  *           a pcapng file (which rocedump reads with pcapngread.c) is read by libpcap
  * -n        read only: walk the frames and count bytes, no parse, no CRC
  * -Z        no vzeroupper after the CRC (to see what the dirty AVX-512 state costs)

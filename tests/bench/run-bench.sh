@@ -25,6 +25,9 @@
 #   rocedump --threads 1 -q -r FILE   the same on one thread, for comparison
 #   rocedump -q -r FILE.pcapng  the many-host capture written as pcapng (as dumpcap writes it), its
 #                           own rounds: its speed against the same capture as pcap   INFO
+#   rocedump -q -r - <FILE  the many-host capture from standard input, which libpcap reads (its
+#                           frames copied into the batches), its own rounds: its speed against
+#                           the file's                                               INFO
 # Scale (unless --no-scale): the many-host capture at each QPS:PACKETS of --scale (default
 # '100000:2000000 1000000:4000000'), --scale-runs rounds (default 3) of the bare floor and
 # rocedump -q: seconds, ns a frame, the ratio to the bare floor (target: within 2.5x, PASS/FAIL),
@@ -119,6 +122,7 @@ run_prog() {  # run_prog PROG LABEL FILE (MODE: time, or rss)
 	same) cmd=("$floor" -R "$file") ;;
 	q) cmd=("$rocedump" -q -r "$file") ;;
 	q1) cmd=("$rocedump" --threads 1 -q -r "$file") ;;
+	qin) cmd=(sh -c 'exec "$1" -q -r - <"$2"' sh "$rocedump" "$file") ;;
 	esac
 	if [ "$mode" = rss ]; then
 		peak_rss "$key" "${cmd[@]}"
@@ -168,6 +172,10 @@ rounds hostsng "$hostsng" "$runs" q
 cmp -s <(sed 's/capture drops: .*//' "$work/q.hosts") <(sed 's/capture drops: .*//' "$work/q.hostsng") ||
 	die "rocedump -q on the many-host file as pcap and as pcapng differ (beyond the capture drops)"
 pkts[q hostsng]=$(q_frames "$work/q.hostsng")
+size[stdin]=${size[hosts]}
+rounds stdin "$hosts" "$runs" qin
+cmp -s "$work/q.hosts" "$work/qin.stdin" || die "rocedump -q on the many-host file and on it from standard input differ"
+pkts[qin stdin]=$(q_frames "$work/qin.stdin")
 for sc in $scale; do
 	f=scale-$sc file=${scale_file[$sc]}
 	size[$f]=$(stat -c %s "$file")
@@ -208,13 +216,14 @@ name_of() {
 	bare) echo "barefloor" ;; mapped) echo "mapped bare floor" ;; floor) echo "floor -D" ;;
 	tuned) echo "tuned floor" ;;
 	same) echo "same-I/O floor" ;; q) echo "rocedump -q" ;; q1) echo "rocedump -q --threads 1" ;;
+	qin) echo "rocedump -q -r - <file" ;;
 	*) echo "${1% small}" ;;
 	esac
 }
 fmt_row() {  # fmt_row KEY FILE-LABEL [BARE-LABEL]: a row of the table (medians; the bare floor's median, on
 	# BARE-LABEL's file when given, is 1.000)
 	local key=$1 f=$2 p=${1%% *} name bare_f=${3:-$2}
-	case " ${progs[*]} " in
+	case " ${progs[*]} qin " in
 	*" $p "*) name=$(name_of "$p") ;;
 	*) name=${key% small} ;;
 	esac
@@ -242,6 +251,7 @@ for f in small hosts mtu; do
 	for p in "${progs[@]}"; do fmt_row "$p $f" "$f"; done
 done
 fmt_row "q hostsng" hostsng hosts
+fmt_row "qin stdin" stdin hosts
 for k in "${tool_keys[@]}"; do fmt_row "$k" small; done
 if [ -n "$scale" ]; then
 	echo
@@ -273,6 +283,7 @@ for f in small hosts mtu; do
 		echo "INFO  rocedump -q at $(awk -v r="$(ratio "$p $f" "q $f")" 'BEGIN { printf "%.0f", 100 * r }')% of the $(name_of "$p") speed on $f"
 	done
 done
+echo "INFO  rocedump -q on hosts from standard input (libpcap reads it, frames copied) at $(awk -v r="$(ratio "q hosts" "qin stdin")" 'BEGIN { printf "%.0f", 100 * r }')% of its speed from the file"
 echo "INFO  rocedump -q on hosts as pcapng at $(awk -v r="$(ratio "q hosts" "q hostsng")" 'BEGIN { printf "%.0f", 100 * r }')% of its speed as pcap ($(ratio "bare hosts" "q hostsng") of the bare floor on the pcap file)"
 for f in small hosts mtu $(for sc in $scale; do echo "scale-$sc"; done); do
 	read -r fg qg <<<"${good[$f]}"

@@ -5,7 +5,7 @@
  * from the first record that reader does not take. Files here: valid files in both time stamp
  * precisions, every cut of a file, records longer than the snapshot length or than libpcap
  * accepts, odd time stamps, another byte order, an older version, a filter, long records, frames
- * kept in the window while its chunks go, and 1,500 pseudo-random files with lengths and time
+ * kept in the window while the reading moves on (and past its ring), and 1,500 pseudo-random files with lengths and time
  * fields near the limits that matter. Each frame's number is its record's place in the file, the
  * filter's rejects counted (tshark's frame.number). pcapng: test_input_pcapng.c. */
 #define _GNU_SOURCE
@@ -214,18 +214,80 @@ Test(input, kept_frames_valid_until_released)
 	cr_assert_eq(fr.ts_sec, 1800000001);
 	for (unsigned k = 0; k < KEPT; k++)
 		cr_assert_eq(weigh(ring[k].data, ring[k].caplen), sums[k], "a kept frame moved");
-	/* at most the frames in use, two release steps and a chunk resident, of 160 MiB (and under
-	 * AddressSanitizer the shadow of every byte read, an eighth, which it keeps); and more than
-	 * the frames in use, or this does not measure the window */
-	_Static_assert(PCAPREAD_RELEASE_STEP <= (16u << 20) && PCAPREAD_CHUNK <= (16u << 20), "the bound below");
-	long bound = (long)KEPT * CAP + 2 * (long)PCAPREAD_RELEASE_STEP + (long)PCAPREAD_CHUNK;
+	/* at most the ring and its margin resident, of 160 MiB (and under AddressSanitizer the
+	 * shadow of every byte read, an eighth, which it keeps); and more than the frames in use, or
+	 * this does not measure the window */
+	long bound = (long)(PCAPREAD_RING + PCAPREAD_MARGIN) + (2L << 20);  /* and a huge page's alignment */
 #if defined(__SANITIZE_ADDRESS__)
-	bound += (160l << 20) / 8;
+	bound += (160L << 20) / 8;
 #endif
 	cr_assert_lt(rss_max, bound / 1024, "%ld KiB of the file resident", rss_max);
 	cr_assert_gt(rss_max, (long)(KEPT * CAP) / 1024, "the window's memory is measured (%ld KiB)", rss_max);
 	cr_assert_eq(input_next(&in, &fr, err, sizeof(err)), 0);
 	input_close(&in);
+}
+
+/* Frames kept, up to hold bytes of the file behind the next record (all of them: SIZE_MAX), while
+ * a file of records of 0 to 9,000 bytes is read: each one's bytes stay what they were until it is
+ * let go, and at the end for those still kept. Returns how many rings the reader outgrew. */
+static unsigned keep_frames(const char *name, size_t file_bytes, size_t hold)
+{
+	struct file f = {0};
+	header(&f, 0xa1b2c3d4, 2, 4, 65535, false);
+	unsigned n = 0;
+	uint64_t seed = 0x243f6a8885a308d3ull;
+	while (f.len < file_bytes) {
+		uint32_t caplen = (uint32_t)(rnd(&seed) % 9001);
+		record(&f, 1700000000u + n, n % 1000000u, caplen, caplen, n, false);
+		n++;
+	}
+	const char *path = save(&f, name);
+
+	struct input in;
+	char err[INPUT_ERRLEN];
+	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	struct frame *fr = calloc(n + 1, sizeof(*fr));
+	uint64_t *sums = calloc(n + 1, sizeof(*sums));
+	size_t *at = calloc(n + 1, sizeof(*at));
+	cr_assert(fr && sums && at);
+	unsigned got = 0, oldest = 0;
+	while (got < n && (at[got] = input_next_offset(&in), input_next(&in, &fr[got], err, sizeof(err))) == 1) {
+		cr_assert(input_frame_kept(&in), "frame %u", got + 1);
+		sums[got] = weigh(f.b + at[got] + 16, fr[got].caplen);  /* the file's own bytes */
+		cr_assert_eq(weigh(fr[got].data, fr[got].caplen), sums[got], "frame %u", got + 1);
+		got++;
+		while (hold != SIZE_MAX && input_next_offset(&in) - at[oldest] > hold) {
+			cr_assert_eq(weigh(fr[oldest].data, fr[oldest].caplen), sums[oldest], "frame %u moved", oldest + 1);
+			oldest++;
+			input_release(&in, &fr[oldest]);
+		}
+	}
+	cr_assert_eq(got, n, "%s", err);
+	for (unsigned k = oldest; k < n; k++)
+		cr_assert_eq(weigh(fr[k].data, fr[k].caplen), sums[k], "frame %u moved", k + 1);
+	cr_assert_eq(input_next(&in, &fr[0], err, sizeof(err)), 0);
+	unsigned outgrown = in.records.n_retired;
+	input_close(&in);
+	free(f.b);
+	free(fr);
+	free(sums);
+	free(at);
+	return outgrown;
+}
+
+Test(input, frames_kept_past_the_ring)
+{
+	/* A caller that keeps more of the file than the ring holds: the reader moves on into larger
+	 * rings (twice as large each time), a record running over the point where it does (0-9,000 bytes, so at
+	 * a different place each time), and every frame kept stays where it was */
+	const size_t ring = PCAPREAD_RING;
+	/* all of a file of 3.2 rings: the first ring, one twice as large from ~1 ring on (to ~3),
+	 * and one four times as large */
+	cr_assert_eq(keep_frames("keep-all.pcap", ring * 16 / 5, SIZE_MAX), 2);
+	/* keeping 1.25 rings behind the reading: one larger ring, then no more, over 7.5 rings */
+	cr_assert_eq(keep_frames("keep-more.pcap", ring * 15 / 2, ring * 5 / 4), 1);
+	/* keeping less than a ring: the ring read over lap after lap, never outgrown */
+	cr_assert_eq(keep_frames("keep-less.pcap", ring * 15 / 2, ring - 3 * PCAPREAD_PIECE), 0);
 }
 
 Test(input, read_ahead)

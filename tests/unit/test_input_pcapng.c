@@ -9,7 +9,8 @@
  * Blocks; every cut of a file; each block the reader leaves to libpcap (an obsolete Packet
  * Block, later sections, interfaces libpcap refuses or whose time stamps it converts in ways
  * this reader does not follow, malformed blocks and options, packets too long or on no
- * interface, more interfaces than the reader follows) between good ones, with and without a
+ * interface, more interfaces than the reader follows, blocks longer than its ring's margin)
+ * between good ones, with and without a
  * filter; another byte order; and 1,000 pseudo-random files of such blocks. The frames'
  * interfaces and names and the capture's drop counts must be those that input.c finds reading
  * the file through libpcap and its scanner alone (from standard input). */
@@ -379,6 +380,89 @@ Test(input_pcapng, blocks_libpcap_treats_itself)
 		same(path, "len > 62 and len < 73", odd_names[k], true);
 		free(f.b);
 	}
+}
+
+Test(input_pcapng, blocks_longer_than_the_margin)
+{
+	/* the reader takes blocks of at most PCAPREAD_MARGIN bytes (a record lies whole in its ring's
+	 * margin): at a longer one, a custom block or a packet with long comments, libpcap reads on */
+	cr_assert_eq(PCAPREAD_MARGIN, (size_t)512 << 10, "the sizes below");
+	for (unsigned k = 0; k < 2; k++) {
+		struct file f = {0};
+		section_start(&f);
+		packets(&f, 5, 0);
+		if (k == 0) {
+			other(&f, 0x40000bad, 600u << 10);
+		} else {
+			size_t at = block_begin(&f, PCAPNG_BT_EPB);
+			put32(&f, 0, swap);
+			put32(&f, 0, swap);
+			put32(&f, 1, swap);
+			put32(&f, 80, swap);
+			put32(&f, 80, swap);
+			put_frame(&f, 80, 77);
+			static char comment[60000];
+			memset(comment, 'c', sizeof(comment));
+			for (unsigned i = 0; i < 10; i++)
+				option(&f, PCAPNG_OPT_COMMENT, comment, sizeof(comment));
+			end_of_options(&f);
+			block_end(&f, at);
+		}
+		packets(&f, 5, 20);
+		const char *path = save(&f, "long-block.pcapng");
+		same(path, NULL, k ? "a packet block longer than the margin" : "a custom block longer than the margin", true);
+		free(f.b);
+	}
+}
+
+Test(input_pcapng, frames_kept_past_the_ring)
+{
+	/* 3.2 rings' worth of packet blocks of 0 to 9,000 bytes, every frame kept: the reader moves into
+	 * two larger rings, blocks running over the point where it does, and each frame's
+	 * bytes are the file's to the end */
+	struct file f = {0};
+	section_start(&f);
+	uint64_t seed = 0x13198a2e03707344ull;
+	size_t cap = 1 << 14, n = 0;
+	size_t *data_at = malloc(cap * sizeof(*data_at));
+	uint32_t *lens = malloc(cap * sizeof(*lens));
+	cr_assert(data_at && lens);
+	while (f.len < PCAPREAD_RING * 16 / 5) {
+		if (n == cap) {
+			cap *= 2;
+			size_t *more_at = realloc(data_at, cap * sizeof(*data_at));
+			uint32_t *more_lens = realloc(lens, cap * sizeof(*lens));
+			cr_assert(more_at && more_lens);
+			data_at = more_at;
+			lens = more_lens;
+		}
+		lens[n] = (uint32_t)(rnd(&seed) % 9001);
+		data_at[n] = f.len + PCAPNG_BLOCK_HDR + PCAPNG_EPB_FIXED;
+		epb(&f, 0, 1700000000000000ull + n, lens[n], lens[n], (unsigned)n * 5 + 1);  /* no comments */
+		n++;
+	}
+	const char *path = save(&f, "keep-all.pcapng");
+	struct input in;
+	char err[INPUT_ERRLEN];
+	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	struct frame *fr = calloc(n + 1, sizeof(*fr));
+	cr_assert_not_null(fr);
+	size_t got = 0;
+	while (got < n && input_next(&in, &fr[got], err, sizeof(err)) == 1) {
+		cr_assert(input_frame_kept(&in), "frame %zu", got + 1);
+		got++;
+	}
+	cr_assert_eq(got, n, "%s", err);
+	cr_assert_eq(in.records.n_retired, 2, "two rings outgrown");
+	for (size_t k = 0; k < n; k++) {
+		cr_assert_eq(fr[k].caplen, lens[k]);
+		cr_assert_eq(weigh(fr[k].data, lens[k]), weigh(f.b + data_at[k], lens[k]), "frame %zu", k + 1);
+	}
+	input_close(&in);
+	free(fr);
+	free(data_at);
+	free(lens);
+	free(f.b);
 }
 
 Test(input_pcapng, snapshot_shorter_than_simple_packets)
