@@ -97,7 +97,6 @@ struct pcapread {
 	struct pcapng_section *section;  /* pcapng: the first section's interfaces */
 };
 
-
 /* Set r up to read the records of the capture file that libpcap has just opened on fd (p: its
  * handle, for the link type, snapshot length and byte order), from a plain stdio stream. A
  * pcapng file is read from its start, and the blocks that are not packets are fed to stats (its
@@ -122,7 +121,7 @@ static inline bool pcapread_have(struct pcapread *r, size_t end)
  * in if need be; NULL past the data, or when the file cannot be read on (r->failed). Bytes that
  * run over the ring's end have the part past it copied into the margin (which no frame in use
  * holds: it was last written for a record a lap before). A pointer got before a later call may
- * lie in a ring outgrown since (pcapread.h): still valid, but not where that call reads. */
+ * lie in a ring outgrown since (above): still valid, but not where that call reads. */
 const uint8_t *pcapread_get(struct pcapread *r, size_t off, size_t n);
 
 /* The same for a record or block at r->pos, in two steps (its header, then all of it), each a
