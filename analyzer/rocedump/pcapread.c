@@ -89,16 +89,21 @@ static void ring_unmap(const struct pcapread_ring *g)
 	munmap(g->base, g->mask + 1 + PCAPREAD_MARGIN);
 }
 
+/* How many of the file's bytes [at, at + n) lie in one run in ring g, before its end. */
+static size_t ring_run(const struct pcapread_ring *g, size_t at, size_t n)
+{
+	size_t left = g->mask + 1 - (at & g->mask);
+	return n < left ? n : left;
+}
+
 /* The file's bytes [at, at + n) read into ring g; false when the file ends before them (cut
  * shorter) or a read fails. */
 static bool ring_read(const struct pcapread_ring *g, int fd, size_t at, size_t n)
 {
-	while (n) {
-		size_t o = at & g->mask, k = n < g->mask + 1 - o ? n : g->mask + 1 - o;
-		if (!pcapread_read_at(fd, g->base + o, k, at))
+	for (size_t k; n; at += k, n -= k) {
+		k = ring_run(g, at, n);
+		if (!pcapread_read_at(fd, g->base + (at & g->mask), k, at))
 			return false;
-		at += k;
-		n -= k;
 	}
 	return true;
 }
@@ -106,13 +111,9 @@ static bool ring_read(const struct pcapread_ring *g, int fd, size_t at, size_t n
 /* The file's bytes [at, at + n), read into ring from, copied into ring to. */
 static void ring_copy(const struct pcapread_ring *to, const struct pcapread_ring *from, size_t at, size_t n)
 {
-	while (n) {
-		size_t o = at & to->mask, i = at & from->mask, k = n;
-		k = k < to->mask + 1 - o ? k : to->mask + 1 - o;
-		k = k < from->mask + 1 - i ? k : from->mask + 1 - i;
-		memcpy(to->base + o, from->base + i, k);
-		at += k;
-		n -= k;
+	for (size_t k; n; at += k, n -= k) {
+		k = ring_run(from, at, ring_run(to, at, n));
+		memcpy(to->base + (at & to->mask), from->base + (at & from->mask), k);
 	}
 }
 
@@ -266,11 +267,11 @@ void pcapread_read_claim(const struct pcapread *r, struct pcapread_claim *c)
 	atomic_store_explicit(&c->state, read ? CLAIM_READ : CLAIM_FAILED, memory_order_release);
 }
 
-const uint8_t *pcapread_get(struct pcapread *r, size_t off, size_t n)
+const uint8_t *pcapread_get(struct pcapread *r, size_t n)
 {
-	if (!pcapread_have(r, off + n))
+	if (!pcapread_have(r, r->pos + n))
 		return NULL;
-	size_t o = off & r->ring.mask, size = r->ring.mask + 1;  /* the ring may have grown */
+	size_t o = r->pos & r->ring.mask, size = r->ring.mask + 1;  /* the ring may have grown */
 	if (o + n > size)
 		memcpy(r->ring.base + size, r->ring.base, o + n - size);
 	return r->ring.base + o;

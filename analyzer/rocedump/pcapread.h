@@ -117,14 +117,14 @@ static inline bool pcapread_have(struct pcapread *r, size_t end)
 	return end <= r->filled || pcapread_fill(r, end);
 }
 
-/* Where the file's bytes [off, off + n) lie whole in the window (n at most PCAPREAD_MARGIN), read
- * in if need be; NULL past the data, or when the file cannot be read on (r->failed). Bytes that
+/* Where the file's next n bytes, [r->pos, r->pos + n), lie whole in the window (n at most
+ * PCAPREAD_MARGIN), read in if need be; NULL past the data, or when the file cannot be read on (r->failed). Bytes that
  * run over the ring's end have the part past it copied into the margin (which no frame in use
  * holds: it was last written for a record a lap before). A pointer got before a later call may
  * lie in a ring outgrown since (above): still valid, but not where that call reads. */
-const uint8_t *pcapread_get(struct pcapread *r, size_t off, size_t n);
+const uint8_t *pcapread_get(struct pcapread *r, size_t n);
 
-/* The same for a record or block at r->pos, in two steps (its header, then all of it), each a
+/* The same for the record or block at r->pos, in two steps (its header, then all of it), each a
  * compare or two: *edge, set by the first, says whether the second must take the slow way. */
 static inline const uint8_t *pcapread_get_head(struct pcapread *r, size_t n, bool *edge)
 {
@@ -133,11 +133,11 @@ static inline const uint8_t *pcapread_get_head(struct pcapread *r, size_t n, boo
 	if (__builtin_expect(!*edge && r->pos + n <= r->filled, 1))
 		return r->ring.base + o;
 	*edge = true;  /* and the ring may have grown */
-	return pcapread_get(r, r->pos, n);
+	return pcapread_get(r, n);
 }
 static inline const uint8_t *pcapread_get_whole(struct pcapread *r, const uint8_t *head, size_t n, bool edge)
 {
-	return __builtin_expect(!edge && r->pos + n <= r->filled, 1) ? head : pcapread_get(r, r->pos, n);
+	return __builtin_expect(!edge && r->pos + n <= r->filled, 1) ? head : pcapread_get(r, n);
 }
 
 /* The next bytes to read ahead, claimed by the caller, who holds the reader's lock: bytes of them
