@@ -122,12 +122,20 @@ echo "# ${#CAPTURES[@]} captures replayed"
 # not all reach live0b (tcpreplay on a loaded machine) says nothing about the capture: it is told
 # apart from a capture that missed frames the interface received, and replayed again (three tries in all).
 rx_b() { inb cat /sys/class/net/live0b/statistics/rx_packets; }
-# started_late: the live output is the offline output's last lines, fewer of them. A fresh ring now
-# and then misses the first frames that reach the interface under load (a CI run: the last 76 of
-# 311 frames, every one right): the capture's start, not its analysis, which is what this checks.
+# started_late: the live output is the offline output's last lines, fewer of them; or the filter
+# saw fewer frames than the interface received, none dropped (a capture whose analysis depends on
+# what came before, send_bw_reorder.pcap's events, then differs in more than its start). A fresh
+# ring now and then misses the first frames that reach the interface under load (CI runs: the
+# last 76 of 311 frames, every one right; 164 of 231): the capture's start, not its analysis,
+# which is what this checks.
 started_late() {
-	local n
+	local n n_seen
 	n=$(mask "$T/one.out" | wc -l)
+	if grep -q '^0 packets dropped by kernel$' "$T/one.err" &&
+		n_seen=$(sed -n 's/^\([0-9]*\) packets received by filter$/\1/p' "$T/one.err") &&
+		[ -n "$n_seen" ] && [ "$n_seen" -lt "$arrived" ]; then
+		return 0
+	fi
 	[ "$n" -lt "$(mask "$T/off.out" | wc -l)" ] && cmp -s <(mask "$T/off.out" | tail -n "$n") <(mask "$T/one.out")
 }
 t=1
