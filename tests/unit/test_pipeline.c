@@ -1,6 +1,6 @@
 /* test_pipeline.c: the read → decode → sink loop (analyzer/rocedump/pipeline.c) on capture files,
  * with one thread and with several: every frame reaches the sink once, in the file's order, with
- * the file's own bytes, whatever the threads and the batch size; and batches hold many frames
+ * the file's own bytes and its own decode, whatever the threads and the batch size; and batches hold many frames
  * whichever reader reads them.
  *
  * The threads share the ring the file is read into (pcapread.c): batches are filled in turn and
@@ -80,7 +80,6 @@ struct seen {
 
 static bool check_frame(void *ctx, const struct frame *f, struct roce_pkt *p)
 {
-	(void)p;
 	struct seen *s = ctx;
 	size_t k = s->n++;
 	if (s->bad)
@@ -90,6 +89,10 @@ static bool check_frame(void *ctx, const struct frame *f, struct roce_pkt *p)
 		s->bad = true;
 		snprintf(s->what, sizeof(s->what), "frame %zu (number %llu, %u bytes): not the file's", k + 1,
 			 (unsigned long long)f->number, f->caplen);
+	} else if (p->caplen != f->caplen || p->wirelen != f->wirelen || p->linktype != 1) {
+		s->bad = true;  /* a worker's decodes are streamed into the batch (handoff.h) */
+		snprintf(s->what, sizeof(s->what), "frame %zu (%u bytes): its decode says %u of %u bytes, link type %u",
+			 k + 1, f->caplen, p->caplen, p->wirelen, p->linktype);
 	}
 	return true;
 }
