@@ -151,7 +151,7 @@ static void usage(FILE *f)
 		"                     (default 1000)\n"
 		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
 		"                     output is the same whatever N\n"
-		"      --batch N      frames a decoding thread takes at a time (1-65536, default 4096)\n"
+		"      --batch N      frames a decoding thread takes at a time (1-65536, default 1024)\n"
 		"      --report FILE\n"
 		"                     also write an HTML report of the capture to FILE: overview, event\n"
 		"                     timeline, queue pairs by trouble, PSN-time and rate plots (one\n"
