@@ -337,9 +337,9 @@ static inline bool batch_goes_on(const struct input *in, size_t until)
 
 /* With the read lock held: up to batch_frames frames (BATCH_BYTES of them) from the input into
  * batch seq, their records into mine when given (a worker's: read_and_decode streams them out)
- * but for the first. A frame in the window stays where it is
- * (input_frame_kept); any other is copied out, only its first ROCE_DECODE_MAX_CAPLEN bytes:
- * nothing reads further (decode.h); caplen stays what the capture says. */
+ * but for the first. A frame in the window stays where it is (input_frame_kept); any other is
+ * copied out, only its first ROCE_DECODE_MAX_CAPLEN bytes: nothing reads further (decode.h);
+ * caplen stays what the capture says. */
 static void fill_batch(struct shared *s, uint64_t seq, struct batch *b, struct frame *mine)
 {
 	uint64_t copied = 0;

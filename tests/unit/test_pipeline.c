@@ -1,7 +1,7 @@
 /* test_pipeline.c: the read → decode → sink loop (analyzer/rocedump/pipeline.c) on capture files,
  * with one thread and with several: every frame reaches the sink once, in the file's order, with
- * the file's own bytes and its own decode, whatever the threads and the batch size; and batches hold many frames
- * whichever reader reads them.
+ * the file's own bytes and its own decode, whatever the threads and the batch size; and batches
+ * hold many frames whichever reader reads them.
  *
  * The threads share the ring the file is read into (pcapread.c): batches are filled in turn and
  * decoded apart, and the ring is read over behind the oldest batch not yet sunk. A frame read over
