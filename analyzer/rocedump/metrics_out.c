@@ -61,7 +61,9 @@ static bool mhd_load(const char *addr_port, char *errbuf, size_t errlen)
 		return true;
 	snprintf(errbuf, errlen, "--metrics %s: the HTTP server needs libmicrohttpd (%s): %s", addr_port, MHD_LIBRARY,
 		 lib ? missing : dlerror());
-	mhd.start_daemon = NULL;
+	memset(&mhd, 0, sizeof(mhd));  /* no pointer into the library let go below */
+	if (lib)
+		dlclose(lib);
 	return false;
 }
 

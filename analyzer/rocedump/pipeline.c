@@ -379,6 +379,27 @@ static void fill_batch(struct shared *s, uint64_t seq, struct batch *b, struct f
 		s->range_bytes = range_for(s->cfg->batch_frames, (to - from + b->n - 1) / b->n);
 }
 
+/* Decode batch b's frames: the sink thread's in place (it reads them next); a worker's, whose
+ * records are in mine, into a scratch copy in its own cache, each then streamed out to the batch
+ * with its record (the handoff above; the first record is there already, fill_batch). */
+static void decode_batch(const struct shared *s, struct batch *b, const struct frame *mine)
+{
+	const struct frame *frames = mine ? mine : b->frames;
+	struct roce_pkt scratch = {0};
+	for (unsigned i = 0; i < b->n; i++) {
+		const struct frame *f = &frames[i];
+		struct roce_pkt *p = mine ? &scratch : &b->pkts[i];
+		roce_decode(s->cfg->decoder, f->data, f->caplen, f->wirelen, s->in->linktype, p);
+		if (mine) {
+			handoff_copy(&b->pkts[i], p, sizeof(*p));
+			if (i)
+				handoff_copy(&b->frames[i], f, sizeof(*f));
+		}
+	}
+	if (mine)
+		handoff_fence();
+}
+
 enum take { TOOK, NO_SLOT, STARVED };
 
 /* With the read lock held, until batch seq's turn to be filled (every batch before it filled);
@@ -451,21 +472,7 @@ static enum take read_and_decode(struct shared *s, bool *in_flight, struct frame
 	s->next_fill++;
 	pthread_mutex_unlock(&s->read_lock);
 	announce_change(s);  /* the next batch's turn to be filled */
-	if (mine) {
-		struct roce_pkt scratch = {0};  /* a worker decodes here, in its own cache, then streams it out */
-		for (unsigned i = 0; i < b->n; i++) {
-			const struct frame *f = &mine[i];
-			roce_decode(s->cfg->decoder, f->data, f->caplen, f->wirelen, s->in->linktype, &scratch);
-			handoff_copy(&b->pkts[i], &scratch, sizeof(scratch));
-			if (i)
-				handoff_copy(&b->frames[i], f, sizeof(*f));
-		}
-		handoff_fence();
-	} else {
-		for (unsigned i = 0; i < b->n; i++)
-			roce_decode(s->cfg->decoder, b->frames[i].data, b->frames[i].caplen, b->frames[i].wirelen,
-				    s->in->linktype, &b->pkts[i]);
-	}
+	decode_batch(s, b, mine);
 ready:
 	atomic_store_explicit(&b->state, SLOT_READY, memory_order_seq_cst);
 	announce_change(s);
