@@ -754,6 +754,22 @@ static void decode_sll(struct ctx *c, uint32_t lim, bool v2)
 /* Set the always-set fields (decode.h) one by one: a memset of the block compiles to `rep stos`,
  * whose start-up cost was 6 % of rocedump -q on small packets. */
 _Static_assert(offsetof(struct roce_pkt, vlan) == 144, "a field was added: reset it in pkt_reset()");
+/* roce_pkt_extent() (decode.h): what every decode sets lies before the extended headers, the
+ * common ones in the order it looks them up, the rarer ones and the MAC control fields after */
+_Static_assert(offsetof(struct roce_pkt, wrap) + sizeof(struct roce_wrap) <= offsetof(struct roce_pkt, h) &&
+		       offsetof(struct roce_pkt, h) < offsetof(struct roce_pkt, macc),
+	       "vlan and wrap before h, macc after it");
+_Static_assert(offsetof(struct roce_hdrs, hdrs) < offsetof(struct roce_hdrs, aeth) &&
+		       offsetof(struct roce_hdrs, aeth) < offsetof(struct roce_hdrs, immdt) &&
+		       offsetof(struct roce_hdrs, immdt) < offsetof(struct roce_hdrs, reth) &&
+		       offsetof(struct roce_hdrs, reth) < offsetof(struct roce_hdrs, ieth) &&
+		       offsetof(struct roce_hdrs, ieth) < offsetof(struct roce_hdrs, deth) &&
+		       offsetof(struct roce_hdrs, ieth) < offsetof(struct roce_hdrs, rdeth) &&
+		       offsetof(struct roce_hdrs, ieth) < offsetof(struct roce_hdrs, atomiceth) &&
+		       offsetof(struct roce_hdrs, ieth) < offsetof(struct roce_hdrs, atomicacketh) &&
+		       offsetof(struct roce_hdrs, ieth) < offsetof(struct roce_hdrs, xrceth) &&
+		       offsetof(struct roce_hdrs, ieth) < offsetof(struct roce_hdrs, feth),
+	       "the common extended headers first, in roce_pkt_extent()'s order");
 static void pkt_reset(struct roce_pkt *out, uint32_t caplen, uint32_t wirelen, unsigned linktype)
 {
 	static const struct roce_net no_net;

@@ -8,6 +8,8 @@
 #ifndef ROCE_DECODE_H
 #define ROCE_DECODE_H
 
+#include <stddef.h>
+
 #include "roce/common.h"
 #include "roce/events.h"
 #include "roce/headers.h"
@@ -196,6 +198,33 @@ struct roce_pkt {
 static inline uint32_t roce_readable_len(uint32_t caplen)
 {
 	return caplen < ROCE_DECODE_MAX_CAPLEN ? caplen : ROCE_DECODE_MAX_CAPLEN;
+}
+
+/* How many leading bytes of a decode hold everything roce_decode() set in it, by the rules above
+ * (a multiple of 8): a copy of that many bytes reads as the whole to anyone who keeps to them
+ * (rocedump hands decodes from thread to thread so). The always-set fields, the VLAN tags, the
+ * wrapper and the BTH come first, then the common extended headers (headers.h); a decode with a
+ * rarer one, or of a MAC control frame, takes the whole struct. */
+static inline size_t roce_pkt_extent(const struct roce_pkt *p)
+{
+#define ROCE_HDRS_END_(f) (offsetof(struct roce_pkt, h) + offsetof(struct roce_hdrs, f) + \
+			   sizeof(((const struct roce_hdrs *)0)->f))
+	const unsigned common = ROCE_HDR_AETH | ROCE_HDR_IMMDT | ROCE_HDR_RETH | ROCE_HDR_IETH | ROCE_HDR_CNP_PAD;
+	unsigned m = p->h.hdrs;
+	size_t end = ROCE_HDRS_END_(hdrs);
+
+	if ((m & ~common) || p->net.kind == ROCE_NET_MACC)
+		return sizeof(*p);
+	if (m & ROCE_HDR_IETH)  /* the common ones, last first */
+		end = ROCE_HDRS_END_(ieth);
+	else if (m & ROCE_HDR_RETH)
+		end = ROCE_HDRS_END_(reth);
+	else if (m & ROCE_HDR_IMMDT)
+		end = ROCE_HDRS_END_(immdt);
+	else if (m & ROCE_HDR_AETH)
+		end = ROCE_HDRS_END_(aeth);
+	return (end + 7) & ~(size_t)7;
+#undef ROCE_HDRS_END_
 }
 
 /* Decode one frame. Returns 1 when it is a RoCE packet (version 1 or 2, even if truncated or

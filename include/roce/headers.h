@@ -30,20 +30,24 @@ struct roce_feth { uint8_t sel, plt; uint32_t resv; };   /* FLUSH: selectivity, 
 struct roce_atomiceth { uint64_t va; uint32_t rkey; uint64_t swap, cmp; };
 struct roce_atomicacketh { uint64_t orig; };
 
-/* The transport headers of one packet: hdrs says which extended headers are present. */
+/* The transport headers of one packet: hdrs says which extended headers are present. The
+ * headers most packets carry come first, right after hdrs (AETH: acknowledgements and READ
+ * responses; ImmDt; RETH: WRITE and READ requests; IETH), the rarer ones after them, so that
+ * a decode of a common packet ends early in its roce_pkt (roce_pkt_extent(), decode.h). */
 struct roce_hdrs {
 	struct roce_bth bth;
 	uint16_t hdrs;                 /* ROCE_HDR_* */
-	struct roce_rdeth rdeth;
+	struct roce_aeth aeth;
+	uint32_t immdt;
+	struct roce_reth reth;
+	uint32_t ieth;                 /* the R_Key to invalidate */
+	/* the rarer ones */
 	struct roce_deth deth;
+	struct roce_rdeth rdeth;
+	struct roce_atomiceth atomiceth;
+	struct roce_atomicacketh atomicacketh;
 	struct roce_xrceth xrceth;
 	struct roce_feth feth;
-	struct roce_reth reth;
-	struct roce_atomiceth atomiceth;
-	struct roce_aeth aeth;
-	struct roce_atomicacketh atomicacketh;
-	uint32_t immdt;
-	uint32_t ieth;                 /* the R_Key to invalidate */
 };
 
 /* AETH syndrome (§9.7.5.1): bits 7:5 select the kind. */

@@ -3,8 +3,10 @@
  * it over the project's captures as an ordinary test. Decoding must never crash, read out of
  * bounds, or produce a view that points outside the frame; the fast path must decode every
  * input exactly as the general walk does; the transport analyzer must take any sequence of
- * them (it keeps at most 64 streams here, so eviction runs too); and rocedump's printers must
- * turn any of them into one well-formed text line (-vv -e) and one well-formed JSON object. */
+ * them (it keeps at most 64 streams here, so eviction runs too); rocedump's printers must
+ * turn any of them into one well-formed text line (-vv -e) and one well-formed JSON object; and
+ * a copy of a decode's roce_pkt_extent() bytes alone must analyse and print as the whole. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,48 +79,75 @@ static void check_json(const struct sb *s)
 		abort();
 }
 
-static void check_printers(const uint8_t *frame, uint32_t len, uint32_t wirelen, int64_t ts,
-			   const struct roce_pkt *p, const struct roce_findings *fi)
+/* The text line (-vv -e) and the JSON object of a decode, each checked for its form. */
+static void render(struct sb *text, struct sb *json, const uint8_t *frame, uint32_t len, uint32_t wirelen,
+		   int64_t ts, const struct roce_pkt *p, const struct roce_findings *fi)
 {
 	static const struct print_opts all = {.verbose = 2, .link = true};
-	static struct sb line;
 	struct frame f = {frame, len, wirelen, ts / 1000000000, (uint32_t)(ts % 1000000000)};
 
-	sb_reset(&line);
-	print_text(&line, &all, 1, &f, p, fi);
-	check_record(&line);
-	sb_reset(&line);
-	print_json(&line, &all, 1, &f, p, fi);
-	check_json(&line);
+	sb_reset(text);
+	print_text(text, &all, 1, &f, p, fi);
+	check_record(text);
+	sb_reset(json);
+	print_json(json, &all, 1, &f, p, fi);
+	check_json(json);
+}
+
+static bool same_record(const struct sb *a, const struct sb *b)
+{
+	return a->len == b->len && memcmp(a->buf, b->buf, a->len) == 0;
+}
+
+/* A decode as rocedump's pipeline hands it to the analysing thread: its first roce_pkt_extent()
+ * bytes, over bytes that hold anything else (decode.h). */
+static void copy_extent(struct roce_pkt *to, const struct roce_pkt *from)
+{
+	memset(to, 0xa5, sizeof(*to));
+	memcpy(to, from, roce_pkt_extent(from));
+}
+
+static struct roce_analyzer *new_analyzer(void)
+{
+	char err[ROCE_ERRBUF_SIZE];
+	struct roce_analyzer_config acfg = {.max_streams = 64};  /* small enough that evictions happen */
+	struct roce_analyzer *an = roce_analyzer_new(&acfg, err);
+	if (!an)
+		abort();
+	return an;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct roce_decoder_config cfg = {.extra_ports = {4792}, .n_extra_ports = 1};
-	struct roce_pkt p;
+	struct roce_pkt whole, p;
 
 	if (size < 1 || size > 70000)
 		return 0;
 	unsigned link = linktypes[data[0] % (sizeof(linktypes) / sizeof(linktypes[0]))];
-	uint32_t len = (uint32_t)(size - 1);
-	roce_decode(&cfg, data + 1, len, len + (data[0] >> 4), link, &p);
-	/* one analyzer for the whole run, small enough that evictions happen */
-	static struct roce_analyzer *an;
+	uint32_t len = (uint32_t)(size - 1), wirelen = len + (data[0] >> 4);
+	roce_decode(&cfg, data + 1, len, wirelen, link, &whole);
+	copy_extent(&p, &whole);
+	/* two analyzers for the whole run, one given each decode whole, the other its extent only:
+	 * the two must analyse, and print, every frame alike */
+	static struct roce_analyzer *an, *an_whole;
 	static int64_t ts;
 	if (!an) {
-		char err[ROCE_ERRBUF_SIZE];
-		struct roce_analyzer_config acfg = {.max_streams = 64};
-		an = roce_analyzer_new(&acfg, err);
-		if (!an)
-			abort();
+		an = new_analyzer();
+		an_whole = new_analyzer();
 	}
-	struct roce_findings fi;
+	struct roce_findings fi, fi_whole;
 	ts += 1000;
 	roce_analyze(an, &p, (uint64_t)(ts / 1000), data + 1, ts, &fi);
+	roce_analyze(an_whole, &whole, (uint64_t)(ts / 1000), data + 1, ts, &fi_whole);
 	if (fi.n > ROCE_MAX_FINDINGS)
 		abort();
-	check_printers(data + 1, len, len + (data[0] >> 4), ts, &p, &fi);
-	check_fast_equals_general(data + 1, len, len + (data[0] >> 4), link);
+	static struct sb text, json, text_whole, json_whole;
+	render(&text, &json, data + 1, len, wirelen, ts, &p, &fi);
+	render(&text_whole, &json_whole, data + 1, len, wirelen, ts, &whole, &fi_whole);
+	if (!same_record(&text, &text_whole) || !same_record(&json, &json_whole))
+		abort();
+	check_fast_equals_general(data + 1, len, wirelen, link);
 	/* the view must stay inside the frame where it claims captured bytes */
 	if (p.version && p.op && p.icrc_status != ROCE_ICRC_UNVERIFIABLE && p.icrc_off &&
 	    p.icrc_status != ROCE_ICRC_UNCHECKED && p.icrc_off + 4 > len)
