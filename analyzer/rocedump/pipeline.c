@@ -530,7 +530,7 @@ static void sink_thread_starved(struct shared *s, uint64_t seq, uint64_t seen, b
 
 /* The extent (roce_pkt_extent) of a decode with the common extended headers, IETH the last of
  * them: a frame's decode is loaded ahead this far. */
-#define COMMON_EXTENT (offsetof(struct roce_pkt, h) + offsetof(struct roce_hdrs, ieth) + sizeof(uint32_t))
+#define COMMON_EXTENT ROCE_PKT_HDR_END(ieth)
 
 /* A frame the peek hook will look at soon: its decode (as far as most extend) and its first bytes
  * start loading (the decoding thread wrote them, often from the other core: a cache miss each,

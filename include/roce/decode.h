@@ -200,6 +200,10 @@ static inline uint32_t roce_readable_len(uint32_t caplen)
 	return caplen < ROCE_DECODE_MAX_CAPLEN ? caplen : ROCE_DECODE_MAX_CAPLEN;
 }
 
+/* Where field f of struct roce_hdrs (an extended header, or hdrs) ends in a struct roce_pkt. */
+#define ROCE_PKT_HDR_END(f) \
+	(offsetof(struct roce_pkt, h) + offsetof(struct roce_hdrs, f) + sizeof(((const struct roce_hdrs *)0)->f))
+
 /* How many leading bytes of a decode hold everything roce_decode() set in it, by the rules above
  * (a multiple of 8): a copy of that many bytes reads as the whole to anyone who keeps to them
  * (rocedump hands decodes from thread to thread so). The always-set fields, the VLAN tags, the
@@ -207,24 +211,21 @@ static inline uint32_t roce_readable_len(uint32_t caplen)
  * rarer one, or of a MAC control frame, takes the whole struct. */
 static inline size_t roce_pkt_extent(const struct roce_pkt *p)
 {
-#define ROCE_HDRS_END_(f) (offsetof(struct roce_pkt, h) + offsetof(struct roce_hdrs, f) + \
-			   sizeof(((const struct roce_hdrs *)0)->f))
 	const unsigned common = ROCE_HDR_AETH | ROCE_HDR_IMMDT | ROCE_HDR_RETH | ROCE_HDR_IETH | ROCE_HDR_CNP_PAD;
 	unsigned m = p->h.hdrs;
-	size_t end = ROCE_HDRS_END_(hdrs);
+	size_t end = ROCE_PKT_HDR_END(hdrs);
 
 	if ((m & ~common) || p->net.kind == ROCE_NET_MACC)
 		return sizeof(*p);
 	if (m & ROCE_HDR_IETH)  /* the common ones, last first */
-		end = ROCE_HDRS_END_(ieth);
+		end = ROCE_PKT_HDR_END(ieth);
 	else if (m & ROCE_HDR_RETH)
-		end = ROCE_HDRS_END_(reth);
+		end = ROCE_PKT_HDR_END(reth);
 	else if (m & ROCE_HDR_IMMDT)
-		end = ROCE_HDRS_END_(immdt);
+		end = ROCE_PKT_HDR_END(immdt);
 	else if (m & ROCE_HDR_AETH)
-		end = ROCE_HDRS_END_(aeth);
+		end = ROCE_PKT_HDR_END(aeth);
 	return (end + 7) & ~(size_t)7;
-#undef ROCE_HDRS_END_
 }
 
 /* Decode one frame. Returns 1 when it is a RoCE packet (version 1 or 2, even if truncated or
