@@ -532,10 +532,14 @@ static void sink_thread_starved(struct shared *s, uint64_t seq, uint64_t seen, b
  * them: a frame's decode is loaded ahead this far. */
 #define COMMON_EXTENT ROCE_PKT_HDR_END(ieth)
 
-/* A frame the peek hook will look at soon: its decode (as far as most extend) and its first bytes
- * start loading (the decoding thread wrote them, often from the other core: a cache miss each,
- * which the peek hook otherwise waits for). Always inlined: a function that only prefetches has
- * no effect GCC must keep, and it deleted the calls (analyzer/core/prefetch.c). */
+/* A frame the sink sees LOAD_AHEAD frames later (and the peek hook, if it looks ahead, half as
+ * many): its decode (as far as most extend) and its first bytes start loading. The decoding
+ * thread wrote them, from the other core, with streaming stores: a cache miss each, which the
+ * sink and the peek hook otherwise wait for, whether the analysis looks ahead or not (at 1 k QPs
+ * a frame's copy check waited on its Ethernet header, its analysis on its decode). Always
+ * inlined: a function that only prefetches has no effect GCC must keep, and it deleted the calls
+ * (analyzer/core/prefetch.c). */
+#define LOAD_AHEAD (2 * PIPELINE_PEEK_AHEAD)
 static inline __attribute__((always_inline)) void load_frame(const struct frame *f, const struct roce_pkt *p)
 {
 	_Static_assert(COMMON_EXTENT <= 320, "a common decode in five lines (at most six)");
@@ -562,8 +566,8 @@ static void sink_batch(struct shared *s, uint64_t seq, struct batch *b)
 				peek(s->ctx, &b->frames[k], &b->pkts[k]);
 		}
 		for (; i < b->n; i++) {
-			if (ahead && i + 2 * ahead < b->n)
-				load_frame(&b->frames[i + 2 * ahead], &b->pkts[i + 2 * ahead]);
+			if (i + LOAD_AHEAD < b->n)
+				load_frame(&b->frames[i + LOAD_AHEAD], &b->pkts[i + LOAD_AHEAD]);
 			if (ahead && i + ahead < b->n)
 				peek(s->ctx, &b->frames[i + ahead], &b->pkts[i + ahead]);
 			if (!sink_frame(s, &b->frames[i], &b->pkts[i]))
