@@ -103,10 +103,14 @@ uint32_t block_take(struct block_pool *p)
 				return 0;
 			p->mem = m;
 			p->n_alloc = n;
+			if (p->pf)
+				prefault_publish(p->pf, m, (size_t)p->n_used * p->size, (size_t)n * p->size);
 		}
 		if (!p->n_used)
 			p->n_used = 1;  /* block 0 stands for none */
 		i = p->n_used++;
+		if (p->pf)
+			prefault_used(p->pf, (size_t)p->n_used * p->size);
 	}
 	memset(block_at(p, i), 0, p->size);
 	return i;
@@ -182,13 +186,19 @@ static uint32_t entry_take(struct roce_analyzer *a)
 					return NO_IDX;
 				a->ids = p;
 				a->ids_alloc = n;
+				prefault_publish(&a->pf[PF_IDS], p, (size_t)a->n_used * sizeof(*a->ids),
+						 (size_t)n * sizeof(*a->ids));
 			}
 			if (!(p = pages_grow(a->s, (size_t)a->n_alloc * sizeof(*a->s), (size_t)n * sizeof(*a->s))))
 				return NO_IDX;  /* ids[] grew alone: n_alloc (the cores' size) stays */
 			a->s = p;
 			a->n_alloc = n;
+			prefault_publish(&a->pf[PF_CORES], p, (size_t)a->n_used * sizeof(*a->s), (size_t)n * sizeof(*a->s));
 		}
-		return a->n_used++;
+		uint32_t i = a->n_used++;
+		prefault_used(&a->pf[PF_CORES], (size_t)a->n_used * sizeof(*a->s));
+		prefault_used(&a->pf[PF_IDS], (size_t)a->n_used * sizeof(*a->ids));
+		return i;
 	}
 	uint32_t victim = least_recent(a);
 	if (victim == NO_IDX)
@@ -270,6 +280,8 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->loss_pool.size = sizeof(struct loss_block);
 	a->resp_pool.size = sizeof(struct resp_block);
 	a->cong_pool.size = sizeof(struct cong_block);
+	a->ack_pool.pf = &a->pf[PF_ACK];
+	a->loss_pool.pf = &a->pf[PF_LOSS];
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
 	int64_t window_us = cfg && cfg->copy_window_us ? cfg->copy_window_us : 1000;
 	if (window_us >= 0) {

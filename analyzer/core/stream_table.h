@@ -4,6 +4,7 @@
 #ifndef ROCE_STREAM_TABLE_H
 #define ROCE_STREAM_TABLE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,6 +178,28 @@ struct resp_block {
 	uint32_t next;
 };
 
+/* An array the analysis fills from its start, as published for roce_analyzer_prefault() on
+ * another thread (prefault.c): where its mapping is, how much of it is in use. The analysing
+ * thread stores, the prefaulting thread loads (relaxed: populating pages changes no byte in
+ * them, so a mix of old and new values only populates the wrong pages, or none). */
+struct prefault_area {
+	_Atomic(uint8_t *) base;  /* the mapping's start, NULL: none */
+	_Atomic size_t used;      /* bytes in use from base on */
+	_Atomic size_t size;      /* the mapping's size */
+};
+enum prefault_kind { PF_CORES, PF_IDS, PF_ACK, PF_LOSS, PF_AREAS };
+
+static inline void prefault_publish(struct prefault_area *pf, void *base, size_t used, size_t size)
+{
+	atomic_store_explicit(&pf->base, (uint8_t *)base, memory_order_relaxed);
+	atomic_store_explicit(&pf->size, size, memory_order_relaxed);
+	atomic_store_explicit(&pf->used, used, memory_order_relaxed);
+}
+static inline void prefault_used(struct prefault_area *pf, size_t used)
+{
+	atomic_store_explicit(&pf->used, used, memory_order_relaxed);
+}
+
 /* Fixed-size blocks by index; index 0 is never handed out (0 means none). Taking a block may
  * move the pool: pointers into it are valid until the next block_take on the same pool. */
 struct block_pool {
@@ -184,6 +207,7 @@ struct block_pool {
 	uint32_t size;            /* bytes per block */
 	uint32_t n_alloc, n_used;
 	uint32_t free_head;       /* given-back blocks, linked through their first 4 bytes; 0 ends */
+	struct prefault_area *pf; /* where its growth is published (NULL: nowhere) */
 };
 
 /* The send log: the first sending of every request PSN of every stream (a new request, or a
@@ -271,6 +295,14 @@ struct roce_analyzer {
 	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
 	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
+	/* the arrays new streams fill, published for roce_analyzer_prefault() (prefault.c): the
+	 * analysing thread stores, another thread loads, about once a millisecond */
+	struct prefault_area pf[PF_AREAS];
+	struct prefault_done {    /* the prefaulting thread's own: populated up to here */
+		const uint8_t *base;
+		size_t upto;
+	} pf_done[PF_AREAS];
+	bool pf_unsupported;      /* the prefaulting thread's own: the kernel cannot populate */
 	struct ahead {            /* roce_analyze_prefetch()'s frames in flight (prefetch.c) */
 		struct ahead_rec {
 			uint8_t addrs[32];  /* the frame's source and destination address */

@@ -128,6 +128,16 @@ ROCE_API void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t
  * batch of them, say). */
 ROCE_API bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame);
 
+/* Optional, for speed when the analyzer tracks many streams: the one call that may run on another
+ * thread while roce_analyze() runs (never beside roce_analyzer_free()). It faults in the pages the
+ * next new streams will take, past the end of the arrays they fill, so that the analysing thread
+ * does not wait while the kernel zeroes them (in a virtual machine, while the host backs them):
+ * rocedump calls it about once a millisecond from a thread of its own. It changes nothing the
+ * analysis computes, and does nothing below some 100 k streams (a few MiB of arrays). Returns
+ * whether it populated any pages; needs Linux 5.14 (MADV_POPULATE_WRITE), and does nothing on
+ * kernels before. */
+ROCE_API bool roce_analyzer_prefault(struct roce_analyzer *a);
+
 /* How a stream was paired with the reverse direction of its connection. */
 enum roce_paired { ROCE_PAIRED_NONE = 0, ROCE_PAIRED_PSN, ROCE_PAIRED_CM };
 

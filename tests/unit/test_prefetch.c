@@ -17,6 +17,7 @@
 
 #include "roce/build.h"
 #include "roce/roce.h"
+#include "unit_util.h"
 
 #define N_FRAMES 80000u
 #define N_QPS 12000u
@@ -169,41 +170,6 @@ static void assert_same_findings(uint32_t i, const struct roce_pkt *pa, const st
 	}
 }
 
-struct rows {
-	struct roce_stream_stats *s;
-	size_t n, cap;
-};
-
-static void keep_row(const struct roce_stream_stats *s, void *user)
-{
-	struct rows *r = user;
-	if (r->n == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 1024;
-		r->s = realloc(r->s, r->cap * sizeof(*r->s));
-		cr_assert_not_null(r->s);
-	}
-	memcpy(&r->s[r->n++], s, sizeof(*s));
-}
-
-#define SAME(f) cr_assert(x->f == y->f, "row %zu (stream %u): " #f " differs", k, x->stream)
-#define SAME_ARRAY(f) cr_assert(memcmp(x->f, y->f, sizeof(x->f)) == 0, "row %zu (stream %u): " #f " differs", k, x->stream)
-
-static void assert_same_row(size_t k, const struct roce_stream_stats *x, const struct roce_stream_stats *y)
-{
-	SAME(addr_len); SAME_ARRAY(src); SAME_ARRAY(dst); SAME(dqpn); SAME(paired); SAME(peer_qpn);
-	SAME(transport); SAME(pmtu); SAME(packets); SAME(bytes); SAME(requests); SAME(responses);
-	SAME(first_psn); SAME(last_psn); SAME(has_psn); SAME(gaps); SAME(missing_psns); SAME(retransmits);
-	SAME(out_of_order); SAME(timeouts); SAME(lost_before); SAME(lost_after); SAME_ARRAY(naks);
-	SAME(rnr_naks); SAME(messages); SAME(messages_send); SAME(messages_write); SAME(messages_read);
-	SAME(messages_atomic); SAME(messages_other); SAME(response_count); SAME(response_min_us);
-	SAME(response_mean_us); SAME(response_max_us); SAME(response_p50_us); SAME(response_p99_us);
-	SAME(turn_count); SAME(turn_mean_us); SAME(turn_max_us); SAME(recover_count); SAME(recover_mean_us);
-	SAME(recover_max_us); SAME(timeout_aged); SAME(timeout_age_mean_us); SAME(timeout_age_max_us);
-	SAME(max_idle_us); SAME(copies); SAME(stream); SAME(pair); SAME_ARRAY(ecn); SAME(fecn); SAME(becn);
-	SAME(cnps); SAME(cnp_unexpected); SAME(cnp_missing); SAME(cnp_pending); SAME(ce_to_cnp_count);
-	SAME(ce_to_cnp_min_ns); SAME(ce_to_cnp_p50_ns); SAME(ce_to_cnp_p99_ns); SAME(ce_to_cnp_max_ns);
-}
-
 /* The looked-ahead analyzer's frames up to frame last decoded into the ring, in order (*decoded:
  * the frames decoded so far), with the decoder's stream hash and content key or without. */
 static void decode_upto(uint32_t last, struct roce_pkt *ring, uint32_t *decoded, bool with_hints)
@@ -257,13 +223,13 @@ static void compare(uint32_t max_streams, uint64_t *looked, uint64_t *findings)
 		assert_same_findings(i, &pa, &fa, &ring[i % RING], &fb);
 		*findings += fa.n;
 	}
-	struct rows ra = {0}, rb = {0};
-	roce_analyzer_foreach(plain, keep_row, &ra);
-	roce_analyzer_foreach(ahead, keep_row, &rb);
+	struct u_rows ra = {0}, rb = {0};
+	roce_analyzer_foreach(plain, u_rows_keep, &ra);
+	roce_analyzer_foreach(ahead, u_rows_keep, &rb);
 	cr_assert_eq(ra.n, rb.n, "%zu rows against %zu", ra.n, rb.n);
 	cr_assert_gt(ra.n, 8192, "%zu streams: fewer than the look-ahead needs", ra.n);
 	for (size_t k = 0; k < ra.n; k++)
-		assert_same_row(k, &ra.s[k], &rb.s[k]);
+		u_assert_same_row(k, &ra.s[k], &rb.s[k]);
 	cr_assert_eq(roce_analyzer_evictions(plain), roce_analyzer_evictions(ahead));
 	free(ra.s);
 	free(rb.s);

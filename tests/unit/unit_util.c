@@ -380,3 +380,33 @@ long u_status_kib(const char *field)
 	cr_assert_geq(kib, 0, "%s in /proc/self/status", field);
 	return kib;
 }
+
+void u_rows_keep(const struct roce_stream_stats *s, void *rows)
+{
+	struct u_rows *r = rows;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->s = realloc(r->s, r->cap * sizeof(*r->s));
+		cr_assert_not_null(r->s);
+	}
+	memcpy(&r->s[r->n++], s, sizeof(*s));
+}
+
+#define SAME(f) cr_assert(x->f == y->f, "row %zu (stream %u): " #f " differs", k, x->stream)
+#define SAME_ARRAY(f) cr_assert(memcmp(x->f, y->f, sizeof(x->f)) == 0, "row %zu (stream %u): " #f " differs", k, x->stream)
+
+void u_assert_same_row(size_t k, const struct roce_stream_stats *x, const struct roce_stream_stats *y)
+{
+	SAME(addr_len); SAME_ARRAY(src); SAME_ARRAY(dst); SAME(dqpn); SAME(paired); SAME(peer_qpn);
+	SAME(transport); SAME(pmtu); SAME(packets); SAME(bytes); SAME(requests); SAME(responses);
+	SAME(first_psn); SAME(last_psn); SAME(has_psn); SAME(gaps); SAME(missing_psns); SAME(retransmits);
+	SAME(out_of_order); SAME(timeouts); SAME(lost_before); SAME(lost_after); SAME_ARRAY(naks);
+	SAME(rnr_naks); SAME(messages); SAME(messages_send); SAME(messages_write); SAME(messages_read);
+	SAME(messages_atomic); SAME(messages_other); SAME(response_count); SAME(response_min_us);
+	SAME(response_mean_us); SAME(response_max_us); SAME(response_p50_us); SAME(response_p99_us);
+	SAME(turn_count); SAME(turn_mean_us); SAME(turn_max_us); SAME(recover_count); SAME(recover_mean_us);
+	SAME(recover_max_us); SAME(timeout_aged); SAME(timeout_age_mean_us); SAME(timeout_age_max_us);
+	SAME(max_idle_us); SAME(copies); SAME(stream); SAME(pair); SAME_ARRAY(ecn); SAME(fecn); SAME(becn);
+	SAME(cnps); SAME(cnp_unexpected); SAME(cnp_missing); SAME(cnp_pending); SAME(ce_to_cnp_count);
+	SAME(ce_to_cnp_min_ns); SAME(ce_to_cnp_p50_ns); SAME(ce_to_cnp_p99_ns); SAME(ce_to_cnp_max_ns);
+}

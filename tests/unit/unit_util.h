@@ -47,6 +47,15 @@ void u_expect_event_sev(const struct roce_pkt *p, const char *name, enum roce_se
 void u_assert_bth_eq(const struct roce_bth *want, const struct roce_bth *got, const char *ctx);
 void u_assert_hdrs_eq(const struct roce_hdrs *want, const struct roce_hdrs *got, const char *ctx);
 
+/* Every stream's row of an analyzer (roce_analyzer_foreach into u_rows_keep), and two analyzers'
+ * rows compared field by field (k: the row's place, for the message). */
+struct u_rows {
+	struct roce_stream_stats *s;
+	size_t n, cap;
+};
+void u_rows_keep(const struct roce_stream_stats *s, void *rows);
+void u_assert_same_row(size_t k, const struct roce_stream_stats *x, const struct roce_stream_stats *y);
+
 /* A field of /proc/self/status given in KiB ("VmSize", "RssFile"), asserting it is there. */
 long u_status_kib(const char *field);
 
