@@ -10,7 +10,7 @@
 
 #include "roce/analyze.h"
 
-#define PREFAULTER_PERIOD_US 1000  /* between two looks at the arrays */
+#define PREFAULTER_PERIOD_US 1000  /* between two looks at the arrays while they grow */
 
 struct prefaulter {
 	struct roce_analyzer *an;
