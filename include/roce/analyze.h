@@ -134,9 +134,8 @@ ROCE_API bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p,
  * does not wait while the kernel zeroes them (in a virtual machine, while the host backs them):
  * rocedump calls it from a thread of its own, once a millisecond while memory grows. It changes
  * nothing the analysis computes, and does nothing below some 100 k streams (16 MB of an array in
- * use). Returns
- * whether it populated any pages; needs Linux 5.14 (MADV_POPULATE_WRITE), and does nothing on
- * kernels before. */
+ * use). Returns whether it populated any pages; needs Linux 5.14 (MADV_POPULATE_WRITE), and does
+ * nothing on kernels before. */
 ROCE_API bool roce_analyzer_prefault(struct roce_analyzer *a);
 
 /* How a stream was paired with the reverse direction of its connection. */
