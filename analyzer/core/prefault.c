@@ -15,6 +15,7 @@
 #define _GNU_SOURCE  /* MADV_POPULATE_WRITE */
 #include <errno.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "stream_table.h"
 
@@ -49,7 +50,8 @@ bool roce_analyzer_prefault(struct roce_analyzer *a)
 		if (to <= from)
 			continue;
 		if (madvise(base + from, to - from, MADV_POPULATE_WRITE) == 0) {
-			done->upto = (to + 4095) & ~(size_t)4095;  /* whole small pages: the next from stays aligned */
+			size_t page = (size_t)sysconf(_SC_PAGESIZE);  /* 4 KiB here; 16 or 64 KiB on some arm64 */
+			done->upto = (to + page - 1) & ~(page - 1);  /* whole pages: the next from stays aligned */
 			populated = true;
 		} else if (errno == EINVAL) {
 			a->pf_unsupported = true;  /* a kernel before 5.14: the analysing thread faults */

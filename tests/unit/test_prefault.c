@@ -3,12 +3,12 @@
  *
  * analyze.h promises that it changes nothing the analysis computes. Two analyzers take the same
  * traffic: 300,000 queue pairs, each a SEND asking for an ACK and the ACK (600,000 streams, their
- * cores 77 MB, their acknowledgement blocks 48 MB: past the few MiB below which it does nothing).
+ * cores 77 MB, their acknowledgement blocks 48 MB: past the 16 MB below which it does nothing).
  * One analyzes alone; beside the other a thread calls roce_analyzer_prefault() without pause.
  * Every frame's events and ids and, in the end, every stream's row must be the same; and the
  * thread must have populated pages, which must be there, past the cores in use, when it is done.
  * (Criterion cannot run under ThreadSanitizer here: tests/cli/test-cli.sh runs rocedump's own
- * prefaulting thread there, on a capture of 150,000 queue pairs.) */
+ * prefaulting thread there, on a capture of 120,000 queue pairs.) */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
