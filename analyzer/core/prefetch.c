@@ -112,8 +112,9 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 		const struct stream *s = &a->s[r->idx];
 		if (r->response)
 			load_block(&a->ack_pool, s->ack);
-		else if (s->ack)  /* a request touches the block's first ACK_REQUEST_BYTES only */
-			load_lines(block_at(&a->ack_pool, s->ack), ACK_REQUEST_BYTES);
+		else if (s->ack)  /* a request touches the block's first line, and its turn the second */
+			load_lines(block_at(&a->ack_pool, s->ack),
+				   s->flags & F_TURN_PENDING ? sizeof(struct ack_block) : ACK_REQUEST_BYTES);
 		load_block(&a->resp_pool, s->resp);
 		if (s->loss)
 			load(block_at(&a->loss_pool, s->loss));

@@ -124,6 +124,77 @@ void block_give(struct block_pool *p, uint32_t i)
 	p->free_head = i;
 }
 
+/* ---- round-trip histograms (struct rtt_hist) ---- */
+
+static uint32_t rtt_hist_block(const struct rtt_hist *h)
+{
+	uint32_t i;
+	memcpy(&i, h->w, sizeof(i));
+	return i;
+}
+
+void rtt_hist_get(const struct roce_analyzer *a, const struct rtt_hist *h, uint8_t hist[RTT_BUCKETS])
+{
+	if (h->base == RTT_SPILLED) {
+		memcpy(hist, block_at(&a->hist_pool, rtt_hist_block(h)), RTT_BUCKETS);
+		return;
+	}
+	memset(hist, 0, RTT_BUCKETS);
+	memcpy(hist + h->base, h->w, RTT_WINDOW);
+}
+
+/* Where the window goes for non-zero buckets lo..hi (hi - lo < RTT_WINDOW): room for 4 octaves
+ * below lo when it can, the rest above (a stream's slow round trips are its tail). */
+static unsigned rtt_window_base(unsigned lo, unsigned hi)
+{
+	int base = (int)lo - 8;
+	if (base + (int)RTT_WINDOW - 1 < (int)hi)
+		base = (int)hi - (int)RTT_WINDOW + 1;
+	if (base < 0)
+		base = 0;
+	if (base > (int)(RTT_BUCKETS - RTT_WINDOW))
+		base = RTT_BUCKETS - RTT_WINDOW;
+	return (unsigned)base;
+}
+
+void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
+{
+	uint8_t hist[RTT_BUCKETS];
+	rtt_hist_get(a, h, hist);
+	hist_add(hist, RTT_BUCKETS, k);
+	if (h->base == RTT_SPILLED) {
+		memcpy(block_at(&a->hist_pool, rtt_hist_block(h)), hist, RTT_BUCKETS);
+		return;
+	}
+	unsigned lo = 0, hi = RTT_BUCKETS - 1;
+	while (!hist[lo])
+		lo++;
+	while (!hist[hi])
+		hi--;
+	if (hi - lo < RTT_WINDOW) {
+		h->base = (uint8_t)rtt_window_base(lo, hi);
+		memcpy(h->w, hist + h->base, RTT_WINDOW);
+		return;
+	}
+	uint32_t i = block_take(&a->hist_pool);
+	if (!i)
+		return;  /* out of memory: the sample stays out of the histogram (its statistics have it) */
+	memcpy(block_at(&a->hist_pool, i), hist, RTT_BUCKETS);
+	h->base = RTT_SPILLED;
+	memcpy(h->w, &i, sizeof(i));
+}
+
+/* An evicted stream's acknowledgement block back to its pool, its spilled histogram with it. */
+static void ack_give(struct roce_analyzer *a, uint32_t i)
+{
+	if (!i)
+		return;
+	const struct ack_block *k = block_at(&a->ack_pool, i);
+	if (k->hist.base == RTT_SPILLED)
+		block_give(&a->hist_pool, rtt_hist_block(&k->hist));
+	block_give(&a->ack_pool, i);
+}
+
 /* ---- the stream table: map + order of use ---- */
 
 /* The order of use is kept as a stamp on each stream (stream.touched), not as a list: a list
@@ -205,7 +276,7 @@ static uint32_t entry_take(struct roce_analyzer *a)
 		return NO_IDX;
 	struct stream *v = &a->s[victim];
 	idxmap_del_at(&a->streams, stream_slot(a, v->key, stream_hash(a, v->key)));
-	block_give(&a->ack_pool, v->ack);
+	ack_give(a, v->ack);
 	block_give(&a->loss_pool, v->loss);
 	block_give(&a->resp_pool, v->resp);
 	if (a->ids[victim].cong)
@@ -280,6 +351,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->loss_pool.size = sizeof(struct loss_block);
 	a->resp_pool.size = sizeof(struct resp_block);
 	a->cong_pool.size = sizeof(struct cong_block);
+	a->hist_pool.size = RTT_BUCKETS;
 	a->ack_pool.pf = &a->pf[PF_ACK];
 	a->loss_pool.pf = &a->pf[PF_LOSS];
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
@@ -314,6 +386,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	pages_free(a->ack_pool.mem, (size_t)a->ack_pool.n_alloc * a->ack_pool.size);
 	pages_free(a->loss_pool.mem, (size_t)a->loss_pool.n_alloc * a->loss_pool.size);
 	pages_free(a->resp_pool.mem, (size_t)a->resp_pool.n_alloc * a->resp_pool.size);
+	pages_free(a->hist_pool.mem, (size_t)a->hist_pool.n_alloc * a->hist_pool.size);
 	cong_free(a);
 	pages_free(a->cong_pool.mem, (size_t)a->cong_pool.n_alloc * a->cong_pool.size);
 	free(a);
@@ -339,9 +412,11 @@ int hist_quantile_bucket(const uint8_t *hist, unsigned n, double q)
 	return (int)n - 1;
 }
 
-uint32_t rtt_quantile_us(const struct ack_block *r, double q)
+uint32_t rtt_quantile_us(const struct roce_analyzer *a, const struct ack_block *r, double q)
 {
-	int b = hist_quantile_bucket(r->hist, RTT_BUCKETS, q);
+	uint8_t hist[RTT_BUCKETS];
+	rtt_hist_get(a, &r->hist, hist);
+	int b = hist_quantile_bucket(hist, RTT_BUCKETS, q);
 	if (b < 0)
 		return 0;
 	if (b == RTT_BUCKETS - 1)
@@ -417,8 +492,8 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 		st->response_min_us = r->min_us;
 		st->response_max_us = r->max_us;
 		st->response_mean_us = (uint32_t)(r->sum_us / r->count);
-		st->response_p50_us = rtt_quantile_us(r, 0.50);
-		st->response_p99_us = rtt_quantile_us(r, 0.99);
+		st->response_p50_us = rtt_quantile_us(a, r, 0.50);
+		st->response_p99_us = rtt_quantile_us(a, r, 0.99);
 	}
 	st->max_idle_us = e->max_idle_us;
 	st->ecn[0] = st->packets;  /* less the marked ones, which cong_fill_stats() counts */

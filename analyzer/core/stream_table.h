@@ -67,13 +67,14 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
  * streams, and gives back when it is evicted:
  *   ack   acknowledgement tracking, from its first request that asks for a response or ends a
  *         message, or its first response: response-time statistics and the requester's turn,
- *         the MSN check, messages by kind (160 bytes);
+ *         the MSN check, messages by kind (128 bytes: two cache lines; a round-trip histogram
+ *         spread too wide for its window takes 48 more, struct rtt_hist);
  *   loss  loss and recovery: counts, NAK state and go-back-N episodes, retries, losses after
  *         the capture point, from its first anomaly (a gap, resend or late request, a NAK or RNR
  *         NAK sent or received, a resent READ response) (128 bytes);
  *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
  * Beside the table, 16 bytes a stream hold its ids, copy count and congestion block (struct stream_ids). A clean
- * requester that asks for ACKs takes 300 bytes, its responder 140. Core fields are ordered by
+ * requester that asks for ACKs takes 272 bytes, its responder 144. Core fields are ordered by
  * size, largest first, so that nothing is lost to alignment holes. */
 struct stream {
 	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
@@ -121,25 +122,41 @@ static inline uint64_t count40(uint32_t lo, uint8_t hi)
 
 enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS };
 
-/* What a request touches comes first, in the block's first ACK_REQUEST_BYTES (72: two cache
- * lines, wherever the block starts); the response's statistics after. */
+/* A stream's round-trip histogram (RTT_BUCKETS buckets, hist_add) as a window of RTT_WINDOW of
+ * them from bucket `base`: every bucket outside the window is 0. A sample outside it moves the
+ * window when all the non-zero buckets still fit (round trips spread over less than 2^13.5, as a
+ * stream's do), else the whole histogram moves to a block of its own (base RTT_SPILLED, the
+ * block's index in the window's first four bytes). The window starts at bucket 0, below 1 us:
+ * up to 16 ms fit. Counts are the whole histogram's, bucket for bucket (a halving leaves
+ * empty buckets empty): quantiles are the same as from the whole one. 28 bytes, not 48: the
+ * acknowledgement block fits two cache lines. */
+#define RTT_WINDOW 27u
+#define RTT_SPILLED 0xffu
+struct rtt_hist {
+	uint8_t base;
+	uint8_t w[RTT_WINDOW];
+};
+
+/* Two cache lines: what a request touches in the first (the block starts on a line), but for its
+ * turn (after a response, the second); a response touches both. */
 struct ack_block {
 	holes_t msg_ends;         /* bit k: PSN next_psn - 1 - k ended a request message (as holes) */
 	int64_t ts;               /* round trip: the pending request's send time (F_RTT_PENDING) */
-	/* the requester's side: a response to its next new request (F_TURN_PENDING) */
-	int64_t turn_ts;          /* the response */
 	uint32_t psn;             /* the pending request's PSN */
 	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
-	uint32_t turn_count, turn_max_us;
-	uint64_t turn_sum_us;
-	uint64_t sum_us;
-	uint32_t min_us, max_us, count;
+	uint64_t sum_us;          /* round trips: their sum ... */
 	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
-	uint8_t hist[RTT_BUCKETS];  /* half-octave histogram of the round trips, for quantiles */
+	/* second line: the requester's side, a response to its next new request (F_TURN_PENDING) */
+	int64_t turn_ts;          /* the response */
+	uint64_t turn_sum_us;
+	uint32_t turn_count, turn_max_us;
+	uint32_t min_us, max_us, count;  /* ... and the rest of their statistics */
+	struct rtt_hist hist;
 };
-_Static_assert(sizeof(struct ack_block) == 160, "160 bytes");
-/* The part of the block a request touches (the look-ahead loads no more for one). */
-#define ACK_REQUEST_BYTES (offsetof(struct ack_block, turn_sum_us) + sizeof(uint64_t))
+_Static_assert(sizeof(struct ack_block) == 128, "two cache lines");
+_Static_assert(offsetof(struct ack_block, turn_ts) == 64, "a request's fields in the first line, its turn's in the second");
+/* The part of the block a request touches but for its turn (the look-ahead loads no more for one). */
+#define ACK_REQUEST_BYTES offsetof(struct ack_block, turn_ts)
 
 struct loss_block {
 	int64_t nak_ts;           /* the NAK or RNR NAK that armed the restart (F_RESTART) */
@@ -291,6 +308,7 @@ struct roce_analyzer {
 	struct send_rec *sends;   /* the send log (above) */
 	uint32_t send_seq;        /* the newest entry's number */
 	struct block_pool ack_pool, loss_pool, resp_pool, cong_pool;
+	struct block_pool hist_pool;  /* spilled round-trip histograms (struct rtt_hist) */
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
 	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
 	int64_t copy_window_ns;
@@ -373,8 +391,21 @@ static inline void hist_add(uint8_t *hist, unsigned n, unsigned k)
 }
 int hist_quantile_bucket(const uint8_t *hist, unsigned n, double q);
 
+/* One more round trip in bucket k of h (struct rtt_hist): in its window, a hist_add there. */
+void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k);
+static inline void rtt_hist_add(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
+{
+	unsigned at = k - h->base;  /* wraps when below; RTT_SPILLED is above every k */
+	if (at < RTT_WINDOW)
+		hist_add(h->w, RTT_WINDOW, at);
+	else
+		rtt_hist_add_slow(a, h, k);
+}
+/* h as the whole histogram. */
+void rtt_hist_get(const struct roce_analyzer *a, const struct rtt_hist *h, uint8_t hist[RTT_BUCKETS]);
+
 /* The round trip below which a fraction q (0..1) of a stream's samples lie, in microseconds. */
-uint32_t rtt_quantile_us(const struct ack_block *r, double q);
+uint32_t rtt_quantile_us(const struct roce_analyzer *a, const struct ack_block *r, double q);
 
 /* A zeroed block's index, or 0 when out of memory; block_give() hands one back (0: nothing). */
 uint32_t block_take(struct block_pool *p);

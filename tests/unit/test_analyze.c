@@ -1853,6 +1853,34 @@ Test(analyze, rtt_quantiles_long)
 	}
 }
 
+/* Round trips of 2 us and 100 ms on one stream, wider apart than the histogram's window holds:
+ * it moves to a block of its own, its quantiles as before; an evicted stream gives that block back
+ * with its acknowledgement block (3 QPs through 2 slots do not grow the pool). */
+Test(analyze, rtt_histogram_spilled)
+{
+	for (unsigned evicting = 0; evicting < 2; evicting++) {
+		mk(evicting ? 2 : 0, 0);
+		int64_t t = 1000000;
+		for (uint32_t i = 0; i < (evicting ? 600 : 100); i++) {
+			uint32_t q = evicting ? 1 + i / 2 % 3 : QP_B, psn = 100 + i;
+			int64_t rtt_us = i % 2 ? 100000 : 2;
+			REQ(.op = SEND_ONLY, .psn = psn, .len = 64, .ts = t, .qpn = q);
+			RSP(.op = ACK, .psn = psn, .syn = SYN_ACK, .ts = t + rtt_us * 1000, .qpn = QP_A);
+			t += 1000000000;
+		}
+		if (evicting) {
+			cr_assert_geq(roce_analyzer_evictions(A), 190);
+			cr_assert_leq(A->hist_pool.n_used, 3, "histogram blocks taken: %u", A->hist_pool.n_used);
+			continue;
+		}
+		struct roce_stream_stats st = req_stats();
+		cr_assert_eq(A->hist_pool.n_used, 2, "one histogram block (and block 0)");
+		cr_assert_eq(st.response_count, 100);
+		cr_assert_eq(st.response_p50_us, 2);
+		cr_assert(st.response_p99_us >= 81000 && st.response_p99_us <= 100000, "p99 %u", st.response_p99_us);
+	}
+}
+
 /* More samples than an 8-bit bucket holds: the counts halve and keep their proportions. */
 Test(analyze, rtt_histogram_saturation)
 {

@@ -2,7 +2,8 @@
  * first-seen order and stable, IPv4 keys exact and apart from IPv6 ones, an IPv6 key collision
  * resolved by the stored bytes, and addr_pair_ids() (its two-pair cache and its lookups) giving
  * the ids addr_id() gives, over many hosts in random order; streams found by their frames' address
- * bytes and QP (stream_of_addrs), by the same hash their keys give. */
+ * bytes and QP (stream_of_addrs), by the same hash their keys give; round-trip histograms kept
+ * in a window the same as whole ones. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -160,4 +161,50 @@ Test(stream_table, streams_sharing_a_hash_told_apart)
 		cr_assert_eq(found, idx[k], "stream %u: itself, not another of its hash", k);
 	}
 	cr_assert_not(stream_of_addrs(an, h, a4, 4, 9, &found), "no stream on QP 9");
+}
+
+/* A stream's round-trip histogram kept as a window (struct rtt_hist) is, after every sample, the
+ * whole histogram that hist_add() makes of the same samples, bucket for bucket: for round trips
+ * that stay in the first window, that drift out of it (the window moves), and that spread wider
+ * than a window (the histogram moves to a block of its own), counts halving on the way. */
+Test(stream_table, rtt_histogram_window_is_the_whole_histogram)
+{
+	static const struct {
+		unsigned lo, width, wide_every;  /* buckets lo .. lo + width - 1; every n-th anywhere */
+		int drift;                        /* lo moves by this much every 500 samples */
+		bool spills;
+	} runs[] = {
+		{4, 6, 0, 0, false},     /* a few microseconds to a few tens */
+		{20, 5, 0, 0, false},    /* around a millisecond: the window's far end, then moved */
+		{30, 10, 0, 0, false},   /* 30 ms to 3 s: out of the first window */
+		{2, 8, 0, 1, false},     /* drifting up a bucket at a time, 12 buckets in all */
+		{40, 8, 0, -1, false},   /* drifting down */
+		{0, 5, 0, 2, false},     /* drifting up to buckets 0 .. 26: a window's width exactly */
+		{0, 6, 0, 2, true},      /* ... and to 27: one more than fits */
+		{6, 4, 97, 0, true},     /* microseconds, and now and then anything up to the last */
+		{0, 48, 0, 0, true},     /* anything */
+	};
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		roce_analyzer_free(an);
+		setup();
+		struct rtt_hist h = {0};
+		uint8_t want[RTT_BUCKETS] = {0}, got[RTT_BUCKETS];
+		int lo = (int)runs[r].lo;
+		for (unsigned i = 0; i < 6000; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			if (runs[r].drift && i && i % 500 == 0)
+				lo += runs[r].drift;
+			unsigned k = (unsigned)lo + (unsigned)(x % runs[r].width);
+			if (runs[r].wide_every && i % runs[r].wide_every == 0)
+				k = (unsigned)(x >> 32) % RTT_BUCKETS;
+			cr_assert_lt(k, RTT_BUCKETS);
+			hist_add(want, RTT_BUCKETS, k);
+			rtt_hist_add(an, &h, k);
+			rtt_hist_get(an, &h, got);
+			cr_assert_arr_eq(got, want, RTT_BUCKETS, "run %u, sample %u (bucket %u)", r, i, k);
+		}
+		cr_assert_eq(h.base == RTT_SPILLED, runs[r].spills, "run %u: spilled %d", r, h.base == RTT_SPILLED);
+		cr_assert_eq(an->hist_pool.n_used, runs[r].spills ? 2u : 0u, "run %u: one block when spilled", r);
+	}
 }
