@@ -143,20 +143,6 @@ void rtt_hist_get(const struct roce_analyzer *a, const struct rtt_hist *h, uint8
 	memcpy(hist + h->base, h->w, RTT_WINDOW);
 }
 
-/* Where the window goes for non-zero buckets lo..hi (hi - lo < RTT_WINDOW): room for 4 octaves
- * below lo when it can, the rest above (a stream's slow round trips are its tail). */
-static unsigned rtt_window_base(unsigned lo, unsigned hi)
-{
-	int base = (int)lo - 8;
-	if (base + (int)RTT_WINDOW - 1 < (int)hi)
-		base = (int)hi - (int)RTT_WINDOW + 1;
-	if (base < 0)
-		base = 0;
-	if (base > (int)(RTT_BUCKETS - RTT_WINDOW))
-		base = RTT_BUCKETS - RTT_WINDOW;
-	return (unsigned)base;
-}
-
 void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
 {
 	uint8_t hist[RTT_BUCKETS];

@@ -126,8 +126,8 @@ enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS 
  * them from bucket `base`: every bucket outside the window is 0. A sample outside it moves the
  * window when all the non-zero buckets still fit (round trips spread over less than 2^13.5, as a
  * stream's do), else the whole histogram moves to a block of its own (base RTT_SPILLED, the
- * block's index in the window's first four bytes). The window starts at bucket 0, below 1 us:
- * up to 16 ms fit. Counts are the whole histogram's, bucket for bucket (a halving leaves
+ * block's index in the window's first four bytes). The first sample places the window: 8
+ * buckets below it, 18 above. Counts are the whole histogram's, bucket for bucket (a halving leaves
  * empty buckets empty): quantiles are the same as from the whole one. 28 bytes, not 48: the
  * acknowledgement block fits two cache lines. */
 #define RTT_WINDOW 27u
@@ -391,10 +391,31 @@ static inline void hist_add(uint8_t *hist, unsigned n, unsigned k)
 }
 int hist_quantile_bucket(const uint8_t *hist, unsigned n, double q);
 
-/* One more round trip in bucket k of h (struct rtt_hist): in its window, a hist_add there. */
-void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k);
-static inline void rtt_hist_add(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
+/* Where a round-trip histogram's window goes for non-zero buckets lo..hi (hi - lo < RTT_WINDOW):
+ * room for 4 octaves below lo when it can, the rest above (a stream's slow round trips are its
+ * tail). */
+static inline unsigned rtt_window_base(unsigned lo, unsigned hi)
 {
+	int base = (int)lo - 8;
+	if (base + (int)RTT_WINDOW - 1 < (int)hi)
+		base = (int)hi - (int)RTT_WINDOW + 1;
+	if (base < 0)
+		base = 0;
+	if (base > (int)(RTT_BUCKETS - RTT_WINDOW))
+		base = RTT_BUCKETS - RTT_WINDOW;
+	return (unsigned)base;
+}
+
+/* One more round trip in bucket k of h (struct rtt_hist), the first (h empty) or not: in its
+ * window, a hist_add there. */
+void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k);
+static inline void rtt_hist_add(struct roce_analyzer *a, struct rtt_hist *h, unsigned k, bool first)
+{
+	if (first) {  /* the window goes where the samples are */
+		h->base = (uint8_t)rtt_window_base(k, k);
+		h->w[k - h->base] = 1;
+		return;
+	}
 	unsigned at = k - h->base;  /* wraps when below; RTT_SPILLED is above every k */
 	if (at < RTT_WINDOW)
 		hist_add(h->w, RTT_WINDOW, at);
