@@ -656,7 +656,7 @@ static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, 
 		if (b >= RTT_BUCKETS)
 			b = RTT_BUCKETS - 1;
 	}
-	rtt_hist_add(a, &r->hist, b, r->count == 1);
+	rtt_hist_add(a, &r->hist, b);
 }
 
 /* An ACK's MSN (IBTA Vol 1 §9.7.5.1.4: the responder counts the request messages it completed) is

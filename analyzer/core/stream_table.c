@@ -140,11 +140,17 @@ void rtt_hist_get(const struct roce_analyzer *a, const struct rtt_hist *h, uint8
 		return;
 	}
 	memset(hist, 0, RTT_BUCKETS);
-	memcpy(hist + h->base, h->w, RTT_WINDOW);
+	if (h->base != RTT_EMPTY)
+		memcpy(hist + h->base, h->w, RTT_WINDOW);
 }
 
 void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
 {
+	if (h->base == RTT_EMPTY) {  /* the first sample: the window goes where it is */
+		h->base = (uint8_t)rtt_window_base(k, k);
+		h->w[k - h->base] = 1;
+		return;
+	}
 	uint8_t hist[RTT_BUCKETS];
 	rtt_hist_get(a, h, hist);
 	hist_add(hist, RTT_BUCKETS, k);

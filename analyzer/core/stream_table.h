@@ -126,12 +126,13 @@ enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS 
  * them from bucket `base`: every bucket outside the window is 0. A sample outside it moves the
  * window when all the non-zero buckets still fit (round trips spread over less than 2^13.5, as a
  * stream's do), else the whole histogram moves to a block of its own (base RTT_SPILLED, the
- * block's index in the window's first four bytes). The first sample places the window: 8
- * buckets below it, 18 above. Counts are the whole histogram's, bucket for bucket (a halving leaves
+ * block's index in the window's first four bytes). The first sample places the window (base
+ * RTT_EMPTY until then): 8 buckets below it, 18 above. Counts are the whole histogram's, bucket for bucket (a halving leaves
  * empty buckets empty): quantiles are the same as from the whole one. 28 bytes, not 48: the
  * acknowledgement block fits two cache lines. */
 #define RTT_WINDOW 27u
 #define RTT_SPILLED 0xffu
+#define RTT_EMPTY 0xfeu           /* no sample yet: the first places the window */
 struct rtt_hist {
 	uint8_t base;
 	uint8_t w[RTT_WINDOW];
@@ -406,17 +407,11 @@ static inline unsigned rtt_window_base(unsigned lo, unsigned hi)
 	return (unsigned)base;
 }
 
-/* One more round trip in bucket k of h (struct rtt_hist), the first (h empty) or not: in its
- * window, a hist_add there. */
+/* One more round trip in bucket k of h (struct rtt_hist): in its window, a hist_add there. */
 void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k);
-static inline void rtt_hist_add(struct roce_analyzer *a, struct rtt_hist *h, unsigned k, bool first)
+static inline void rtt_hist_add(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
 {
-	if (first) {  /* the window goes where the samples are */
-		h->base = (uint8_t)rtt_window_base(k, k);
-		h->w[k - h->base] = 1;
-		return;
-	}
-	unsigned at = k - h->base;  /* wraps when below; RTT_SPILLED is above every k */
+	unsigned at = k - h->base;  /* wraps when below; RTT_EMPTY and RTT_SPILLED are above every k */
 	if (at < RTT_WINDOW)
 		hist_add(h->w, RTT_WINDOW, at);
 	else
@@ -458,7 +453,12 @@ static inline struct resp_block *resp_of(const struct roce_analyzer *a, const st
 }
 static inline struct ack_block *ack_need(struct roce_analyzer *a, struct stream *s)
 {
-	return side_need(&a->ack_pool, &s->ack);
+	if (s->ack)
+		return block_at(&a->ack_pool, s->ack);
+	struct ack_block *k = side_need(&a->ack_pool, &s->ack);
+	if (k)
+		k->hist.base = RTT_EMPTY;
+	return k;
 }
 static inline struct loss_block *loss_need(struct roce_analyzer *a, struct stream *s)
 {
