@@ -123,13 +123,13 @@ static inline uint64_t count40(uint32_t lo, uint8_t hi)
 enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS };
 
 /* A stream's round-trip histogram (RTT_BUCKETS buckets, hist_add) as a window of RTT_WINDOW of
- * them from bucket `base`: every bucket outside the window is 0. A sample outside it moves the
+ * them from bucket `base`: every bucket outside the window is 0. The first sample places the
+ * window (base RTT_EMPTY until then): 8 buckets below it, 18 above. A sample outside it moves the
  * window when all the non-zero buckets still fit (round trips spread over less than 2^13.5, as a
  * stream's do), else the whole histogram moves to a block of its own (base RTT_SPILLED, the
- * block's index in the window's first four bytes). The first sample places the window (base
- * RTT_EMPTY until then): 8 buckets below it, 18 above. Counts are the whole histogram's, bucket for bucket (a halving leaves
- * empty buckets empty): quantiles are the same as from the whole one. 28 bytes, not 48: the
- * acknowledgement block fits two cache lines. */
+ * block's index in the window's first four bytes). Counts are the whole histogram's, bucket for
+ * bucket (a halving leaves empty buckets empty): quantiles are the same as from the whole one.
+ * 28 bytes, not 48: the acknowledgement block fits two cache lines. */
 #define RTT_WINDOW 27u
 #define RTT_SPILLED 0xffu
 #define RTT_EMPTY 0xfeu           /* no sample yet: the first places the window */
