@@ -1,14 +1,14 @@
 /* fuzz_analyze.c: the transport analyzer's fuzz target (analyzer/core/analyze.c). Input: a byte
  * of settings, then 6-byte records, each one frame built with roce_build_frame(): opcode and
  * connection, PSN move (small and sometimes backwards, or large), payload and DMA lengths,
- * flags (AckReq, P_Key, a wrong QPN, a full PMTU), AETH syndrome and MSN, time step. Three
- * connections start just below the 24-bit PSN wrap. Two analyzers take the same frames: one with
- * room for every stream, one capped at 3 streams (eviction). The checks: no sanitizer report;
- * every finding is in its frame's events; each stream's counters (gaps, retransmits, out of
- * order, timeouts, NAKs, RNR NAKs) equal the events counted on that stream's frames; requests and
- * responses are within packets; round-trip min <= p50 <= p99 <= max. Under libFuzzer with
- * -Dfuzzing_engine=libfuzzer; otherwise fuzz_analyze_replay runs it on deterministic
- * pseudo-random inputs (replay_random.c). */
+ * flags (AckReq, P_Key, a wrong QPN, a full PMTU), AETH syndrome and MSN, time step (up to 1.1
+ * ms, or a 0.3 s pause). Three connections start just below the 24-bit PSN wrap. Two analyzers
+ * take the same frames: one with room for every stream, one capped at 3 streams (eviction). The
+ * checks: no sanitizer report; every finding is in its frame's events; each stream's counters
+ * (gaps, retransmits, out of order, timeouts, NAKs, RNR NAKs) equal the events counted on that
+ * stream's frames; requests and responses are within packets; round-trip min <= p50 <= p99 <=
+ * max. Under libFuzzer with -Dfuzzing_engine=libfuzzer; otherwise fuzz_analyze_replay runs it
+ * on deterministic pseudo-random inputs (replay_random.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,7 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t at = 1; at + 6 <= size; at += 6) {
 		uint8_t hosts[2];
 		int n = build(data + at, next, frame, sizeof(frame), hosts);
-		ts += (int64_t)(data[at + 5] >> 3) * 37000;
+		/* 0 to 1.1 ms in 37 us steps, and the top step a pause of 0.3 s: one stream's round trips
+		 * spread over microseconds to seconds (the histogram's window moves, or spills) */
+		unsigned step = data[at + 5] >> 3;
+		ts += step == 31 ? 300000000 : (int64_t)step * 37000;
 		if (n < 0)
 			continue;
 		struct roce_pkt p, q;
