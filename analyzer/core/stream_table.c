@@ -144,6 +144,21 @@ void rtt_hist_get(const struct roce_analyzer *a, const struct rtt_hist *h, uint8
 		memcpy(hist + h->base, h->w, RTT_WINDOW);
 }
 
+/* Where a round-trip histogram's window goes for non-zero buckets lo..hi (hi - lo < RTT_WINDOW):
+ * room for 4 octaves below lo when it can, the rest above (a stream's slow round trips are its
+ * tail). */
+static unsigned rtt_window_base(unsigned lo, unsigned hi)
+{
+	int base = (int)lo - 8;
+	if (base + (int)RTT_WINDOW - 1 < (int)hi)
+		base = (int)hi - (int)RTT_WINDOW + 1;
+	if (base < 0)
+		base = 0;
+	if (base > (int)(RTT_BUCKETS - RTT_WINDOW))
+		base = RTT_BUCKETS - RTT_WINDOW;
+	return (unsigned)base;
+}
+
 void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
 {
 	if (h->base == RTT_EMPTY) {  /* the first sample: the window goes where it is */
@@ -151,13 +166,13 @@ void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
 		h->w[k - h->base] = 1;
 		return;
 	}
+	if (h->base == RTT_SPILLED) {
+		hist_add(block_at(&a->hist_pool, rtt_hist_block(h)), RTT_BUCKETS, k);
+		return;
+	}
 	uint8_t hist[RTT_BUCKETS];
 	rtt_hist_get(a, h, hist);
 	hist_add(hist, RTT_BUCKETS, k);
-	if (h->base == RTT_SPILLED) {
-		memcpy(block_at(&a->hist_pool, rtt_hist_block(h)), hist, RTT_BUCKETS);
-		return;
-	}
 	unsigned lo = 0, hi = RTT_BUCKETS - 1;
 	while (!hist[lo])
 		lo++;

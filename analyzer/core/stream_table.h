@@ -392,21 +392,6 @@ static inline void hist_add(uint8_t *hist, unsigned n, unsigned k)
 }
 int hist_quantile_bucket(const uint8_t *hist, unsigned n, double q);
 
-/* Where a round-trip histogram's window goes for non-zero buckets lo..hi (hi - lo < RTT_WINDOW):
- * room for 4 octaves below lo when it can, the rest above (a stream's slow round trips are its
- * tail). */
-static inline unsigned rtt_window_base(unsigned lo, unsigned hi)
-{
-	int base = (int)lo - 8;
-	if (base + (int)RTT_WINDOW - 1 < (int)hi)
-		base = (int)hi - (int)RTT_WINDOW + 1;
-	if (base < 0)
-		base = 0;
-	if (base > (int)(RTT_BUCKETS - RTT_WINDOW))
-		base = RTT_BUCKETS - RTT_WINDOW;
-	return (unsigned)base;
-}
-
 /* One more round trip in bucket k of h (struct rtt_hist): in its window, a hist_add there. */
 void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k);
 static inline void rtt_hist_add(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
@@ -453,10 +438,9 @@ static inline struct resp_block *resp_of(const struct roce_analyzer *a, const st
 }
 static inline struct ack_block *ack_need(struct roce_analyzer *a, struct stream *s)
 {
-	if (s->ack)
-		return block_at(&a->ack_pool, s->ack);
+	bool fresh = !s->ack;
 	struct ack_block *k = side_need(&a->ack_pool, &s->ack);
-	if (k)
+	if (k && fresh)
 		k->hist.base = RTT_EMPTY;
 	return k;
 }
