@@ -86,12 +86,10 @@ static bool dma_length(const struct roce_pkt *p, uint32_t *len)
 }
 
 /* A request message completed: counted, in all and by kind. */
-static void count_message(struct roce_analyzer *a, struct stream *s, const struct roce_opcode_info *op)
+static void count_message(struct req_block *rq, const struct roce_opcode_info *op)
 {
-	count40_add(&s->messages, &s->messages_hi);
-	struct ack_block *k = ack_need(a, s);
-	if (!k)
-		return;
+	count40_add(&rq->messages, &rq->messages_hi);
+	struct ack_block *k = req_ack(rq);
 	switch (op->op) {
 	case ROCE_OP_SEND: k->by_kind[MSG_SEND]++; break;
 	case ROCE_OP_WRITE: k->by_kind[MSG_WRITE]++; break;
@@ -104,7 +102,7 @@ static void count_message(struct roce_analyzer *a, struct stream *s, const struc
 }
 
 /* FIRST/MIDDLE/LAST/ONLY order and WRITE lengths, for a request that is not a resend. */
-static void check_message(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
+static void check_message(struct stream *s, struct req_block *rq, struct frame_ctx *f)
 {
 	const struct roce_pkt *p = f->p;
 	const struct roce_opcode_info *op = p->op;
@@ -116,7 +114,7 @@ static void check_message(struct roce_analyzer *a, struct stream *s, struct fram
 		if (open)
 			find(f, ROCE_EV_MSG_OPCODE_SEQUENCE, true, psn, psn, -1);
 		s->flags &= (uint16_t)~(F_IN_MSG | F_MSG_UNKNOWN);
-		count_message(a, s, op);
+		count_message(rq, op);
 		return;
 	}
 	switch (op->seg) {
@@ -124,23 +122,23 @@ static void check_message(struct roce_analyzer *a, struct stream *s, struct fram
 		if (open)
 			find(f, ROCE_EV_MSG_OPCODE_SEQUENCE, true, psn, psn, -1);
 		s->flags = (uint16_t)((s->flags | F_IN_MSG) & ~(F_MSG_UNKNOWN | F_LEN_UNKNOWN));
-		s->msg_op = op->op;
-		s->msg_bytes = p->payload_len;
-		if (op->op == ROCE_OP_WRITE && !dma_length(p, &s->msg_dmalen))
+		rq->msg_op = op->op;
+		rq->msg_bytes = p->payload_len;
+		if (op->op == ROCE_OP_WRITE && !dma_length(p, &rq->msg_dmalen))
 			s->flags |= F_LEN_UNKNOWN;
 		break;
 	case ROCE_SEG_MIDDLE:
 	case ROCE_SEG_LAST:
-		if (known && (!(s->flags & F_IN_MSG) || s->msg_op != op->op))
+		if (known && (!(s->flags & F_IN_MSG) || rq->msg_op != op->op))
 			find(f, ROCE_EV_MSG_OPCODE_SEQUENCE, true, psn, psn, -1);
 		else if (known)
-			s->msg_bytes += p->payload_len;
+			rq->msg_bytes += p->payload_len;
 		if (op->seg == ROCE_SEG_LAST) {
-			if (open && s->msg_op == ROCE_OP_WRITE && !(s->flags & F_LEN_UNKNOWN) &&
-			    s->msg_bytes != s->msg_dmalen)
+			if (open && rq->msg_op == ROCE_OP_WRITE && !(s->flags & F_LEN_UNKNOWN) &&
+			    rq->msg_bytes != rq->msg_dmalen)
 				find(f, ROCE_EV_MSG_LENGTH_MISMATCH, true, psn, psn, -1);
 			s->flags &= (uint16_t)~(F_IN_MSG | F_MSG_UNKNOWN);
-			count_message(a, s, op);
+			count_message(rq, op);
 		}
 		break;
 	default: /* ONLY */
@@ -150,14 +148,15 @@ static void check_message(struct roce_analyzer *a, struct stream *s, struct fram
 		if (op->op == ROCE_OP_WRITE && dma_length(p, &dmalen) && p->payload_len != dmalen)
 			find(f, ROCE_EV_MSG_LENGTH_MISMATCH, true, psn, psn, -1);
 		s->flags &= (uint16_t)~(F_IN_MSG | F_MSG_UNKNOWN);
-		count_message(a, s, op);
+		count_message(rq, op);
 		break;
 	}
 }
 
 /* PSNs a request consumes: a READ of N bytes reserves ceil(N / PMTU) response PSNs (one for a
  * READ of no bytes, or with no RETH to say). */
-static uint32_t psn_span(struct roce_analyzer *a, struct stream *s, const struct roce_pkt *p)
+static uint32_t psn_span(const struct roce_analyzer *a, struct stream *s, struct req_block *rq,
+			 const struct roce_pkt *p)
 {
 	uint32_t len;
 	if (p->op->op != ROCE_OP_READ_REQ || !dma_length(p, &len) || !len)
@@ -165,19 +164,18 @@ static uint32_t psn_span(struct roce_analyzer *a, struct stream *s, const struct
 	uint32_t pmtu = pmtu_of(a, s);
 	if (!pmtu) {
 		s->flags |= F_READ_UNKNOWN;
-		s->msg_dmalen = len;
+		rq->msg_dmalen = len;
 		return 1;
 	}
 	return (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu);
 }
 
 /* Move the window of the last HOLE_BITS PSNs up by n: the PSN bitmaps that follow next_psn. */
-static void shift_window(struct roce_analyzer *a, struct stream *s, uint32_t n)
+static void shift_window(struct req_block *rq, uint32_t n)
 {
-	s->holes = holes_shift(s->holes, n);
-	struct ack_block *k = ack_of(a, s);
-	if (k)
-		k->msg_ends = holes_shift(k->msg_ends, n);
+	rq->holes = holes_shift(rq->holes, n);
+	if (rq->ack_taken)
+		rq->ack.msg_ends = holes_shift(rq->ack.msg_ends, n);
 }
 
 /* Whether a request ends its message: the responder's MSN counts it (IBTA Vol 1 §9.7.5.1.4). */
@@ -189,31 +187,29 @@ static bool ends_message(const struct roce_opcode_info *op)
 
 /* A request's first sending: on an RC stream, mark its last PSN if it ends a message (bit k of
  * the window, k = next_psn - 1 - that PSN) for the MSN check. */
-static void mark_message_end(struct roce_analyzer *a, struct stream *s, const struct roce_pkt *p, uint32_t k)
+static void mark_message_end(struct req_block *rq, const struct roce_pkt *p, uint32_t k)
 {
-	if (s->transport != ROCE_TR_RC || !ends_message(p->op) || k >= HOLE_BITS)
+	if (rq->transport != ROCE_TR_RC || !ends_message(p->op) || k >= HOLE_BITS)
 		return;
-	struct ack_block *ab = ack_need(a, s);
-	if (ab)
-		ab->msg_ends |= (holes_t)1 << k;
+	req_ack(rq)->msg_ends |= (holes_t)1 << k;
 }
 
 /* next_psn moves forward to next: psn.wrap when it crosses 0xFFFFFF -> 0 on the way. */
-static void check_wrap(struct stream *s, struct frame_ctx *f, uint32_t next)
+static void check_wrap(const struct req_block *rq, struct frame_ctx *f, uint32_t next)
 {
-	if (next < s->next_psn)
-		find(f, ROCE_EV_PSN_WRAP, true, s->next_psn, f->p->h.bth.psn, -1);
+	if (next < rq->next_psn)
+		find(f, ROCE_EV_PSN_WRAP, true, rq->next_psn, f->p->h.bth.psn, -1);
 }
 
-static void advance(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f, uint32_t psn, uint32_t span,
+static void advance(struct stream *s, struct req_block *rq, struct frame_ctx *f, uint32_t psn, uint32_t span,
 		    uint32_t missing)
 {
-	check_wrap(s, f, (psn + span) & PSN_MASK);  /* gaps included */
-	shift_window(a, s, missing + span);
-	s->holes |= holes_shift(low_bits(missing), span);
-	s->next_psn = (psn + span) & PSN_MASK;
+	check_wrap(rq, f, (psn + span) & PSN_MASK);  /* gaps included */
+	shift_window(rq, missing + span);
+	rq->holes |= holes_shift(low_bits(missing), span);
+	rq->next_psn = (psn + span) & PSN_MASK;
 	s->flags &= (uint16_t)~F_RESEND;
-	mark_message_end(a, s, f->p, 0);
+	mark_message_end(rq, f->p, 0);
 }
 
 static uint32_t us_since(int64_t then, int64_t now)
@@ -241,27 +237,28 @@ static void restarted(struct loss_block *l, struct frame_ctx *f)
 }
 
 /* Log the first sending of a request (the send log, stream_table.h). */
-static void log_send(struct roce_analyzer *a, struct stream *s, uint32_t psn, uint32_t span, const struct frame_ctx *f)
+static void log_send(struct roce_analyzer *a, const struct stream *s, struct req_block *rq, uint32_t psn, uint32_t span,
+		     const struct frame_ctx *f)
 {
 	uint32_t seq = ++a->send_seq;
 	if (!seq)
 		seq = ++a->send_seq;  /* 0 means none */
 	a->sends[seq % SEND_LOG_SIZE] =
-		(struct send_rec){f->ts, seq, s->last_send, (uint32_t)(s - a->s), psn, span, (uint32_t)f->frame};
-	s->last_send = seq;
+		(struct send_rec){f->ts, seq, rq->last_send, (uint32_t)(s - a->s), psn, span, (uint32_t)f->frame};
+	rq->last_send = seq;
 }
 
 /* When the request holding psn was first sent, with its frame number in *frame, or -1 (and 0)
  * when the log no longer holds it (or the capture never had it). */
-static int64_t original_send(const struct roce_analyzer *a, const struct stream *s, uint32_t psn,
-			     const struct frame_ctx *f, uint64_t *frame)
+static int64_t original_send(const struct roce_analyzer *a, const struct stream *s, const struct req_block *rq,
+			     uint32_t psn, const struct frame_ctx *f, uint64_t *frame)
 {
 	*frame = 0;
-	uint32_t seq = s->last_send, self = (uint32_t)(s - a->s);
+	uint32_t seq = rq->last_send, self = (uint32_t)(s - a->s);
 	/* a PSN is logged once, so each PSN between this one and next_psn (and a late one below it)
 	 * is an entry to walk past: this far back the walk would give up anyway, so give up now (a
 	 * capture resending one old PSN over and over costs a walk per frame otherwise) */
-	int32_t back = psn_diff(s->next_psn, psn);
+	int32_t back = psn_diff(rq->next_psn, psn);
 	if (back <= 0 || back > (int32_t)SEND_LOG_WALK)
 		return -1;
 	for (uint32_t steps = 0; seq && steps < SEND_LOG_WALK; steps++) {
@@ -418,11 +415,11 @@ static void episode_resend(struct stream *s, struct loss_block *l, struct frame_
 }
 
 /* The requester's turn: a response came, and this is its next new request. */
-static void turn_sample(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
+static void turn_sample(struct stream *s, struct req_block *rq, struct frame_ctx *f)
 {
-	struct ack_block *k = ack_of(a, s);
+	struct ack_block *k = &rq->ack;  /* F_TURN_PENDING: in use */
 	s->flags &= (uint16_t)~F_TURN_PENDING;
-	if (!k || f->ts < k->turn_ts)
+	if (f->ts < k->turn_ts)
 		return;
 	uint32_t us = us_since(k->turn_ts, f->ts);
 	k->turn_sum_us += us;
@@ -431,45 +428,45 @@ static void turn_sample(struct roce_analyzer *a, struct stream *s, struct frame_
 		k->turn_max_us = us;
 }
 
-static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
+static void on_request(struct roce_analyzer *a, struct stream *s, struct req_block *rq, struct frame_ctx *f)
 {
 	const struct roce_pkt *p = f->p;
 	uint32_t psn = p->h.bth.psn;
 
-	count40_add(&s->requests, &s->requests_hi);
+	count40_add(&rq->requests, &rq->requests_hi);
 	if (!(s->flags & F_REQ_SEEN)) {
 		/* the capture may start inside a message: no sequence checks until FIRST/ONLY */
 		s->flags |= F_REQ_SEEN | F_MSG_UNKNOWN;
-		s->transport = p->op->transport;
-		s->pkey = p->h.bth.pkey;
-		s->first_psn = s->next_psn = s->prev_end = psn;
-		s->holes = ALL_HOLES;  /* nothing below the first PSN was seen */
+		rq->transport = p->op->transport;
+		rq->pkey = p->h.bth.pkey;
+		rq->first_psn = rq->next_psn = rq->prev_end = psn;
+		rq->holes = ALL_HOLES;  /* nothing below the first PSN was seen */
 	} else {
-		if (p->op->transport != s->transport)
+		if (p->op->transport != rq->transport)
 			find(f, ROCE_EV_MSG_TRANSPORT_MIXED, false, 0, 0, -1);
-		if (p->h.bth.pkey != s->pkey) {
+		if (p->h.bth.pkey != rq->pkey) {
 			find(f, ROCE_EV_PKEY_INCONSISTENT, false, 0, 0, -1);
-			s->pkey = p->h.bth.pkey;
+			rq->pkey = p->h.bth.pkey;
 		}
 	}
 	if (p->op->transport == ROCE_TR_UD) {
-		count_message(a, s, p->op);  /* UD: every SEND is a message; counters only, no PSN rules */
+		count_message(rq, p->op);  /* UD: every SEND is a message; counters only, no PSN rules */
 		return;
 	}
 
-	int32_t d = psn_diff(psn, s->next_psn);
+	int32_t d = psn_diff(psn, rq->next_psn);
 	/* the previous READ reserved an unknown number of PSNs (no PMTU yet): up to one per 256
 	 * bytes, the smallest path MTU, so its successor may come up to ceil(N/256) - 1 PSNs later */
 	bool read_span = (s->flags & F_READ_UNKNOWN) && d > 0 &&
-			 (uint64_t)d <= ((uint64_t)s->msg_dmalen + 255) / 256 - 1;
+			 (uint64_t)d <= ((uint64_t)rq->msg_dmalen + 255) / 256 - 1;
 	s->flags &= (uint16_t)~F_READ_UNKNOWN;
-	uint32_t span = psn_span(a, s, p);
+	uint32_t span = psn_span(a, s, rq, p);
 	/* a jump back from the previous request restarts the send queue (forward jumps are packets
 	 * lost before the capture point); a request sent before the previous one (its IPv4 id says
 	 * so) and delivered after it is neither */
-	bool restart_point = !f->late && psn_diff(psn, s->prev_end) < 0;
+	bool restart_point = !f->late && psn_diff(psn, rq->prev_end) < 0;
 	if (!f->late)
-		s->prev_end = (psn + span) & PSN_MASK;
+		rq->prev_end = (psn + span) & PSN_MASK;
 
 	struct loss_block *l = loss_of(a, s);  /* moves only when a loss block is taken */
 	if (l && (l->lflags & L_PENDING))
@@ -478,13 +475,13 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		if ((s->flags & F_RESTART) && l)  /* F_RESTART comes with a block (arm_restart) */
 			episode_new_psn(s, l, f);
 		if (read_span) {
-			check_wrap(s, f, psn);
-			shift_window(a, s, (uint32_t)d);  /* sent: the READ consumed them */
-			s->next_psn = psn;
+			check_wrap(rq, f, psn);
+			shift_window(rq, (uint32_t)d);  /* sent: the READ consumed them */
+			rq->next_psn = psn;
 			d = 0;
 		}
 		if (d > 0) {
-			find(f, ROCE_EV_PSN_GAP, true, s->next_psn, psn, -1);
+			find(f, ROCE_EV_PSN_GAP, true, rq->next_psn, psn, -1);
 			if ((l = loss_need(a, s))) {
 				l->gaps++;
 				l->missing += (uint32_t)d;
@@ -492,49 +489,47 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 			s->flags |= F_MSG_UNKNOWN;
 		}
 		check_pmtu(a, s, f);
-		check_message(a, s, f);
-		advance(a, s, f, psn, span, (uint32_t)d);
-		log_send(a, s, psn, span, f);
-		if (s->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
+		check_message(s, rq, f);
+		advance(s, rq, f, psn, span, (uint32_t)d);
+		log_send(a, s, rq, psn, span, f);
+		if (rq->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
 		    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
 		     p->op->op == ROCE_OP_FETCH_ADD)) {
-			struct ack_block *r = ack_need(a, s);
-			if (r) {
-				s->flags |= F_RTT_PENDING;  /* time one request at a time: resends do not count */
-				r->psn = psn;
-				r->ts = f->ts;
-			}
+			struct ack_block *r = req_ack(rq);
+			s->flags |= F_RTT_PENDING;  /* time one request at a time: resends do not count */
+			r->psn = psn;
+			r->ts = f->ts;
 		}
 		if (s->flags & F_TURN_PENDING)
-			turn_sample(a, s, f);
+			turn_sample(s, rq, f);
 		return;
 	}
 
 	/* behind next_psn: a late packet, or a resend (a pending round trip is no longer clean) */
 	s->flags &= (uint16_t)~F_RTT_PENDING;
 	uint32_t k = (uint32_t)(-d) - 1;  /* bit of this PSN in holes */
-	bool hole = k < HOLE_BITS && ((s->holes >> k) & 1);
+	bool hole = k < HOLE_BITS && ((rq->holes >> k) & 1);
 	/* its PSNs (a READ's span) are taken, first sending or not: bits k down to k + 1 - span
 	 * (a span reaching past next_psn is taken up below) */
 	uint32_t lo = span <= k + 1 ? k + 1 - span : 0;
-	s->holes &= ~holes_shift(low_bits(k + 1 - lo), lo);
+	rq->holes &= ~holes_shift(low_bits(k + 1 - lo), lo);
 	if (hole) {  /* its first sending, late */
-		log_send(a, s, psn, span, f);
+		log_send(a, s, rq, psn, span, f);
 		if (span <= k + 1)
-			mark_message_end(a, s, p, k + 1 - span);
+			mark_message_end(rq, p, k + 1 - span);
 		if (ends_message(p->op))
-			count_message(a, s, p->op);
+			count_message(rq, p->op);
 	}
-	if (psn_diff(psn, s->first_psn) < 0)
-		s->first_psn = psn;
+	if (psn_diff(psn, rq->first_psn) < 0)
+		rq->first_psn = psn;
 	l = loss_count(a, s);  /* a resend or a late request: loss state from here on (no block: no
 				* F_RESTART, and the checks below still run, uncounted) */
 	uint64_t first = 0;  /* a resend's first sending, once looked up */
 	if (s->flags & F_RESTART) {  /* a late packet may carry p: not a restart, but p is resent */
 		episode_resend(s, l, f, span, restart_point);
-	} else if (restart_point && !hole && s->transport != ROCE_TR_UC) {  /* UC: no ACK timer */
-		int64_t sent = original_send(a, s, psn, f, &first);
-		find_ref(f, ROCE_EV_RETRANSMIT_TIMEOUT, s->next_psn, psn, sent < 0 ? -1 : f->ts - sent, first);
+	} else if (restart_point && !hole && rq->transport != ROCE_TR_UC) {  /* UC: no ACK timer */
+		int64_t sent = original_send(a, s, rq, psn, f, &first);
+		find_ref(f, ROCE_EV_RETRANSMIT_TIMEOUT, rq->next_psn, psn, sent < 0 ? -1 : f->ts - sent, first);
 		l->timeouts++;
 		if (sent >= 0) {
 			uint32_t us = us_since(sent, f->ts);
@@ -546,23 +541,23 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct frame_c
 		lost_after(l, psn);  /* it, or the ACK that would have covered it */
 		s->flags |= F_RESEND;
 	}
-	if (restart_point && !hole && s->transport == ROCE_TR_RC)
+	if (restart_point && !hole && rq->transport == ROCE_TR_RC)
 		count_retry(l, f);
 	if (!hole) {
 		if (!first && f->out)
-			original_send(a, s, psn, f, &first);
-		find_ref(f, ROCE_EV_PSN_RETRANSMIT, s->next_psn, psn, -1, first);
+			original_send(a, s, rq, psn, f, &first);
+		find_ref(f, ROCE_EV_PSN_RETRANSMIT, rq->next_psn, psn, -1, first);
 		l->retransmits++;
 	} else if (!(s->flags & F_RESEND)) {
-		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, s->next_psn, psn, -1);
+		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, rq->next_psn, psn, -1);
 		l->ooo++;
 	}
 	uint32_t end = (psn + span) & PSN_MASK;
-	int32_t over = psn_diff(end, s->next_psn);
+	int32_t over = psn_diff(end, rq->next_psn);
 	if (over > 0) {  /* a resent READ reserving more PSNs than first counted (PMTU learned since) */
-		check_wrap(s, f, end);
-		shift_window(a, s, (uint32_t)over);
-		s->next_psn = end;
+		check_wrap(rq, f, end);
+		shift_window(rq, (uint32_t)over);
+		rq->next_psn = end;
 	}
 	if (over >= 0)
 		s->flags &= (uint16_t)~F_RESEND;  /* caught up: the next packet is new */
@@ -593,8 +588,8 @@ static void share_pair_id(struct roce_analyzer *a, uint32_t i, uint32_t j)
 /* The request stream these responses answer: (dst → src, some QPN). */
 static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_t src, uint32_t dst, uint32_t psn)
 {
-	if (r->peer_qpn != NO_QPN) {
-		uint64_t key = stream_key(dst, src, r->peer_qpn);
+	if (r->peer_qpn != PEER_NONE) {
+		uint64_t key = stream_key(dst, src, (uint32_t)r->peer_qpn);
 		struct stream *q = r->peer_idx < a->n_used && a->s[r->peer_idx].key == key ? &a->s[r->peer_idx]
 											   : stream_find(a, key);
 		if (q)
@@ -607,14 +602,16 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 	struct stream *q = NULL;
 	if (!pair_head(a, pair_key(dst, src), &i))
 		return NULL;
-	for (unsigned hops = 0; hops < 16 && i < a->n_used; hops++, i = a->s[i].pair_next) {
+	for (unsigned hops = 0; hops < 16 && i < a->n_used; hops++) {
 		struct stream *c = &a->s[i];
+		const struct req_block *cq = req_of(a, c);
 		if (key_src(c->key) != dst || key_dst(c->key) != src || !(c->flags & F_REQ_SEEN))
-			return NULL;  /* evicted and reused: the chain ends here */
-		if (in_range(psn, c->first_psn, (c->next_psn + 1) & PSN_MASK)) {
+			return NULL;  /* evicted and reused: the chain ends here (F_REQ_SEEN: cq) */
+		if (in_range(psn, cq->first_psn, (cq->next_psn + 1) & PSN_MASK)) {
 			q = c;
 			break;
 		}
+		i = cq->pair_next;
 	}
 	if (!q)
 		return NULL;
@@ -663,17 +660,17 @@ static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, 
  * the previous ACK's plus the messages whose last PSN lies between the two ACKs' PSNs: checked
  * when that range lies in q's window and none of its PSNs is missing from the capture (a lost
  * request may have ended a message). */
-static void check_msn(struct roce_analyzer *a, struct stream *q, struct frame_ctx *f, uint32_t psn, uint32_t msn)
+static void check_msn(struct stream *q, struct req_block *qb, struct frame_ctx *f, uint32_t psn, uint32_t msn)
 {
-	struct ack_block *k = q ? ack_of(a, q) : NULL;
-	if (!k)
+	if (!qb->ack_taken)
 		return;
+	struct ack_block *k = &qb->ack;
 	if (q->flags & F_MSN_KNOWN) {
-		int32_t adv = psn_diff(psn, k->msn_psn), back = psn_diff(q->next_psn, k->msn_psn);
+		int32_t adv = psn_diff(psn, k->msn_psn), back = psn_diff(qb->next_psn, k->msn_psn);
 		if (adv >= 0 && back >= 1 && back <= (int32_t)HOLE_BITS + 1) {
 			uint32_t hi = (uint32_t)(back - 1 - adv), lo = (uint32_t)(back - 1);  /* bits of psn, msn_psn */
 			holes_t range = low_bits(lo) & ~low_bits(hi);  /* PSNs msn_psn+1 .. psn */
-			if (!(q->holes & range)) {
+			if (!(qb->holes & range)) {
 				unsigned n = 0;  /* usually a bit or two: cheaper than libgcc's popcount */
 				for (holes_t x = k->msg_ends & range; x; x &= x - 1)
 					n++;
@@ -690,13 +687,13 @@ static void check_msn(struct roce_analyzer *a, struct stream *q, struct frame_ct
 }
 
 /* Whether q's requests held psn already: below next_psn and not missing. */
-static bool seen_before(const struct stream *q, uint32_t psn)
+static bool seen_before(const struct req_block *qb, uint32_t psn)
 {
-	int32_t back = psn_diff(q->next_psn, psn);
-	if (back <= 0 || !(q->flags & F_REQ_SEEN))
+	int32_t back = psn_diff(qb->next_psn, psn);
+	if (back <= 0)
 		return false;
 	uint32_t k = (uint32_t)back - 1;
-	return k >= HOLE_BITS ? psn_diff(psn, q->first_psn) >= 0 : !((q->holes >> k) & 1);
+	return k >= HOLE_BITS ? psn_diff(psn, qb->first_psn) >= 0 : !((qb->holes >> k) & 1);
 }
 
 static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn, const struct frame_ctx *f,
@@ -718,11 +715,11 @@ static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn,
 
 /* The PSN after the last one q's READs reserved for their responses: next_psn, or, while the
  * last READ's span is unknown (no PMTU yet), up to one PSN per 256 bytes of it. */
-static uint32_t read_resp_limit(const struct stream *q)
+static uint32_t read_resp_limit(const struct stream *q, const struct req_block *qb)
 {
 	if (!(q->flags & F_READ_UNKNOWN))
-		return q->next_psn;
-	return (q->next_psn + (q->msg_dmalen + 255) / 256 - 1) & PSN_MASK;
+		return qb->next_psn;
+	return (qb->next_psn + (qb->msg_dmalen + 255) / 256 - 1) & PSN_MASK;
 }
 
 static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_ctx *f, uint32_t src, uint32_t dst)
@@ -730,10 +727,11 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 	const struct roce_pkt *p = f->p;
 	uint32_t psn = p->h.bth.psn;
 	struct stream *q = peer_of(a, r, src, dst, psn);
+	struct req_block *qb = q ? req_of(a, q) : NULL;  /* peer_of: a stream that sent requests */
 
 	struct resp_block *w;
 	if (p->op->op == ROCE_OP_READ_RESP && q) {
-		uint32_t limit = read_resp_limit(q);
+		uint32_t limit = read_resp_limit(q, qb);
 		if (psn_diff(psn, limit) >= 0)
 			find(f, ROCE_EV_ACK_UNSOLICITED, true, (limit - 1) & PSN_MASK, psn, -1);
 	}
@@ -764,9 +762,8 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		if (q && !f->late)
 			ack_covers(a, q, psn);
 	}
-	struct ack_block *turn;
-	if (q && (q->flags & F_REQ_SEEN) && !f->late && (turn = ack_need(a, q))) {
-		turn->turn_ts = f->ts;  /* the requester's turn: until its next new request */
+	if (q && !f->late) {
+		req_ack(qb)->turn_ts = f->ts;  /* the requester's turn: until its next new request */
 		q->flags |= F_TURN_PENDING;
 	}
 	if (!(p->h.hdrs & ROCE_HDR_AETH))
@@ -777,8 +774,8 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 	case ROCE_AETH_ACK:
 		if (p->op->op == ROCE_OP_READ_RESP)
 			break;  /* READ responses' PSNs are checked above; their AETH MSN is not an ACK's */
-		if (q && psn_diff(psn, q->next_psn) >= 0) {  /* acknowledges what was never sent */
-			find(f, ROCE_EV_ACK_UNSOLICITED, true, (q->next_psn - 1) & PSN_MASK, psn, -1);
+		if (q && psn_diff(psn, qb->next_psn) >= 0) {  /* acknowledges what was never sent */
+			find(f, ROCE_EV_ACK_UNSOLICITED, true, (qb->next_psn - 1) & PSN_MASK, psn, -1);
 			break;
 		}
 		if ((r->flags & F_ACK_SEEN) && psn_diff(psn, r->acked_psn) < 0) {
@@ -786,8 +783,8 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 			     r->acked_psn, psn, -1);
 		} else {
 			r->acked_psn = psn;
-			if (q && q->transport == ROCE_TR_RC)
-				check_msn(a, q, f, psn, p->h.aeth.msn);
+			if (q && qb->transport == ROCE_TR_RC)
+				check_msn(q, qb, f, psn, p->h.aeth.msn);
 			if (q)
 				ack_covers(a, q, psn);
 		}
@@ -819,7 +816,7 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		}
 		if (code == ROCE_NAK_PSN_SEQ_ERR) {
 			arm_restart(a, q, psn, f, 0);
-			if (q && seen_before(q, psn) && (l = loss_need(a, q)))
+			if (q && seen_before(qb, psn) && (l = loss_need(a, q)))
 				lost_after(l, psn);  /* seen here, not at the responder */
 		}
 		break;
@@ -940,6 +937,10 @@ static struct stream *frame_stream(struct roce_analyzer *a, const struct roce_pk
 	if (!((p->stream_hint & HINT_AHEAD) && ahead_ids(a, p->stream_hint, h, addrs, len, &src, &dst)) &&
 	    !addr_pair_ids(a, addrs, len, &src, &dst))
 		return NULL;
+	/* a request's stream takes a requester block at once: room for it first, or no stream (one
+	 * made and then refused its block would be listed with no packets) */
+	if (!(p->op->flags & ROCE_OPF_RESPONSE) && block_reserve(&a->req_pool) < 0)
+		return NULL;
 	return stream_add(a, stream_key(src, dst, qpn), h, idx);
 }
 
@@ -993,6 +994,13 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 	uint64_t key = s->key;
 	src = key_src(key);
 	dst = key_dst(key);
+	bool is_response = p->op->flags & ROCE_OPF_RESPONSE;
+	struct req_block *rq = NULL;
+	if (!is_response && !(rq = req_need(a, s))) {  /* out of memory: only when a stream that answered
+							  * so far sends its first request (frame_stream) */
+		a->refused++;
+		return;
+	}
 	bool first_pkt = !(s->packets || s->packets_hi);
 	if (!first_pkt) {
 		uint32_t idle = us_since(s->last_ts, ts_ns);
@@ -1020,11 +1028,11 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		s->ect0_only = 1;
 	} else {
 		if (s->ect0_only)
-			cong_ect0_settle(a, s, count40(s->packets, s->packets_hi));
+			cong_ect0_settle(a, s, packets_of(s));
 		if (n->tclass & 3 || p->h.bth.fecn || p->h.bth.becn)  /* ECT, CE, FECN, BECN */
 			cong_mark(a, s, p, ts_ns);
 	}
-	count40_add(&s->packets, &s->packets_hi);
+	packets_add(s);
 	s->bytes += p->wirelen;
 	if (p->h.bth.dqpn == 1 && p->op->transport == ROCE_TR_UD) {
 		struct roce_mad m;
@@ -1034,16 +1042,17 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 			if (!(s = stream_find(a, key)))
 				return;
 			idx = (uint32_t)(s - a->s);
+			rq = req_of(a, s);  /* its block did not move (no block was taken) */
 		}
 	}
-	if (p->op->flags & ROCE_OPF_RESPONSE) {
+	if (is_response) {
 		on_response(a, s, &f, src, dst);
 	} else {
 		bool first = !(s->flags & F_REQ_SEEN);
-		on_request(a, s, &f);
+		on_request(a, s, rq, &f);
 		if (first) {  /* a new request stream heads its host pair's chain */
 			uint32_t head;
-			s->pair_next = pair_head(a, pair_key(src, dst), &head) ? head : NO_IDX;
+			rq->pair_next = pair_head(a, pair_key(src, dst), &head) ? head : NO_IDX;
 			pair_set_head(a, pair_key(src, dst), idx);
 		}
 	}

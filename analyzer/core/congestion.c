@@ -291,20 +291,22 @@ static struct stream *cnp_target(struct roce_analyzer *a, uint32_t src, uint32_t
 {
 	struct stream *rev = stream_find(a, stream_key(src, dst, q)), *t;
 	*ambiguous = false;
-	if (rev && rev->peer_qpn != NO_QPN && (t = stream_find(a, stream_key(dst, src, rev->peer_qpn))))
+	if (rev && rev->peer_qpn != PEER_NONE && (t = stream_find(a, stream_key(dst, src, (uint32_t)rev->peer_qpn))))
 		return t;
 	uint32_t i;
 	struct stream *only = NULL;
 	unsigned n = 0;
 	if (!pair_head(a, pair_key(dst, src), &i))
 		return NULL;
-	for (unsigned hops = 0; hops < 64 && i < a->n_used; hops++, i = a->s[i].pair_next) {
+	for (unsigned hops = 0; hops < 64 && i < a->n_used; hops++) {
 		struct stream *s = &a->s[i];
-		if (key_src(s->key) != dst || key_dst(s->key) != src)
+		const struct req_block *sq = req_of(a, s);
+		if (key_src(s->key) != dst || key_dst(s->key) != src || !sq)
 			break;  /* evicted and reused: the chain ends here */
+		i = sq->pair_next;
 		if (s->peer_qpn == q)
 			return s;
-		if (s->peer_qpn != NO_QPN)
+		if (s->peer_qpn != PEER_NONE)
 			continue;
 		const struct cong_block *b = block_of(a, s);
 		if (b && b->last_ce_ts != NONE && ts - b->last_ce_ts <= a->cong.timeout_ns && ts >= b->open_ce_ts &&

@@ -1,7 +1,7 @@
 /* congestion.h (internal): the congestion analysis' state and its entry points from the
  * analyzer (analyze.c, stream_table.c); the public side is include/roce/congestion.h.
  *
- * State is kept apart from the streams' 128-byte core: a side block (struct cong_block) only for
+ * State is kept apart from the streams' 64-byte core: a side block (struct cong_block) only for
  * a stream that carries ECN-marked packets other than plain ECT(0) ones alone (ECT(1), CE, a mix
  * of codepoints), FECN/BECN or CNPs, found through the stream's ids entry; PFC state per source
  * MAC in a bounded table; the CE marks due a CNP in a ring ordered by time, whose head's deadline

@@ -1,5 +1,5 @@
 /* pages.h: memory for the analyzer's large tables (internal), in pages of its own rather than from
- * malloc: page-aligned, so that a 128-byte stream core spans two cache lines, not three; grown by
+ * malloc: page-aligned, so that a 64-byte stream core is one cache line, not two; grown by
  * mremap, which moves pages instead of copying them; and backed by transparent huge pages where the
  * system allows (madvise, the default setting of most distributions), so that looking streams up
  * in random order over hundreds of megabytes does not also miss the TLB on nearly every access. */

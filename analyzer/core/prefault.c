@@ -1,6 +1,6 @@
 /* prefault.c: roce_analyzer_prefault() (analyze.h): the memory the analysis is about to take,
- * faulted in from another thread. A new stream takes a core (128 bytes), its ids (16) and, most
- * often, an acknowledgement block (128), each at the end of an array that grows by doubling in
+ * faulted in from another thread. A new stream takes a core (64 bytes), its ids (16) and, for a
+ * requester, a requester block (192), each at the end of an array that grows by doubling in
  * pages of its own (pages.h). The first write to each page faults, and the kernel zeroes it (2 MiB
  * at a time with huge pages); in a virtual machine the host may have to back the page first. At
  * 1 M QPs that was a quarter of the analysing thread's time on the project's 2-vCPU VM

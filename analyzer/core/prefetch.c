@@ -9,7 +9,7 @@
  * wrong guess (a stream made, moved or evicted meanwhile) only loads a line for nothing. */
 #include "stream_table.h"
 
-/* Streams below this fit the caches (a core is 128 bytes, a block up to 272): no look-ahead. */
+/* Streams below this fit the caches (a core is 64 bytes, a block up to 272): no look-ahead. */
 #define AHEAD_ABOVE 8192u
 
 /* Always inlined, each of them: a function that only prefetches has no effect the compiler must
@@ -38,12 +38,11 @@ ALWAYS_INLINE void load_block(const struct block_pool *pool, uint32_t i)
 		load_lines(block_at(pool, i), pool->size);
 }
 
-/* A stream's core: two whole lines (the cores start on a page, 128 bytes each). */
+/* A stream's core: one whole line (the cores start on a page, 64 bytes each). */
 ALWAYS_INLINE void load_core(const struct stream *s)
 {
-	_Static_assert(sizeof(*s) == 128, "a core is two lines");
+	_Static_assert(sizeof(*s) == 64, "a core is one line");
 	load(s);
-	load((const char *)s + 64);
 }
 
 bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame)
@@ -110,22 +109,23 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 	}
 	if (r->idx != NO_IDX) {
 		const struct stream *s = &a->s[r->idx];
-		if (r->response)
-			load_block(&a->ack_pool, s->ack);
-		else if (s->ack)  /* a request touches the block's first line, and its turn the second */
-			load_lines(block_at(&a->ack_pool, s->ack),
-				   s->flags & F_TURN_PENDING ? sizeof(struct ack_block) : ACK_REQUEST_BYTES);
+		/* a request touches its block's first two lines (its own fields, the acknowledgement
+		 * tracking's first), and its turn the third; a response touches none of its own */
+		if (!r->response && s->req)
+			load_lines(block_at(&a->req_pool, s->req),
+				   s->flags & F_TURN_PENDING ? sizeof(struct req_block)
+							     : offsetof(struct req_block, ack) + ACK_REQUEST_BYTES);
 		load_block(&a->resp_pool, s->resp);
 		if (s->loss)
 			load(block_at(&a->loss_pool, s->loss));
-		if (r->response && s->peer_qpn != NO_QPN && s->peer_idx < a->n_used) {
+		if (r->response && s->peer_qpn != PEER_NONE && s->peer_idx < a->n_used) {
 			r->peer = s->peer_idx;
 			load_core(&a->s[s->peer_idx]);
 		}
 	}
-	/* 4: the frame before that: the request stream's acknowledgement block */
+	/* 4: the frame before that: the request stream's block */
 	r = &h->rec[(n - 3 * AHEAD_STEP) % AHEAD_RING];
 	if (r->peer != NO_IDX)
-		load_block(&a->ack_pool, a->s[r->peer].ack);
+		load_block(&a->req_pool, a->s[r->peer].req);
 	return true;
 }

@@ -88,24 +88,31 @@ bool addr_pair_ids_slow(struct roce_analyzer *a, const uint8_t *addrs, unsigned 
 
 /* ---- side blocks ---- */
 
+int block_reserve(struct block_pool *p)
+{
+	if (p->free_head || p->n_used < p->n_alloc)
+		return 0;
+	uint32_t n = grow_capacity(p->n_alloc, 256, UINT32_MAX);
+	if (n == p->n_alloc)
+		return -1;
+	void *m = pages_grow(p->mem, (size_t)p->n_alloc * p->size, (size_t)n * p->size);
+	if (!m)
+		return -1;
+	p->mem = m;
+	p->n_alloc = n;
+	if (p->pf)
+		prefault_publish(p->pf, m, (size_t)p->n_used * p->size, (size_t)n * p->size);
+	return 0;
+}
+
 uint32_t block_take(struct block_pool *p)
 {
 	uint32_t i = p->free_head;
 	if (i) {
 		memcpy(&p->free_head, block_at(p, i), sizeof(p->free_head));
 	} else {
-		if (p->n_used == p->n_alloc) {
-			uint32_t n = grow_capacity(p->n_alloc, 256, UINT32_MAX);
-			if (n == p->n_alloc)
-				return 0;
-			void *m = pages_grow(p->mem, (size_t)p->n_alloc * p->size, (size_t)n * p->size);
-			if (!m)
-				return 0;
-			p->mem = m;
-			p->n_alloc = n;
-			if (p->pf)
-				prefault_publish(p->pf, m, (size_t)p->n_used * p->size, (size_t)n * p->size);
-		}
+		if (block_reserve(p) < 0)
+			return 0;
 		if (!p->n_used)
 			p->n_used = 1;  /* block 0 stands for none */
 		i = p->n_used++;
@@ -191,15 +198,15 @@ void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
 	memcpy(h->w, &i, sizeof(i));
 }
 
-/* An evicted stream's acknowledgement block back to its pool, its spilled histogram with it. */
-static void ack_give(struct roce_analyzer *a, uint32_t i)
+/* An evicted stream's requester block back to its pool, its spilled histogram with it. */
+static void req_give(struct roce_analyzer *a, uint32_t i)
 {
 	if (!i)
 		return;
-	const struct ack_block *k = block_at(&a->ack_pool, i);
-	if (k->hist.base == RTT_SPILLED)
-		block_give(&a->hist_pool, rtt_hist_block(&k->hist));
-	block_give(&a->ack_pool, i);
+	const struct req_block *b = block_at(&a->req_pool, i);
+	if (b->ack_taken && b->ack.hist.base == RTT_SPILLED)
+		block_give(&a->hist_pool, rtt_hist_block(&b->ack.hist));
+	block_give(&a->req_pool, i);
 }
 
 /* ---- the stream table: map + order of use ---- */
@@ -236,6 +243,21 @@ static int order_of_use(const struct roce_analyzer *a, struct use_order *o)
 	o->n = a->n_used;
 	o->pos = 0;
 	return 0;
+}
+
+void touch_renumber(struct roce_analyzer *a)
+{
+	struct use_order *o = &a->evict;
+	if (order_of_use(a, o) < 0) {  /* out of memory: the order of use is lost, not the streams */
+		for (uint32_t i = 0; i < a->n_used; i++)
+			a->s[i].touched = i + 1;
+		o->n = o->pos = 0;
+		a->clock = a->n_used;
+		return;
+	}
+	for (uint32_t k = 0; k < o->n; k++)  /* the list stays in order, with the new stamps */
+		a->s[o->rec[k].idx].touched = o->rec[k].touched = k + 1;
+	a->clock = o->n;
 }
 
 /* The least recently used stream (the table is full); NO_IDX when out of memory. */
@@ -283,7 +305,7 @@ static uint32_t entry_take(struct roce_analyzer *a)
 		return NO_IDX;
 	struct stream *v = &a->s[victim];
 	idxmap_del_at(&a->streams, stream_slot(a, v->key, stream_hash(a, v->key)));
-	ack_give(a, v->ack);
+	req_give(a, v->req);
 	block_give(&a->loss_pool, v->loss);
 	block_give(&a->resp_pool, v->resp);
 	if (a->ids[victim].cong)
@@ -304,9 +326,8 @@ struct stream *stream_add(struct roce_analyzer *a, uint64_t key, uint32_t h, uin
 	struct stream *e = &a->s[i];
 	memset(e, 0, sizeof(*e));
 	e->key = key;
-	e->peer_qpn = NO_QPN;
-	e->pmtu_log = 0;
-	e->touched = ++a->clock;
+	e->peer_qpn = PEER_NONE;
+	e->touched = touch_next(a);
 	a->newest = i;
 	if (!++a->next_id)
 		a->next_id = 1;  /* 0 means none: after 2^32 - 1 streams, ids start over */
@@ -354,12 +375,12 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 		a->ahead.ids[k].src = NO_IDX;
 	a->pmtu_cfg = cfg ? cfg->pmtu : 0;
 	a->newest = NO_IDX;
-	a->ack_pool.size = sizeof(struct ack_block);
+	a->req_pool.size = sizeof(struct req_block);
 	a->loss_pool.size = sizeof(struct loss_block);
 	a->resp_pool.size = sizeof(struct resp_block);
 	a->cong_pool.size = sizeof(struct cong_block);
 	a->hist_pool.size = RTT_BUCKETS;
-	a->ack_pool.pf = &a->pf[PF_ACK];
+	a->req_pool.pf = &a->pf[PF_REQ];
 	a->loss_pool.pf = &a->pf[PF_LOSS];
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
 	int64_t window_us = cfg && cfg->copy_window_us ? cfg->copy_window_us : 1000;
@@ -390,7 +411,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	free(a->addrs);
 	free(a->sends);
 	free(a->copies);
-	pages_free(a->ack_pool.mem, (size_t)a->ack_pool.n_alloc * a->ack_pool.size);
+	pages_free(a->req_pool.mem, (size_t)a->req_pool.n_alloc * a->req_pool.size);
 	pages_free(a->loss_pool.mem, (size_t)a->loss_pool.n_alloc * a->loss_pool.size);
 	pages_free(a->resp_pool.mem, (size_t)a->resp_pool.n_alloc * a->resp_pool.size);
 	pages_free(a->hist_pool.mem, (size_t)a->hist_pool.n_alloc * a->hist_pool.size);
@@ -450,15 +471,20 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 	memcpy(st->src, a->addrs[sid], 16);
 	memcpy(st->dst, a->addrs[did], 16);
 	st->dqpn = key_qpn(e->key);
-	st->transport = e->transport;
 	st->pmtu = pmtu_of(a, e);
-	st->packets = count40(e->packets, e->packets_hi);
+	st->packets = packets_of(e);
 	st->bytes = e->bytes;
-	st->requests = count40(e->requests, e->requests_hi);
+	st->last_psn = PSN_MASK;  /* next_psn 0 less one, for a stream that sent no request */
+	const struct req_block *q = req_of(a, e);
+	if (q) {
+		st->transport = q->transport;
+		st->requests = count40(q->requests, q->requests_hi);
+		st->has_psn = (e->flags & F_REQ_SEEN) && q->transport != ROCE_TR_UD;
+		st->first_psn = q->first_psn;
+		st->last_psn = (q->next_psn - 1) & PSN_MASK;
+		st->messages = count40(q->messages, q->messages_hi);
+	}
 	st->responses = st->packets - st->requests;
-	st->has_psn = (e->flags & F_REQ_SEEN) && e->transport != ROCE_TR_UD;
-	st->first_psn = e->first_psn;
-	st->last_psn = (e->next_psn - 1) & PSN_MASK;
 	const struct loss_block *l = loss_of(a, e);
 	if (l) {
 		st->lost_after = l->lost_after;
@@ -478,9 +504,8 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 		st->timeout_age_max_us = l->timeout_max_us;
 		st->timeout_age_mean_us = l->timeout_aged ? (uint32_t)(l->timeout_sum_us / l->timeout_aged) : 0;
 	}
-	st->messages = count40(e->messages, e->messages_hi);
 	st->paired = (e->flags & F_PAIRED_CM) ? ROCE_PAIRED_CM : (e->flags & F_PAIRED_PSN) ? ROCE_PAIRED_PSN : ROCE_PAIRED_NONE;
-	st->peer_qpn = e->peer_qpn == NO_QPN ? 0 : e->peer_qpn;
+	st->peer_qpn = e->peer_qpn == PEER_NONE ? 0 : (uint32_t)e->peer_qpn;
 	const struct ack_block *r = ack_of(a, e);
 	if (r) {
 		st->messages_send = r->by_kind[MSG_SEND];
@@ -517,7 +542,7 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 static uint32_t mutual_peer(const struct roce_analyzer *a, const struct stream *e)
 {
 	uint32_t j;
-	if (e->peer_qpn == NO_QPN ||
+	if (e->peer_qpn == PEER_NONE ||
 	    !stream_index(a, stream_key(key_dst(e->key), key_src(e->key), e->peer_qpn), &j) ||
 	    a->s[j].peer_qpn != key_qpn(e->key))
 		return NO_IDX;

@@ -19,7 +19,13 @@
 
 #define PSN_MASK 0xffffffu
 #define NO_IDX UINT32_MAX
-#define NO_QPN UINT32_MAX
+/* stream.peer_qpn of an unpaired stream: QPN 0xFFFFFF addresses multicast (IBTA Vol 1), never
+ * the peer of a connected QP */
+#define PEER_NONE 0xffffffu
+/* Stamps of last use (stream.touched) are TOUCH_BITS wide: the clock is renumbered before it
+ * passes TOUCH_MAX (stream_touch), after 10^12 lookups. */
+#define TOUCH_BITS 40
+#define TOUCH_MAX ((UINT64_C(1) << TOUCH_BITS) - 1)
 #define ADDR_BITS 20
 #define MAX_ADDRS (1u << ADDR_BITS)
 
@@ -37,7 +43,7 @@
 #define F_RTT_PENDING 0x0400u  /* rtt_psn / rtt_ts wait for their response */
 #define F_PAIRED_PSN 0x0800u   /* peer_qpn learned by PSN matching */
 #define F_PAIRED_CM 0x1000u    /* peer_qpn learned from an RDMA-CM REQ/REP exchange */
-#define F_MSN_KNOWN 0x2000u    /* ack block's msn_psn / msn hold the last ACK */
+#define F_MSN_KNOWN 0x2000u    /* the ack block's msn_psn / msn hold the last ACK */
 #define F_LEN_UNKNOWN 0x4000u  /* the open WRITE's FIRST had no RETH: no DMA length to check */
 #define F_TURN_PENDING 0x8000u /* a response came: the requester's next new request times its turn */
 
@@ -62,53 +68,49 @@ static inline holes_t low_bits(uint32_t n)  /* n ones */
 	return n >= HOLE_BITS ? ALL_HOLES : ((holes_t)1 << n) - 1;
 }
 
-/* Per-stream state comes in parts: the core (struct stream, 128 bytes), which every stream has,
- * and side blocks that a stream takes when it first needs them, from pools shared by all
- * streams, and gives back when it is evicted:
- *   ack   acknowledgement tracking, from its first request that asks for a response or ends a
- *         message, or its first response: response-time statistics and the requester's turn,
- *         the MSN check, messages by kind (128 bytes: two cache lines; a round-trip histogram
- *         spread too wide for its window takes 48 more, struct rtt_hist);
+/* Per-stream state comes in parts: the core (struct stream, 64 bytes: one cache line), which
+ * every stream has, and blocks that a stream takes when it first needs them, from pools shared by
+ * all streams, and gives back when it is evicted:
+ *   req   the requester's side, from its first request (struct req_block, 192 bytes: three
+ *         lines): the PSN window, the message being sent, the send log's link, its counts; and
+ *         its acknowledgement tracking (struct ack_block: response-time statistics and the
+ *         requester's turn, the MSN check, messages by kind), in use from its first request that
+ *         asks for a response or ends a message, or its first response (a round-trip histogram
+ *         spread too wide for its window takes 48 bytes more, struct rtt_hist);
  *   loss  loss and recovery: counts, NAK state and go-back-N episodes, retries, losses after
  *         the capture point, from its first anomaly (a gap, resend or late request, a NAK or RNR
  *         NAK sent or received, a resent READ response) (128 bytes);
  *   resp  the window of READ response PSNs, from its first READ response (32 bytes).
- * Beside the table, 16 bytes a stream hold its ids, copy count and congestion block (struct stream_ids). A clean
- * requester that asks for ACKs takes 272 bytes, its responder 144. Core fields are ordered by
- * size, largest first, so that nothing is lost to alignment holes. */
+ * Beside the table, 16 bytes a stream hold its ids, copy count and congestion block (struct
+ * stream_ids). A clean requester takes 272 bytes, a stream that only responds 80, and a response
+ * touches one line of its own. The core is full to the bit: its counts and stamps are as wide as
+ * they need be, packed in 64-bit words. */
 struct stream {
-	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
 	uint64_t key;             /* src id : 20 | dst id : 20 | dqpn : 24 */
 	int64_t last_ts;
-	uint64_t bytes;
-	uint64_t touched;         /* the analyzer's clock when the stream was last looked up (stream_get):
-				   * unique, so the streams' order of last use (the least recently used
-				   * is evicted; reports list them in that order) */
-	uint32_t next_psn, first_psn;
-	uint32_t prev_end;        /* the PSN after the previous request */
-	uint32_t peer_qpn;
-	uint32_t peer_idx;        /* where the peer_qpn stream was last found (checked by key) */
-	uint32_t pair_next;       /* the request stream between the same hosts created before this one */
-	uint32_t acked_psn;
-	uint32_t msg_bytes, msg_dmalen;
-	uint32_t last_send;       /* send log entry of the newest first sending, 0 if none */
-	uint32_t max_idle_us;     /* the longest silence between two of the stream's frames */
-	uint32_t packets, requests, messages;  /* low 32 bits; the high 8 below (count40) */
-	uint32_t ack, loss, resp; /* side blocks (below), 0 if none */
-	uint16_t pkey, flags;
-	uint16_t ip_id;           /* the newest non-zero IPv4 id of its frames (F_IPID): which frame
-				   * was sent first, whatever order the network delivered them in */
-	uint8_t transport, msg_op;
-	unsigned pmtu_log : 4;    /* log2 of the learned path MTU (8-12), 0 while unknown */
-	unsigned ect0_only : 1;   /* every packet so far was ECT(0), no FECN or BECN: counted here, not in
+	uint64_t bytes : 56;      /* 72 PB on one stream */
+	uint64_t packets_hi : 8;  /* the packet count's high 8 bits (packets_add) */
+	uint64_t touched : TOUCH_BITS;  /* the analyzer's clock when the stream was last looked up
+				   * (stream_touch): unique, so the streams' order of last use (the
+				   * least recently used is evicted; reports list them in that order) */
+	uint64_t flags : 16;      /* F_* */
+	uint64_t pmtu_log : 4;    /* log2 of the learned path MTU (8-12), 0 while unknown */
+	uint64_t ect0_only : 1;   /* every packet so far was ECT(0), no FECN or BECN: counted here, not in
 				   * a congestion block (the common case, which then needs none) */
-	uint8_t packets_hi, requests_hi, messages_hi;
+	uint64_t peer_qpn : 24;   /* the other direction's QPN, PEER_NONE while unpaired */
+	uint64_t acked_psn : 24;  /* the newest PSN ACKed on this stream (F_ACK_SEEN) */
+	uint64_t ip_id : 16;      /* the newest non-zero IPv4 id of its frames (F_IPID): which frame
+				   * was sent first, whatever order the network delivered them in */
+	uint32_t peer_idx;        /* where the peer_qpn stream was last found (checked by key) */
+	uint32_t max_idle_us;     /* the longest silence between two of the stream's frames */
+	uint32_t packets;         /* low 32 bits; the high 8 above */
+	uint32_t req, loss, resp; /* blocks (above), 0 if none */
 };
-_Static_assert(sizeof(struct stream) <= 128, "per-stream core state: 128 bytes");
+_Static_assert(sizeof(struct stream) == 64, "per-stream core state: one cache line");
 
 /* A stream's packet, request and message counts are 40 bits, a 32-bit low part and an 8-bit high
- * part, to fit the core's 128 bytes: 1.1 T packets on one stream, hours of one QP at line rate,
- * where 32 bits wrapped after seconds to minutes. */
+ * part: 1.1 T packets on one stream, hours of one QP at line rate, where 32 bits wrapped after
+ * seconds to minutes. */
 static inline void count40_add(uint32_t *lo, uint8_t *hi)
 {
 	if (!++*lo)
@@ -120,6 +122,17 @@ static inline uint64_t count40(uint32_t lo, uint8_t hi)
 	return (uint64_t)hi << 32 | lo;
 }
 
+static inline void packets_add(struct stream *s)
+{
+	if (!++s->packets)
+		s->packets_hi++;
+}
+
+static inline uint64_t packets_of(const struct stream *s)
+{
+	return count40(s->packets, (uint8_t)s->packets_hi);
+}
+
 enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS };
 
 /* A stream's round-trip histogram (RTT_BUCKETS buckets, hist_add) as a window of RTT_WINDOW of
@@ -129,7 +142,7 @@ enum msg_kind { MSG_SEND, MSG_WRITE, MSG_READ, MSG_ATOMIC, MSG_OTHER, MSG_KINDS 
  * stream's do), else the whole histogram moves to a block of its own (base RTT_SPILLED, the
  * block's index in the window's first four bytes). Counts are the whole histogram's, bucket for
  * bucket (a halving leaves empty buckets empty): quantiles are the same as from the whole one.
- * 28 bytes, not 48: the acknowledgement block fits two cache lines. */
+ * 28 bytes, not 48: the acknowledgement tracking fits two cache lines. */
 #define RTT_WINDOW 27u
 #define RTT_SPILLED 0xffu
 #define RTT_EMPTY 0xfeu           /* no sample yet: the first places the window */
@@ -158,6 +171,26 @@ _Static_assert(sizeof(struct ack_block) == 128, "two cache lines");
 _Static_assert(offsetof(struct ack_block, turn_ts) == 64, "a request's fields in the first line, its turn's in the second");
 /* The part of the block a request touches but for its turn (the look-ahead loads no more for one). */
 #define ACK_REQUEST_BYTES offsetof(struct ack_block, turn_ts)
+
+/* A requester's block: what its requests read and write in the first line, its acknowledgement
+ * tracking in the next two (in use once ack_need() took it: ack_taken). Three whole lines (the
+ * pool starts on a page). */
+struct req_block {
+	holes_t holes;            /* bit k: PSN next_psn - 1 - k was never seen */
+	uint32_t next_psn, first_psn;
+	uint32_t prev_end;        /* the PSN after the previous request */
+	uint32_t pair_next;       /* the request stream between the same hosts created before this one */
+	uint32_t msg_bytes, msg_dmalen;
+	uint32_t last_send;       /* send log entry of the newest first sending, 0 if none */
+	uint32_t requests, messages;  /* low 32 bits; the high 8 below (count40) */
+	uint16_t pkey;
+	uint8_t transport, msg_op;
+	uint8_t requests_hi, messages_hi;
+	bool ack_taken;           /* ack holds acknowledgement tracking */
+	struct ack_block ack;
+};
+_Static_assert(sizeof(struct req_block) == 192, "three cache lines");
+_Static_assert(offsetof(struct req_block, ack) == 64, "a request's own fields in the first line");
 
 struct loss_block {
 	int64_t nak_ts;           /* the NAK or RNR NAK that armed the restart (F_RESTART) */
@@ -205,7 +238,7 @@ struct prefault_area {
 	_Atomic size_t used;      /* bytes in use from base on */
 	_Atomic size_t size;      /* the mapping's size */
 };
-enum prefault_kind { PF_CORES, PF_IDS, PF_ACK, PF_LOSS, PF_AREAS };
+enum prefault_kind { PF_CORES, PF_IDS, PF_REQ, PF_LOSS, PF_AREAS };
 
 static inline void prefault_publish(struct prefault_area *pf, void *base, size_t used, size_t size)
 {
@@ -251,7 +284,7 @@ static inline uint64_t frame_back(uint64_t now, uint32_t lo)
 	return back < now ? now - back : 0;
 }
 
-/* A stream's numbers for the outside (analyze.h): kept beside the table, not in the 128-byte
+/* A stream's numbers for the outside (analyze.h): kept beside the table, not in the 64-byte
  * core, one entry per table entry. */
 struct stream_ids {
 	uint32_t id, pair;
@@ -308,7 +341,7 @@ struct roce_analyzer {
 	uint64_t refused;         /* frames no stream took: out of memory, or of addresses (roce_analyzer_refused) */
 	struct send_rec *sends;   /* the send log (above) */
 	uint32_t send_seq;        /* the newest entry's number */
-	struct block_pool ack_pool, loss_pool, resp_pool, cong_pool;
+	struct block_pool req_pool, loss_pool, resp_pool, cong_pool;
 	struct block_pool hist_pool;  /* spilled round-trip histograms (struct rtt_hist) */
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
 	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
@@ -408,8 +441,11 @@ void rtt_hist_get(const struct roce_analyzer *a, const struct rtt_hist *h, uint8
 /* The round trip below which a fraction q (0..1) of a stream's samples lie, in microseconds. */
 uint32_t rtt_quantile_us(const struct roce_analyzer *a, const struct ack_block *r, double q);
 
-/* A zeroed block's index, or 0 when out of memory; block_give() hands one back (0: nothing). */
+/* A zeroed block's index, or 0 when out of memory; block_give() hands one back (0: nothing).
+ * block_reserve(): room for the next block_take() made (it then cannot fail); -1 when out of
+ * memory. */
 uint32_t block_take(struct block_pool *p);
+int block_reserve(struct block_pool *p);
 void block_give(struct block_pool *p, uint32_t i);
 static inline void *block_at(const struct block_pool *p, uint32_t i)
 {
@@ -424,9 +460,14 @@ static inline void *side_need(struct block_pool *p, uint32_t *idx)
 		*idx = block_take(p);
 	return *idx ? block_at(p, *idx) : NULL;
 }
+static inline struct req_block *req_of(const struct roce_analyzer *a, const struct stream *s)
+{
+	return s->req ? block_at(&a->req_pool, s->req) : NULL;
+}
 static inline struct ack_block *ack_of(const struct roce_analyzer *a, const struct stream *s)
 {
-	return s->ack ? block_at(&a->ack_pool, s->ack) : NULL;
+	struct req_block *b = req_of(a, s);
+	return b && b->ack_taken ? &b->ack : NULL;
 }
 static inline struct loss_block *loss_of(const struct roce_analyzer *a, const struct stream *s)
 {
@@ -436,13 +477,24 @@ static inline struct resp_block *resp_of(const struct roce_analyzer *a, const st
 {
 	return s->resp ? block_at(&a->resp_pool, s->resp) : NULL;
 }
-static inline struct ack_block *ack_need(struct roce_analyzer *a, struct stream *s)
+static inline struct req_block *req_need(struct roce_analyzer *a, struct stream *s)
 {
-	bool fresh = !s->ack;
-	struct ack_block *k = side_need(&a->ack_pool, &s->ack);
-	if (k && fresh)
-		k->hist.base = RTT_EMPTY;
-	return k;
+	return side_need(&a->req_pool, &s->req);
+}
+/* A requester's acknowledgement tracking, put in use if need be. */
+static inline struct ack_block *req_ack(struct req_block *b)
+{
+	if (!b->ack_taken) {
+		b->ack_taken = true;
+		b->ack.hist.base = RTT_EMPTY;  /* no round trip yet */
+	}
+	return &b->ack;
+}
+/* The same for a stream; NULL for one that never sent a request (no block). */
+static inline struct ack_block *ack_need(const struct roce_analyzer *a, const struct stream *s)
+{
+	struct req_block *b = req_of(a, s);
+	return b ? req_ack(b) : NULL;
 }
 static inline struct loss_block *loss_need(struct roce_analyzer *a, struct stream *s)
 {
@@ -596,10 +648,22 @@ static inline bool pair_head(const struct roce_analyzer *a, uint64_t k, uint32_t
 /* idx is its host pair's newest request stream (pair key k). */
 void pair_set_head(struct roce_analyzer *a, uint64_t k, uint32_t idx);
 
+/* The clock passed TOUCH_MAX: every stream's stamp renumbered 1, 2, ... in their order of use,
+ * and the clock set to the newest. */
+void touch_renumber(struct roce_analyzer *a);
+
+/* The clock's next stamp. */
+static inline uint64_t touch_next(struct roce_analyzer *a)
+{
+	if (__builtin_expect(a->clock >= TOUCH_MAX, 0))
+		touch_renumber(a);
+	return ++a->clock;
+}
+
 /* Stream i, stamped the most recently used. */
 static inline struct stream *stream_touch(struct roce_analyzer *a, uint32_t i)
 {
-	a->s[i].touched = ++a->clock;  /* no list to relink: neighbours stay untouched */
+	a->s[i].touched = touch_next(a);  /* no list to relink: neighbours stay untouched */
 	a->newest = i;
 	return &a->s[i];
 }

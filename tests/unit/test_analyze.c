@@ -393,7 +393,8 @@ Test(analyze, counts_past_32_bits)
 	EXPECT_NO_EVENTS(send_only(100));
 	cr_assert_eq(roce_analyzer_streams(A), 1);
 	struct stream *s = &A->s[0];
-	s->packets = s->requests = s->messages = UINT32_MAX - 1;
+	struct req_block *q = req_of(A, s);
+	s->packets = q->requests = q->messages = UINT32_MAX - 1;
 	EXPECT_NO_EVENTS(send_only(101));
 	EXPECT_NO_EVENTS(send_only(102));
 	EXPECT_NO_EVENTS(send_only(103));
@@ -1570,15 +1571,15 @@ Test(analyze, eviction_returns_side_blocks)
 	cr_assert_geq(roce_analyzer_evictions(A), 190);
 	/* two streams hold blocks at a time (plus block 0, which is never handed out) */
 	cr_assert_leq(A->loss_pool.n_used, 3, "loss blocks taken: %u", A->loss_pool.n_used);
-	cr_assert_leq(A->ack_pool.n_used, 3, "RTT blocks taken: %u", A->ack_pool.n_used);
-	/* a clean stream with ACKs takes an RTT block and no loss block */
+	cr_assert_leq(A->req_pool.n_used, 3, "requester blocks taken: %u", A->req_pool.n_used);
+	/* a clean stream with ACKs takes a requester block and no loss block */
 	mk(0, 0);
 	EXPECT_NO_EVENTS(send_only(100));
 	EXPECT_NO_EVENTS(ack(100));
 	cr_assert_eq(req_stats().response_count, 1);
 	cr_assert_eq(A->loss_pool.n_used, 0);
 	cr_assert_eq(A->resp_pool.n_used, 0);
-	cr_assert_eq(A->ack_pool.n_used, 2);
+	cr_assert_eq(A->req_pool.n_used, 2);
 }
 
 /* The listing puts the two directions of a paired QP next to each other, with one pair number. */

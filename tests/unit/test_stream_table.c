@@ -5,9 +5,11 @@
  * bytes and QP (stream_of_addrs), by the same hash their keys give; round-trip histograms kept
  * in a window the same as whole ones. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stream_table.h"
+#include "unit_util.h"
 
 static struct roce_analyzer *an;
 
@@ -209,4 +211,94 @@ Test(stream_table, rtt_histogram_window_is_the_whole_histogram)
 		cr_assert_eq(h.base == RTT_SPILLED, runs[r].spills, "run %u: spilled %d", r, h.base == RTT_SPILLED);
 		cr_assert_eq(an->hist_pool.n_used, runs[r].spills ? 2u : 0u, "run %u: one block when spilled", r);
 	}
+}
+
+/* Frame k of the clock test's traffic: one of 300 queue pairs (a pseudo-random one) sends a
+ * SEND_ONLY asking for an ACK, or its responder ACKs the newest; *pending keeps, per QP, whether
+ * a SEND waits. */
+static uint32_t touch_frame(uint64_t *x, uint8_t *pending, uint32_t *psn, uint8_t *out)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	uint32_t qp = (uint32_t)(*x % 300);
+	bool ack = pending[qp];
+	struct roce_build b;
+	u_base(&b);
+	uint8_t requester[4] = {10, 1, 0, (uint8_t)(qp % 40)}, responder[4] = {10, 2, 0, 1};
+	memcpy(ack ? b.dst : b.src, requester, 4);
+	memcpy(ack ? b.src : b.dst, responder, 4);
+	b.h.bth.opcode = ack ? 0x11 : 0x04;  /* RC ACKNOWLEDGE, RC SEND_ONLY */
+	b.h.bth.dqpn = ack ? 0x100 + qp : 0x800000 + qp;
+	b.h.bth.psn = ack ? psn[qp] - 1 : psn[qp]++;
+	b.h.bth.ackreq = !ack;
+	b.h.aeth.syndrome = 0x1f;
+	if (!ack) {
+		b.payload = u_payload();
+		b.payload_len = 32;
+	}
+	pending[qp] = !ack;
+	return u_build(&b, out);
+}
+
+/* Two analyzers list the same n rows in the same order. */
+static void same_rows(const struct roce_analyzer *x, const struct roce_analyzer *y, size_t n)
+{
+	struct u_rows rx = {0}, ry = {0};
+	roce_analyzer_foreach(x, u_rows_keep, &rx);
+	roce_analyzer_foreach(y, u_rows_keep, &ry);
+	cr_assert_eq(rx.n, n);
+	cr_assert_eq(ry.n, n);
+	for (size_t k = 0; k < n; k++)
+		u_assert_same_row(k, &rx.s[k], &ry.s[k]);
+	free(rx.s);
+	free(ry.s);
+}
+
+/* Stamps of last use are TOUCH_BITS wide (stream.touched): when the clock reaches TOUCH_MAX, every
+ * stream's stamp is renumbered in its order of use. Two analyzers capped at 64 streams (evicting
+ * all along) take the same 30,000 frames over 300 queue pairs; the second's clock is moved to just
+ * below TOUCH_MAX twice on the way. Every frame's events and stream ids, the evictions and every
+ * row, in the order the rows are listed (least recently used first), must be the same. */
+Test(stream_table, clock_renumbered_past_its_width)
+{
+	struct roce_analyzer_config cfg = {.max_streams = 64};
+	char err[ROCE_ERRBUF_SIZE];
+	struct roce_analyzer *x = roce_analyzer_new(&cfg, err), *y = roce_analyzer_new(&cfg, err);
+	cr_assert(x && y, "%s", err);
+	uint64_t rng = 0x2545f4914f6cdd1du;
+	uint8_t pending[300] = {0}, frame[256];
+	uint32_t psn[300];
+	for (unsigned q = 0; q < 300; q++)
+		psn[q] = 1000 * q;
+	unsigned renumbered = 0;
+	for (uint32_t k = 1; k <= 30000; k++) {
+		if (k == 5000 || k == 20000) {  /* streams stamped below; the clock near its end */
+			cr_assert_lt(y->clock, TOUCH_MAX - 1000);
+			y->clock = TOUCH_MAX - 1000;
+		}
+		uint64_t before = y->clock;
+		uint32_t len = touch_frame(&rng, pending, psn, frame);
+		struct roce_pkt p, p2;
+		cr_assert_eq(u_decode(frame, len, ROCE_LINK_ETHERNET, &p), 1);
+		p2 = p;
+		struct roce_findings fx, fy;
+		int64_t ts = INT64_C(1700000000000000000) + (int64_t)k * 1000;
+		roce_analyze(x, &p, k, frame, ts, &fx);
+		roce_analyze(y, &p2, k, frame, ts, &fy);
+		bool now_renumbered = y->clock < before;
+		renumbered += now_renumbered;
+		cr_assert_eq(fx.stream, fy.stream, "frame %u: stream %u / %u", k, fx.stream, fy.stream);
+		cr_assert_eq(fx.pair, fy.pair, "frame %u", k);
+		cr_assert_eq(memcmp(&p.events, &p2.events, sizeof(p.events)), 0, "frame %u: events differ", k);
+		for (uint32_t i = 0; i < y->n_used; i++)
+			cr_assert_leq(y->s[i].touched, y->clock, "frame %u: a stamp past the clock", k);
+		if (now_renumbered || k % 1000 == 0)
+			same_rows(x, y, 64);
+	}
+	cr_assert_eq(renumbered, 2, "the clock renumbered %u times", renumbered);
+	cr_assert_lt(y->clock, 20000, "renumbered from 1 up: %llu", (unsigned long long)y->clock);
+	cr_assert_gt(roce_analyzer_evictions(x), 10000);
+	cr_assert_eq(roce_analyzer_evictions(x), roce_analyzer_evictions(y));
+	same_rows(x, y, 64);
+	roce_analyzer_free(x);
+	roce_analyzer_free(y);
 }
