@@ -2,7 +2,7 @@
  * program that checks every RoCEv2 ICRC of a capture file can do, with no library between it and
  * the file.
  *
- *   barefloor [-n | -m] FILE
+ *   barefloor [-n | -m | -h] FILE
  *
  * One thread. It read()s the file into a 1 MiB buffer (a record cut by the buffer's end is moved
  * to its start before the next read), takes the pcap file header (either byte order,
@@ -23,6 +23,10 @@
  *     rocedump's reader does): no kernel copy out of the page cache. An INFO floor: the one that
  *     rocedump's reading (analyzer/rocedump/pcapread.c) can be held to, where read() is the one
  *     the PASS/FAIL verdict keeps
+ * -h  halves: print `half OFFSET K`, where the file's records split in two (the first K = N / 2
+ *     of its N records end at byte OFFSET, where the second half begins), and nothing else: no
+ *     parse, no CRC. run-bench.sh cuts the many-host file there to measure what two cores give
+ *     (the file's header, then the records up to OFFSET; the header, then the rest)
  *
  * Exit status: 0 ok, 2 usage or input error (not a pcap file, a truncated or oversized record, a
  * read error). Build: tests/bench/meson.build, or cc -O2 -o barefloor barefloor.c -lisal */
@@ -151,21 +155,60 @@ static int run_mapped(int fd, const char *path, struct counts *c)
 	return rc;
 }
 
+/* -h: where the records split in two halves of N / 2 and N - N / 2 records. */
+static int run_halves(int fd, const char *path)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return fail(path, strerror(errno));
+	size_t len = (size_t)st.st_size;
+	if (len < PCAP_HDR)
+		return fail(path, "not a pcap file (too short)");
+	uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return fail(path, strerror(errno));
+	int swap = pcap_order(m, len), rc = 0;
+	uint64_t n = 0;
+	for (size_t at = PCAP_HDR; swap >= 0 && at < len; n++) {
+		if (len - at < REC_HDR || len - at - REC_HDR < rd32(m + at + 8, swap)) {
+			rc = fail(path, "truncated record at the end of the file");
+			break;
+		}
+		at += REC_HDR + (size_t)rd32(m + at + 8, swap);
+	}
+	if (swap < 0)
+		rc = fail(path, "not a pcap file (pcapng and other formats are not read here)");
+	size_t at = PCAP_HDR;
+	for (uint64_t k = 0; !rc && k < n / 2; k++)
+		at += REC_HDR + (size_t)rd32(m + at + 8, swap);
+	if (!rc)
+		printf("half %zu %" PRIu64 "\n", at, n / 2);
+	munmap(m, len);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	int read_only = 0, mapped = 0;
+	int read_only = 0, mapped = 0, halves = 0;
 	if (argc == 3 && strcmp(argv[1], "-n") == 0)
 		read_only = 1;
 	else if (argc == 3 && strcmp(argv[1], "-m") == 0)
 		mapped = 1;
+	else if (argc == 3 && strcmp(argv[1], "-h") == 0)
+		halves = 1;
 	else if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: barefloor [-n | -m] FILE\n");
+		fprintf(stderr, "usage: barefloor [-n | -m | -h] FILE\n");
 		return 2;
 	}
 	const char *path = argv[argc - 1];
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return fail(path, strerror(errno));
+	if (halves) {
+		int rc = run_halves(fd, path);
+		close(fd);
+		return rc;
+	}
 	static uint8_t buf[BUF_SIZE];  /* static: an early exit (exit 2) leaks nothing under LeakSanitizer */
 	zero_upper_init(1);
 	struct counts c = {0};

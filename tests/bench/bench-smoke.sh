@@ -7,8 +7,8 @@
 # floor -D, the tuned floor, the same-I/O floor) and rocedump -q count the same good ICRCs on the
 # three captures and the scale ones (run-bench.sh stops when the floors' outputs differ), that
 # every row of the table is there, that the speed verdict is against the bare floor and the other
-# floors are INFO lines, and that the scale table and its verdicts are there. Exit 0 when all
-# hold, 1 otherwise.
+# floors are INFO lines, that the two-core ceiling's INFO lines are there (with two CPUs), and that
+# the scale table and its verdicts are there. Exit 0 when all hold, 1 otherwise.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp) || exit 1
@@ -34,6 +34,16 @@ for f in small hosts mtu; do
 		check "the ratio to the $floor on $f (INFO)" grep -Eq "^INFO  rocedump -q at [0-9]+% of the $floor speed on $f$" "$out"
 	done
 done
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+	check "the two-core ceiling: the bare floor on both halves (INFO)" \
+		grep -Eq "^INFO  two cores here: the bare floor on both halves of hosts at once, one a core, in [0-9.]+ s against [0-9.]+ s for the whole file on one: [0-9.]+x$" "$out"
+	check "the two-core ceiling: rocedump sharded at best (INFO)" \
+		grep -Eq "^INFO  rocedump sharded at best \(--threads 1 on both halves at once, nothing shared\) in [0-9.]+ s: [0-9.]+ of the bare floor on hosts" "$out"
+	check "the two-core ceiling: the one-thread time 0.9 would need (INFO)" \
+		grep -Eq "^INFO  so 0.9 of the bare floor on hosts, even sharded, needs rocedump --threads 1 in [0-9.]+ s or less" "$out"
+else
+	check "the two-core ceiling said not measured (one CPU)" grep -q "^INFO  two-core ceiling not measured" "$out"
+fi
 check "a row for the many-host file as pcapng" grep -Eq "^rocedump -q +hostsng +[0-9]+ " "$out"
 check "its speed against pcap (INFO)" \
 	grep -Eq "^INFO  rocedump -q on hosts as pcapng at [0-9]+% of its speed as pcap \([0-9.]+ of the bare floor" "$out"

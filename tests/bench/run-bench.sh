@@ -28,6 +28,15 @@
 #   rocedump -q -r - <FILE  the many-host capture from standard input, which libpcap reads (its
 #                           frames copied into the batches), its own rounds: its speed against
 #                           the file's                                               INFO
+# The two-core ceiling (with two CPUs and taskset), on the many-host file cut into two halves of
+# records (barefloor -h), --runs rounds, interleaved with the bare floor, rocedump -q and rocedump
+# --threads 1 on the whole file:
+#   barefloor on both halves at once, one pinned to each CPU    what a second core gives the floor's
+#                                                               own work here                 INFO
+#   rocedump --threads 1 -q on both halves at once, likewise     rocedump sharded at its best (no
+#                                                               byte crosses between the cores), and
+#                                                               the one-thread time 0.9 of the bare
+#                                                               floor would need even so       INFO
 # Scale (unless --no-scale): the many-host capture at each QPS:PACKETS of --scale (default
 # '100000:2000000 1000000:4000000'), --scale-runs rounds (default 3) of the bare floor and
 # rocedump -q: seconds, ns a frame, the ratio to the bare floor (target: within 2.5x, PASS/FAIL),
@@ -123,7 +132,10 @@ run_prog() {  # run_prog PROG LABEL FILE (MODE: time, or rss)
 	q) cmd=("$rocedump" -q -r "$file") ;;
 	q1) cmd=("$rocedump" --threads 1 -q -r "$file") ;;
 	qin) cmd=(sh -c 'exec "$1" -q -r - <"$2"' sh "$rocedump" "$file") ;;
+	bare2) cmd=(on_two_cores "$barefloor") ;;
+	q1x2) cmd=(on_two_cores "$rocedump" --threads 1 -q -r) ;;
 	esac
+	case $p in bare2 | q1x2) [ "$mode" = rss ] && return ;; esac  # two processes: no one RSS
 	if [ "$mode" = rss ]; then
 		peak_rss "$key" "${cmd[@]}"
 	else
@@ -143,6 +155,17 @@ rounds() {  # rounds LABEL FILE N PROG...
 			for p in "${rev[@]}"; do run_prog "$p" "$f" "$file"; done
 		fi
 	done
+}
+# on_two_cores CMD...: CMD on each half of the many-host file at once, one on each of the first two
+# CPUs, sharing nothing (the halves: $work/half1.pcap, $work/half2.pcap); both outputs, one after the
+# other. What two cores give here when no byte crosses between them.
+on_two_cores() {
+	local rc1=0 rc2=0
+	taskset -c 0 "$@" "$work/half1.pcap" >"$work/half1.out" &
+	taskset -c 1 "$@" "$work/half2.pcap" >"$work/half2.out" || rc2=$?
+	wait $! || rc1=$?
+	cat "$work/half1.out" "$work/half2.out"
+	return $((rc1 || rc2))
 }
 # floor: frames N bytes N roce N good N bad N other N
 floor_good() { read -r _ _ _ _ _ _ _ _ g _ <"$1"; echo "$g"; }
@@ -167,6 +190,22 @@ for f in small hosts mtu; do
 	streams[$f]=$(q_streams "$work/q.$f")
 	good[$f]="$(floor_good "$work/bare.$f") $(q_good "$work/q.$f")"
 done
+# The two-core ceiling: the many-host file cut in two halves of records (barefloor -h), the bare
+# floor and rocedump on one thread run on both halves at once, each on a core of its own, beside
+# the bare floor, rocedump -q and rocedump on one thread on the whole file, interleaved.
+ceiling=0
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+	ceiling=1
+	read -r _ half_at _ < <("$barefloor" -h "$hosts") || die "barefloor -h failed on $hosts"
+	head -c "$half_at" "$hosts" >"$work/half1.pcap"
+	{ head -c 24 "$hosts"; tail -c +"$((half_at + 1))" "$hosts"; } >"$work/half2.pcap"
+	rounds ceil "$hosts" "$runs" bare bare2 q q1 q1x2
+	awk '{ f += $3; g += $9 } END { print "floor: frames", f, "good", g }' "$work/bare2.ceil" >"$work/bare2.sum"
+	awk '{ f += $3; g += $9 } END { print "floor: frames", f, "good", g }' "$work/bare.ceil" >"$work/bare.sum"
+	cmp -s "$work/bare.sum" "$work/bare2.sum" || die "the bare floor on the halves of $hosts does not count its frames"
+	[ "$(sed -n 's/^\([0-9]*\) frames.*/\1/p' "$work/q1x2.ceil" | awk '{ n += $1 } END { print n }')" = \
+		"$(q_frames "$work/q.ceil")" ] || die "rocedump on the halves of $hosts does not count its frames"
+fi
 size[hostsng]=$(stat -c %s "$hostsng")
 rounds hostsng "$hostsng" "$runs" q
 cmp -s <(sed 's/capture drops: .*//' "$work/q.hosts") <(sed 's/capture drops: .*//' "$work/q.hostsng") ||
@@ -285,6 +324,18 @@ for f in small hosts mtu; do
 done
 echo "INFO  rocedump -q on hosts from standard input (libpcap reads it, frames copied) at $(awk -v r="$(ratio "q hosts" "qin stdin")" 'BEGIN { printf "%.0f", 100 * r }')% of its speed from the file"
 echo "INFO  rocedump -q on hosts as pcapng at $(awk -v r="$(ratio "q hosts" "q hostsng")" 'BEGIN { printf "%.0f", 100 * r }')% of its speed as pcap ($(ratio "bare hosts" "q hostsng") of the bare floor on the pcap file)"
+if [ "$ceiling" = 1 ]; then
+	# medians of the ceiling's rounds: b whole bare floor, b2 its halves at once, q and q1 rocedump -q
+	# on two threads and on one, q2 rocedump on one thread on the halves at once
+	awk -v b="$(stat_of "bare ceil" median)" -v b2="$(stat_of "bare2 ceil" median)" -v q="$(stat_of "q ceil" median)" \
+		-v q1="$(stat_of "q1 ceil" median)" -v q2="$(stat_of "q1x2 ceil" median)" 'BEGIN {
+		printf "INFO  two cores here: the bare floor on both halves of hosts at once, one a core, in %.3f s against %.3f s for the whole file on one: %.2fx\n", b2, b, b / b2
+		printf "INFO  rocedump sharded at best (--threads 1 on both halves at once, nothing shared) in %.3f s: %.3f of the bare floor on hosts; rocedump -q %.3f s (%.3f), --threads 1 %.3f s (%.3f)\n", q2, b / q2, q, b / q, q1, b / q1
+		printf "INFO  so 0.9 of the bare floor on hosts, even sharded, needs rocedump --threads 1 in %.3f s or less: %.0f%% less work a frame than its %.3f s\n", q1 * b / 0.9 / q2, 100 * (1 - b / 0.9 / q2), q1
+	}'
+else
+	echo "INFO  two-core ceiling not measured (needs two CPUs and taskset)"
+fi
 for f in small hosts mtu $(for sc in $scale; do echo "scale-$sc"; done); do
 	read -r fg qg <<<"${good[$f]}"
 	[ -n "$fg" ] && [ "$fg" = "${qg:-}" ] && ok=1 || ok=0
