@@ -121,22 +121,32 @@ static inline size_t count_record(struct counts *c, const uint8_t *rec, int swap
 #define RELEASE_STEP ((size_t)16 << 20)
 
 /* -m: the records walked where they lie in a read-only mapping of the file. */
-static int run_mapped(int fd, const char *path, struct counts *c)
+/* The pcap file fd mapped read-only: *m, *len, *swap (its byte order); 0, or 2 with a message. */
+static int map_pcap(int fd, const char *path, uint8_t **m, size_t *len, int *swap)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return fail(path, strerror(errno));
-	size_t len = (size_t)st.st_size;
-	if (len < PCAP_HDR)
+	*len = (size_t)st.st_size;
+	if (*len < PCAP_HDR)
 		return fail(path, "not a pcap file (too short)");
-	uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
+	*m = mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0);
+	if (*m == MAP_FAILED)
 		return fail(path, strerror(errno));
-	int swap = pcap_order(m, len), rc = 0;
-	if (swap < 0) {
-		munmap(m, len);
+	if ((*swap = pcap_order(*m, *len)) < 0) {
+		munmap(*m, *len);
 		return fail(path, "not a pcap file (pcapng and other formats are not read here)");
 	}
+	return 0;
+}
+
+static int run_mapped(int fd, const char *path, struct counts *c)
+{
+	uint8_t *m;
+	size_t len;
+	int swap, rc = map_pcap(fd, path, &m, &len, &swap);
+	if (rc)
+		return rc;
 	int ether = (rd32(m + 20, swap) & 0x0fffffffu) == DLT_ETHERNET;
 	size_t at = PCAP_HDR, released = 0;
 	while (at < len) {
@@ -158,26 +168,19 @@ static int run_mapped(int fd, const char *path, struct counts *c)
 /* -h: where the records split in two halves of N / 2 and N - N / 2 records. */
 static int run_halves(int fd, const char *path)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return fail(path, strerror(errno));
-	size_t len = (size_t)st.st_size;
-	if (len < PCAP_HDR)
-		return fail(path, "not a pcap file (too short)");
-	uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return fail(path, strerror(errno));
-	int swap = pcap_order(m, len), rc = 0;
+	uint8_t *m;
+	size_t len;
+	int swap, rc = map_pcap(fd, path, &m, &len, &swap);
+	if (rc)
+		return rc;
 	uint64_t n = 0;
-	for (size_t at = PCAP_HDR; swap >= 0 && at < len; n++) {
+	for (size_t at = PCAP_HDR; at < len; n++) {
 		if (len - at < REC_HDR || len - at - REC_HDR < rd32(m + at + 8, swap)) {
 			rc = fail(path, "truncated record at the end of the file");
 			break;
 		}
 		at += REC_HDR + (size_t)rd32(m + at + 8, swap);
 	}
-	if (swap < 0)
-		rc = fail(path, "not a pcap file (pcapng and other formats are not read here)");
 	size_t at = PCAP_HDR;
 	for (uint64_t k = 0; !rc && k < n / 2; k++)
 		at += REC_HDR + (size_t)rd32(m + at + 8, swap);
