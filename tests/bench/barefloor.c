@@ -120,7 +120,6 @@ static inline size_t count_record(struct counts *c, const uint8_t *rec, int swap
 
 #define RELEASE_STEP ((size_t)16 << 20)
 
-/* -m: the records walked where they lie in a read-only mapping of the file. */
 /* The pcap file fd mapped read-only: *m, *len, *swap (its byte order); 0, or 2 with a message. */
 static int map_pcap(int fd, const char *path, uint8_t **m, size_t *len, int *swap)
 {
@@ -140,6 +139,7 @@ static int map_pcap(int fd, const char *path, uint8_t **m, size_t *len, int *swa
 	return 0;
 }
 
+/* -m: the records walked where they lie in a read-only mapping of the file. */
 static int run_mapped(int fd, const char *path, struct counts *c)
 {
 	uint8_t *m;
@@ -173,19 +173,19 @@ static int run_halves(int fd, const char *path)
 	int swap, rc = map_pcap(fd, path, &m, &len, &swap);
 	if (rc)
 		return rc;
-	uint64_t n = 0;
-	for (size_t at = PCAP_HDR; at < len; n++) {
+	struct counts c = {0};
+	for (size_t at = PCAP_HDR; at < len; at += count_record(&c, m + at, swap, 0, 0)) {
 		if (len - at < REC_HDR || len - at - REC_HDR < rd32(m + at + 8, swap)) {
 			rc = fail(path, "truncated record at the end of the file");
 			break;
 		}
-		at += REC_HDR + (size_t)rd32(m + at + 8, swap);
 	}
+	uint64_t half = c.frames / 2;
 	size_t at = PCAP_HDR;
-	for (uint64_t k = 0; !rc && k < n / 2; k++)
+	for (uint64_t k = 0; !rc && k < half; k++)
 		at += REC_HDR + (size_t)rd32(m + at + 8, swap);
 	if (!rc)
-		printf("half %zu %" PRIu64 "\n", at, n / 2);
+		printf("half %zu %" PRIu64 "\n", at, half);
 	munmap(m, len);
 	return rc;
 }

@@ -172,6 +172,9 @@ floor_good() { read -r _ _ _ _ _ _ _ _ g _ <"$1"; echo "$g"; }
 floor_frames() { read -r _ _ n _ <"$1"; echo "$n"; }
 q_good() { sed -n 's/^ICRC: good \([0-9]*\),.*/\1/p' "$1"; }
 q_frames() { sed -n '1s/^\([0-9]*\) frames.*/\1/p' "$1"; }
+# the same over several outputs one after the other: the frames and good ICRCs, and the frames
+floor_sums() { awk '{ f += $3; g += $9 } END { print f, g }' "$1"; }
+q_frames_sum() { sed -n 's/^\([0-9]*\) frames.*/\1/p' "$1" | awk '{ n += $1 } END { print n }'; }
 q_streams() { sed -n 's/^streams: \([0-9]*\).*/\1/p' "$1"; }
 
 declare -A size good
@@ -200,11 +203,10 @@ if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
 	head -c "$half_at" "$hosts" >"$work/half1.pcap"
 	{ head -c 24 "$hosts"; tail -c +"$((half_at + 1))" "$hosts"; } >"$work/half2.pcap"
 	rounds ceil "$hosts" "$runs" bare bare2 q q1 q1x2
-	awk '{ f += $3; g += $9 } END { print "floor: frames", f, "good", g }' "$work/bare2.ceil" >"$work/bare2.sum"
-	awk '{ f += $3; g += $9 } END { print "floor: frames", f, "good", g }' "$work/bare.ceil" >"$work/bare.sum"
-	cmp -s "$work/bare.sum" "$work/bare2.sum" || die "the bare floor on the halves of $hosts does not count its frames"
-	[ "$(sed -n 's/^\([0-9]*\) frames.*/\1/p' "$work/q1x2.ceil" | awk '{ n += $1 } END { print n }')" = \
-		"$(q_frames "$work/q.ceil")" ] || die "rocedump on the halves of $hosts does not count its frames"
+	[ "$(floor_sums "$work/bare2.ceil")" = "$(floor_sums "$work/bare.ceil")" ] ||
+		die "the bare floor on the halves of $hosts does not count its frames"
+	[ "$(q_frames_sum "$work/q1x2.ceil")" = "$(q_frames "$work/q.ceil")" ] ||
+		die "rocedump on the halves of $hosts does not count its frames"
 fi
 size[hostsng]=$(stat -c %s "$hostsng")
 rounds hostsng "$hostsng" "$runs" q
