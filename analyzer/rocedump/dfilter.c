@@ -44,6 +44,7 @@ struct parser {
 	char *err;
 	size_t errlen;
 	bool failed;
+	unsigned depth;          /* '(' and 'not' open around the current token */
 };
 
 static __attribute__((format(printf, 3, 4))) void fail_at(struct parser *ps, size_t pos, const char *fmt, ...)
@@ -138,15 +139,18 @@ static void next(struct parser *ps)
 
 /* ---- nodes ---- */
 
+/* A chain of and/or hangs to the right (parse_binary), so the loop follows b and the recursion
+ * goes only as deep as the expression nests (DFILTER_MAX_DEPTH). */
 static void free_node(struct node *n)
 {
-	if (!n)
-		return;
-	free_node(n->a);
-	free_node(n->b);
-	free(n->str);
-	free(n->fields);
-	free(n);
+	while (n) {
+		struct node *b = n->b;
+		free_node(n->a);
+		free(n->str);
+		free(n->fields);
+		free(n);
+		n = b;
+	}
 }
 
 static struct node *new_node(struct parser *ps, enum node_kind kind)
@@ -347,12 +351,25 @@ bad:
 	return NULL;
 }
 
+/* Enter a '(' or 'not' at the current token: false (and the error) past DFILTER_MAX_DEPTH, so that
+ * a hostile expression cannot exhaust the stack. */
+static bool nest(struct parser *ps)
+{
+	if (++ps->depth <= DFILTER_MAX_DEPTH)
+		return true;
+	fail_at(ps, ps->tok_pos, "the filter nests deeper than %u levels of '(' and 'not'", DFILTER_MAX_DEPTH);
+	return false;
+}
+
 static struct node *parse_primary(struct parser *ps)
 {
 	if (ps->tok == T_LPAREN) {
 		size_t open = ps->tok_pos;
+		if (!nest(ps))
+			return NULL;
 		next(ps);
 		struct node *n = parse_or(ps);
+		ps->depth--;
 		if (!n)
 			return NULL;
 		if (ps->tok != T_RPAREN) {
@@ -412,8 +429,11 @@ static struct node *parse_primary(struct parser *ps)
 static struct node *parse_not(struct parser *ps)
 {
 	if (ps->tok == T_NOT) {
+		if (!nest(ps))
+			return NULL;
 		next(ps);
 		struct node *a = parse_not(ps);
+		ps->depth--;
 		if (!a)
 			return NULL;
 		struct node *n = new_node(ps, N_NOT);
@@ -427,24 +447,28 @@ static struct node *parse_not(struct parser *ps)
 	return parse_primary(ps);
 }
 
+/* OPERAND (TOK OPERAND)*: a chain a OP b OP c hangs to the right, a OP (b OP c), which means the
+ * same for and/or and lets eval() and free_node() walk it in a loop however long it is. */
 static struct node *parse_binary(struct parser *ps, enum tok_kind tok, enum node_kind kind,
 				 struct node *(*operand)(struct parser *))
 {
-	struct node *left = operand(ps);
-	while (left && ps->tok == tok) {
+	struct node *root = operand(ps);
+	struct node **last = &root;  /* the chain's last operand */
+	while (root && ps->tok == tok) {
 		next(ps);
 		struct node *right = operand(ps);
 		struct node *n = right ? new_node(ps, kind) : NULL;
 		if (!n) {
-			free_node(left);
+			free_node(root);
 			free_node(right);
 			return NULL;
 		}
-		n->a = left;
+		n->a = *last;
 		n->b = right;
-		left = n;
+		*last = n;
+		last = &n->b;
 	}
-	return left;
+	return root;
 }
 
 static struct node *parse_and(struct parser *ps)
@@ -517,11 +541,15 @@ static bool eval(const struct node *n, const struct roce_field_src *src, const s
 {
 	struct roce_field_val v;
 
+	while (n->kind == N_AND || n->kind == N_OR) {  /* along a chain (parse_binary) */
+		if (eval(n->a, src, ev) != (n->kind == N_AND))
+			return n->kind == N_OR;
+		n = n->b;
+	}
 	switch (n->kind) {
 	case N_AND:
-		return eval(n->a, src, ev) && eval(n->b, src, ev);
 	case N_OR:
-		return eval(n->a, src, ev) || eval(n->b, src, ev);
+		break;
 	case N_NOT:
 		return !eval(n->a, src, ev);
 	case N_EVENT: {

@@ -30,6 +30,10 @@
 
 struct dfilter;
 
+/* How deep '(' and 'not' may nest: deeper is refused (a compile error), so that no expression can
+ * run the parser or the evaluation out of stack. Chains of and/or are as long as one likes. */
+#define DFILTER_MAX_DEPTH 256u
+
 /* Compile expr; NULL with "column N: what is wrong" in err on a syntax error or an unknown name
  * (or "out of memory"). */
 struct dfilter *dfilter_compile(const char *expr, char *err, size_t errlen);

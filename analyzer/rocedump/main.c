@@ -275,6 +275,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, ":r:w:c:nveqtxX#T:hY:i:DJs:B:pQ:j:lUC:G:W:Z:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
+			if (o->live.device)  /* one interface a run: a second must not silently replace the first */
+				return fail_usage("-i given twice: rocedump captures on one interface a run (-i any for all)",
+						  optarg);
 			o->live.device = optarg;
 			break;
 		case 'D':
@@ -334,13 +337,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'Z':
 			o->user = optarg;
 			break;
-		case OPT_METRICS:
+		case OPT_METRICS: {
+			char err[256];
+			if (metrics_addr_check(optarg, err, sizeof(err)) < 0)
+				return fail_usage(err, NULL);
 			o->metrics_addr = optarg;
 			break;
+		}
 		case OPT_METRICS_FILE:
 			o->metrics_file = optarg;
 			break;
 		case 'r':
+			if (o->read_file)  /* one input: a second file must not silently replace the first */
+				return fail_usage("-r given twice: rocedump reads one capture file a run (merge files with mergecap first)",
+						  optarg);
 			o->read_file = optarg;
 			break;
 		case 'w':
@@ -755,6 +765,8 @@ static int open_input(struct options *o, struct input *in, struct metrics_server
 			input_close(in);
 			return EXIT_USAGE;
 		}
+		if (metrics_addr_check(o->metrics_addr, err, sizeof(err)) == 0)  /* the system chose the port */
+			fprintf(stderr, "rocedump: metrics served on port %u\n", metrics_server_port(*metrics));
 	}
 	if (o->user && privs_drop(o->user, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rocedump: %s\n", err);

@@ -2,6 +2,7 @@
  * kind of test selects on made frames (fields, addresses, VLAN tags, wrappers, events, and/or/not,
  * precedence), and the column each syntax error names. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dfilter.h"
@@ -121,4 +122,49 @@ Test(dfilter, errors_name_the_column)
 	bad("ts < yesterday", "column 6: ts is a time stamp");
 	bad("roce.psn ==", "column 12: a value must follow");
 	bad("not", "column 4: the expression ends early");
+}
+
+/* "(" * n + "roce.psn == 16" + ")" * n, or "not " * n + the test: malloc'ed. */
+static char *nested(unsigned n, bool with_not)
+{
+	const char *test = "roce.psn == 16";
+	char *s = malloc(n * 4 + strlen(test) + n + 1), *p = s;
+	cr_assert_not_null(s);
+	for (unsigned i = 0; i < n; i++)
+		p = stpcpy(p, with_not ? "not " : "(");
+	p = stpcpy(p, test);
+	for (unsigned i = 0; !with_not && i < n; i++)
+		*p++ = ')';
+	*p = '\0';
+	return s;
+}
+
+/* A hostile expression must not run the parser or the evaluation out of stack: nesting is
+ * limited, and a chain of and/or however long is walked in a loop. */
+Test(dfilter, depth_is_bounded)
+{
+	make_frame();
+	char *ok = nested(DFILTER_MAX_DEPTH, false);
+	cr_assert(sel(ok), "%u levels of '(' are allowed", DFILTER_MAX_DEPTH);
+	free(ok);
+	char *nots = nested(DFILTER_MAX_DEPTH, true);  /* an even count: the test itself */
+	cr_assert(sel(nots));
+	free(nots);
+	char *deep = nested(200000, false);
+	bad(deep, "column 257: the filter nests deeper than 256 levels");
+	free(deep);
+	deep = nested(200000, true);
+	bad(deep, "nests deeper than 256 levels");
+	free(deep);
+
+	const unsigned terms = 200000;  /* "roce.psn == 1 or ... or roce.psn == 16": 200,000 terms */
+	char *chain = malloc(terms * 18 + 32), *p = chain;
+	cr_assert_not_null(chain);
+	for (unsigned i = 1; i < terms; i++)
+		p = stpcpy(p, "roce.psn == 1 or ");
+	strcpy(p, "roce.psn == 16");
+	cr_assert(sel(chain), "the last of a long 'or' chain");
+	memcpy(chain + strlen(chain) - 2, "17", 2);
+	cr_assert_not(sel(chain));
+	free(chain);
 }

@@ -1,0 +1,107 @@
+#!/bin/bash
+# test-hardening.sh ROCEDUMP CAPTURES PYTHON: rocedump against hostile input and clients (TAP):
+#   - a -Y expression nested 60,000 deep is refused (exit 2), a 9,001-term '||' chain works;
+#   - --metrics takes ports 0-65535 only, and says which port it took for 0;
+#   - the /metrics endpoint under 64 slow clients still answers scrapes (slow_clients.py);
+#   - --metrics-file never follows a link planted, by an unprivileged user, at its temporary
+#     name (PATH.tmp.PID, the name it used to write) or at its final name;
+#   - -r or -i given twice is refused instead of the second silently replacing the first.
+# Every input here is a regression input of a defect once found; the suite runs in the sanitizer
+# builds too.
+set -u
+rd=$1 caps=$2 py=$3
+cap=$caps/rxe/v6_rc_pingpong.pcap
+here=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d /tmp/hardening.XXXXXX)
+trap 'exec 3>&- 2>/dev/null; rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | head -5 | sed 's/^/# /'; }
+check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2" "${3:-}"; fi; }
+run_as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+# -Y: nesting bounded, chains unbounded
+deep=$("$py" -c 'print("(" * 60000 + "roce.psn == 1" + ")" * 60000)')
+"$rd" -r "$cap" -q -Y "$deep" >"$T/out" 2>&1; rc=$?
+[ "$rc" = 2 ] && grep -q "nests deeper than 256 levels" "$T/out"
+check $? "-Y nested 60,000 deep: exit 2 with a message (exit $rc)" "$(cat "$T/out")"
+deep=$("$py" -c 'print("!" * 60000 + "roce.psn == 1")')  # an argument holds at most 128 KiB
+"$rd" -r "$cap" -q -Y "$deep" >"$T/out" 2>&1; rc=$?
+[ "$rc" = 2 ] && grep -q "nests deeper" "$T/out"
+check $? "-Y with 60,000 '!': exit 2 (exit $rc)" "$(cat "$T/out")"
+chain=$("$py" -c 'print("||".join(["roce.psn==9"] * 9000 + ["roce.opcode == 1"]))')
+"$rd" -r "$cap" -Y "$chain" >"$T/chain" 2>"$T/err"; rc=$?
+"$rd" -r "$cap" -Y "roce.opcode == 1" >"$T/plain" 2>>"$T/err"
+[ "$rc" = 0 ] && [ -s "$T/plain" ] && cmp -s "$T/chain" "$T/plain"
+check $? "-Y with a 9,001-term '||' chain selects what its last term does (exit $rc)" "$(cat "$T/err")"
+
+# --metrics: the port's range
+for bad in :99999 :65536 127.0.0.1:-1 :9x :1234567 ":"; do
+	"$rd" -r "$cap" -q --metrics "$bad" >"$T/out" 2>&1; rc=$?
+	[ "$rc" = 2 ] && grep -q "port must be a number from 0 to 65535\|give ADDR:PORT" "$T/out"
+	check $? "--metrics $bad refused with exit 2 (exit $rc)" "$(cat "$T/out")"
+done
+
+# --metrics 127.0.0.1:0: the port chosen is printed; then the slow clients
+mkfifo "$T/in"
+"$rd" --metrics 127.0.0.1:0 -q -r - <"$T/in" >"$T/q" 2>"$T/err" &
+pid=$!
+exec 3>"$T/in"
+cat "$cap" >&3
+port=
+for _ in $(seq 100); do  # the message comes once the socket listens
+	port=$(sed -n 's/^rocedump: metrics served on port \([0-9]*\)$/\1/p' "$T/err")
+	[ -n "$port" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -n "$port" ] && [ "$port" -gt 0 ]; then
+	ok "--metrics 127.0.0.1:0 says the port it took ($port)"
+	"$py" "$here/slow_clients.py" "$port" >"$T/slow" 2>&1
+	while read -r line; do
+		case "$line" in
+		"ok "*) ok "${line#ok [0-9]* - }" ;;
+		"not ok "*) not_ok "${line#not ok [0-9]* - }" ;;
+		*) not_ok "slow_clients.py: $line" ;;
+		esac
+	done <"$T/slow"
+else
+	not_ok "--metrics 127.0.0.1:0 says the port it took" "$(cat "$T/err")"
+fi
+exec 3>&-
+wait "$pid"; rc=$?
+check "$rc" "rocedump ends cleanly after the attack (exit $rc)" "$(cat "$T/err")"
+
+# --metrics-file: links planted by an unprivileged user who can write the directory
+D=$T/textfile; V=$T/victim
+chmod 755 "$T"; mkdir "$D" "$V"; chown 65534:65534 "$D"; chmod 755 "$D"
+echo "secret" >"$V/shadow"; echo "secret" >"$V/passwd"
+rm -f "$T/in"; mkfifo "$T/in"
+"$rd" --metrics-file "$D/m.prom" -q -r - <"$T/in" >/dev/null 2>"$T/err" &
+pid=$!
+run_as_nobody ln -s "$V/shadow" "$D/m.prom.tmp.$pid"
+run_as_nobody ln -s "$V/passwd" "$D/m.prom"
+[ -L "$D/m.prom.tmp.$pid" ] && [ -L "$D/m.prom" ]
+check $? "an unprivileged user plants links at m.prom.tmp.$pid and m.prom" "$(ls -l "$D")"
+exec 3>"$T/in"
+cat "$cap" >&3
+exec 3>&-
+wait "$pid"; rc=$?
+[ "$(cat "$V/shadow")" = secret ]
+check $? "--metrics-file does not write through a link planted at PATH.tmp.PID" "$(head -c 200 "$V/shadow")"
+[ "$(cat "$V/passwd")" = secret ] && [ -f "$D/m.prom" ] && [ ! -L "$D/m.prom" ] && grep -q '^rocedump_' "$D/m.prom"
+check $? "--metrics-file replaces a link planted at its name with the metrics (exit $rc)" "$(ls -l "$D"; cat "$T/err")"
+[ "$(stat -c %a "$D/m.prom")" = 644 ]
+check $? "the metrics file is readable by the collector (mode $(stat -c %a "$D/m.prom"))"
+left=$(find "$D" -name 'm.prom.tmp.*' ! -name "m.prom.tmp.$pid" | wc -l)
+[ "$left" = 0 ]
+check $? "no temporary left behind ($left)"
+
+# one input a run
+"$rd" -r "$cap" -r "$caps/rxe/write_bw.pcap" -q >"$T/out" 2>&1; rc=$?
+[ "$rc" = 2 ] && grep -q -- "-r given twice" "$T/out"
+check $? "-r twice: exit 2, not the second file alone (exit $rc)" "$(cat "$T/out")"
+"$rd" -i lo -i lo -q >"$T/out" 2>&1; rc=$?
+[ "$rc" = 2 ] && grep -q -- "-i given twice" "$T/out"
+check $? "-i twice: exit 2 (exit $rc)" "$(cat "$T/out")"
+echo "1..$n"
