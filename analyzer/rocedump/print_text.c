@@ -81,6 +81,13 @@ static void put_wrap(struct sb *s, const struct print_opts *o, const struct fram
 	sb_puts(s, ": ");
 }
 
+/* An ICRC as its four bytes stand in the frame, first byte highest: the core keeps it as the
+ * little-endian integer those bytes make (the CRC's own order), which the JSON prints. */
+static uint32_t icrc_as_sent(uint32_t icrc)
+{
+	return __builtin_bswap32(icrc);
+}
+
 static void put_ext(struct sb *s, const struct roce_pkt *p)
 {
 	const struct roce_hdrs *h = &p->h;
@@ -105,9 +112,13 @@ static void put_ext(struct sb *s, const struct roce_pkt *p)
 		sb_puts(s, " dmalen ");
 		sb_putu(s, h->reth.dmalen);
 	}
-	if (h->hdrs & ROCE_HDR_ATOMICETH)
-		sb_printf(s, " atomiceth va 0x%" PRIx64 " rkey 0x%08" PRIx32 " swap 0x%" PRIx64 " cmp 0x%" PRIx64,
-			  h->atomiceth.va, h->atomiceth.rkey, h->atomiceth.swap, h->atomiceth.cmp);
+	if (h->hdrs & ROCE_HDR_ATOMICETH) {  /* the first operand is "Swap (or Add) Data" (IBTA 9.3.3.3.2) */
+		sb_printf(s, " atomiceth va 0x%" PRIx64 " rkey 0x%08" PRIx32, h->atomiceth.va, h->atomiceth.rkey);
+		if (p->op && p->op->op == ROCE_OP_FETCH_ADD)
+			sb_printf(s, " add 0x%" PRIx64, h->atomiceth.swap);
+		else
+			sb_printf(s, " swap 0x%" PRIx64 " cmp 0x%" PRIx64, h->atomiceth.swap, h->atomiceth.cmp);
+	}
 	if (h->hdrs & ROCE_HDR_AETH) {
 		uint8_t syn = h->aeth.syndrome;
 		unsigned v = roce_aeth_value(syn);
@@ -201,12 +212,13 @@ static void put_roce(struct sb *s, const struct print_opts *o, const struct roce
 	sb_puts(s, " len ");
 	sb_putu(s, p->payload_len);
 	switch (p->icrc_status) {
-	case ROCE_ICRC_BAD:
-		sb_printf(s, " icrc BAD (wire 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")", p->icrc_wire, p->icrc_computed);
+	case ROCE_ICRC_BAD:  /* both as their bytes stand on the wire, as tshark shows them */
+		sb_printf(s, " icrc BAD (wire 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")", icrc_as_sent(p->icrc_wire),
+			  icrc_as_sent(p->icrc_computed));
 		break;
 	case ROCE_ICRC_GOOD:
 		if (o->verbose > 1)
-			sb_printf(s, " icrc good 0x%08" PRIx32, p->icrc_wire);
+			sb_printf(s, " icrc good 0x%08" PRIx32, icrc_as_sent(p->icrc_wire));
 		else
 			sb_puts(s, " icrc good");
 		break;
