@@ -30,6 +30,23 @@ static void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
+/* Refuse a --dut that is the tester itself or a broadcast address of the --iface's subnet (the
+ * address kinds never usable, addr_unusable(), are refused before). */
+static void refuse_dut(const struct conf_opts *o)
+{
+	char ip[64], buf[160];
+	const char *why = NULL;
+	if (!memcmp(o->dut.ip, o->local.ip, sizeof(o->dut.ip)))
+		why = "the tester's own address (--local-ip)";
+	else if (host_owns(&o->dut))
+		why = "an address of this host (the tester's own)";
+	else if (o->iface)
+		why = iface_broadcast(o->iface, &o->dut, buf, sizeof(buf));
+	if (why)
+		die(EXIT_CONF_USAGE, "--dut %s is %s: refused (roceconform sends only to one other host)",
+		    addr_str(&o->dut, ip, sizeof(ip)), why);
+}
+
 static void list_tests(void)
 {
 	for (size_t i = 0; i < conf_n_tests; i++)
@@ -233,6 +250,7 @@ int main(int argc, char **argv)
 	}
 	if (o.local.family != o.dut.family)
 		die(EXIT_CONF_USAGE, "%s", "--local-ip and --dut must be of the same IP version");
+	refuse_dut(&o);
 	if (o.dry_run)
 		return dry_run(&o, m);
 	if (!o.iface)

@@ -19,8 +19,8 @@ void options_usage(FILE *f)
 		"\n"
 		"target:\n"
 		"  --iface IF            send and capture on this interface only\n"
-		"  --dut IP              the device under test (IPv4 or IPv6; never broadcast/multicast/unspecified)\n"
-		"  --dut-mac MAC         its MAC (default: resolved by ARP / neighbour discovery)\n"
+		"  --dut IP              the device under test (IPv4 or IPv6; a unicast address of another host)\n"
+		"  --dut-mac MAC         its unicast MAC (default: resolved by ARP / neighbour discovery)\n"
 		"  --local-ip IP         the tester's address, advertised as its GID (default: the interface's);\n"
 		"                        roceconform answers ARP/ND for it when the host does not own it\n"
 		"  --local-mac MAC       the tester's source MAC (default: the interface's)\n"
@@ -76,12 +76,30 @@ const char *addr_unusable(const struct conf_addr *a)
 			return "multicast";
 		if (a->ip[0] == 255 && a->ip[1] == 255 && a->ip[2] == 255 && a->ip[3] == 255)
 			return "broadcast";
+		if (a->ip[0] == 127)
+			return "loopback";
 		return NULL;
 	}
 	if (!memcmp(a->ip, zero, 16))
 		return "unspecified";
 	if (a->ip[0] == 0xff)
 		return "multicast";
+	if (!memcmp(a->ip, zero, 15) && a->ip[15] == 1)
+		return "loopback";
+	return NULL;
+}
+
+const char *mac_unusable(const uint8_t mac[6], const uint8_t *own)
+{
+	static const uint8_t zero[6], bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	if (!memcmp(mac, bcast, 6))
+		return "the broadcast MAC";
+	if (mac[0] & 1)     /* the I/G bit: a group address */
+		return "a multicast (group) MAC";
+	if (!memcmp(mac, zero, 6))
+		return "the all-zero MAC";
+	if (own && !memcmp(mac, own, 6))
+		return "the tester's own MAC";
 	return NULL;
 }
 
@@ -210,6 +228,12 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		case O_LOCAL_MAC:
 			if (parse_mac(a, c == O_DUT_MAC ? o->dut_mac : o->local_mac) < 0) {
 				snprintf(err, CONF_ERRLEN, "%s: \"%s\" is not a MAC address", c == O_DUT_MAC ? "--dut-mac" : "--local-mac", a);
+				return -1;
+			}
+			if (mac_unusable(c == O_DUT_MAC ? o->dut_mac : o->local_mac, NULL)) {
+				snprintf(err, CONF_ERRLEN, "%s %s is %s: refused (a unicast MAC is needed)",
+					 c == O_DUT_MAC ? "--dut-mac" : "--local-mac", a,
+					 mac_unusable(c == O_DUT_MAC ? o->dut_mac : o->local_mac, NULL));
 				return -1;
 			}
 			if (c == O_DUT_MAC)

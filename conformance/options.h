@@ -13,8 +13,11 @@ void options_usage(FILE *f);
 
 /* Parse an IPv4 or IPv6 address. 0 or -1. */
 int parse_addr(const char *s, struct conf_addr *a);
-/* Whether a is broadcast, multicast or unspecified (never a DUT). */
+/* Whether a is broadcast, multicast, loopback or unspecified (never a DUT): the kind, or NULL. */
 const char *addr_unusable(const struct conf_addr *a);
+/* Why mac cannot be the DUT's (a group MAC: broadcast or multicast; all zeros; the tester's own
+ * MAC own, when own is not NULL), or NULL. */
+const char *mac_unusable(const uint8_t mac[6], const uint8_t *own);
 
 /* Whether test id is selected by the comma-separated list sel (IDs and prefixes: "A" selects
  * group A, "B1" selects B1a and B1b but not B10). NULL selects all. */

@@ -380,7 +380,30 @@ Test(options, addresses)
 	cr_expect_str_eq(addr_unusable(&a), "multicast");
 	parse_addr("fd00::2", &a);
 	cr_expect_null(addr_unusable(&a));
+	parse_addr("127.0.0.2", &a);
+	cr_expect_str_eq(addr_unusable(&a), "loopback");
+	parse_addr("::1", &a);
+	cr_expect_str_eq(addr_unusable(&a), "loopback");
 	cr_expect_eq(parse_addr("10.0.0.256", &a), -1);
+}
+
+Test(options, dut_mac_and_subnet_broadcast)
+{
+	const uint8_t own[6] = {0x02, 0, 0, 0, 0, 9}, dut[6] = {0x02, 0, 0, 0, 0, 2}, zero[6] = {0};
+	const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, mc4[6] = {0x01, 0, 0x5e, 0, 0, 1};
+	const uint8_t mc6[6] = {0x33, 0x33, 0, 0, 0, 1};
+	cr_expect_null(mac_unusable(dut, own));
+	cr_expect(strstr(mac_unusable(bcast, own), "broadcast"));
+	cr_expect(strstr(mac_unusable(mc4, own), "multicast"));
+	cr_expect(strstr(mac_unusable(mc6, NULL), "multicast"));
+	cr_expect(strstr(mac_unusable(zero, NULL), "all-zero"));
+	cr_expect(strstr(mac_unusable(own, own), "own"));
+	const uint8_t net[4] = {10, 99, 0, 1}, m24[4] = {255, 255, 255, 0}, m31[4] = {255, 255, 255, 254};
+	const uint8_t b24[4] = {10, 99, 0, 255}, other[4] = {10, 98, 0, 255}, host[4] = {10, 99, 0, 2};
+	cr_expect(ip4_is_broadcast_of(b24, net, m24));
+	cr_expect(!ip4_is_broadcast_of(other, net, m24));
+	cr_expect(!ip4_is_broadcast_of(host, net, m24));
+	cr_expect(!ip4_is_broadcast_of(b24, net, m31), "a /31 has no broadcast address");
 }
 
 Test(options, parse)
