@@ -4,8 +4,9 @@
  * verdict other than PASS. */
 #include "report.h"
 
-#include <errno.h>
 #include <string.h>
+
+#include "outfile.h"
 
 void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose)
 {
@@ -70,33 +71,20 @@ static void jstr(FILE *f, const char *key, const char *v, bool comma)
 	fprintf(f, "\"%s", comma ? ", " : "");
 }
 
-static int finish(FILE *f, const char *path, char err[CONF_ERRLEN])
+/* Write a report through an outfile: whole or not at all. */
+static int write_whole(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
+		       void (*write)(FILE *, const struct run_info *, const struct run_result *, size_t),
+		       char err[CONF_ERRLEN])
 {
-	if (f == stdout)
-		return fflush(f) == 0 ? 0 : -1;
-	if (ferror(f) | (fclose(f) != 0)) {
-		snprintf(err, CONF_ERRLEN, "%s: write failed", path);
+	struct outfile o;
+	if (outfile_open(&o, path, err) < 0)
 		return -1;
-	}
-	return 0;
+	write(o.f, info, rs, n);
+	return outfile_commit(&o, err);
 }
 
-static FILE *open_out(const char *path, char err[CONF_ERRLEN])
+void report_json_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n)
 {
-	if (!strcmp(path, "-"))
-		return stdout;
-	FILE *f = fopen(path, "w");
-	if (!f)
-		snprintf(err, CONF_ERRLEN, "%s: %s", path, strerror(errno));
-	return f;
-}
-
-int report_json(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
-		char err[CONF_ERRLEN])
-{
-	FILE *f = open_out(path, err);
-	if (!f)
-		return -1;
 	fprintf(f, "{");
 	jstr(f, "tool", "roceconform", true);
 	jstr(f, "mode", info->mode, true);
@@ -124,16 +112,17 @@ int report_json(const char *path, const struct run_info *info, const struct run_
 		fprintf(f, "\"seconds\": %.3f}%s\n", x->seconds, i + 1 < n ? "," : "");
 	}
 	fprintf(f, "]}\n");
-	return finish(f, path, err);
 }
 
-int report_junit(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
-		 char err[CONF_ERRLEN])
+int report_json(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
+		char err[CONF_ERRLEN])
+{
+	return write_whole(path, info, rs, n, report_json_to, err);
+}
+
+void report_junit_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n)
 {
 	size_t c[4] = {0};
-	FILE *f = open_out(path, err);
-	if (!f)
-		return -1;
 	for (size_t i = 0; i < n; i++)
 		c[rs[i].r.v]++;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -182,5 +171,10 @@ int report_junit(const char *path, const struct run_info *info, const struct run
 		fprintf(f, "    </testcase>\n");
 	}
 	fprintf(f, "  </testsuite>\n</testsuites>\n");
-	return finish(f, path, err);
+}
+
+int report_junit(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
+		 char err[CONF_ERRLEN])
+{
+	return write_whole(path, info, rs, n, report_junit_to, err);
 }

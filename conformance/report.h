@@ -23,6 +23,10 @@ struct run_info {
 };
 
 void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose);
+/* The JSON and JUnit reports to an open stream, or to path ("-": standard output) through a
+ * temporary renamed once complete (outfile.h): 0, or -1 with the reason in err. */
+void report_json_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n);
+void report_junit_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n);
 int report_json(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
 		char err[CONF_ERRLEN]);
 int report_junit(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,

@@ -46,9 +46,22 @@ expect_exit 2 'multicast \(group\) MAC' --dry-run "$T/x.pcap" --dut 10.0.0.2 --d
 expect_exit 2 'multicast \(group\) MAC' --dry-run "$T/x.pcap" --dut fd00::2 --dut-mac 33:33:00:00:00:01
 expect_exit 2 'all-zero MAC' --dry-run "$T/x.pcap" --dut 10.0.0.2 --dut-mac 00:00:00:00:00:00
 expect_exit 2 "tester's own address" --dry-run "$T/x.pcap" --dut 10.0.0.2 --local-ip 10.0.0.2
-printf 'A1 MAYBE\n' > "$T/bad.expect"
+printf 'A1 MAYBE\n' > "$T/bad.expect"; printf 'A1 FAIL a known deviation\n' > "$T/good.expect"
 expect_exit 2 'verdict' --dry-run "$T/x.pcap" --dut 10.0.0.2 --expect "$T/bad.expect"
 expect_exit 0 'usage' --help
+# every output path is checked before anything is sent; no half file is left behind
+expect_exit 2 '--junit: /nonexistent-dir/r.xml: cannot write in its directory' --dry-run "$T/early.pcap" --dut 10.0.0.2 \
+  --json "$T/early.json" --junit /nonexistent-dir/r.xml
+[ ! -e "$T/early.pcap" ] && [ ! -e "$T/early.json" ] && ! ls -A "$T" | grep -q '^\.early' && ok "nothing written before the refusal" ||
+  bad "files left after the refused run: $(ls -A "$T")"
+mkdir "$T/adir"
+expect_exit 2 '--json: .*adir is a directory' --dry-run "$T/early.pcap" --dut 10.0.0.2 --json "$T/adir"
+expect_exit 2 '--pcap-dir: cannot create' --dry-run "$T/early.pcap" --dut 10.0.0.2 --pcap-dir /nonexistent-dir/pcap
+# a symlink planted where a file is written is replaced, not followed
+mkdir "$T/pl"; echo precious > "$T/victim"; ln -s "$T/victim" "$T/pl/A1.pcapng"; ln -s "$T/victim" "$T/sym.pcap"
+"$R" --dry-run "$T/sym.pcap" --dut 10.0.0.2 --tests A1 --pcap-dir "$T/pl" > "$T/out" 2>&1
+[ "$(cat "$T/victim")" = precious ] && [ -f "$T/pl/A1.pcapng" ] && [ ! -L "$T/pl/A1.pcapng" ] && [ ! -L "$T/sym.pcap" ] &&
+  ok "planted symlinks replaced, their target untouched" || bad "planted symlink followed: the target is now $(wc -c < "$T/victim") bytes"
 # Link-layer refusals on a veth pair (conf0a: the tester, 10.99.0.1/24; conf0b: a fake DUT) in a
 # network namespace of their own: nothing reaches a real network.
 ns_setup() {
@@ -70,6 +83,14 @@ if ns_setup; then
   MY_MAC=$(ip netns exec $NS cat /sys/class/net/conf0a/address)
   PRE=(ip netns exec $NS)
   LIVE=(--iface conf0a --setup-timeout 1 --tests A1)
+  expect_exit 2 '^roceconform: --junit: /nonexistent-dir/r.xml: cannot write' "${LIVE[@]}" --dut 10.99.0.2 \
+    --local-ip 10.99.0.250 --junit /nonexistent-dir/r.xml
+  # no DUT server: the setup fails (exit 2; an AddressSanitizer build must not find leaks on this
+  # way out) and the report temporaries are removed
+  expect_exit 2 'A1: setup failed' "${LIVE[@]}" --dut 10.99.0.2 --local-ip 10.99.0.250 --dut-mac 02:00:00:00:00:02 \
+    --json "$T/nosetup.json" --expect "$T/good.expect"
+  [ ! -e "$T/nosetup.json" ] && ! ls -A "$T" | grep -q '^\.nosetup' && ok "no report left after the setup failed" ||
+    bad "report files left: $(ls -A "$T")"
   expect_exit 2 "10.99.0.255 is the broadcast address of conf0a's subnet 10.99.0.0/24" "${LIVE[@]}" --dut 10.99.0.255
   expect_exit 2 "10.99.0.1 is the tester's own address" "${LIVE[@]}" --dut 10.99.0.1
   expect_exit 2 "10.99.0.1 is an address of this host" "${LIVE[@]}" --dut 10.99.0.1 --local-ip 10.99.0.250
