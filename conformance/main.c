@@ -29,6 +29,7 @@ static struct {
 	int hold;                   /* the host stack guard's socket, or -1 */
 	struct run_result *rs;
 	struct session s;           /* the test running */
+	char *pcap_dir;             /* --pcap-dir, absolute (realpath) */
 } held = {.hold = -1};
 
 static void run_free(void)
@@ -46,6 +47,8 @@ static void run_free(void)
 	expect_free(&held.ex);
 	free(held.rs);
 	held.rs = NULL;
+	free(held.pcap_dir);
+	held.pcap_dir = NULL;
 }
 
 /* SIGINT, SIGTERM, SIGHUP: remove the report temporaries, then die of the signal. */
@@ -172,18 +175,19 @@ static void run_one(const struct conf_opts *o, struct link *l, const struct setu
 		v_set(r, V_INCONCLUSIVE, "the capture dropped %llu packets during the test", (unsigned long long)drops);
 }
 
-static void write_test_pcapng(const struct conf_opts *o, const struct session *s, const struct conf_test *t,
-			      unsigned run, const struct conf_result *r)
+/* The test's pcapng in --pcap-dir: 0, or -1 (said on standard error). */
+static int write_test_pcapng(const struct conf_opts *o, const struct session *s, const struct conf_test *t,
+			     unsigned run, const struct conf_result *r)
 {
 	char path[4096], comment[EVIDENCE_LEN * 3 + 512], err[CONF_ERRLEN];
-	if (o->repeat > 1)
-		snprintf(path, sizeof(path), "%s/%s-%u.pcapng", o->pcap_dir, t->id, run);
-	else
-		snprintf(path, sizeof(path), "%s/%s.pcapng", o->pcap_dir, t->id);
+	report_pcap_path(path, sizeof(path), o->pcap_dir, t->id, run, o->repeat);
 	snprintf(comment, sizeof(comment), "roceconform %s: %s - %s\nrule: %s\nexpected: %s\nobserved: %s%s%s", t->id,
 		 verdict_name(r->v), t->title, t->rule, r->expected, r->observed, r->reason[0] ? "\nreason: " : "", r->reason);
-	if (pcapng_write_session(path, s, comment, err) < 0)
+	if (pcapng_write_session(path, s, comment, err) < 0) {
 		fprintf(stderr, "roceconform: --pcap-dir: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 /* --dry-run: every selected test's stimulus, in order, into one pcap (through a temporary,
@@ -252,7 +256,7 @@ static void open_outputs(const struct conf_opts *o)
 	char err[CONF_ERRLEN];
 	if (o->pcap_dir && mkdir(o->pcap_dir, 0755) < 0 && errno != EEXIST)
 		die(EXIT_CONF_USAGE, "--pcap-dir: cannot create %s: %s", o->pcap_dir, strerror(errno));
-	if (o->pcap_dir && access(o->pcap_dir, W_OK | X_OK) < 0)
+	if (o->pcap_dir && (access(o->pcap_dir, W_OK | X_OK) < 0 || !(held.pcap_dir = realpath(o->pcap_dir, NULL))))
 		die(EXIT_CONF_USAGE, "--pcap-dir: cannot write in %s: %s", o->pcap_dir, strerror(errno));
 	if (o->json && outfile_open(&held.json, o->json, err) < 0)
 		die(EXIT_CONF_USAGE, "--json: %s", err);
@@ -309,16 +313,9 @@ static int write_reports(const struct run_info *info, size_t n)
 	return status;
 }
 
-/* The exit status of the results (README "Exit status"); notes the --expect lines not met. */
+/* The exit status of the results (report_status()); notes the --expect lines not met. */
 static int results_status(size_t n)
 {
-	bool fail = false, inc = false;
-	for (size_t i = 0; i < n; i++) {
-		if (held.rs[i].r.expected_deviation)
-			continue;
-		fail |= held.rs[i].r.v == V_FAIL;
-		inc |= held.rs[i].r.v == V_INCONCLUSIVE;
-	}
 	for (size_t i = 0; i < held.ex.n; i++) {
 		bool seen = false, met = false;
 		for (size_t k = 0; k < n; k++)
@@ -326,11 +323,11 @@ static int results_status(size_t n)
 				seen = true;
 				met |= held.rs[k].r.expected_deviation;
 			}
-		if (seen && !met)
+		if (seen && !met)   /* (an unexpected pass also counts as a failure) */
 			printf("note: %s was expected to be %s (%s) and is not\n", held.ex.e[i].id,
 			       verdict_name(held.ex.e[i].v), held.ex.e[i].reason);
 	}
-	return fail ? EXIT_CONF_FAIL : inc ? EXIT_CONF_INCONCLUSIVE : EXIT_CONF_PASS;
+	return report_status(held.rs, n);
 }
 
 int main(int argc, char **argv)
@@ -428,13 +425,9 @@ int main(int argc, char **argv)
 				any_setup |= setup_ok;
 			}
 			x->seconds = (double)(now_ns() - ts) / 1e9;
-			const struct expect_entry *e = expect_find(&held.ex, t->id);
-			if (e && e->v == x->r.v) {
-				x->r.expected_deviation = true;
-				snprintf(x->r.expect_reason, sizeof(x->r.expect_reason), "%s", e->reason);
-			}
+			expect_apply(expect_find(&held.ex, t->id), &x->r);
 			if (o.pcap_dir && held.s.n_frames)
-				write_test_pcapng(&o, &held.s, t, rn, &x->r);
+				x->pcap_written = write_test_pcapng(&o, &held.s, t, rn, &x->r) == 0;
 			if (held.s.tcp_fd > 0)
 				close(held.s.tcp_fd);
 			held.s.tcp_fd = -1;
@@ -447,7 +440,8 @@ int main(int argc, char **argv)
 	link_close(&held.link);
 	printf("\n");
 	report_table(stdout, held.rs, n, o.verbose);
-	struct run_info info = {o.iface, dut_s, local_s, o.setup, "live", t0, (double)(now_ns() - t0) / 1e9, o.pps};
+	struct run_info info = {o.iface, dut_s, local_s, o.setup, "live", t0, (double)(now_ns() - t0) / 1e9, o.pps,
+				held.pcap_dir, o.repeat};
 	int status = write_reports(&info, n);
 	int verdicts = results_status(n);
 	run_free();

@@ -37,6 +37,10 @@ struct expect_list {
 };
 int expect_load(const char *path, struct expect_list *l, char err[CONF_ERRLEN]);
 const struct expect_entry *expect_find(const struct expect_list *l, const char *id);
+/* Mark r by e (the --expect line of its test, or NULL): an expected deviation when its verdict is
+ * e's; an unexpected pass (strict, as pytest's xfail: it counts as a failure) when e lists FAIL
+ * or INCONCLUSIVE and the test passed. */
+void expect_apply(const struct expect_entry *e, struct conf_result *r);
 void expect_free(struct expect_list *l);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conform.h"
 #include "options.h"
@@ -446,38 +447,48 @@ Test(expect, load)
 
 /* ---- writers ---- */
 
+/* The file at path, whole (at most cap - 1 bytes), into buf. */
+static void slurp(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	size_t n = fread(buf, 1, cap - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+/* n results of the first n tests of the catalogue, each a first run with no verdict set yet. */
+static void results_init(struct run_result *rs, int n)
+{
+	memset(rs, 0, sizeof(*rs) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		rs[i].t = &conf_tests[i];
+		rs[i].run = 1;
+		rs[i].r = res();
+	}
+}
+
 Test(writers, json_junit_pcapng)
 {
 	struct run_result rs[3];
 	struct run_info info = {"eth0", "10.0.0.2", "10.0.0.9", "rc-pingpong", "live", 0, 1.5, 1000};
 	char err[CONF_ERRLEN], dir[] = "/tmp/test_conformXXXXXX", path[256], buf[8192];
 	cr_assert(mkdtemp(dir));
-	memset(rs, 0, sizeof(rs));
-	for (int i = 0; i < 3; i++) {
-		rs[i].t = &conf_tests[i];
-		rs[i].run = 1;
-		rs[i].r = res();
-	}
+	results_init(rs, 3);
 	rs[1].r.v = V_FAIL;
 	snprintf(rs[1].r.observed, EVIDENCE_LEN, "a \"quoted\" <tag> & more");
 	rs[2].r.v = V_NA;
 	snprintf(rs[2].r.reason, EVIDENCE_LEN, "no ECN");
 	snprintf(path, sizeof(path), "%s/r.xml", dir);
 	cr_assert_eq(report_junit(path, &info, rs, 3, err), 0, "%s", err);
-	FILE *f = fopen(path, "r");
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	slurp(path, buf, sizeof(buf));
 	cr_expect(strstr(buf, "failures=\"1\""));
 	cr_expect(strstr(buf, "skipped=\"1\""));
 	cr_expect(strstr(buf, "&quot;quoted&quot; &lt;tag&gt; &amp; more"));
-	cr_expect(strstr(buf, "<testcase classname=\"roceconform.A\" name=\"A1 "));
+	cr_expect(strstr(buf, "<testcase classname=\"roceconform.rc-pingpong.A\" name=\"A1 "));
 	snprintf(path, sizeof(path), "%s/r.json", dir);
 	cr_assert_eq(report_json(path, &info, rs, 3, err), 0, "%s", err);
-	f = fopen(path, "r");
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	slurp(path, buf, sizeof(buf));
 	cr_expect(strstr(buf, "\"verdict\": \"FAIL\""));
 	cr_expect(strstr(buf, "a \\\"quoted\\\" <tag>"));
 
@@ -500,6 +511,79 @@ Test(writers, json_junit_pcapng)
 	cr_expect_eq(k, s.n_frames);
 	pcap_close(p);
 	sess_reset(&s);
+}
+
+/* The JUnit file at path as python3's xml.etree reads it (so the XML must be well formed): the
+ * suite's counts, then a line a testcase: classname|ID|child tag|type|message|expected property|
+ * system-out's attachment line. */
+static void junit_parsed(const char *path, char *out, size_t cap)
+{
+	static const char script[] =
+		"import sys, xml.etree.ElementTree as E\n"
+		"r = E.parse(sys.argv[1]).getroot(); s = r.find('testsuite')\n"
+		"print('suite', *(s.get(k) for k in ('tests', 'failures', 'errors', 'skipped')))\n"
+		"for c in s.iter('testcase'):\n"
+		"    k = [e for e in c if e.tag in ('failure', 'error', 'skipped')]\n"
+		"    p = c.find('properties/property[@name=\"expected\"]')\n"
+		"    o = c.find('system-out')\n"
+		"    a = [l for l in (o.text or '').splitlines() if l.startswith('[[ATTACHMENT|')] if o is not None else []\n"
+		"    print('|'.join([c.get('classname'), c.get('name').split()[0], k[0].tag if k else 'pass',\n"
+		"                    (k[0].get('type') or '') if k else '', (k[0].get('message') or '') if k else '',\n"
+		"                    p.get('value') if p is not None else '', a[0] if a else '']))\n";
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "python3 -c \"$JUNIT_SCRIPT\" '%s'", path);
+	setenv("JUNIT_SCRIPT", script, 1);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	size_t n = fread(out, 1, cap - 1, p);
+	out[n] = 0;
+	cr_assert_eq(pclose(p), 0, "python3 could not read %s: %s", path, out);
+}
+
+Test(writers, junit_expect_and_attachments)
+{
+	struct run_result rs[4];
+	struct run_info info = {"eth0", "10.0.0.2", "10.0.0.9", "rc-pingpong:18515", "live", 0, 1.5, 1000,
+				"/var/tmp/pcap & co", 1};
+	struct expect_entry fail = {"A1", V_FAIL, "rxe resends <forever>"}, inc = {"A2", V_INCONCLUSIVE, "flaky"};
+	char err[CONF_ERRLEN], dir[] = "/tmp/test_conformXXXXXX", path[256], got[4096];
+	cr_assert(mkdtemp(dir));
+	results_init(rs, 4);
+	rs[0].r.v = V_FAIL;                 /* an expected deviation: xfail */
+	expect_apply(&fail, &rs[0].r);
+	rs[1].r.v = V_PASS;                 /* expected INCONCLUSIVE, passed: strict XPASS */
+	expect_apply(&inc, &rs[1].r);
+	rs[2].r.v = V_PASS;                 /* a pass with its pcapng */
+	rs[2].pcap_written = true;
+	rs[3].r.v = V_INCONCLUSIVE;
+	snprintf(rs[3].r.reason, EVIDENCE_LEN, "the DUT sent nothing");
+	cr_expect(rs[0].r.expected_deviation && !rs[0].r.unexpected_pass);
+	cr_expect(rs[1].r.unexpected_pass && !rs[1].r.expected_deviation);
+	cr_expect_eq(report_status(rs, 1), EXIT_CONF_PASS, "an expected deviation does not count");
+	cr_expect_eq(report_status(rs, 3), EXIT_CONF_FAIL, "a strict XPASS counts as a failure");
+	cr_expect_eq(report_status(rs + 2, 2), EXIT_CONF_INCONCLUSIVE);
+	snprintf(path, sizeof(path), "%s/r.xml", dir);
+	cr_assert_eq(report_junit(path, &info, rs, 4, err), 0, "%s", err);
+	junit_parsed(path, got, sizeof(got));
+	char want[2048];
+	snprintf(want, sizeof(want),
+		 "suite 4 1 1 1\n"
+		 "roceconform.rc-pingpong.A|A1|skipped|xfail|expected: rxe resends <forever>|FAIL: rxe resends <forever>|\n"
+		 "roceconform.rc-pingpong.A|A2|failure|XPASS(strict)|XPASS(strict): expected INCONCLUSIVE (flaky) but the test "
+		 "passed: update the --expect file|INCONCLUSIVE: flaky|\n"
+		 "roceconform.rc-pingpong.A|%s|pass||||[[ATTACHMENT|/var/tmp/pcap & co/%s.pcapng]]\n"
+		 "roceconform.rc-pingpong.A|%s|error||the DUT sent nothing||\n",
+		 conf_tests[2].id, conf_tests[2].id, conf_tests[3].id);
+	cr_expect_str_eq(got, want);
+	/* the JSON says the same */
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	cr_assert_eq(report_json(path, &info, rs, 4, err), 0, "%s", err);
+	slurp(path, got, sizeof(got));
+	cr_expect(strstr(got, "\"unexpected_pass\": true, \"expected_verdict\": \"INCONCLUSIVE\""), "%s", got);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/r.xml", dir);
+	remove(path);
+	rmdir(dir);
 }
 
 /* ---- the core's builder additions roceconform uses ---- */
