@@ -190,8 +190,19 @@ static int write_test_pcapng(const struct conf_opts *o, const struct session *s,
 	return 0;
 }
 
+static int write_reports(const struct run_info *info, size_t n);
+
+/* A dry run's result for a test whose stimulus was written: N/A (nothing was judged), with what
+ * the test would expect. */
+static void dry_verdict(struct conf_result *r, size_t frames, const char *file)
+{
+	r->observed[0] = 0;
+	r->measured_ms = r->tolerance_pct = -1;
+	v_set(r, V_NA, "dry run: %zu stimulus frames written to %s, nothing sent", frames, file);
+}
+
 /* --dry-run: every selected test's stimulus, in order, into one pcap (through a temporary,
- * renamed once complete). */
+ * renamed once complete); the reports asked for, with dry-run verdicts. */
 static int dry_run(const struct conf_opts *o, const struct setup_method *m)
 {
 	struct outfile out;
@@ -207,15 +218,31 @@ static int dry_run(const struct conf_opts *o, const struct setup_method *m)
 		outfile_discard(&out);
 		die(EXIT_CONF_USAGE, "--dry-run: cannot write %s: %s", o->dry_run, buf);
 	}
-	size_t frames = 0, tests = 0;
+	size_t frames = 0, tests = 0, n = 0;
 	bool ok;
 	unsigned caps = caps_of(o, m);
+	int64_t t0 = now_ns();
+	if (!(held.rs = calloc(conf_n_tests, sizeof(*held.rs))))
+		die(EXIT_CONF_USAGE, "%s", "out of memory");
 	for (size_t i = 0; i < conf_n_tests; i++) {
 		const struct conf_test *t = &conf_tests[i];
-		if (!test_selected(t->id, o->tests) || missing(t, caps, m, buf, sizeof(buf)))
+		if (!test_selected(t->id, o->tests))
 			continue;
-		struct conf_result r = {.measured_ms = -1, .tolerance_pct = -1};
-		run_one(o, NULL, m, 0, t, &held.s, &r, &ok);
+		struct run_result *x = &held.rs[n++];
+		x->t = t;
+		x->run = 1;
+		x->r = (struct conf_result){.measured_ms = -1, .tolerance_pct = -1, .rule = t->rule};
+		const char *why = missing(t, caps, m, buf, sizeof(buf));
+		if (why) {
+			v_set(&x->r, V_NA, "%s", why);
+			expect_apply(expect_find(&held.ex, t->id), &x->r);
+			continue;
+		}
+		int64_t t1 = now_ns();
+		run_one(o, NULL, m, 0, t, &held.s, &x->r, &ok);
+		dry_verdict(&x->r, held.s.n_frames, o->dry_run);
+		expect_apply(expect_find(&held.ex, t->id), &x->r);
+		x->seconds = (double)(now_ns() - t1) / 1e9;
 		for (size_t k = 0; k < held.s.n_frames; k++) {
 			struct pcap_pkthdr h;
 			int64_t ts = held.s.frames[k].ts_ns;
@@ -226,7 +253,7 @@ static int dry_run(const struct conf_opts *o, const struct setup_method *m)
 			frames++;
 		}
 		if (o->pcap_dir)
-			write_test_pcapng(o, &held.s, t, 1, &r);
+			x->pcap_written = write_test_pcapng(o, &held.s, t, 1, &x->r) == 0;
 		tests++;
 		sess_reset(&held.s);
 	}
@@ -245,8 +272,12 @@ static int dry_run(const struct conf_opts *o, const struct setup_method *m)
 	       "(A7 0xfffffe)%s, DUT MAC %s\n",
 	       m->caps & (NEED_MR_WRITE | NEED_MR_READ | NEED_MR_ATOMIC) ? ", rkey 0x00001234, buffer at 0x7f0000000000" : "",
 	       o->have_dut_mac ? "as given" : "02:00:00:00:00:02");
+	char dut_s[64], local_s[64];
+	struct run_info info = {o->iface, addr_str(&o->dut, dut_s, sizeof(dut_s)), addr_str(&o->local, local_s, sizeof(local_s)),
+				o->setup, "dry-run", t0, (double)(now_ns() - t0) / 1e9, o->pps, held.pcap_dir, o->repeat};
+	int status = write_reports(&info, n);
 	run_free();
-	return 0;
+	return status;
 }
 
 /* Every output path, checked before the first packet: --pcap-dir created and writable, --json and

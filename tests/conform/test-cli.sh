@@ -125,5 +125,28 @@ good=$(grep -c 'icrc good' "$T/dry.rd"); badicrc=$(grep -c 'icrc BAD' "$T/dry.rd
 run_as "$R" --dry-run "$T/dry6.pcap" --dut fd77::1 --setup perftest-read --tests D,B8 > "$T/dry6.txt" 2>&1 && \
   grep -q 'rkey 0x00001234' "$T/dry6.txt" && ok "IPv6 perftest-read dry run ($(head -1 "$T/dry6.txt"))" || bad "IPv6 dry run: $(cat "$T/dry6.txt")"
 "$D" -r "$T/dry6.pcap" 2>&1 | grep -q 'READ_REQUEST' && ok "IPv6 READ stimuli decode" || bad "IPv6 READ stimuli"
+# the dry run writes the JUnit and JSON reports asked for (dry-run verdicts: N/A, nothing judged), so a
+# CI pipeline can be wired without a DUT; read back with xml.etree and json
+printf 'A5 N/A nothing is judged in a dry run\n' > "$T/dry.expect"
+"$R" --dry-run "$T/ci.pcap" --dut 10.77.0.1 --tests A1,A5,B7 --junit "$T/ci.xml" --json "$T/ci.json" \
+  --pcap-dir "$T/ci-pcap" --expect "$T/dry.expect" > "$T/out" 2>&1; rc=$?
+python3 - "$T/ci.xml" "$T/ci.json" "$T/ci-pcap" > "$T/ci.check" 2>&1 <<'PY'
+import json, os, sys, xml.etree.ElementTree as E
+xml_path, json_path, pcap_dir = sys.argv[1:]
+suite = E.parse(xml_path).getroot().find('testsuite')
+cases = {c.get('name').split()[0]: c for c in suite.iter('testcase')}
+assert sorted(cases) == ['A1', 'A5', 'B7'], sorted(cases)
+assert (suite.get('tests'), suite.get('failures'), suite.get('errors'), suite.get('skipped')) == ('3', '0', '0', '3')
+assert cases['A1'].get('classname') == 'roceconform.rc-pingpong.A' and cases['B7'].get('classname') == 'roceconform.rc-pingpong.B'
+assert 'dry run' in cases['A1'].find('skipped').get('message')
+assert cases['A5'].find('skipped').get('type') == 'xfail'
+assert cases['A5'].find('properties/property[@name="expected"]').get('value') == 'N/A: nothing is judged in a dry run'
+assert 'perftest-write' in cases['B7'].find('skipped').get('message')
+att = cases['A1'].find('system-out').text.strip()
+assert att == '[[ATTACHMENT|%s/A1.pcapng]]' % os.path.realpath(pcap_dir) and os.path.isfile(att[13:-2]), att
+j = json.load(open(json_path))
+assert j['mode'] == 'dry-run' and [r['verdict'] for r in j['results']] == ['N/A'] * 3, j
+PY
+[ $rc = 0 ] && [ ! -s "$T/ci.check" ] && ok "dry run with --junit/--json: reports written and read back" || bad "dry-run reports: rc $rc $(cat "$T/out" "$T/ci.check")"
 echo "$fails failure(s)"
 exit $((fails > 0))
