@@ -49,6 +49,7 @@ void options_usage(FILE *f)
 		"  --capture-filter EXPR replace the capture's BPF filter\n"
 		"  --fault psn           advertise a PSN other than the one sent (the tests must then fail)\n"
 		"  --allow-host-stack    run although UDP 4791 is taken on the host (a kernel RoCE stack)\n"
+		"  --help, -h            this text   --version  roceconform's version\n"
 		"exit status: 0 all PASS or N/A, 1 a FAIL or an unexpected pass (a verdict --expect lists as FAIL or\n"
 		"             INCONCLUSIVE is PASS), 3 no FAIL but INCONCLUSIVE, 2 usage or setup error\n",
 		CONF_DEFAULT_PPS, CONF_MAX_PPS);
