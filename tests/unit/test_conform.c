@@ -40,9 +40,9 @@ static void base_opts(void)
 	opts.test_timeout_ms = 1000;
 }
 
-/* A session fed with the DUT's frames of a recorded test (the tester's QP: the first one the DUT
- * sends to). */
-static void load(struct session *s, const char *test)
+/* A session fed with the DUT's frames of a recorded test, the tester's QP being qpn (0: the first
+ * one the DUT sends to). */
+static void load_qp(struct session *s, const char *test, uint32_t qpn)
 {
 	char path[512], err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
@@ -51,6 +51,7 @@ static void load(struct session *s, const char *test)
 	memset(s, 0, sizeof(*s));
 	s->o = &opts;
 	s->deadline_ns = INT64_MAX;
+	s->qp.my_qpn = qpn;
 	snprintf(path, sizeof(path), "%s/%s.pcapng", CONFORM_DATA, test);
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
 	cr_assert(p, "%s: %s", path, err);
@@ -64,6 +65,11 @@ static void load(struct session *s, const char *test)
 	}
 	pcap_close(p);
 	cr_assert(s->n_frames > 0, "%s has frames", path);
+}
+
+static void load(struct session *s, const char *test)
+{
+	load_qp(s, test, 0);
 }
 
 static const struct resp *first_response(const struct session *s)
@@ -256,6 +262,50 @@ Test(rules, resend_from_and_quiet)
 	cr_expect_eq(rule_no_requests(q, 0, 300, "x", &r), V_PASS);
 	r = res();
 	cr_expect_eq(rule_no_requests(q, 2, 300, "x", &r), V_FAIL);
+}
+
+/* F1 on made-up answers (no recorded DUT does CNP): a CNP to another QP is named, not "no CNP". */
+Test(rules, cnp_to_another_qp)
+{
+	struct resp cnp = {.ts_ns = 2000000, .icrc_status = ROCE_ICRC_GOOD}, ack = {.ts_ns = 1000000, .response = true};
+	cnp.h.bth.opcode = ROCE_OPC_CNP;
+	cnp.h.bth.becn = 1;
+	cnp.h.bth.dqpn = 0x0c0042;
+	ack.h.bth.dqpn = 0x0c0042;
+	struct conf_result r = res();
+	cr_expect_eq(rule_cnp(&ack, 1, &cnp, 1, 0x0c0001, true, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "no CNP to this test's QP 0x0c0001: the DUT sent its CNP to QP 0x0c0042"), "%s", r.reason);
+	cr_expect(strstr(r.observed, "CNP DestQP 0x0c0042 at +2.000 ms"), "%s", r.observed);
+	r = res();
+	cr_expect_eq(rule_cnp(&cnp, 1, NULL, 0, 0x0c0042, true, 0, &r), V_PASS, "%s", r.reason);
+	cr_expect_float_eq(r.measured_ms, 2.0, 1e-9);
+	r = res();
+	cnp.h.bth.becn = 0;
+	cr_expect_eq(rule_cnp(&cnp, 1, NULL, 0, 0x0c0042, true, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "BECN"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_cnp(&ack, 1, NULL, 0, 0x0c0042, true, 0, &r), V_FAIL);
+	cr_expect_str_eq(r.reason, "no CNP");
+	r = res();
+	cr_expect_eq(rule_cnp(NULL, 0, NULL, 0, 0x0c0042, false, 0, &r), V_INCONCLUSIVE);
+	cr_expect_str_eq(r.reason, "no packet from the DUT");
+}
+
+/* The DUT's packets to another QP than the test's are kept (and noted) as evidence. */
+Test(session, other_qp_packets_kept)
+{
+	struct session s;
+	load(&s, "A1");
+	size_t mine = s.n_resps;
+	cr_assert_gt(mine, 0);
+	uint32_t qpn = s.qp.my_qpn;
+	sess_reset(&s);
+	load_qp(&s, "A1", qpn ^ 1);   /* as a test whose QP is not the one the DUT answers */
+	cr_expect_eq(s.n_resps, 0);
+	cr_expect_eq(s.n_others, mine, "every DUT packet kept as another QP's");
+	cr_expect_eq(s.others[0].h.bth.dqpn, qpn);
+	cr_expect(strstr(s.frames[s.others[0].frame].note, "not this test's QP: "), "%s", s.frames[s.others[0].frame].note);
+	sess_reset(&s);
 }
 
 Test(rules, silence_of_a_dead_dut_is_inconclusive)
