@@ -87,6 +87,8 @@ struct conf_result {
 	double tolerance_pct;       /* its tolerance, or -1 */
 	int64_t t_ref;              /* the test's first stimulus: response times are given from it */
 	bool expected_deviation;    /* --expect listed this verdict for this test */
+	bool unexpected_pass;       /* --expect listed FAIL or INCONCLUSIVE and the test passed */
+	enum conf_verdict expect_v; /* the verdict --expect listed (with either flag) */
 	char expect_reason[256];
 };
 

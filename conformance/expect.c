@@ -1,7 +1,8 @@
 /* expect.c: --expect FILE, a DUT's known deviations: one "ID VERDICT reason" a line (VERDICT is
  * PASS, FAIL, INCONCLUSIVE or N/A; '#' starts a comment). A test whose verdict is the one listed
  * is reported with the reason and does not change the exit status; any other verdict counts as
- * usual, so a new failure is never hidden. */
+ * usual, so a new failure is never hidden; a listed FAIL or INCONCLUSIVE that now passes is an
+ * unexpected pass and counts as a failure (so the list is kept up to date). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -85,6 +86,18 @@ const struct expect_entry *expect_find(const struct expect_list *l, const char *
 		if (!strcasecmp(l->e[i].id, id))
 			return &l->e[i];
 	return NULL;
+}
+
+void expect_apply(const struct expect_entry *e, struct conf_result *r)
+{
+	if (!e)
+		return;
+	r->expected_deviation = e->v == r->v;
+	r->unexpected_pass = r->v == V_PASS && (e->v == V_FAIL || e->v == V_INCONCLUSIVE);
+	if (r->expected_deviation || r->unexpected_pass) {
+		r->expect_v = e->v;
+		snprintf(r->expect_reason, sizeof(r->expect_reason), "%s", e->reason);
+	}
 }
 
 void expect_free(struct expect_list *l)

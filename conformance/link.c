@@ -2,6 +2,7 @@
  * RFC 4861 §4.3-4.4 (solicitation / advertisement with the link-layer address option). Sending is
  * paced: never more than one frame per 1/pps seconds (CONF_MAX_PPS is the hard cap). */
 #include "link.h"
+#include "options.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,6 +54,48 @@ bool host_owns(const struct conf_addr *addr)
 	return own;
 }
 
+const char *mac_str(const uint8_t mac[6], char *buf, size_t n)
+{
+	snprintf(buf, n, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	return buf;
+}
+
+bool ip4_is_broadcast_of(const uint8_t ip[4], const uint8_t addr[4], const uint8_t mask[4])
+{
+	uint32_t a = (uint32_t)addr[0] << 24 | (uint32_t)addr[1] << 16 | (uint32_t)addr[2] << 8 | addr[3];
+	uint32_t m = (uint32_t)mask[0] << 24 | (uint32_t)mask[1] << 16 | (uint32_t)mask[2] << 8 | mask[3];
+	uint32_t x = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3];
+	if (~m <= 1)        /* /31 and /32 have no broadcast address (RFC 3021) */
+		return false;
+	return (x & m) == (a & m) && (x | m) == 0xffffffff;
+}
+
+const char *iface_broadcast(const char *iface, const struct conf_addr *a, char *buf, size_t n)
+{
+	struct ifaddrs *ifs, *i;
+	const char *hit = NULL;
+	if (a->family != 4 || getifaddrs(&ifs) != 0)
+		return NULL;
+	for (i = ifs; i && !hit; i = i->ifa_next) {
+		if (!i->ifa_addr || !i->ifa_netmask || i->ifa_addr->sa_family != AF_INET || strcmp(i->ifa_name, iface) != 0)
+			continue;
+		const uint8_t *ip = (const uint8_t *)&((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
+		const uint8_t *mask = (const uint8_t *)&((struct sockaddr_in *)(void *)i->ifa_netmask)->sin_addr;
+		const uint8_t *brd = (i->ifa_flags & IFF_BROADCAST) && i->ifa_broadaddr ?
+			(const uint8_t *)&((struct sockaddr_in *)(void *)i->ifa_broadaddr)->sin_addr : NULL;
+		if (ip4_is_broadcast_of(a->ip, ip, mask) || (brd && !memcmp(brd, a->ip, 4))) {
+			int len = 0;
+			for (int k = 0; k < 4; k++)
+				len += __builtin_popcount(mask[k]);
+			snprintf(buf, n, "the broadcast address of %s's subnet %u.%u.%u.%u/%d", iface, ip[0] & mask[0],
+				 ip[1] & mask[1], ip[2] & mask[2], ip[3] & mask[3], len);
+			hit = buf;
+		}
+	}
+	freeifaddrs(ifs);
+	return hit;
+}
+
 static int iface_mac(const char *iface, uint8_t mac[6], char err[CONF_ERRLEN])
 {
 	struct ifreq ifr;
@@ -95,6 +138,12 @@ int link_open(struct link *l, const struct conf_opts *o, char err[CONF_ERRLEN])
 		memcpy(l->mac, o->local_mac, 6);
 	else if (iface_mac(o->iface, l->mac, err) < 0)
 		return -1;
+	if (l->have_dut_mac && mac_unusable(l->dut_mac, l->mac)) {
+		char m[20];
+		snprintf(err, CONF_ERRLEN, "--dut-mac %s is %s: refused", mac_str(l->dut_mac, m, sizeof(m)),
+			 mac_unusable(l->dut_mac, l->mac));
+		return -1;
+	}
 	l->answer_nd = !host_owns(&o->local);
 
 	l->p = pcap_create(o->iface, perr);
@@ -199,15 +248,31 @@ static int send_arp(struct link *l, uint16_t op, const uint8_t *tha, const uint8
 	return link_send(l, f, sizeof(f), err);
 }
 
+/* Learn the DUT's MAC from its ARP or ND packet (how: "ARP", "neighbour discovery"), unless it is
+ * one roceconform must never send to: then the reason is kept in l->refused and the resolution
+ * fails with it. */
+static void learn_dut_mac(struct link *l, const uint8_t mac[6], const char *how)
+{
+	if (l->have_dut_mac || l->refused[0])
+		return;
+	const char *why = mac_unusable(mac, l->mac);
+	if (why) {
+		char ip[64], m[20];
+		snprintf(l->refused, sizeof(l->refused), "the DUT %s answered %s with MAC %s, %s: refused",
+			 addr_str(&l->dut, ip, sizeof(ip)), how, mac_str(mac, m, sizeof(m)), why);
+		return;
+	}
+	memcpy(l->dut_mac, mac, 6);
+	l->have_dut_mac = true;
+}
+
 /* An ARP frame: answer a request for our address; learn the DUT's MAC from anything it sends. */
 static void on_arp(struct link *l, const uint8_t *f, uint32_t n)
 {
 	if (n < 42 || f[20] != 0 || (f[21] != 1 && f[21] != 2))
 		return;
-	if (l->dut.family == 4 && !memcmp(f + 28, l->dut.ip, 4) && !l->have_dut_mac) {
-		memcpy(l->dut_mac, f + 22, 6);
-		l->have_dut_mac = true;
-	}
+	if (l->dut.family == 4 && !memcmp(f + 28, l->dut.ip, 4))
+		learn_dut_mac(l, f + 22, "ARP");
 	if (f[21] == 1 && l->answer_nd && l->local.family == 4 && !memcmp(f + 38, l->local.ip, 4)) {
 		send_arp(l, 2, f + 22, f + 28, f + 22);
 		l->arp_answers++;
@@ -263,10 +328,8 @@ static int on_ip6(struct link *l, const uint8_t *f, uint32_t n)
 		return ip[6] == 58;
 	if (l->dut.family != 6)
 		return 1;
-	if (!memcmp(ip + 8, l->dut.ip, 16) && !l->have_dut_mac) {
-		memcpy(l->dut_mac, f + 6, 6);
-		l->have_dut_mac = true;
-	}
+	if (!memcmp(ip + 8, l->dut.ip, 16))
+		learn_dut_mac(l, f + 6, "neighbour discovery");
 	if (icmp[0] == ICMP6_NS && l->answer_nd && !memcmp(icmp + 8, l->local.ip, 16)) {
 		send_nd(l, ICMP6_NA, l->local.ip, ip + 8, f + 6);
 		l->arp_answers++;
@@ -313,7 +376,7 @@ int link_resolve(struct link *l, int timeout_ms, char err[CONF_ERRLEN])
 	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, zero[6] = {0};
 	char buf[64];
 	int64_t deadline = now_ns() + (int64_t)timeout_ms * 1000000;
-	while (!l->have_dut_mac && now_ns() < deadline) {
+	while (!l->have_dut_mac && !l->refused[0] && now_ns() < deadline) {
 		if (l->dut.family == 4) {
 			send_arp(l, 1, zero, l->dut.ip, bcast);
 		} else {
@@ -324,10 +387,14 @@ int link_resolve(struct link *l, int timeout_ms, char err[CONF_ERRLEN])
 		}
 		struct link_frame f;
 		int64_t until = now_ns() + 500000000;
-		while (!l->have_dut_mac && now_ns() < until) {
+		while (!l->have_dut_mac && !l->refused[0] && now_ns() < until) {
 			if (link_next(l, 100, &f, err) < 0)
 				return -1;
 		}
+	}
+	if (l->refused[0]) {
+		snprintf(err, CONF_ERRLEN, "%s", l->refused);
+		return -1;
 	}
 	if (!l->have_dut_mac) {
 		snprintf(err, CONF_ERRLEN, "the DUT %s does not answer %s (give --dut-mac, or check the link)",

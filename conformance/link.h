@@ -15,6 +15,7 @@ struct link {
 	uint8_t mac[6];             /* the tester's source MAC */
 	uint8_t dut_mac[6];
 	bool have_dut_mac;
+	char refused[200];          /* the DUT's ARP/ND answer gave a MAC never sent to: why */
 	struct conf_addr local, dut;
 	bool answer_nd;             /* answer ARP/ND for local (the host does not own it) */
 	int64_t min_gap_ns;         /* pacing: 1 s / pps */
@@ -52,6 +53,14 @@ uint64_t link_drops(struct link *l);
 
 /* Whether this host owns addr (on any interface). */
 bool host_owns(const struct conf_addr *addr);
+
+/* Whether ip is the broadcast address of the IPv4 subnet of addr with netmask mask. */
+bool ip4_is_broadcast_of(const uint8_t ip[4], const uint8_t addr[4], const uint8_t mask[4]);
+/* Whether a is the broadcast address of a subnet of iface: a sentence saying so in buf, or NULL. */
+const char *iface_broadcast(const char *iface, const struct conf_addr *a, char *buf, size_t n);
+
+/* Text of a MAC address (aa:bb:cc:dd:ee:ff). */
+const char *mac_str(const uint8_t mac[6], char *buf, size_t n);
 
 /* Text of an address. */
 const char *addr_str(const struct conf_addr *a, char *buf, size_t n);

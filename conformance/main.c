@@ -3,6 +3,7 @@
  * dry run, the reports and the exit status (0 PASS/N/A, 1 FAIL, 3 INCONCLUSIVE, 2 usage/setup). */
 #include <errno.h>
 #include <pcap/pcap.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +14,53 @@
 
 #include "hoststack.h"
 #include "options.h"
+#include "outfile.h"
 #include "pcapng.h"
 #include "report.h"
 #include "setup.h"
 #include "verdict.h"
+
+/* What a run holds, released by run_free() on every way out, die() included: the report
+ * temporaries are removed (no half report is left), the capture closed, memory freed. */
+static struct {
+	struct expect_list ex;
+	struct outfile json, junit;
+	struct link link;
+	int hold;                   /* the host stack guard's socket, or -1 */
+	struct run_result *rs;
+	struct session s;           /* the test running */
+	char *pcap_dir;             /* --pcap-dir, absolute (realpath) */
+} held = {.hold = -1};
+
+static void run_free(void)
+{
+	outfile_discard(&held.json);
+	outfile_discard(&held.junit);
+	link_close(&held.link);
+	if (held.hold >= 0)
+		close(held.hold);
+	held.hold = -1;
+	if (held.s.tcp_fd > 0)
+		close(held.s.tcp_fd);
+	held.s.tcp_fd = -1;
+	sess_reset(&held.s);
+	expect_free(&held.ex);
+	free(held.rs);
+	held.rs = NULL;
+	free(held.pcap_dir);
+	held.pcap_dir = NULL;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: remove the report temporaries, then die of the signal. */
+static void on_signal(int sig)
+{
+	const char *tmp[2] = {outfile_tmp(&held.json), outfile_tmp(&held.junit)};
+	for (int i = 0; i < 2; i++)
+		if (tmp[i])
+			unlink(tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 static void die(int code, const char *fmt, ...)
@@ -27,7 +71,25 @@ static void die(int code, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
 	va_end(ap);
+	run_free();
 	exit(code);
+}
+
+/* Refuse a --dut that is the tester itself or a broadcast address of the --iface's subnet (the
+ * address kinds never usable, addr_unusable(), are refused before). */
+static void refuse_dut(const struct conf_opts *o)
+{
+	char ip[64], buf[160];
+	const char *why = NULL;
+	if (!memcmp(o->dut.ip, o->local.ip, sizeof(o->dut.ip)))
+		why = "the tester's own address (--local-ip)";
+	else if (host_owns(&o->dut))
+		why = "an address of this host (the tester's own)";
+	else if (o->iface)
+		why = iface_broadcast(o->iface, &o->dut, buf, sizeof(buf));
+	if (why)
+		die(EXIT_CONF_USAGE, "--dut %s is %s: refused (roceconform sends only to one other host)",
+		    addr_str(&o->dut, ip, sizeof(ip)), why);
 }
 
 static void list_tests(void)
@@ -113,60 +175,190 @@ static void run_one(const struct conf_opts *o, struct link *l, const struct setu
 		v_set(r, V_INCONCLUSIVE, "the capture dropped %llu packets during the test", (unsigned long long)drops);
 }
 
-static void write_test_pcapng(const struct conf_opts *o, const struct session *s, const struct conf_test *t,
-			      unsigned run, const struct conf_result *r)
+/* The test's pcapng in --pcap-dir: 0, or -1 (said on standard error). */
+static int write_test_pcapng(const struct conf_opts *o, const struct session *s, const struct conf_test *t,
+			     unsigned run, const struct conf_result *r)
 {
 	char path[4096], comment[EVIDENCE_LEN * 3 + 512], err[CONF_ERRLEN];
-	if (o->repeat > 1)
-		snprintf(path, sizeof(path), "%s/%s-%u.pcapng", o->pcap_dir, t->id, run);
-	else
-		snprintf(path, sizeof(path), "%s/%s.pcapng", o->pcap_dir, t->id);
+	report_pcap_path(path, sizeof(path), o->pcap_dir, t->id, run, o->repeat);
 	snprintf(comment, sizeof(comment), "roceconform %s: %s - %s\nrule: %s\nexpected: %s\nobserved: %s%s%s", t->id,
 		 verdict_name(r->v), t->title, t->rule, r->expected, r->observed, r->reason[0] ? "\nreason: " : "", r->reason);
-	if (pcapng_write_session(path, s, comment, err) < 0)
+	if (pcapng_write_session(path, s, comment, err) < 0) {
 		fprintf(stderr, "roceconform: --pcap-dir: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
-/* --dry-run: every selected test's stimulus, in order, into one pcap. */
+static int write_reports(const struct run_info *info, size_t n);
+
+/* A dry run's result for a test whose stimulus was written: N/A (nothing was judged), with what
+ * the test would expect. */
+static void dry_verdict(struct conf_result *r, size_t frames, const char *file)
+{
+	r->observed[0] = 0;
+	r->measured_ms = r->tolerance_pct = -1;
+	v_set(r, V_NA, "dry run: %zu stimulus frames written to %s, nothing sent", frames, file);
+}
+
+/* --dry-run: every selected test's stimulus, in order, into one pcap (through a temporary,
+ * renamed once complete); the reports asked for, with dry-run verdicts. */
 static int dry_run(const struct conf_opts *o, const struct setup_method *m)
 {
+	struct outfile out;
+	char err[CONF_ERRLEN], buf[256];
+	if (outfile_open(&out, o->dry_run, err) < 0)
+		die(EXIT_CONF_USAGE, "--dry-run: %s", err);
 	pcap_t *dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
-	pcap_dumper_t *d = dead ? pcap_dump_open(dead, o->dry_run) : NULL;
-	if (!d)
-		die(EXIT_CONF_USAGE, "--dry-run: cannot write %s", dead ? pcap_geterr(dead) : o->dry_run);
-	size_t frames = 0, tests = 0;
-	struct session s;
+	pcap_dumper_t *d = dead ? pcap_dump_fopen(dead, out.f) : NULL;
+	if (!d) {
+		snprintf(buf, sizeof(buf), "%s", dead ? pcap_geterr(dead) : "out of memory");
+		if (dead)
+			pcap_close(dead);
+		outfile_discard(&out);
+		die(EXIT_CONF_USAGE, "--dry-run: cannot write %s: %s", o->dry_run, buf);
+	}
+	size_t frames = 0, tests = 0, n = 0;
 	bool ok;
 	unsigned caps = caps_of(o, m);
-	char buf[256];
+	int64_t t0 = now_ns();
+	if (!(held.rs = calloc(conf_n_tests, sizeof(*held.rs))))
+		die(EXIT_CONF_USAGE, "%s", "out of memory");
 	for (size_t i = 0; i < conf_n_tests; i++) {
 		const struct conf_test *t = &conf_tests[i];
-		if (!test_selected(t->id, o->tests) || missing(t, caps, m, buf, sizeof(buf)))
+		if (!test_selected(t->id, o->tests))
 			continue;
-		struct conf_result r = {.measured_ms = -1, .tolerance_pct = -1};
-		run_one(o, NULL, m, 0, t, &s, &r, &ok);
-		for (size_t k = 0; k < s.n_frames; k++) {
+		struct run_result *x = &held.rs[n++];
+		x->t = t;
+		x->run = 1;
+		x->r = (struct conf_result){.measured_ms = -1, .tolerance_pct = -1, .rule = t->rule};
+		const char *why = missing(t, caps, m, buf, sizeof(buf));
+		if (why) {
+			v_set(&x->r, V_NA, "%s", why);
+			expect_apply(expect_find(&held.ex, t->id), &x->r);
+			continue;
+		}
+		int64_t t1 = now_ns();
+		run_one(o, NULL, m, 0, t, &held.s, &x->r, &ok);
+		dry_verdict(&x->r, held.s.n_frames, o->dry_run);
+		expect_apply(expect_find(&held.ex, t->id), &x->r);
+		x->seconds = (double)(now_ns() - t1) / 1e9;
+		for (size_t k = 0; k < held.s.n_frames; k++) {
 			struct pcap_pkthdr h;
-			int64_t ts = s.frames[k].ts_ns;
+			int64_t ts = held.s.frames[k].ts_ns;
 			h.ts.tv_sec = (time_t)(ts / 1000000000);
 			h.ts.tv_usec = (suseconds_t)(ts % 1000000000);  /* nanoseconds: the dumper's precision */
-			h.caplen = h.len = s.frames[k].len;
-			pcap_dump((u_char *)d, &h, s.frames[k].bytes);
+			h.caplen = h.len = held.s.frames[k].len;
+			pcap_dump((u_char *)d, &h, held.s.frames[k].bytes);
 			frames++;
 		}
 		if (o->pcap_dir)
-			write_test_pcapng(o, &s, t, 1, &r);
+			x->pcap_written = write_test_pcapng(o, &held.s, t, 1, &x->r) == 0;
 		tests++;
-		sess_reset(&s);
+		sess_reset(&held.s);
 	}
-	pcap_dump_close(d);
+	int bad = pcap_dump_flush(d) < 0;
+	pcap_dump_close(d);     /* closes out.f */
+	out.f = NULL;
 	pcap_close(dead);
+	if (bad) {
+		outfile_discard(&out);
+		die(EXIT_CONF_USAGE, "--dry-run: %s: write failed", o->dry_run);
+	}
+	if (outfile_commit(&out, err) < 0)
+		die(EXIT_CONF_USAGE, "--dry-run: %s", err);
 	printf("dry run: %zu frames of %zu tests written to %s (nothing sent)\n", frames, tests, o->dry_run);
 	printf("placeholders: DUT QPN 0x000011, DUT PSN 0x000000, tester QPN 0x0cXXXX per test, tester PSN per test "
 	       "(A7 0xfffffe)%s, DUT MAC %s\n",
 	       m->caps & (NEED_MR_WRITE | NEED_MR_READ | NEED_MR_ATOMIC) ? ", rkey 0x00001234, buffer at 0x7f0000000000" : "",
 	       o->have_dut_mac ? "as given" : "02:00:00:00:00:02");
-	return 0;
+	char dut_s[64], local_s[64];
+	struct run_info info = {o->iface, addr_str(&o->dut, dut_s, sizeof(dut_s)), addr_str(&o->local, local_s, sizeof(local_s)),
+				o->setup, "dry-run", t0, (double)(now_ns() - t0) / 1e9, o->pps, held.pcap_dir, o->repeat};
+	int status = write_reports(&info, n);
+	run_free();
+	return status;
+}
+
+/* Every output path, checked before the first packet: --pcap-dir created and writable, --json and
+ * --junit opened as temporaries in their directories (renamed over the targets at the end). */
+static void open_outputs(const struct conf_opts *o)
+{
+	char err[CONF_ERRLEN];
+	if (o->pcap_dir && mkdir(o->pcap_dir, 0755) < 0 && errno != EEXIST)
+		die(EXIT_CONF_USAGE, "--pcap-dir: cannot create %s: %s", o->pcap_dir, strerror(errno));
+	if (o->pcap_dir && (access(o->pcap_dir, W_OK | X_OK) < 0 || !(held.pcap_dir = realpath(o->pcap_dir, NULL))))
+		die(EXIT_CONF_USAGE, "--pcap-dir: cannot write in %s: %s", o->pcap_dir, strerror(errno));
+	if (o->json && outfile_open(&held.json, o->json, err) < 0)
+		die(EXIT_CONF_USAGE, "--json: %s", err);
+	if (o->junit && outfile_open(&held.junit, o->junit, err) < 0)
+		die(EXIT_CONF_USAGE, "--junit: %s", err);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+}
+
+/* The --iface's own IPv4 address (the tester's address when --local-ip is not given). */
+static void local_from_iface(struct conf_opts *o)
+{
+	struct conf_addr a = {0};
+	pcap_if_t *all = NULL, *d;
+	char buf[PCAP_ERRBUF_SIZE];
+	if (pcap_findalldevs(&all, buf) == 0) {
+		for (d = all; d && !a.family; d = d->next) {
+			if (strcmp(d->name, o->iface) != 0)
+				continue;
+			for (pcap_addr_t *pa = d->addresses; pa && !a.family; pa = pa->next) {
+				if (!pa->addr)
+					continue;
+				if (o->dut.family == 4 && pa->addr->sa_family == AF_INET) {
+					a.family = 4;
+					memcpy(a.ip, &((struct sockaddr_in *)(void *)pa->addr)->sin_addr, 4);
+				}
+			}
+		}
+		pcap_freealldevs(all);
+	}
+	if (!a.family)
+		die(EXIT_CONF_USAGE, "%s has no address of the DUT's family: give --local-ip", o->iface);
+	o->local = a;
+}
+
+/* The reports at the end: 0, or EXIT_CONF_USAGE when one could not be written. */
+static int write_reports(const struct run_info *info, size_t n)
+{
+	char err[CONF_ERRLEN];
+	int status = 0;
+	struct outfile *out[2] = {&held.json, &held.junit};
+	void (*write[2])(FILE *, const struct run_info *, const struct run_result *, size_t) = {report_json_to,
+												 report_junit_to};
+	for (int i = 0; i < 2; i++) {
+		if (!out[i]->f)
+			continue;
+		write[i](out[i]->f, info, held.rs, n);
+		if (outfile_commit(out[i], err) < 0) {
+			fprintf(stderr, "roceconform: %s\n", err);
+			status = EXIT_CONF_USAGE;
+		}
+	}
+	return status;
+}
+
+/* The exit status of the results (report_status()); notes the --expect lines not met. */
+static int results_status(size_t n)
+{
+	for (size_t i = 0; i < held.ex.n; i++) {
+		bool seen = false, met = false;
+		for (size_t k = 0; k < n; k++)
+			if (!strcasecmp(held.rs[k].t->id, held.ex.e[i].id)) {
+				seen = true;
+				met |= held.rs[k].r.expected_deviation;
+			}
+		if (seen && !met)   /* (an unexpected pass also counts as a failure) */
+			printf("note: %s was expected to be %s (%s) and is not\n", held.ex.e[i].id,
+			       verdict_name(held.ex.e[i].v), held.ex.e[i].reason);
+	}
+	return report_status(held.rs, n);
 }
 
 int main(int argc, char **argv)
@@ -198,71 +390,42 @@ int main(int argc, char **argv)
 		die(EXIT_CONF_USAGE, "--dut is a %s address: refused", bad);
 	if (o.recv_size < 1)
 		o.recv_size = 4096;
-	struct expect_list ex = {0};
-	if (o.expect && expect_load(o.expect, &ex, err) < 0)
+	if (o.expect && expect_load(o.expect, &held.ex, err) < 0)
 		die(EXIT_CONF_USAGE, "%s", err);
-	if (o.pcap_dir && mkdir(o.pcap_dir, 0755) < 0 && errno != EEXIST)
-		die(EXIT_CONF_USAGE, "--pcap-dir: cannot create %s", o.pcap_dir);
 	if (!o.have_local) {
-		if (o.iface && !o.dry_run) {
-			/* the interface's own address of the DUT's family */
-			struct conf_addr a = {0};
-			pcap_if_t *all = NULL, *d;
-			if (pcap_findalldevs(&all, buf) == 0) {
-				for (d = all; d && !a.family; d = d->next) {
-					if (strcmp(d->name, o.iface) != 0)
-						continue;
-					for (pcap_addr_t *pa = d->addresses; pa && !a.family; pa = pa->next) {
-						if (!pa->addr)
-							continue;
-						if (o.dut.family == 4 && pa->addr->sa_family == AF_INET) {
-							a.family = 4;
-							memcpy(a.ip, &((struct sockaddr_in *)(void *)pa->addr)->sin_addr, 4);
-						}
-					}
-				}
-				pcap_freealldevs(all);
-			}
-			if (!a.family)
-				die(EXIT_CONF_USAGE, "%s has no address of the DUT's family: give --local-ip", o.iface);
-			o.local = a;
-		} else {
+		if (o.iface && !o.dry_run)
+			local_from_iface(&o);
+		else
 			parse_addr(o.dut.family == 4 ? "192.0.2.1" : "2001:db8::1", &o.local);
-		}
 		o.have_local = true;
 	}
 	if (o.local.family != o.dut.family)
 		die(EXIT_CONF_USAGE, "%s", "--local-ip and --dut must be of the same IP version");
+	refuse_dut(&o);
+	if (!o.dry_run && !o.iface)
+		die(EXIT_CONF_USAGE, "%s", "no --iface: roceconform sends only on the interface it is given (or use --dry-run)");
+	open_outputs(&o);
 	if (o.dry_run)
 		return dry_run(&o, m);
-	if (!o.iface)
-		die(EXIT_CONF_USAGE, "%s", "no --iface: roceconform sends only on the interface it is given (or use --dry-run)");
 
-	struct link l;
-	if (link_open(&l, &o, err) < 0)
+	if (link_open(&held.link, &o, err) < 0)
 		die(EXIT_CONF_USAGE, "%s", err);
 	char guard[CONF_ERRLEN] = "";
-	int hold = host_stack_guard(&o, guard, err);
-	if (hold == -2) {
-		link_close(&l);
+	held.hold = host_stack_guard(&o, guard, err);
+	if (held.hold == -2)
 		die(EXIT_CONF_USAGE, "%s", err);
-	}
-	char dut_s[64], local_s[64];
+	char dut_s[64], local_s[64], mac_s[20];
 	addr_str(&o.dut, dut_s, sizeof(dut_s));
 	addr_str(&o.local, local_s, sizeof(local_s));
-	if (link_resolve(&l, 3000, err) < 0) {
-		link_close(&l);
+	if (link_resolve(&held.link, 3000, err) < 0)
 		die(EXIT_CONF_USAGE, "%s", err);
-	}
-	printf("roceconform: DUT %s (%02x:%02x:%02x:%02x:%02x:%02x) on %s, tester %s, setup %s port %u, at most %u packets/s\n",
-	       dut_s, l.dut_mac[0], l.dut_mac[1], l.dut_mac[2], l.dut_mac[3], l.dut_mac[4], l.dut_mac[5], o.iface, local_s,
-	       m->name, port, o.pps);
-	printf("host stack: %s\ncapture filter: %s\n", guard, l.filter);
+	printf("roceconform: DUT %s (%s) on %s, tester %s, setup %s port %u, at most %u packets/s\n", dut_s,
+	       mac_str(held.link.dut_mac, mac_s, sizeof(mac_s)), o.iface, local_s, m->name, port, o.pps);
+	printf("host stack: %s\ncapture filter: %s\n", guard, held.link.filter);
 	fflush(stdout);
 
 	size_t cap = conf_n_tests * o.repeat, n = 0;
-	struct run_result *rs = calloc(cap, sizeof(*rs));
-	if (!rs)
+	if (!(held.rs = calloc(cap, sizeof(*held.rs))))
 		die(EXIT_CONF_USAGE, "%s", "out of memory");
 	int64_t t0 = now_ns(), total_deadline = t0 + (int64_t)o.total_timeout_s * 1000000000;
 	unsigned caps = caps_of(&o, m);
@@ -271,82 +434,47 @@ int main(int argc, char **argv)
 		const struct conf_test *t = &conf_tests[i];
 		if (!test_selected(t->id, o.tests))
 			continue;
-		for (unsigned run = 1; run <= o.repeat; run++) {
-			struct run_result *x = &rs[n++];
-			struct session s;
+		for (unsigned rn = 1; rn <= o.repeat; rn++) {
+			struct run_result *x = &held.rs[n++];
 			bool setup_ok = false;
 			x->t = t;
-			x->run = run;
+			x->run = rn;
 			x->r.measured_ms = -1;
 			x->r.tolerance_pct = -1;
 			x->r.rule = t->rule;
 			int64_t ts = now_ns();
 			const char *why = missing(t, caps, m, buf, sizeof(buf));
-			memset(&s, 0, sizeof(s));
+			memset(&held.s, 0, sizeof(held.s));
 			if (why) {
 				v_set(&x->r, V_NA, "%s", why);
 			} else if (now_ns() > total_deadline) {
 				v_set(&x->r, V_INCONCLUSIVE, "the whole run's time limit (--timeout %u s) was reached", o.total_timeout_s);
 			} else {
-				run_one(&o, &l, m, port, t, &s, &x->r, &setup_ok);
-				if (!setup_ok && !any_setup) {
-					fprintf(stderr, "roceconform: %s: %s\n", t->id, x->r.reason);
-					link_close(&l);
-					return EXIT_CONF_USAGE;   /* the DUT never answered the setup */
-				}
+				run_one(&o, &held.link, m, port, t, &held.s, &x->r, &setup_ok);
+				if (!setup_ok && !any_setup)   /* the DUT never answered the setup */
+					die(EXIT_CONF_USAGE, "%s: %s", t->id, x->r.reason);
 				any_setup |= setup_ok;
 			}
 			x->seconds = (double)(now_ns() - ts) / 1e9;
-			const struct expect_entry *e = expect_find(&ex, t->id);
-			if (e && e->v == x->r.v) {
-				x->r.expected_deviation = true;
-				snprintf(x->r.expect_reason, sizeof(x->r.expect_reason), "%s", e->reason);
-			}
-			if (o.pcap_dir && s.n_frames)
-				write_test_pcapng(&o, &s, t, run, &x->r);
-			if (s.tcp_fd > 0)
-				close(s.tcp_fd);
-			sess_reset(&s);
+			expect_apply(expect_find(&held.ex, t->id), &x->r);
+			if (o.pcap_dir && held.s.n_frames)
+				x->pcap_written = write_test_pcapng(&o, &held.s, t, rn, &x->r) == 0;
+			if (held.s.tcp_fd > 0)
+				close(held.s.tcp_fd);
+			held.s.tcp_fd = -1;
+			sess_reset(&held.s);
 			printf("%-4s %-12s %s%s%s\n", t->id, verdict_name(x->r.v), t->title, x->r.reason[0] ? " -- " : "",
 			       x->r.reason);
 			fflush(stdout);
 		}
 	}
-	link_close(&l);
-	if (hold >= 0)
-		close(hold);
+	link_close(&held.link);
 	printf("\n");
-	report_table(stdout, rs, n, o.verbose);
-	struct run_info info = {o.iface, dut_s, local_s, o.setup, "live", t0, (double)(now_ns() - t0) / 1e9, o.pps};
-	int status = 0;
-	if (o.json && report_json(o.json, &info, rs, n, err) < 0) {
-		fprintf(stderr, "roceconform: %s\n", err);
-		status = EXIT_CONF_USAGE;
-	}
-	if (o.junit && report_junit(o.junit, &info, rs, n, err) < 0) {
-		fprintf(stderr, "roceconform: %s\n", err);
-		status = EXIT_CONF_USAGE;
-	}
-	bool fail = false, inc = false;
-	for (size_t i = 0; i < n; i++) {
-		if (rs[i].r.expected_deviation)
-			continue;
-		fail |= rs[i].r.v == V_FAIL;
-		inc |= rs[i].r.v == V_INCONCLUSIVE;
-	}
-	for (size_t i = 0; i < ex.n; i++) {
-		bool seen = false, met = false;
-		for (size_t k = 0; k < n; k++)
-			if (!strcasecmp(rs[k].t->id, ex.e[i].id)) {
-				seen = true;
-				met |= rs[k].r.expected_deviation;
-			}
-		if (seen && !met)
-			printf("note: %s was expected to be %s (%s) and is not\n", ex.e[i].id, verdict_name(ex.e[i].v), ex.e[i].reason);
-	}
-	expect_free(&ex);
-	free(rs);
-	if (status)
-		return status;
-	return fail ? EXIT_CONF_FAIL : inc ? EXIT_CONF_INCONCLUSIVE : EXIT_CONF_PASS;
+	report_table(stdout, held.rs, n, o.verbose);
+	struct run_info info = {o.iface, dut_s, local_s, o.setup, "live", t0, (double)(now_ns() - t0) / 1e9, o.pps,
+				held.pcap_dir, o.repeat};
+	int status = write_reports(&info, n);
+	int verdicts = results_status(n);
+	run_free();
+	return status ? status : verdicts;
 }

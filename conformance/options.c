@@ -19,8 +19,8 @@ void options_usage(FILE *f)
 		"\n"
 		"target:\n"
 		"  --iface IF            send and capture on this interface only\n"
-		"  --dut IP              the device under test (IPv4 or IPv6; never broadcast/multicast/unspecified)\n"
-		"  --dut-mac MAC         its MAC (default: resolved by ARP / neighbour discovery)\n"
+		"  --dut IP              the device under test (IPv4 or IPv6; a unicast address of another host)\n"
+		"  --dut-mac MAC         its unicast MAC (default: resolved by ARP / neighbour discovery)\n"
 		"  --local-ip IP         the tester's address, advertised as its GID (default: the interface's);\n"
 		"                        roceconform answers ARP/ND for it when the host does not own it\n"
 		"  --local-mac MAC       the tester's source MAC (default: the interface's)\n"
@@ -42,13 +42,16 @@ void options_usage(FILE *f)
 		"  --setup-timeout S     for the DUT's server to answer, per test (default 40)\n"
 		"  --tolerance PCT       timing tolerance of timer verdicts (default 25)\n"
 		"output:\n"
-		"  --json FILE  --junit FILE  --pcap-dir DIR (one pcapng per test)  -v (every packet)\n"
+		"  --json FILE  --junit FILE  --pcap-dir DIR (one pcapng per test)  -v (every packet);\n"
+		"                        a dry run writes them too (every test N/A: nothing is judged)\n"
 		"  --expect FILE         known deviations: lines \"ID VERDICT reason\"\n"
 		"self-test and special setups:\n"
 		"  --capture-filter EXPR replace the capture's BPF filter\n"
 		"  --fault psn           advertise a PSN other than the one sent (the tests must then fail)\n"
 		"  --allow-host-stack    run although UDP 4791 is taken on the host (a kernel RoCE stack)\n"
-		"exit status: 0 all PASS or N/A, 1 a FAIL, 3 no FAIL but INCONCLUSIVE, 2 usage or setup error\n",
+		"  --help, -h            this text   --version  roceconform's version\n"
+		"exit status: 0 all PASS or N/A, 1 a FAIL or an unexpected pass (a verdict --expect lists as FAIL or\n"
+		"             INCONCLUSIVE is PASS), 3 no FAIL but INCONCLUSIVE, 2 usage or setup error\n",
 		CONF_DEFAULT_PPS, CONF_MAX_PPS);
 }
 
@@ -76,12 +79,30 @@ const char *addr_unusable(const struct conf_addr *a)
 			return "multicast";
 		if (a->ip[0] == 255 && a->ip[1] == 255 && a->ip[2] == 255 && a->ip[3] == 255)
 			return "broadcast";
+		if (a->ip[0] == 127)
+			return "loopback";
 		return NULL;
 	}
 	if (!memcmp(a->ip, zero, 16))
 		return "unspecified";
 	if (a->ip[0] == 0xff)
 		return "multicast";
+	if (!memcmp(a->ip, zero, 15) && a->ip[15] == 1)
+		return "loopback";
+	return NULL;
+}
+
+const char *mac_unusable(const uint8_t mac[6], const uint8_t *own)
+{
+	static const uint8_t zero[6], bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	if (!memcmp(mac, bcast, 6))
+		return "the broadcast MAC";
+	if (mac[0] & 1)     /* the I/G bit: a group address */
+		return "a multicast (group) MAC";
+	if (!memcmp(mac, zero, 6))
+		return "the all-zero MAC";
+	if (own && !memcmp(mac, own, 6))
+		return "the tester's own MAC";
 	return NULL;
 }
 
@@ -210,6 +231,12 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		case O_LOCAL_MAC:
 			if (parse_mac(a, c == O_DUT_MAC ? o->dut_mac : o->local_mac) < 0) {
 				snprintf(err, CONF_ERRLEN, "%s: \"%s\" is not a MAC address", c == O_DUT_MAC ? "--dut-mac" : "--local-mac", a);
+				return -1;
+			}
+			if (mac_unusable(c == O_DUT_MAC ? o->dut_mac : o->local_mac, NULL)) {
+				snprintf(err, CONF_ERRLEN, "%s %s is %s: refused (a unicast MAC is needed)",
+					 c == O_DUT_MAC ? "--dut-mac" : "--local-mac", a,
+					 mac_unusable(c == O_DUT_MAC ? o->dut_mac : o->local_mac, NULL));
 				return -1;
 			}
 			if (c == O_DUT_MAC)

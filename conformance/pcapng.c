@@ -4,10 +4,11 @@
  * outbound). Blocks are assembled in memory and written in this machine's byte order. */
 #include "pcapng.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "outfile.h"
 
 struct blk {
 	uint8_t *b;
@@ -97,18 +98,12 @@ int pcapng_write_session(const char *path, const struct session *s, const char *
 		opt(&k, 0, NULL, 0);
 		close_block(&k, st);
 	}
-	FILE *out = fopen(path, "wb");
-	if (!out) {
-		snprintf(err, CONF_ERRLEN, "%s: %s", path, strerror(errno));
+	struct outfile out;
+	if (outfile_open(&out, path, err) < 0) {
 		free(k.b);
 		return -1;
 	}
-	size_t w = fwrite(k.b, 1, k.n, out);
-	int bad = fclose(out) != 0 || w != k.n;
+	fwrite(k.b, 1, k.n, out.f);
 	free(k.b);
-	if (bad) {
-		snprintf(err, CONF_ERRLEN, "%s: write failed", path);
-		return -1;
-	}
-	return 0;
+	return outfile_commit(&out, err);
 }

@@ -1,11 +1,25 @@
 /* report.c: the table, JSON and JUnit XML reports (see report.h). JUnit follows the schema the
  * common CI viewers read (Jenkins, GitLab, GitHub test reporters): <testsuites><testsuite> with
- * tests/failures/errors/skipped counts, <testcase classname name time> and one child for a
- * verdict other than PASS. */
+ * tests/failures/errors/skipped counts, <testcase classname="roceconform.SETUP.GROUP" name time>
+ * and one child for a verdict other than PASS; --expect results as pytest reports xfail
+ * (<skipped>) and strict XPASS (<failure>); the test's pcapng as an [[ATTACHMENT|path]] line. */
 #include "report.h"
 
-#include <errno.h>
 #include <string.h>
+
+#include "outfile.h"
+
+int report_status(const struct run_result *rs, size_t n)
+{
+	bool fail = false, inc = false;
+	for (size_t i = 0; i < n; i++) {
+		if (rs[i].r.expected_deviation)
+			continue;
+		fail |= rs[i].r.v == V_FAIL || rs[i].r.unexpected_pass;
+		inc |= rs[i].r.v == V_INCONCLUSIVE;
+	}
+	return fail ? EXIT_CONF_FAIL : inc ? EXIT_CONF_INCONCLUSIVE : EXIT_CONF_PASS;
+}
 
 void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose)
 {
@@ -20,7 +34,11 @@ void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose)
 		else
 			snprintf(id, sizeof(id), "%s", x->t->id);
 		fprintf(f, "%-5s %-13s %s%s\n", id, verdict_name(x->r.v), x->t->title,
+			x->r.unexpected_pass ? "  [XPASS(strict): --expect lists another verdict]" :
 			x->r.expected_deviation ? "  [known deviation]" : "");
+		if (x->r.unexpected_pass)
+			fprintf(f, "%19s expected by --expect: %s (%s); counts as a failure\n", "", verdict_name(x->r.expect_v),
+				x->r.expect_reason);
 		if (x->r.v == V_PASS && !verbose) {
 			if (x->r.measured_ms >= 0)
 				fprintf(f, "%19s measured %.1f ms (tolerance %.0f %%)\n", "", x->r.measured_ms, x->r.tolerance_pct);
@@ -70,33 +88,20 @@ static void jstr(FILE *f, const char *key, const char *v, bool comma)
 	fprintf(f, "\"%s", comma ? ", " : "");
 }
 
-static int finish(FILE *f, const char *path, char err[CONF_ERRLEN])
+/* Write a report through an outfile: whole or not at all. */
+static int write_whole(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
+		       void (*write)(FILE *, const struct run_info *, const struct run_result *, size_t),
+		       char err[CONF_ERRLEN])
 {
-	if (f == stdout)
-		return fflush(f) == 0 ? 0 : -1;
-	if (ferror(f) | (fclose(f) != 0)) {
-		snprintf(err, CONF_ERRLEN, "%s: write failed", path);
+	struct outfile o;
+	if (outfile_open(&o, path, err) < 0)
 		return -1;
-	}
-	return 0;
+	write(o.f, info, rs, n);
+	return outfile_commit(&o, err);
 }
 
-static FILE *open_out(const char *path, char err[CONF_ERRLEN])
+void report_json_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n)
 {
-	if (!strcmp(path, "-"))
-		return stdout;
-	FILE *f = fopen(path, "w");
-	if (!f)
-		snprintf(err, CONF_ERRLEN, "%s: %s", path, strerror(errno));
-	return f;
-}
-
-int report_json(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
-		char err[CONF_ERRLEN])
-{
-	FILE *f = open_out(path, err);
-	if (!f)
-		return -1;
 	fprintf(f, "{");
 	jstr(f, "tool", "roceconform", true);
 	jstr(f, "mode", info->mode, true);
@@ -121,66 +126,153 @@ int report_json(const char *path, const struct run_info *info, const struct run_
 		fprintf(f, "\"known_deviation\": %s, ", x->r.expected_deviation ? "true" : "false");
 		if (x->r.expected_deviation)
 			jstr(f, "known_deviation_reason", x->r.expect_reason, true);
+		if (x->r.unexpected_pass) {
+			fprintf(f, "\"unexpected_pass\": true, ");
+			jstr(f, "expected_verdict", verdict_name(x->r.expect_v), true);
+			jstr(f, "expected_reason", x->r.expect_reason, true);
+		}
 		fprintf(f, "\"seconds\": %.3f}%s\n", x->seconds, i + 1 < n ? "," : "");
 	}
 	fprintf(f, "]}\n");
-	return finish(f, path, err);
 }
 
-int report_junit(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
-		 char err[CONF_ERRLEN])
+int report_json(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
+		char err[CONF_ERRLEN])
 {
-	size_t c[4] = {0};
-	FILE *f = open_out(path, err);
-	if (!f)
-		return -1;
+	return write_whole(path, info, rs, n, report_json_to, err);
+}
+
+/* How a test run shows in JUnit: as pytest shows a test, an expected deviation (--expect) is an
+ * xfail (<skipped>) and an unexpected pass a strict XPASS (<failure>). */
+enum junit_kind { J_PASS, J_FAILURE, J_ERROR, J_SKIPPED, J_XFAIL, J_XPASS };
+
+static enum junit_kind junit_kind(const struct conf_result *r)
+{
+	if (r->unexpected_pass)
+		return J_XPASS;
+	if (r->expected_deviation && r->v != V_PASS)
+		return J_XFAIL;
+	return r->v == V_FAIL ? J_FAILURE : r->v == V_INCONCLUSIVE ? J_ERROR : r->v == V_NA ? J_SKIPPED : J_PASS;
+}
+
+static void junit_evidence(FILE *f, const struct run_result *x)
+{
+	fprintf(f, "rule: ");
+	esc(f, x->t->rule, true);
+	fprintf(f, "\nverdict: %s\nexpected: ", verdict_name(x->r.v));
+	esc(f, x->r.expected, true);
+	fprintf(f, "\nobserved: ");
+	esc(f, x->r.observed, true);
+	if (x->r.reason[0]) {
+		fprintf(f, "\nreason: ");
+		esc(f, x->r.reason, true);
+	}
+}
+
+/* The child element of a test run's <testcase> that says how it went (none for a pass). */
+static void junit_outcome(FILE *f, const struct run_result *x, enum junit_kind k)
+{
+	static const char *const tag[] = {NULL, "failure", "error", "skipped", "skipped", "failure"};
+	if (k == J_PASS)
+		return;
+	if (k == J_XFAIL || k == J_XPASS) {
+		fprintf(f, "      <properties><property name=\"expected\" value=\"%s: ", verdict_name(x->r.expect_v));
+		esc(f, x->r.expect_reason, true);
+		fprintf(f, "\"/></properties>\n");
+	}
+	fprintf(f, "      <%s", tag[k]);
+	if (k == J_XFAIL || k == J_XPASS)
+		fprintf(f, " type=\"%s\"", k == J_XFAIL ? "xfail" : "XPASS(strict)");
+	fprintf(f, " message=\"");
+	if (k == J_XFAIL) {
+		fprintf(f, "expected: ");
+		esc(f, x->r.expect_reason, true);
+	} else if (k == J_XPASS) {
+		fprintf(f, "XPASS(strict): expected %s (", verdict_name(x->r.expect_v));
+		esc(f, x->r.expect_reason, true);
+		fprintf(f, ") but the test passed: update the --expect file");
+	} else {
+		esc(f, x->r.reason[0] ? x->r.reason : x->r.v == V_FAIL ? "the DUT's answer breaks the rule" : "", true);
+	}
+	fprintf(f, "\"");
+	if (k == J_SKIPPED) {
+		fprintf(f, "/>\n");
+		return;
+	}
+	fprintf(f, ">");
+	junit_evidence(f, x);
+	fprintf(f, "</%s>\n", tag[k]);
+}
+
+void report_pcap_path(char *buf, size_t n, const char *dir, const char *id, unsigned run, unsigned repeat)
+{
+	if (repeat > 1)
+		snprintf(buf, n, "%s/%s-%u.pcapng", dir, id, run);
+	else
+		snprintf(buf, n, "%s/%s.pcapng", dir, id);
+}
+
+/* <system-out>: a pass's evidence, and the test's pcapng as an attachment (the
+ * [[ATTACHMENT|path]] line of the Jenkins JUnit attachments plugin and GitLab). */
+static void junit_system_out(FILE *f, const struct run_info *info, const struct run_result *x)
+{
+	bool evidence = x->r.v == V_PASS && x->r.expected[0], attach = x->pcap_written && info->pcap_dir;
+	if (!evidence && !attach)
+		return;
+	fprintf(f, "      <system-out>");
+	if (evidence) {
+		fprintf(f, "expected: ");
+		esc(f, x->r.expected, true);
+		fprintf(f, "\nobserved: ");
+		esc(f, x->r.observed, true);
+		fprintf(f, "\n");
+	}
+	if (attach) {
+		char path[4096];
+		report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat);
+		fprintf(f, "[[ATTACHMENT|");
+		esc(f, path, true);
+		fprintf(f, "]]\n");
+	}
+	fprintf(f, "</system-out>\n");
+}
+
+void report_junit_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n)
+{
+	size_t c[6] = {0};
 	for (size_t i = 0; i < n; i++)
-		c[rs[i].r.v]++;
+		c[junit_kind(&rs[i].r)]++;
+	size_t failures = c[J_FAILURE] + c[J_XPASS], errors = c[J_ERROR], skipped = c[J_SKIPPED] + c[J_XFAIL];
+	const char *setup = info->setup ? info->setup : "";
+	int setup_len = (int)strcspn(setup, ":");   /* the method, without its port */
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f, "<testsuites name=\"roceconform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-		n, c[V_FAIL], c[V_INCONCLUSIVE], c[V_NA], info->seconds);
+		n, failures, errors, skipped, info->seconds);
 	fprintf(f, "  <testsuite name=\"roceconform ");
 	esc(f, info->dut ? info->dut : "", true);
-	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", n, c[V_FAIL],
-		c[V_INCONCLUSIVE], c[V_NA], info->seconds);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", n, failures,
+		errors, skipped, info->seconds);
 	for (size_t i = 0; i < n; i++) {
 		const struct run_result *x = &rs[i];
-		fprintf(f, "    <testcase classname=\"roceconform.%c\" name=\"%s", x->t->id[0], x->t->id);
+		char cls[64];
+		snprintf(cls, sizeof(cls), "roceconform.%.*s.%c", setup_len, setup, x->t->id[0]);
+		fprintf(f, "    <testcase classname=\"");
+		esc(f, cls, true);
+		fprintf(f, "\" name=\"%s", x->t->id);
 		if (x->run > 1 || (i + 1 < n && rs[i + 1].t == x->t))
 			fprintf(f, "#%u", x->run);
 		fprintf(f, " ");
 		esc(f, x->t->title, true);
 		fprintf(f, "\" time=\"%.3f\">\n", x->seconds);
-		const char *tag = x->r.v == V_FAIL ? "failure" : x->r.v == V_INCONCLUSIVE ? "error" : x->r.v == V_NA ? "skipped" : NULL;
-		if (tag) {
-			fprintf(f, "      <%s message=\"", tag);
-			esc(f, x->r.reason[0] ? x->r.reason : x->r.v == V_FAIL ? "the DUT's answer breaks the rule" : "", true);
-			fprintf(f, "\"");
-			if (x->r.v == V_NA) {
-				fprintf(f, "/>\n");
-			} else {
-				fprintf(f, ">rule: ");
-				esc(f, x->t->rule, true);
-				fprintf(f, "\nexpected: ");
-				esc(f, x->r.expected, true);
-				fprintf(f, "\nobserved: ");
-				esc(f, x->r.observed, true);
-				if (x->r.expected_deviation) {
-					fprintf(f, "\nknown deviation (--expect): ");
-					esc(f, x->r.expect_reason, true);
-				}
-				fprintf(f, "</%s>\n", tag);
-			}
-		}
-		if (x->r.v == V_PASS && x->r.expected[0]) {
-			fprintf(f, "      <system-out>expected: ");
-			esc(f, x->r.expected, true);
-			fprintf(f, "\nobserved: ");
-			esc(f, x->r.observed, true);
-			fprintf(f, "</system-out>\n");
-		}
+		junit_outcome(f, x, junit_kind(&x->r));
+		junit_system_out(f, info, x);
 		fprintf(f, "    </testcase>\n");
 	}
 	fprintf(f, "  </testsuite>\n</testsuites>\n");
-	return finish(f, path, err);
+}
+
+int report_junit(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
+		 char err[CONF_ERRLEN])
+{
+	return write_whole(path, info, rs, n, report_junit_to, err);
 }

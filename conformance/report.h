@@ -13,6 +13,7 @@ struct run_result {
 	unsigned run;               /* 1.. with --repeat */
 	struct conf_result r;
 	double seconds;
+	bool pcap_written;          /* its pcapng is in info->pcap_dir */
 };
 
 struct run_info {
@@ -20,9 +21,22 @@ struct run_info {
 	int64_t started_ns;
 	double seconds;
 	unsigned pps;
+	const char *pcap_dir;       /* --pcap-dir as an absolute path (JUnit attachments), or NULL */
+	unsigned repeat;            /* --repeat: how the pcapng files are named */
 };
 
+/* The pcapng file of a test run in dir: DIR/ID.pcapng, or DIR/ID-RUN.pcapng with --repeat. */
+void report_pcap_path(char *buf, size_t n, const char *dir, const char *id, unsigned run, unsigned repeat);
+
+/* The exit status of the results (README "Exit status"): EXIT_CONF_FAIL when a test failed or
+ * passed unexpectedly (strict XPASS), else EXIT_CONF_INCONCLUSIVE when one was inconclusive, else
+ * EXIT_CONF_PASS; expected deviations do not count. */
+int report_status(const struct run_result *rs, size_t n);
 void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose);
+/* The JSON and JUnit reports to an open stream, or to path ("-": standard output) through a
+ * temporary renamed once complete (outfile.h): 0, or -1 with the reason in err. */
+void report_json_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n);
+void report_junit_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n);
 int report_json(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,
 		char err[CONF_ERRLEN]);
 int report_junit(const char *path, const struct run_info *info, const struct run_result *rs, size_t n,

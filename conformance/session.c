@@ -180,13 +180,13 @@ static struct resp *take(struct session *s, const struct link_frame *lf)
 	    p.trunc_layer || p.invalid_layer || p.net.addr_len != (s->o->dut.family == 6 ? 16 : 4) ||
 	    memcmp(lf->data + p.net.addr_off, s->o->dut.ip, p.net.addr_len) != 0)
 		return NULL;
-	if (p.h.bth.dqpn != s->qp.my_qpn) {  /* e.g. a previous run's QP still retrying */
-		sess_note(s, idx, "from DUT to QP 0x%06x, not this test's QP", p.h.bth.dqpn);
-		return NULL;
-	}
-	if (s->n_resps == s->cap_resps)
-		s->resps = grow_or_exit(s->resps, &s->cap_resps, sizeof(*s->resps));
-	struct resp *r = &s->resps[s->n_resps++];
+	bool mine = p.h.bth.dqpn == s->qp.my_qpn;  /* else e.g. a previous run's QP still retrying */
+	struct resp **list = mine ? &s->resps : &s->others;
+	size_t *n = mine ? &s->n_resps : &s->n_others;
+	uint32_t *cap = mine ? &s->cap_resps : &s->cap_others;
+	if (*n == *cap)
+		*list = grow_or_exit(*list, cap, sizeof(**list));
+	struct resp *r = &(*list)[(*n)++];
 	memset(r, 0, sizeof(*r));
 	r->ts_ns = lf->ts_ns;
 	r->h = p.h;
@@ -196,6 +196,10 @@ static struct resp *take(struct session *s, const struct link_frame *lf)
 	r->response = (p.op->flags & ROCE_OPF_RESPONSE) != 0;
 	r->frame = idx;
 	char buf[128];
+	if (!mine) {
+		sess_note(s, idx, "from DUT to QP 0x%06x, not this test's QP: %s", p.h.bth.dqpn, resp_str(r, buf, sizeof(buf)));
+		return NULL;
+	}
 	sess_note(s, idx, "from DUT: %s", resp_str(r, buf, sizeof(buf)));
 	if (s->o->verbose)
 		fprintf(stderr, "  < %s\n", buf);
@@ -318,9 +322,10 @@ void sess_reset(struct session *s)
 		free(s->frames[i].bytes);
 	free(s->frames);
 	free(s->resps);
+	free(s->others);
 	s->frames = NULL;
-	s->resps = NULL;
-	s->n_frames = s->cap_frames = s->n_resps = s->cap_resps = 0;
+	s->resps = s->others = NULL;
+	s->n_frames = s->cap_frames = s->n_resps = s->cap_resps = s->n_others = s->cap_others = 0;
 }
 
 const char *resp_str(const struct resp *r, char *buf, size_t n)

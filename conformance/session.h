@@ -71,6 +71,9 @@ struct session {
 	struct resp *resps;
 	size_t n_resps;
 	uint32_t cap_resps;
+	struct resp *others;       /* the DUT's RoCE packets to another QP than the test's: evidence */
+	size_t n_others;           /* (a CNP sent to the wrong QP, a previous run's QP retrying) */
+	uint32_t cap_others;
 	int64_t t_start, deadline_ns;
 	uint64_t drops_at_start;
 	char err[CONF_ERRLEN];     /* the last send/capture error */
@@ -95,7 +98,8 @@ int sess_send_raw(struct session *s, const uint8_t *frame, uint32_t len, const c
 typedef bool (*resp_pred)(const struct resp *r, const void *arg);
 long sess_wait(struct session *s, int ms, resp_pred pred, const void *arg);
 /* Take one captured frame as if the link had delivered it: recorded, and decoded into s->resps
- * when it is RoCEv2 from the DUT to the tester's QP. The DUT's bytes are untrusted input (the fuzz
+ * when it is RoCEv2 from the DUT to the tester's QP (into s->others when to another QP: the
+ * result is then NULL). The DUT's bytes are untrusted input (the fuzz
  * target feeds this). Returns the response or NULL. */
 const struct resp *sess_take(struct session *s, const uint8_t *data, uint32_t caplen, uint32_t len, int64_t ts_ns);
 

@@ -382,3 +382,32 @@ enum conf_verdict rule_read_response(const struct resp *rs, size_t n, uint32_t p
 		return v_set(r, V_FAIL, "%u bytes returned for a %u-byte READ", bytes, len);
 	return v_set(r, V_PASS, NULL);
 }
+
+static const struct resp *first_cnp(const struct resp *rs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rs[i].h.bth.opcode == ROCE_OPC_CNP)
+			return &rs[i];
+	return NULL;
+}
+
+enum conf_verdict rule_cnp(const struct resp *rs, size_t n, const struct resp *others, size_t nothers,
+			   uint32_t my_qpn, bool alive, int64_t t0, struct conf_result *r)
+{
+	const struct resp *c = first_cnp(rs, n), *o = first_cnp(others, nothers);
+	if (c) {
+		r->measured_ms = (double)(c->ts_ns - t0) / 1e6;
+		if (!c->h.bth.becn)
+			return v_set(r, V_FAIL, "the CNP's BECN bit is 0");
+		if (c->icrc_status == ROCE_ICRC_BAD)
+			return v_set(r, V_FAIL, "the CNP's ICRC is wrong");
+		return v_set(r, V_PASS, NULL);
+	}
+	if (o) {
+		v_observed_add(r, "to another QP: CNP DestQP 0x%06x at +%.3f ms", o->h.bth.dqpn,
+			       (double)(o->ts_ns - t0) / 1e6);
+		return v_set(r, V_FAIL, "no CNP to this test's QP 0x%06x: the DUT sent its CNP to QP 0x%06x", my_qpn,
+			     o->h.bth.dqpn);
+	}
+	return v_set(r, alive ? V_FAIL : V_INCONCLUSIVE, n ? "no CNP" : "no packet from the DUT");
+}

@@ -64,6 +64,12 @@ enum conf_verdict rule_resend_from(const struct resp *rs, size_t n, uint32_t p, 
 enum conf_verdict rule_no_requests(const struct resp *rs, size_t n, double watch_ms, const char *why,
 				   struct conf_result *r);
 
+/* ECN -> CNP (Annex A17.9.3): a CNP among rs[0..n), the DUT's packets to the tester's QP my_qpn,
+ * with BECN 1 and a good ICRC (its time from t0 is measured). A CNP among others[0..nothers), the
+ * DUT's packets to other QPs, is named in the failure: the CNP went to QP x, not "no CNP". */
+enum conf_verdict rule_cnp(const struct resp *rs, size_t n, const struct resp *others, size_t nothers,
+			   uint32_t my_qpn, bool alive, int64_t t0, struct conf_result *r);
+
 /* A READ's responses (§9.7.5.1.4 / C9-148): the packets skip..total-1 of a total-packet READ
  * response (READ_RESPONSE_FIRST, MIDDLE..., LAST; ONLY for one packet), PSNs from psn, len bytes
  * in all. skip > 0 for a duplicate READ that resumes mid-message: an exact subset of the

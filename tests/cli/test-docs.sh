@@ -12,6 +12,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # shellcheck source=../tap.sh
 . "$(dirname "$0")/../tap.sh"
+# shellcheck source=../man-checks.sh
+. "$(dirname "$0")/../man-checks.sh"
 
 MAN=$SRC/analyzer/rocedump/rocedump.1
 README=$SRC/README.md
@@ -60,28 +62,10 @@ else
 fi
 
 version=$("$R" --version | sed -n '1s/^rocedump //p')
-grep -q "^\.TH ROCEDUMP 1 .*\"rocedump $version\"" "$MAN" && ok "the man page is of version $version" ||
-	not_ok "the man page is of version $version" "$(grep '^\.TH' "$MAN")"
-
-if command -v groff >/dev/null; then
-	warn=$(groff -man -ww -z "$MAN" 2>&1)
-	[ -z "$warn" ] && ok "groff -man -ww formats the man page without a warning" ||
-		not_ok "groff -man -ww formats the man page without a warning" "$warn"
-else
-	echo "ok $((n += 1)) - groff -man -ww # SKIP groff not installed"
-fi
-
+man_version rocedump "$MAN" "$version"
+man_groff "$MAN"
 # meson install: the binary and the man page (into a scratch DESTDIR; nothing is rebuilt)
-if meson install -C "$BUILD" --no-rebuild --destdir "$T/root" >"$T/install.log" 2>&1; then
-	bin=$(find "$T/root" -path '*/bin/rocedump' -type f | head -1)
-	man=$(find "$T/root" -path '*/man1/rocedump.1' -type f | head -1)
-	[ -n "$bin" ] && [ -x "$bin" ] && ok "meson install puts rocedump in ${bin#"$T"/root}" ||
-		not_ok "meson install puts rocedump in bin/" "$(find "$T/root" -type f | head -5)"
-	[ -n "$man" ] && cmp -s "$man" "$MAN" && ok "meson install puts the man page in ${man#"$T"/root}" ||
-		not_ok "meson install puts the man page in share/man/man1/" "$(find "$T/root" -type f | head -5)"
-else
-	not_ok "meson install" "$(tail -5 "$T/install.log")"
-fi
+man_installed rocedump "$MAN" "$BUILD" "$T"
 
 # The repository stands alone: nothing points at design or style notes outside it.
 outside=$(grep -rIlE --exclude-dir=.git --exclude-dir='build*' --exclude-dir=captures \

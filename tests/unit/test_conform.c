@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conform.h"
 #include "options.h"
@@ -39,9 +40,9 @@ static void base_opts(void)
 	opts.test_timeout_ms = 1000;
 }
 
-/* A session fed with the DUT's frames of a recorded test (the tester's QP: the first one the DUT
- * sends to). */
-static void load(struct session *s, const char *test)
+/* A session fed with the DUT's frames of a recorded test, the tester's QP being qpn (0: the first
+ * one the DUT sends to). */
+static void load_qp(struct session *s, const char *test, uint32_t qpn)
 {
 	char path[512], err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
@@ -50,6 +51,7 @@ static void load(struct session *s, const char *test)
 	memset(s, 0, sizeof(*s));
 	s->o = &opts;
 	s->deadline_ns = INT64_MAX;
+	s->qp.my_qpn = qpn;
 	snprintf(path, sizeof(path), "%s/%s.pcapng", CONFORM_DATA, test);
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
 	cr_assert(p, "%s: %s", path, err);
@@ -63,6 +65,11 @@ static void load(struct session *s, const char *test)
 	}
 	pcap_close(p);
 	cr_assert(s->n_frames > 0, "%s has frames", path);
+}
+
+static void load(struct session *s, const char *test)
+{
+	load_qp(s, test, 0);
 }
 
 static const struct resp *first_response(const struct session *s)
@@ -257,6 +264,50 @@ Test(rules, resend_from_and_quiet)
 	cr_expect_eq(rule_no_requests(q, 2, 300, "x", &r), V_FAIL);
 }
 
+/* F1 on made-up answers (no recorded DUT does CNP): a CNP to another QP is named, not "no CNP". */
+Test(rules, cnp_to_another_qp)
+{
+	struct resp cnp = {.ts_ns = 2000000, .icrc_status = ROCE_ICRC_GOOD}, ack = {.ts_ns = 1000000, .response = true};
+	cnp.h.bth.opcode = ROCE_OPC_CNP;
+	cnp.h.bth.becn = 1;
+	cnp.h.bth.dqpn = 0x0c0042;
+	ack.h.bth.dqpn = 0x0c0042;
+	struct conf_result r = res();
+	cr_expect_eq(rule_cnp(&ack, 1, &cnp, 1, 0x0c0001, true, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "no CNP to this test's QP 0x0c0001: the DUT sent its CNP to QP 0x0c0042"), "%s", r.reason);
+	cr_expect(strstr(r.observed, "CNP DestQP 0x0c0042 at +2.000 ms"), "%s", r.observed);
+	r = res();
+	cr_expect_eq(rule_cnp(&cnp, 1, NULL, 0, 0x0c0042, true, 0, &r), V_PASS, "%s", r.reason);
+	cr_expect_float_eq(r.measured_ms, 2.0, 1e-9);
+	r = res();
+	cnp.h.bth.becn = 0;
+	cr_expect_eq(rule_cnp(&cnp, 1, NULL, 0, 0x0c0042, true, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "BECN"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_cnp(&ack, 1, NULL, 0, 0x0c0042, true, 0, &r), V_FAIL);
+	cr_expect_str_eq(r.reason, "no CNP");
+	r = res();
+	cr_expect_eq(rule_cnp(NULL, 0, NULL, 0, 0x0c0042, false, 0, &r), V_INCONCLUSIVE);
+	cr_expect_str_eq(r.reason, "no packet from the DUT");
+}
+
+/* The DUT's packets to another QP than the test's are kept (and noted) as evidence. */
+Test(session, other_qp_packets_kept)
+{
+	struct session s;
+	load(&s, "A1");
+	size_t mine = s.n_resps;
+	cr_assert_gt(mine, 0);
+	uint32_t qpn = s.qp.my_qpn;
+	sess_reset(&s);
+	load_qp(&s, "A1", qpn ^ 1);   /* as a test whose QP is not the one the DUT answers */
+	cr_expect_eq(s.n_resps, 0);
+	cr_expect_eq(s.n_others, mine, "every DUT packet kept as another QP's");
+	cr_expect_eq(s.others[0].h.bth.dqpn, qpn);
+	cr_expect(strstr(s.frames[s.others[0].frame].note, "not this test's QP: "), "%s", s.frames[s.others[0].frame].note);
+	sess_reset(&s);
+}
+
 Test(rules, silence_of_a_dead_dut_is_inconclusive)
 {
 	struct conf_result r = res();
@@ -380,7 +431,30 @@ Test(options, addresses)
 	cr_expect_str_eq(addr_unusable(&a), "multicast");
 	parse_addr("fd00::2", &a);
 	cr_expect_null(addr_unusable(&a));
+	parse_addr("127.0.0.2", &a);
+	cr_expect_str_eq(addr_unusable(&a), "loopback");
+	parse_addr("::1", &a);
+	cr_expect_str_eq(addr_unusable(&a), "loopback");
 	cr_expect_eq(parse_addr("10.0.0.256", &a), -1);
+}
+
+Test(options, dut_mac_and_subnet_broadcast)
+{
+	const uint8_t own[6] = {0x02, 0, 0, 0, 0, 9}, dut[6] = {0x02, 0, 0, 0, 0, 2}, zero[6] = {0};
+	const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, mc4[6] = {0x01, 0, 0x5e, 0, 0, 1};
+	const uint8_t mc6[6] = {0x33, 0x33, 0, 0, 0, 1};
+	cr_expect_null(mac_unusable(dut, own));
+	cr_expect(strstr(mac_unusable(bcast, own), "broadcast"));
+	cr_expect(strstr(mac_unusable(mc4, own), "multicast"));
+	cr_expect(strstr(mac_unusable(mc6, NULL), "multicast"));
+	cr_expect(strstr(mac_unusable(zero, NULL), "all-zero"));
+	cr_expect(strstr(mac_unusable(own, own), "own"));
+	const uint8_t net[4] = {10, 99, 0, 1}, m24[4] = {255, 255, 255, 0}, m31[4] = {255, 255, 255, 254};
+	const uint8_t b24[4] = {10, 99, 0, 255}, other[4] = {10, 98, 0, 255}, host[4] = {10, 99, 0, 2};
+	cr_expect(ip4_is_broadcast_of(b24, net, m24));
+	cr_expect(!ip4_is_broadcast_of(other, net, m24));
+	cr_expect(!ip4_is_broadcast_of(host, net, m24));
+	cr_expect(!ip4_is_broadcast_of(b24, net, m31), "a /31 has no broadcast address");
 }
 
 Test(options, parse)
@@ -423,38 +497,48 @@ Test(expect, load)
 
 /* ---- writers ---- */
 
+/* The file at path, whole (at most cap - 1 bytes), into buf. */
+static void slurp(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	size_t n = fread(buf, 1, cap - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+/* n results of the first n tests of the catalogue, each a first run with no verdict set yet. */
+static void results_init(struct run_result *rs, int n)
+{
+	memset(rs, 0, sizeof(*rs) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		rs[i].t = &conf_tests[i];
+		rs[i].run = 1;
+		rs[i].r = res();
+	}
+}
+
 Test(writers, json_junit_pcapng)
 {
 	struct run_result rs[3];
 	struct run_info info = {"eth0", "10.0.0.2", "10.0.0.9", "rc-pingpong", "live", 0, 1.5, 1000};
 	char err[CONF_ERRLEN], dir[] = "/tmp/test_conformXXXXXX", path[256], buf[8192];
 	cr_assert(mkdtemp(dir));
-	memset(rs, 0, sizeof(rs));
-	for (int i = 0; i < 3; i++) {
-		rs[i].t = &conf_tests[i];
-		rs[i].run = 1;
-		rs[i].r = res();
-	}
+	results_init(rs, 3);
 	rs[1].r.v = V_FAIL;
 	snprintf(rs[1].r.observed, EVIDENCE_LEN, "a \"quoted\" <tag> & more");
 	rs[2].r.v = V_NA;
 	snprintf(rs[2].r.reason, EVIDENCE_LEN, "no ECN");
 	snprintf(path, sizeof(path), "%s/r.xml", dir);
 	cr_assert_eq(report_junit(path, &info, rs, 3, err), 0, "%s", err);
-	FILE *f = fopen(path, "r");
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	slurp(path, buf, sizeof(buf));
 	cr_expect(strstr(buf, "failures=\"1\""));
 	cr_expect(strstr(buf, "skipped=\"1\""));
 	cr_expect(strstr(buf, "&quot;quoted&quot; &lt;tag&gt; &amp; more"));
-	cr_expect(strstr(buf, "<testcase classname=\"roceconform.A\" name=\"A1 "));
+	cr_expect(strstr(buf, "<testcase classname=\"roceconform.rc-pingpong.A\" name=\"A1 "));
 	snprintf(path, sizeof(path), "%s/r.json", dir);
 	cr_assert_eq(report_json(path, &info, rs, 3, err), 0, "%s", err);
-	f = fopen(path, "r");
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	slurp(path, buf, sizeof(buf));
 	cr_expect(strstr(buf, "\"verdict\": \"FAIL\""));
 	cr_expect(strstr(buf, "a \\\"quoted\\\" <tag>"));
 
@@ -477,6 +561,79 @@ Test(writers, json_junit_pcapng)
 	cr_expect_eq(k, s.n_frames);
 	pcap_close(p);
 	sess_reset(&s);
+}
+
+/* The JUnit file at path as python3's xml.etree reads it (so the XML must be well formed): the
+ * suite's counts, then a line a testcase: classname|ID|child tag|type|message|expected property|
+ * system-out's attachment line. */
+static void junit_parsed(const char *path, char *out, size_t cap)
+{
+	static const char script[] =
+		"import sys, xml.etree.ElementTree as E\n"
+		"r = E.parse(sys.argv[1]).getroot(); s = r.find('testsuite')\n"
+		"print('suite', *(s.get(k) for k in ('tests', 'failures', 'errors', 'skipped')))\n"
+		"for c in s.iter('testcase'):\n"
+		"    k = [e for e in c if e.tag in ('failure', 'error', 'skipped')]\n"
+		"    p = c.find('properties/property[@name=\"expected\"]')\n"
+		"    o = c.find('system-out')\n"
+		"    a = [l for l in (o.text or '').splitlines() if l.startswith('[[ATTACHMENT|')] if o is not None else []\n"
+		"    print('|'.join([c.get('classname'), c.get('name').split()[0], k[0].tag if k else 'pass',\n"
+		"                    (k[0].get('type') or '') if k else '', (k[0].get('message') or '') if k else '',\n"
+		"                    p.get('value') if p is not None else '', a[0] if a else '']))\n";
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "python3 -c \"$JUNIT_SCRIPT\" '%s'", path);
+	setenv("JUNIT_SCRIPT", script, 1);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	size_t n = fread(out, 1, cap - 1, p);
+	out[n] = 0;
+	cr_assert_eq(pclose(p), 0, "python3 could not read %s: %s", path, out);
+}
+
+Test(writers, junit_expect_and_attachments)
+{
+	struct run_result rs[4];
+	struct run_info info = {"eth0", "10.0.0.2", "10.0.0.9", "rc-pingpong:18515", "live", 0, 1.5, 1000,
+				"/var/tmp/pcap & co", 1};
+	struct expect_entry fail = {"A1", V_FAIL, "rxe resends <forever>"}, inc = {"A2", V_INCONCLUSIVE, "flaky"};
+	char err[CONF_ERRLEN], dir[] = "/tmp/test_conformXXXXXX", path[256], got[4096];
+	cr_assert(mkdtemp(dir));
+	results_init(rs, 4);
+	rs[0].r.v = V_FAIL;                 /* an expected deviation: xfail */
+	expect_apply(&fail, &rs[0].r);
+	rs[1].r.v = V_PASS;                 /* expected INCONCLUSIVE, passed: strict XPASS */
+	expect_apply(&inc, &rs[1].r);
+	rs[2].r.v = V_PASS;                 /* a pass with its pcapng */
+	rs[2].pcap_written = true;
+	rs[3].r.v = V_INCONCLUSIVE;
+	snprintf(rs[3].r.reason, EVIDENCE_LEN, "the DUT sent nothing");
+	cr_expect(rs[0].r.expected_deviation && !rs[0].r.unexpected_pass);
+	cr_expect(rs[1].r.unexpected_pass && !rs[1].r.expected_deviation);
+	cr_expect_eq(report_status(rs, 1), EXIT_CONF_PASS, "an expected deviation does not count");
+	cr_expect_eq(report_status(rs, 3), EXIT_CONF_FAIL, "a strict XPASS counts as a failure");
+	cr_expect_eq(report_status(rs + 2, 2), EXIT_CONF_INCONCLUSIVE);
+	snprintf(path, sizeof(path), "%s/r.xml", dir);
+	cr_assert_eq(report_junit(path, &info, rs, 4, err), 0, "%s", err);
+	junit_parsed(path, got, sizeof(got));
+	char want[2048];
+	snprintf(want, sizeof(want),
+		 "suite 4 1 1 1\n"
+		 "roceconform.rc-pingpong.A|A1|skipped|xfail|expected: rxe resends <forever>|FAIL: rxe resends <forever>|\n"
+		 "roceconform.rc-pingpong.A|A2|failure|XPASS(strict)|XPASS(strict): expected INCONCLUSIVE (flaky) but the test "
+		 "passed: update the --expect file|INCONCLUSIVE: flaky|\n"
+		 "roceconform.rc-pingpong.A|%s|pass||||[[ATTACHMENT|/var/tmp/pcap & co/%s.pcapng]]\n"
+		 "roceconform.rc-pingpong.A|%s|error||the DUT sent nothing||\n",
+		 conf_tests[2].id, conf_tests[2].id, conf_tests[3].id);
+	cr_expect_str_eq(got, want);
+	/* the JSON says the same */
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	cr_assert_eq(report_json(path, &info, rs, 4, err), 0, "%s", err);
+	slurp(path, got, sizeof(got));
+	cr_expect(strstr(got, "\"unexpected_pass\": true, \"expected_verdict\": \"INCONCLUSIVE\""), "%s", got);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/r.xml", dir);
+	remove(path);
+	rmdir(dir);
 }
 
 /* ---- the core's builder additions roceconform uses ---- */
