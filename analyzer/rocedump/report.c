@@ -436,10 +436,25 @@ static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const st
 	pt->psn = psn;
 }
 
+/* The frame's time stamp as read (raw) and as plotted (t): counted for the page's note when it
+ * steps back from the frame before, lies before 1970, or beyond the range plotted. */
+static void check_ts(struct report *r, int64_t raw, int64_t t)
+{
+	r->ts_before_1970 += raw < 0;
+	r->ts_clamped += raw != t;
+	if (r->have_ts && raw < r->prev_ts) {
+		int64_t back = report_ts(r->prev_ts) - t;
+		r->ts_backwards++;
+		r->ts_max_back = back > r->ts_max_back ? back : r->ts_max_back;
+	}
+	r->prev_ts = raw;
+}
+
 void report_frame(struct report *r, uint64_t frame_no, const struct frame *f, const struct roce_pkt *p,
 		  const struct roce_findings *fi)
 {
-	int64_t t = frame_ts_ns(f);
+	int64_t raw = frame_ts_ns(f), t = report_ts(raw);
+	check_ts(r, raw, t);
 	if (!r->have_ts) {
 		r->first_ts = r->last_ts = t;
 		r->have_ts = true;

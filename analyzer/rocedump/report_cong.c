@@ -91,6 +91,14 @@ static void cong_point(struct report *r, struct rstream *s, const struct rpoint 
 		cbin_add(c, pt);
 }
 
+/* A pause interval as plotted: its start held within the times plotted (report_ts), its length
+ * (ns, from the analyzer) cut where they end. */
+static void pause_set(struct rpause *ps, int64_t start, int64_t len)
+{
+	ps->start = report_ts(start);
+	ps->len = len < 0 ? 0 : len < REPORT_TS_MAX - ps->start ? len : REPORT_TS_MAX - ps->start;
+}
+
 /* The analyzer's outcomes (roce_analyzer_on_congestion). */
 static void pause_add(struct report *r, const struct rpause *ps)
 {
@@ -112,16 +120,17 @@ void report_congestion(const struct roce_cong_outcome *o, void *user)
 {
 	struct report *r = user;
 	if (o->kind == ROCE_CONG_PAUSE) {
-		struct rpause ps = {.start = o->ts, .len = o->ns, .priority = o->priority,
+		struct rpause ps = {.priority = o->priority,
 				    .flags = (uint8_t)((o->storm ? RP_STORM : 0) | (o->expired ? RP_EXPIRED : 0))};
 		memcpy(ps.src, o->src, 6);
+		pause_set(&ps, o->ts, o->ns);
 		pause_add(r, &ps);
 		return;
 	}
 	struct rstream *s = report_stream(r, o->stream, true);
 	if (!s)
 		return;
-	struct rpoint pt = {.t = o->ts, .frame = o->frame, .val = -1};
+	struct rpoint pt = {.t = report_ts(o->ts), .frame = o->frame, .val = -1};
 	if (o->kind == ROCE_CONG_CNP) {
 		pt.kind = RK_CNP;
 		pt.val = o->ns;
@@ -210,9 +219,11 @@ static void open_pause(const struct roce_pfc_row *row, void *user)
 	struct report *r = user;
 	if (!row->open)
 		return;
-	struct rpause ps = {.start = row->open_start_ns, .len = row->open_end_ns - row->open_start_ns,
-			    .priority = row->priority, .flags = (uint8_t)(RP_OPEN | (row->open_storm ? RP_STORM : 0))};
+	struct rpause ps = {.priority = row->priority, .flags = (uint8_t)(RP_OPEN | (row->open_storm ? RP_STORM : 0))};
 	memcpy(ps.src, row->src, 6);
+	/* the end less the start without overflow: INT64_MAX when they lie further apart */
+	uint64_t len = (uint64_t)row->open_end_ns - (uint64_t)row->open_start_ns;
+	pause_set(&ps, row->open_start_ns, row->open_end_ns <= row->open_start_ns ? 0 : len > INT64_MAX ? INT64_MAX : (int64_t)len);
 	pause_add(r, &ps);
 }
 

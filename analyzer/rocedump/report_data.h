@@ -12,6 +12,18 @@
 #include "tbins.h"
 #include "u64map.h"
 
+/* Times the report plots lie within ±REPORT_TS_MAX ns of 1970 (the years 1823 to 2116): a time
+ * stamp beyond is plotted at that limit (the page's note counts them). So two times differ by
+ * less than INT64_MAX, and the bins (tbins.h) stay within the int64 range. */
+#define REPORT_TS_MAX ((INT64_C(1) << 62) - 1)
+/* Frames spanning more than 10 years: the page's note calls their time stamps absurd. */
+#define REPORT_SPAN_ABSURD_NS (INT64_C(315576000) * 1000000000)
+
+static inline int64_t report_ts(int64_t t)
+{
+	return t > REPORT_TS_MAX ? REPORT_TS_MAX : t < -REPORT_TS_MAX ? -REPORT_TS_MAX : t;
+}
+
 /* What a point is: a request of the stream's source, or a response to its destination's requests. */
 enum rpoint_kind { RK_REQ = 0, RK_ACK, RK_NAK, RK_RNR, RK_RRESP, RK_AACK, RK_KINDS };
 /* Congestion outcomes of a stream (report_cong.c), written as points too: a CNP answering the
@@ -123,7 +135,13 @@ struct report {
 	uint64_t mem;             /* bytes of points and bins held */
 	uint64_t dropped_streams; /* streams without series (memory budget) */
 	bool have_ts;
-	int64_t first_ts, last_ts;
+	int64_t first_ts, last_ts; /* within ±REPORT_TS_MAX */
+	/* time stamps for the page's note: the previous frame's (as read), frames earlier than the
+	 * frame before them and the largest such step back (ns), frames before 1970, frames
+	 * beyond ±REPORT_TS_MAX (or held at the int64 range when read) */
+	int64_t prev_ts;
+	uint64_t ts_backwards, ts_before_1970, ts_clamped;
+	int64_t ts_max_back;
 	struct tbins tl;          /* the event timeline */
 	struct gbin bins[TBINS_N];
 	/* PFC/PAUSE (report_cong.c): pause intervals as they ended, the RoCE frames sent into one */

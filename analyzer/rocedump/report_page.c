@@ -294,6 +294,18 @@ static void put_timeline(FILE *out, const struct report *r)
 	fputs("]}", out);
 }
 
+/* What the page's note says of the time stamps: frames out of order (and the largest step back),
+ * before 1970, beyond the range plotted (held at its limit, REPORT_TS_MAX ns either side of
+ * 1970), and whether the frames span more than 10 years. */
+static void put_ts_checks(FILE *out, const struct report *r)
+{
+	int64_t span = r->have_ts ? r->last_ts - r->first_ts : 0;
+	fprintf(out, ",\"timestamps\":{\"backwards\":%" PRIu64 ",\"max_step_back_us\":", r->ts_backwards);
+	put_us(out, r->ts_max_back, 0);
+	fprintf(out, ",\"before_1970\":%" PRIu64 ",\"clamped\":%" PRIu64 ",\"limit_s\":%" PRId64 ",\"absurd_span\":%s}",
+		r->ts_before_1970, r->ts_clamped, REPORT_TS_MAX / 1000000000, span > REPORT_SPAN_ABSURD_NS ? "true" : "false");
+}
+
 static void put_report(FILE *out, const struct report *r, const struct report_sel *sel)
 {
 	fputs("{\"tool\":\"rocedump\",\"version\":", out);
@@ -309,6 +321,7 @@ static void put_report(FILE *out, const struct report *r, const struct report_se
 	}
 	fprintf(out, ",\"first_ts\":\"%lld.%09lld\",\"span_us\":", q.quot, q.rem);
 	put_us(out, r->have_ts ? r->last_ts : 0, t0);
+	put_ts_checks(out, r);
 	fprintf(out, ",\"options\":{\"plots\":%u,\"exact_points\":%u,\"table_max\":%u,\"bins\":%u,\"marks_max\":%u}",
 		r->cfg.plots, (unsigned)REPORT_EXACT_POINTS, (unsigned)REPORT_TABLE_MAX, (unsigned)TBINS_N,
 		(unsigned)REPORT_MARKS_MAX);

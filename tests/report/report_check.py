@@ -21,7 +21,11 @@ checked against rocedump itself:
     congestion figures; per source MAC and priority, the pause intervals add up to the summary's
     paused time, their longest is its longest, their storms its storms.
 Hostile inputs (made here: truncated mid-record, bytes mangled, one frame, no RoCE at all, no
-frames) give a page too, with the exit status rocedump gives without --report.
+frames; pcapng files with time stamps at INT64_MAX ns and 0, out of order, before 1970) give a
+page too, with the exit status rocedump gives without --report. On every page, each frame lies in
+the timeline bin of its own time stamp (at most options.bins bins), and rd-report's time stamp
+checks (frames out of order, before 1970, beyond the years plotted, a span over 10 years) are
+what the frames' time stamps in rocedump's per-frame JSON give.
 
 browser: each page (the same captures, the hostile ones included) is opened in headless
 Chromium with every plotted pair open (#all); the test fails on any console message, reads the
@@ -29,7 +33,10 @@ DOM after the scripts ran (--dump-dom) and checks that the page finished (data-r
 every plot the JSON calls for was drawn with the number of points the JSON holds (data-points
 per plot: PSN-time requests, retransmissions and copies), that the congestion plots drew the
 summary's figures (per priority the paused time and storms; per pair the CNPs, missed CNPs and
-CE->CNP latencies), and takes a screenshot of each page into --out. Pages drawn again from wrong
+CE->CNP latencies), that the queue pair table's first page is whole, the timeline drawn and the
+note on time stamps there exactly when rd-report's checks found something, and takes a
+screenshot of each page into --out. The script must also draw, without a message, a page whose
+timeline and points were moved near 2^63 ns, 1 ns apart. Pages drawn again from wrong
 data (their rd-report block changed) must fail these checks. Exit 77 (skip) when Chromium is not
 installed.
 """
@@ -47,6 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from decimal import Decimal
 
 CAPTURES = [
     "rxe/write_bw_loss.pcap",      # lossy: gaps, go-back-N after NAKs
@@ -105,11 +113,11 @@ def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
-def blocks(page):
-    """The page's JSON blocks by id."""
+def blocks(page, parse_float=float):
+    """The page's JSON blocks by id (numbers with a fraction as parse_float makes them)."""
     out = {}
     for m in re.finditer(r'<script type="application/json" id="([a-z-]+)">(.*?)</script>', page, re.S):
-        out[m.group(1)] = json.loads(m.group(2))
+        out[m.group(1)] = json.loads(m.group(2), parse_float=parse_float)
     return out
 
 
@@ -123,6 +131,55 @@ def pcap_records(data):
         recs.append(data[off:off + 16 + incl])
         off += 16 + incl
     return hdr, recs
+
+
+def pcapng(frames, tsoffsets=(0,)):
+    """A little-endian pcapng file: one Ethernet interface of nanosecond time stamps per
+    if_tsoffset (seconds) in tsoffsets; frames: (interface, time stamp in ns units, bytes)."""
+    def block(kind, body):
+        body += bytes(-len(body) % 4)
+        return struct.pack("<II", kind, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
+
+    def opt(code, val):
+        return struct.pack("<HH", code, len(val)) + val + bytes(-len(val) % 4)
+    out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+    for off in tsoffsets:
+        opts = opt(9, b"\x09") + (opt(14, struct.pack("<q", off)) if off else b"") + opt(0, b"")
+        out += block(1, struct.pack("<HHI", 1, 0, 262144) + opts)
+    for iface, ts, fr in frames:
+        out += block(6, struct.pack("<IIIII", iface, ts >> 32, ts & 0xFFFFFFFF, len(fr), len(fr)) + fr)
+    return out
+
+
+def ts_inputs(args, tmp):
+    """rc_pingpong's frames (one queue pair) with hostile time stamps, as pcapng: (a) the first
+    frame at INT64_MAX ns (the reader holds it there), the next ones 1 µs apart a second before
+    it, the last at 0 (a span past 2^53 µs: 1 µs bins far from 0 broke the page's script); (b)
+    a frame an hour before the one before it and two frames swapped; (c) the first frame before
+    1970 (if_tsoffset -2^62 s: held at INT64_MIN), the others as they were (a span past the
+    int64 range)."""
+    with open(os.path.join(args.captures, "rxe/rc_pingpong.pcap"), "rb") as f:
+        _, recs = pcap_records(f.read())
+    frames = [r[16:] for r in recs]
+    orig = [struct.unpack_from("<I", r)[0] * 10**9 + struct.unpack_from("<I", r, 4)[0] * 1000 for r in recs]
+    top = (1 << 63) - 1
+    near = [top - 10**9 + i * 1000 for i in range(len(frames))]
+    back = list(orig)
+    back[10] -= 3600 * 10**9
+    back[40], back[41] = back[41], back[40]
+    made = {
+        "hostile_ts_extreme": pcapng([(0, top if i == 0 else 0 if i == len(frames) - 1 else near[i], fr) for i, fr in enumerate(frames)]),
+        "hostile_ts_backwards": pcapng([(0, back[i], fr) for i, fr in enumerate(frames)]),
+        "hostile_ts_before_1970": pcapng([(1 if i == 0 else 0, 0 if i == 0 else orig[i], fr) for i, fr in enumerate(frames)],
+                                         (0, -(1 << 62))),
+    }
+    out = []
+    for name, content in made.items():
+        path = os.path.join(tmp, name + ".pcapng")
+        with open(path, "wb") as f:
+            f.write(content)
+        out.append((name, path, True))
+    return out
 
 
 def make_inputs(args, tmp):
@@ -194,7 +251,7 @@ def make_inputs(args, tmp):
         with open(p, "wb") as f:
             f.write(content)
         made.append((name, p, True))
-    return made
+    return made + ts_inputs(args, tmp)
 
 
 # inputs read with options of their own (the same for every run of rocedump on them)
@@ -390,6 +447,58 @@ def check_pauses(name, doc, rep):
         fail(f"{name}: {ip['points']['n']} frames sent into a pause in the page, the summary counts {want}")
 
 
+INT64_MAX = (1 << 63) - 1
+REPORT_TS_MAX = (1 << 62) - 1         # report_data.h: the times the report plots
+SPAN_ABSURD_NS = 315576000 * 10**9    # 10 years
+
+
+def frame_ns(ts):
+    """A per-frame JSON time stamp (seconds, as printed) as rocedump's ns: held at the int64
+    range (input.h: frame_ts_ns)."""
+    d = Decimal(ts)
+    sec = int(d.to_integral_value(rounding="ROUND_FLOOR"))
+    lim = INT64_MAX // 10**9 - 1
+    if sec > lim:
+        return INT64_MAX
+    if sec < -lim:
+        return -INT64_MAX - 1
+    return sec * 10**9 + int((d - sec) * 10**9)
+
+
+def check_times(name, rep, stamps):
+    """The report's time stamp checks (its note) and the timeline's bins against the frames' own
+    time stamps (stamps: per frame, as -T json prints them; rep: rd-report, numbers as Decimal):
+    frames out of order, before 1970, beyond the range plotted; every frame in the bin of its
+    time (held within ±REPORT_TS_MAX ns), at most options.bins bins."""
+    raw = [frame_ns(x) for x in stamps]
+    t = [max(-REPORT_TS_MAX, min(REPORT_TS_MAX, x)) for x in raw]
+    steps = [(t[i - 1] - t[i]) for i in range(1, len(raw)) if raw[i] < raw[i - 1]]
+    want = {"backwards": len(steps), "max_step_back_us": Decimal(max(steps, default=0)) / 1000,
+            "before_1970": sum(x < 0 for x in raw), "clamped": sum(a != b for a, b in zip(raw, t)),
+            "absurd_span": bool(t) and max(t) - min(t) > SPAN_ABSURD_NS}
+    ts = rep.get("timestamps")
+    if ts is None:
+        fail(f"{name}: no timestamps block in rd-report")
+    elif {k: ts.get(k) for k in want} != want:
+        fail(f"{name}: time stamp checks {ts}, the frames' time stamps give {want}")
+    tl = rep["timeline"]
+    if not t:
+        return
+    if not 0 < tl["n"] <= rep["options"]["bins"] or tl["width"] < 1:
+        fail(f"{name}: timeline of {tl['n']} bins {tl['width']} µs wide")
+        return
+    t0, w = min(t) + int(tl["t0"] * 1000), int(tl["width"] * 1000)
+    count = [0] * tl["n"]
+    for x in t:
+        i = (x - t0) // w
+        if not 0 <= i < tl["n"]:
+            fail(f"{name}: a frame at {x} ns falls outside the timeline's {tl['n']} bins from {t0} ns, {w} ns wide")
+            return
+        count[i] += 1
+    if count != tl["frames"]:
+        fail(f"{name}: the timeline's bins hold {tl['frames'][:8]}... frames, their time stamps put {count[:8]}... in them")
+
+
 def check_json(args, name, path, page, hostile):
     with open(page, encoding="utf-8") as f:
         b = blocks(f.read())
@@ -431,6 +540,8 @@ def check_json(args, name, path, page, hostile):
         fail(f"{name}: the timeline's events differ from the summary's")
     j = run([args.rocedump, "-T", "json", "-r", path] + OPTIONS.get(name, []))
     frames = [json.loads(x) for x in j.stdout.splitlines()]
+    with open(page, encoding="utf-8") as f:
+        check_times(name, blocks(f.read(), Decimal)["rd-report"], re.findall(r'^\{"frame":\d+,"ts":(-?[0-9.]+)', j.stdout, re.M))
     exact = binned = 0
     check_pauses(name, b["rd-summary"], rep)
     for i, ser in enumerate(rep["series"]):
@@ -501,12 +612,17 @@ def cmd_json(args):
 # ---- browser ----
 
 class DomReader(html.parser.HTMLParser):
-    """Attributes of <body> and of every element with data-plot."""
+    """Attributes of <body>, of every element with data-plot (with "canvas" set when a canvas
+    follows it before the next one: uPlot drew it), and of the time stamp note; the cells of each
+    row of the queue pair table."""
 
     def __init__(self):
         super().__init__()
         self.body = {}
         self.plots = []
+        self.note = None
+        self.pair_cells = []  # per row of the queue pair table, its cells
+        self.in_pair = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -514,6 +630,20 @@ class DomReader(html.parser.HTMLParser):
             self.body = a
         if "data-plot" in a:
             self.plots.append(a)
+        if tag == "canvas" and self.plots:
+            self.plots[-1]["canvas"] = True
+        if a.get("id") == "rd-ts-note":
+            self.note = dict(a, text="")
+        if tag == "tr":
+            self.in_pair = "pair" in a.get("class", "").split()
+            if self.in_pair:
+                self.pair_cells.append(0)
+        if tag == "td" and self.in_pair:
+            self.pair_cells[-1] += 1
+
+    def handle_data(self, data):
+        if self.note is not None and not self.note["text"]:
+            self.note["text"] = data
 
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -672,6 +802,35 @@ def expected_plots(rep, rows, doc):
     return n, psn
 
 
+TABLE_PAGE = 200  # report.js: pairs the table shows at first (or the plotted ones, if more)
+
+
+def check_page_whole(name, d, rep):
+    """What any page must draw whatever its time stamps: every queue pair row of the table's first
+    page with its 15 cells; the timeline drawn (a canvas) in at most options.bins bins; the note
+    on the time stamps when rd-report's checks found any, saying what they found, else none."""
+    want = min(len(rep["pairs"]), max(TABLE_PAGE, rep["options"]["plots"]))
+    if len(d.pair_cells) != want or any(n != 15 for n in d.pair_cells):
+        fail(f"{name}: queue pair table of {len(d.pair_cells)} rows (cells {sorted(set(d.pair_cells))}), expected {want} of 15")
+    for p in d.plots:
+        if p["data-plot"] == "timeline" and (not p.get("canvas") or not 0 < int(p["data-bins"]) <= rep["options"]["bins"]):
+            fail(f"{name}: timeline of {p['data-bins']} bins, drawn: {p.get('canvas', False)}")
+    ts = rep.get("timestamps")
+    if ts is None:
+        fail(f"{name}: no timestamps block in rd-report")
+        return
+    says = {"out of order": ts["backwards"], "before 1970": ts["before_1970"], "drawn at that limit": ts["clamped"],
+            "absurd time stamps": ts["absurd_span"]}
+    if not any(says.values()):
+        if d.note:
+            fail(f"{name}: a time stamp note on a page without: {d.note['text']}")
+        return
+    text = d.note["text"] if d.note else ""
+    missing = [k for k, v in says.items() if bool(v) != (k in text)]
+    if not d.note or missing:
+        fail(f"{name}: the time stamp note says {text!r}: wrong on {missing}")
+
+
 def check_dom(name, dom, rep, rows, doc):
     """What the page drew (its data-* attributes) against the JSON, and where the summary has the
     same figure, against the summary (doc: rd-summary, rows: rd-streams' rows, both equal to
@@ -682,6 +841,7 @@ def check_dom(name, dom, rep, rows, doc):
     if d.body.get("data-ready") != "1" or "data-error" in d.body:
         fail(f"{name}: the page did not finish: {d.body}")
         return
+    check_page_whole(name, d, rep)
     want, psn = expected_plots(rep, rows, doc)
     if len(d.plots) != want or d.body.get("data-plots", "0") != str(want):
         fail(f"{name}: {len(d.plots)} plots drawn (body says {d.body.get('data-plots')}), expected {want}")
@@ -793,10 +953,8 @@ def tamper(browser, name, page, text, b, tmp):
         rep = json.loads(json.dumps(b["rd-report"]))
         f(rep)
         bad = os.path.join(tmp, name + "-" + f.__name__ + ".html")
-        body = json.dumps(rep, separators=(",", ":")).replace("<", "\\u003c")
         with open(bad, "w", encoding="utf-8") as out:
-            out.write(re.sub(r'(<script type="application/json" id="rd-report">).*?(</script>)',
-                             lambda m: m.group(1) + body + m.group(2), text, count=1, flags=re.S))
+            out.write(rewrite_report(text, rep))
         noise, dom, _ = browser.open("file://" + bad + "#all", screenshot=False)
         before = len(failures)
         expecting[0] = True
@@ -808,6 +966,35 @@ def tamper(browser, name, page, text, b, tmp):
             fail(f"{name}: {f.__name__}: a page drawn from wrong data passed (console {noise})")
         else:
             print(f"ok {name}: {f.__name__} caught: {caught[0]}")
+
+
+def rewrite_report(text, rep):
+    """The page's text with rd-report replaced by rep."""
+    body = json.dumps(rep, separators=(",", ":")).replace("<", "\\u003c")
+    return re.sub(r'(<script type="application/json" id="rd-report">).*?(</script>)',
+                  lambda m: m.group(1) + body + m.group(2), text, count=1, flags=re.S)
+
+
+def huge_times(browser, name, text, b, tmp):
+    """The script alone against times it must not choke on, whatever rocedump writes: the
+    timeline's bins and the streams' points near 2^63 ns (as µs), 1 ns apart. The page must draw
+    everything without a console message."""
+    rep = json.loads(json.dumps(b["rd-report"]))
+    far = 9223372036854775.807
+    rep["timeline"].update(t0=far, width=0.001)
+    for s in rep["series"]:
+        if s and s["mode"] == "exact":
+            s["points"]["t"] = [far + i * 0.001 for i in range(s["points"]["n"])]
+    bad = os.path.join(tmp, name + "-huge-times.html")
+    with open(bad, "w", encoding="utf-8") as out:
+        out.write(rewrite_report(text, rep))
+    noise, dom, _ = browser.open("file://" + bad + "#all", screenshot=False)
+    for n in noise:
+        fail(f"{name} (times near 2^63 ns, 1 ns apart): {n}")
+    before = len(failures)
+    check_dom(name + " (times near 2^63 ns, 1 ns apart)", dom, rep, b["rd-streams"]["streams"]["rows"], b["rd-summary"])
+    if len(failures) == before and not noise:
+        print(f"ok {name}: times near 2^63 ns, 1 ns apart, drawn")
 
 
 def cmd_browser(args):
@@ -841,6 +1028,8 @@ def cmd_browser(args):
             check_dom(name, dom, b["rd-report"], b["rd-streams"]["streams"]["rows"], b["rd-summary"])
             if name in TAMPER:
                 tamper(browser, name, page, text, b, tmp)
+            if name == "hostile_ts_extreme":
+                huge_times(browser, name, text, b, tmp)
             shot = os.path.join(args.out, name + ".png")
             with open(shot, "wb") as f:
                 f.write(png)

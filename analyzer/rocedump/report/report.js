@@ -4,7 +4,8 @@
  *
  * For tests and scripts, each plot's container records what was drawn: data-plot (its kind),
  * data-points (values drawn), data-row (the stream's row); <body> gets data-plots (plots drawn)
- * and data-ready="1" once the page is built, or data-error with the message if it failed.
+ * and data-ready="1" once the page is built, or data-error with the message if it failed;
+ * #rd-ts-note is the note on time stamps out of order or absurd (rd-report's timestamps).
  * The URL fragment #all opens every plotted queue pair (the default opens the first). */
 (function () {
 	'use strict';
@@ -24,7 +25,11 @@
 	const TABLE_PAGE = 200;  /* pairs shown in the table at first, and per click */
 	const PFC_LANES = 32;    /* source MACs a pause timeline draws */
 
+	const MAX_S = 1e10;      /* seconds: the x values drawn lie within ±MAX_S of the first frame */
+	const REL_MIN = 1e-10;   /* the least x range drawn, relative to its x values: well above a double's resolution */
+
 	let plotsDrawn = 0;
+	let maxBins = 256;       /* bins a binned series may have: rd-report's options.bins */
 
 	function el(tag, attrs, ...kids) {
 		const e = document.createElement(tag);
@@ -71,6 +76,55 @@
 		document.body.dataset.plots = String(plotsDrawn);
 	}
 
+	/* ---- time: µs since the first frame (the JSON's) as seconds for the x axes ---- */
+
+	/* µs as seconds, finite and within ±MAX_S. */
+	function seconds(us) {
+		const s = Number(us) / 1e6;
+		return Number.isFinite(s) ? Math.max(-MAX_S, Math.min(MAX_S, s)) : 0;
+	}
+	/* The least distance of two x values near x that a double and uPlot's ticks tell apart. */
+	function minSpan(x) {
+		return Math.max(1e-9, Math.abs(x) * REL_MIN);
+	}
+	/* An x range drawn: finite, ordered, and wide enough for its magnitude (uPlot's tick loop
+	 * adds the tick step to a value: a step below the value's resolution never ends). */
+	function safeRange(r) {
+		let lo = Number.isFinite(r && r[0]) ? r[0] : 0, hi = Number.isFinite(r && r[1]) ? r[1] : lo;
+		lo = Math.max(-MAX_S, Math.min(MAX_S, lo));
+		hi = Math.max(-MAX_S, Math.min(MAX_S, hi));
+		if (hi < lo) [lo, hi] = [hi, lo];
+		const min = Math.max(1e-6, minSpan(Math.max(Math.abs(lo), Math.abs(hi))));
+		if (hi - lo < min) {
+			const mid = lo / 2 + hi / 2;
+			[lo, hi] = [mid - min / 2, mid + min / 2];
+		}
+		return [lo, hi];
+	}
+	/* Ticks of a time axis, as uPlot's own (the multiples of the step in the range), at most 1,000. */
+	function timeSplits(u, axis, min, max, incr) {
+		const out = [];
+		if (!(incr > 0) || !Number.isFinite(min) || !Number.isFinite(max)) return out;
+		const k0 = Math.ceil(min / incr);
+		for (let k = 0; k < 1000; k++) {
+			const v = (k0 + k) * incr;
+			if (v > max) break;
+			if (!out.length || v > out[out.length - 1]) out.push(v);
+		}
+		return out;
+	}
+	/* The width (s) of n bins the script makes over [t0, t1]: 1 µs when the times are equal, no
+	 * narrower than minSpan. */
+	function binWidth(t0, t1, n) {
+		return Math.max((t1 - t0) / n || 1e-6, minSpan(Math.max(Math.abs(t0), Math.abs(t1))));
+	}
+	/* A binned series (the timeline, a stream's bins, its congestion outcomes' bins): at most
+	 * maxBins bins; bin b starts at x(b) s and is w s wide. */
+	function binAxis(s) {
+		const t0 = seconds(s.t0), w = Math.max(seconds(s.width), minSpan(t0));
+		return { n: Math.max(0, Math.min(s.n | 0, maxBins)), w: w, x: b => t0 + w * b };
+	}
+
 	/* A uPlot in a new box under parent; data: [xs, ys...] (aligned, nulls for gaps). */
 	function plot(parent, kind, row, title, xLabel, yLabel, series, data, extra) {
 		const box = el('div', { class: 'plot' });
@@ -84,7 +138,13 @@
 			series: [{ label: xLabel }].concat(series),
 			cursor: { drag: { x: true, y: true, uni: 20 } },
 		}, extra || {});
-		if (/^time since/.test(opts.axes[0].label) && !opts.axes[0].values) opts.axes[0] = Object.assign({ values: timeTicks }, opts.axes[0]);
+		if (/^time since/.test(opts.axes[0].label)) {
+			/* seconds since the first frame: ticks and the x range safe whatever the values */
+			opts.axes = [Object.assign({ values: timeTicks, splits: timeSplits }, opts.axes[0])].concat(opts.axes.slice(1));
+			const x = opts.scales.x || {}, range = x.range;
+			opts.scales = Object.assign({}, opts.scales, { x: Object.assign({}, x, {
+				range: (u, lo, hi) => safeRange(typeof range === 'function' ? range(u, lo, hi) : [lo, hi]) }) });
+		}
 		if (data[0].length) new uPlot(opts, data, box);
 		else box.append(el('p', { class: 'note', text: title + ': nothing to plot' }));
 		record(box, kind, points, row);
@@ -121,11 +181,27 @@
 		const out = [];
 		if (!p) return out;
 		for (let i = 0; i < p.n; i++)
-			out.push({ t: p.t[i] / 1e6, frame: p.frame[i], psn: p.psn[i], kind: p.kind[i], flags: p.flags[i], code: p.code[i], len: p.len[i], val: p.val[i] });
+			out.push({ t: seconds(p.t[i]), frame: p.frame[i], psn: p.psn[i], kind: p.kind[i], flags: p.flags[i], code: p.code[i], len: p.len[i], val: p.val[i] });
 		return out;
 	}
 
 	/* ---- overview ---- */
+
+	/* A note at the top when time stamps go back, lie before 1970 or beyond the years the report
+	 * draws, or span more than 10 years: the plots' times are then not the frames' real ones. */
+	function timeNote(main, rep) {
+		const ts = rep.timestamps || {};
+		const frames = n => fmtInt(n) + (n === 1 ? ' frame' : ' frames');
+		const year = s => new Date(s * 1000).getUTCFullYear();
+		const says = [];
+		if (ts.backwards) says.push(frames(ts.backwards) + ' earlier than the frame before (out of order; the largest step back ' + fmtUs(ts.max_step_back_us) + ')');
+		if (ts.before_1970) says.push(frames(ts.before_1970) + ' stamped before 1970');
+		if (ts.clamped) says.push(frames(ts.clamped) + ' stamped beyond the years ' + year(-ts.limit_s) + ' to ' + year(ts.limit_s) + ', drawn at that limit');
+		if (ts.absurd_span) says.push('the frames span ' + (seconds(rep.span_us) / 31557600).toFixed(1) + ' years, more than 10: absurd time stamps');
+		if (!says.length) return;
+		main.prepend(el('p', { class: 'warning', id: 'rd-ts-note', 'data-backwards': String(ts.backwards), 'data-clamped': String(ts.clamped),
+			text: 'Time stamps: ' + says.join('; ') + '. The plots place each frame at its time stamp, bins widened to hold them all.' }));
+	}
 
 	function overview(main, sum, streams, rep) {
 		const sec = el('section', { id: 'rd-overview' }, el('h2', { text: 'Overview' }));
@@ -169,9 +245,9 @@
 		sec.append(el('h3', { text: 'Event timeline' }));
 		if (!tl.n) { sec.append(el('p', { class: 'note', text: 'No frames.' })); return; }
 		const xs = [], info = [], warn = [], error = [], frames = [], bytes = [];
-		const w = tl.width / 1e6;
-		for (let i = 0; i < tl.n; i++) {
-			xs.push((tl.t0 + tl.width * i) / 1e6);
+		const ax = binAxis(tl), w = ax.w;
+		for (let i = 0; i < ax.n; i++) {
+			xs.push(ax.x(i));
 			info.push(tl.info[i]);
 			warn.push(tl.info[i] + tl.warn[i]);
 			error.push(tl.info[i] + tl.warn[i] + tl.error[i]);
@@ -191,7 +267,7 @@
 			hooks: { ready: [u => u.over.addEventListener('click', () => showBin(u.cursor.idx))] },
 		});
 		box.dataset.points = String(tl.error.reduce((a, b) => a + b, 0) + tl.warn.reduce((a, b) => a + b, 0) + tl.info.reduce((a, b) => a + b, 0));
-		box.dataset.bins = String(tl.n);
+		box.dataset.bins = String(xs.length);
 		sec.append(info_);
 		function showBin(i) {
 			if (i === null || i === undefined) return;
@@ -260,7 +336,7 @@
 	function pauseTimelines(sec, pfc, rep) {
 		const P = rep.pauses, into = points(rep.into_pause.points);
 		const prios = [...new Set(pfc.map(r => r.priority))].sort((a, b) => (a < 0) - (b < 0) || a - b);
-		const t1 = rep.span_us / 1e6;
+		const t1 = seconds(rep.span_us);
 		if (P.dropped) sec.append(el('p', { class: 'note', text: fmtInt(P.dropped) + ' pause intervals past the first ' + fmtInt(P.n) + ' are not drawn.' }));
 		for (const prio of prios) {
 			/* the sources paused longest first, up to PFC_LANES of them */
@@ -269,7 +345,7 @@
 			if (all.length > lanes.length) sec.append(el('p', { class: 'note', text: (prio < 0 ? 'PAUSE' : 'Priority ' + prio) + ': the ' + PFC_LANES + ' sources paused longest of ' + fmtInt(all.length) + ' are drawn.' }));
 			const iv = [];
 			for (let i = 0; i < P.n; i++)
-				if (P.priority[i] === prio && lanes.includes(P.src[i])) iv.push({ lane: lanes.indexOf(P.src[i]), t: P.start[i] / 1e6, len: P.len[i] / 1e6, flags: P.flags[i] });
+				if (P.priority[i] === prio && lanes.includes(P.src[i])) iv.push({ lane: lanes.indexOf(P.src[i]), t: seconds(P.start[i]), len: seconds(P.len[i]), flags: P.flags[i] });
 			const ticks = into.filter(q => (q.code === 8 ? -1 : q.code) === prio).map(q => ({ lane: lanes.indexOf(macOf(q.psn)), t: q.t, frame: q.frame }))
 				.filter(q => q.lane >= 0);
 			const storms = iv.filter(v => v.flags & RP.STORM).length;
@@ -443,7 +519,7 @@
 		const lists = [L.req, L.retx, L.ooo, L.tmo, L.ack, L.nak, L.rnr, L.rresp, L.rretx, copies.map(q => [q.t, q.psn])];
 		if (binned) {
 			/* bins: the requests' and READ responses' PSN range per bin as lines, the ACKed PSN */
-			const add = (s, f) => { if (s && s.mode === 'bins') for (let b = 0; b < s.n; b++) f(s, b, (s.t0 + s.width * (b + 0.5)) / 1e6); };
+			const add = (s, f) => { if (s && s.mode === 'bins') { const ax = binAxis(s); for (let b = 0; b < ax.n; b++) f(s, b, ax.x(b + 0.5)); } };
 			const lo = [], hi = [], rlo = [], rhi = [];
 			L.ack.length = 0;
 			add(mine, (s, b, x) => { if (s.psn_lo[b] !== null) { lo.push([x, s.psn_lo[b]]); hi.push([x, s.psn_hi[b]]); } });
@@ -477,8 +553,9 @@
 		const c = s && s.cong;
 		if (!c) return out;
 		if (c.mode === 'bins') {
-			for (let b = 0; b < c.n; b++) {
-				const x = (c.t0 + c.width * (b + 0.5)) / 1e6;
+			const ax = binAxis(c);
+			for (let b = 0; b < ax.n; b++) {
+				const x = ax.x(b + 0.5);
 				if (c.cnp[b]) out.cnp.push([x, c.cnp[b]]);
 				if (c.missed[b]) out.missed.push([x, c.missed[b]]);
 			}
@@ -499,7 +576,8 @@
 			if (!s || s.mode === 'none') return [];
 			if (s.mode === 'bins') {
 				const out = [];
-				for (let b = 0; b < s.n; b++) if (s.ce[b]) out.push([(s.t0 + s.width * (b + 0.5)) / 1e6, s.ce[b]]);
+				const ax = binAxis(s);
+				for (let b = 0; b < ax.n; b++) if (s.ce[b]) out.push([ax.x(b + 0.5), s.ce[b]]);
 				return out;
 			}
 			return points(s.points).filter(q => (q.flags & RF.CE) && !(q.flags & RF.COPY)).map(q => [q.t, 1]);
@@ -511,7 +589,7 @@
 		/* one scale of bins over all */
 		let t0 = Infinity, t1 = -Infinity;
 		for (const l of lists) for (const [t] of l) { t0 = Math.min(t0, t); t1 = Math.max(t1, t); }
-		const n = Math.max(1, Math.min(100, lists.reduce((x, l) => x + l.length, 0))), w = (t1 - t0) / n || 1e-6;
+		const n = Math.max(1, Math.min(100, lists.reduce((x, l) => x + l.length, 0))), w = binWidth(t0, t1, n);
 		const xs = Array.from({ length: n }, (_, i) => t0 + i * w);
 		const bin = t => Math.min(n - 1, Math.floor((t - t0) / w));
 		const ys = lists.map(l => { const y = new Array(n).fill(0); for (const [t, c] of l) y[bin(t)] += c; return y; });
@@ -543,9 +621,9 @@
 	function ratePlot(td, row, mine, theirs, req, resp) {
 		let xs = [], reqB = [], respB = [], msgs = [];
 		if (mine.mode === 'bins') {
-			const w = mine.width / 1e6;
-			for (let b = 0; b < mine.n; b++) {
-				xs.push((mine.t0 + mine.width * b) / 1e6);
+			const ax = binAxis(mine), w = ax.w;
+			for (let b = 0; b < ax.n; b++) {
+				xs.push(ax.x(b));
 				reqB.push(mine.bytes[b] / w);
 				msgs.push(mine.msgs[b] / w);
 			}
@@ -556,7 +634,7 @@
 				let t0 = Infinity, t1 = -Infinity;
 				for (const q of all) { t0 = Math.min(t0, q.t); t1 = Math.max(t1, q.t); }
 				const n = Math.max(1, Math.min(200, Math.ceil(all.length / 4)));
-				const w = (t1 - t0) / n || 1e-6;
+				const w = binWidth(t0, t1, n);
 				xs = Array.from({ length: n }, (_, i) => t0 + i * w);
 				reqB = new Array(n).fill(0); respB = new Array(n).fill(0); msgs = new Array(n).fill(0);
 				const bin = t => Math.min(n - 1, Math.floor((t - t0) / w));
@@ -580,8 +658,9 @@
 		if (theirs && theirs.mode === 'bins') {
 			/* binned: the least, mean and largest per bin; the stream's histogram */
 			const bx = [], mn = [], me = [], mx = [];
-			for (let b = 0; b < theirs.n; b++) {
-				bx.push((theirs.t0 + theirs.width * (b + 0.5)) / 1e6);
+			const ax = binAxis(theirs);
+			for (let b = 0; b < ax.n; b++) {
+				bx.push(ax.x(b + 0.5));
 				mn.push(theirs.rt_min[b]); me.push(theirs.rt_mean[b]); mx.push(theirs.rt_max[b]);
 			}
 			drawn = theirs.rt_n.reduce((a, b) => a + b, 0);
@@ -619,9 +698,22 @@
 	function main() {
 		const sumDoc = readJSON('rd-summary'), streamsDoc = readJSON('rd-streams'), rep = readJSON('rd-report');
 		const mainEl = document.getElementById('rd-main');
-		overview(mainEl, sumDoc.summary, streamsDoc.streams, rep);
-		congestion(mainEl, sumDoc, streamsDoc.streams, rep);
-		pairsTable(mainEl, streamsDoc.streams, rep);
+		maxBins = rep.options.bins;
+		/* each part on its own: one that fails leaves the others (the queue pair table) drawn */
+		const failed = [];
+		for (const part of [() => timeNote(mainEl, rep), () => overview(mainEl, sumDoc.summary, streamsDoc.streams, rep),
+			() => congestion(mainEl, sumDoc, streamsDoc.streams, rep), () => pairsTable(mainEl, streamsDoc.streams, rep)]) {
+			try {
+				part();
+			} catch (e) {
+				failed.push(e);
+				console.error('rocedump report: ' + (e && e.stack || e));
+			}
+		}
+		if (failed.length) {
+			document.body.dataset.error = String(failed[0] && failed[0].message || failed[0]);
+			return;
+		}
 		mainEl.append(el('p', { class: 'note', text: 'Written by rocedump ' + rep.version + '. Drag on a plot to zoom, double-click to zoom out. ' +
 			'The data of every plot is in this file\'s JSON blocks (rd-summary, rd-streams, rd-report).' }));
 		document.body.dataset.ready = '1';
