@@ -522,7 +522,9 @@ static bool compare(const struct node *n, const struct roce_field_info *fi, cons
 	if (fi->kind == ROCE_FK_S || fi->kind == ROCE_FK_AS) {
 		return (strcmp(v->s, n->str) == 0) == (n->op == OP_EQ);
 	} else if (fi->kind == ROCE_FK_T) {
-		int64_t ns = v->sec * 1000000000 + (int64_t)v->u;
+		/* saturated: a time stamp past what nanoseconds hold lies past every value parse_ts takes */
+		const int64_t max_sec = INT64_MAX / 1000000000 - 1;
+		int64_t ns = v->sec > max_sec ? INT64_MAX : v->sec < -max_sec ? INT64_MIN : v->sec * 1000000000 + (int64_t)v->u;
 		c = ns < n->ns ? -1 : ns > n->ns;
 	} else {
 		c = v->u < n->num ? -1 : v->u > n->num;

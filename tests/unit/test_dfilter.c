@@ -168,3 +168,18 @@ Test(dfilter, depth_is_bounded)
 	cr_assert_not(sel(chain));
 	free(chain);
 }
+
+/* A frame's time stamp can lie far beyond what nanoseconds since 1970 hold (a pcapng interface's
+ * if_tsoffset, a mangled file): it compares as later (or earlier) than every time a filter takes. */
+Test(dfilter, extreme_time_stamps_compare)
+{
+	make_frame();
+	src.ts_sec = INT64_MAX / 2;
+	cr_assert(sel("ts > 0"));
+	cr_assert(sel("ts > 9000000000"));
+	cr_assert_not(sel("ts < 0"));
+	src.ts_sec = INT64_MIN / 2;
+	cr_assert(sel("ts < 0"));
+	cr_assert(sel("ts < -9000000000"));
+	cr_assert_not(sel("ts > 0"));
+}
