@@ -46,6 +46,7 @@ struct conf_opts {
 	const char *tests;          /* --tests list of IDs and prefixes */
 	unsigned repeat;
 	bool list;
+	bool list_markdown;         /* --format markdown: --list as a document */
 	const char *dry_run;        /* FILE.pcap */
 	const char *json, *junit, *pcap_dir, *expect;
 	const char *capture_filter; /* replaces the default BPF filter */
@@ -109,6 +110,12 @@ enum {
 	NEED_MR_ANY = 1u << 10,     /* a remote buffer we may WRITE or READ */
 };
 
+/* The kinds of verdict a test gives: what counts as PASS, FAIL and INCONCLUSIVE (listing.c). */
+enum conf_kind {
+	K_ACK, K_ACKS, K_NAK, K_DROP, K_GOBACK, K_READ, K_ATOMIC, K_RETRY, K_RESEND, K_RNR, K_QUIET, K_GHOST,
+	K_FATAL, K_CNP, K_NOCNP, K_PFC, K_NONE
+};
+
 struct conf_test {
 	const char *id;             /* "A1" */
 	const char *title;          /* one line */
@@ -117,6 +124,9 @@ struct conf_test {
 	uint32_t start_psn;         /* the tester's first PSN, 0 = any */
 	bool has_start_psn;
 	void (*run)(struct session *s, struct conf_result *r);
+	const char *ibta_id;        /* IBTA compliance statements ("CA17-22, CA17-24"), NULL: none cited */
+	const char *ibta_section;   /* the IBTA section, NULL: not an IBTA rule (G1: IEEE 802.1Qbb) */
+	enum conf_kind kind;
 };
 
 extern const struct conf_test conf_tests[];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hoststack.h"
+#include "listing.h"
 #include "options.h"
 #include "outfile.h"
 #include "pcapng.h"
@@ -90,12 +91,6 @@ static void refuse_dut(const struct conf_opts *o)
 	if (why)
 		die(EXIT_CONF_USAGE, "--dut %s is %s: refused (roceconform sends only to one other host)",
 		    addr_str(&o->dut, ip, sizeof(ip)), why);
-}
-
-static void list_tests(void)
-{
-	for (size_t i = 0; i < conf_n_tests; i++)
-		printf("%-4s %s\n", conf_tests[i].id, conf_tests[i].title);
 }
 
 /* Why the setup or the declared DUT cannot run test t, or NULL. */
@@ -374,7 +369,13 @@ int main(int argc, char **argv)
 		return EXIT_CONF_USAGE;
 	}
 	if (o.list) {
-		list_tests();
+		if (o.list_markdown && o.expect && expect_load(o.expect, &held.ex, err) < 0)
+			die(EXIT_CONF_USAGE, "%s", err);
+		if (o.list_markdown)
+			list_markdown(stdout, o.expect ? &held.ex : NULL, o.expect);
+		else
+			list_text(stdout);
+		run_free();
 		return 0;
 	}
 	if (o.tests && unknown_selector(o.tests, buf, sizeof(buf)))

@@ -15,7 +15,9 @@ void options_usage(FILE *f)
 	fprintf(f,
 		"usage: roceconform --iface IF --dut IP [options]      run the catalogue against a DUT (root)\n"
 		"       roceconform --dry-run FILE.pcap --dut IP [...]  write every stimulus to a pcap, send nothing\n"
-		"       roceconform --list                            the catalogue, one test a line\n"
+		"       roceconform --list [--format markdown [--expect FILE]]\n"
+		"                                                     the catalogue, one test a line; or as a\n"
+		"                                                     document (what a DUT listed in FILE earns)\n"
 		"\n"
 		"target:\n"
 		"  --iface IF            send and capture on this interface only\n"
@@ -170,7 +172,7 @@ const char *unknown_selector(const char *sel, char *buf, size_t n)
 
 enum {
 	O_IFACE = 256, O_DUT, O_DUT_MAC, O_LOCAL_IP, O_LOCAL_MAC, O_SETUP, O_PMTU, O_RECV, O_DUT_SIZE, O_VLAN,
-	O_PCP, O_DSCP, O_PPS, O_TTIME, O_TIME, O_STIME, O_TOL, O_TESTS, O_REPEAT, O_LIST, O_DRY, O_JSON, O_JUNIT,
+	O_PCP, O_DSCP, O_PPS, O_TTIME, O_TIME, O_STIME, O_TOL, O_TESTS, O_REPEAT, O_LIST, O_FORMAT, O_DRY, O_JSON, O_JUNIT,
 	O_PCAPDIR, O_EXPECT, O_FILTER, O_ECN, O_PFC, O_FAULT, O_HOST, O_HELP, O_VERSION,
 };
 
@@ -183,7 +185,7 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		{"vlan", 1, 0, O_VLAN}, {"pcp", 1, 0, O_PCP}, {"dscp", 1, 0, O_DSCP}, {"pps", 1, 0, O_PPS},
 		{"test-timeout", 1, 0, O_TTIME}, {"timeout", 1, 0, O_TIME}, {"setup-timeout", 1, 0, O_STIME},
 		{"tolerance", 1, 0, O_TOL}, {"tests", 1, 0, O_TESTS}, {"repeat", 1, 0, O_REPEAT},
-		{"list", 0, 0, O_LIST}, {"dry-run", 1, 0, O_DRY}, {"json", 1, 0, O_JSON}, {"junit", 1, 0, O_JUNIT},
+		{"list", 0, 0, O_LIST}, {"format", 1, 0, O_FORMAT}, {"dry-run", 1, 0, O_DRY}, {"json", 1, 0, O_JSON}, {"junit", 1, 0, O_JUNIT},
 		{"pcap-dir", 1, 0, O_PCAPDIR}, {"expect", 1, 0, O_EXPECT}, {"capture-filter", 1, 0, O_FILTER},
 		{"ecn", 0, 0, O_ECN}, {"pfc", 1, 0, O_PFC}, {"fault", 1, 0, O_FAULT},
 		{"allow-host-stack", 0, 0, O_HOST}, {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION},
@@ -266,6 +268,13 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		case O_TESTS: o->tests = a; break;
 		case O_REPEAT: NUM(1, 1000, "--repeat"); o->repeat = (unsigned)v; break;
 		case O_LIST: o->list = true; break;
+		case O_FORMAT:
+			if (strcmp(a, "text") && strcmp(a, "markdown")) {
+				snprintf(err, CONF_ERRLEN, "--format: \"%s\" is neither text nor markdown", a);
+				return -1;
+			}
+			o->list_markdown = !strcmp(a, "markdown");
+			break;
 		case O_DRY: o->dry_run = a; break;
 		case O_JSON: o->json = a; break;
 		case O_JUNIT: o->junit = a; break;
@@ -294,6 +303,10 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 	}
 	if (optind < argc) {
 		snprintf(err, CONF_ERRLEN, "unexpected argument \"%s\"", argv[optind]);
+		return -1;
+	}
+	if (o->list_markdown && !o->list) {
+		snprintf(err, CONF_ERRLEN, "--format is the format of --list: give --list too");
 		return -1;
 	}
 	return 0;

@@ -118,6 +118,14 @@ void report_json_to(FILE *f, const struct run_info *info, const struct run_resul
 		jstr(f, "verdict", verdict_name(x->r.v), true);
 		jstr(f, "title", x->t->title, true);
 		jstr(f, "rule", x->t->rule, true);
+		if (x->t->ibta_id)
+			jstr(f, "ibta_id", x->t->ibta_id, true);
+		else
+			fprintf(f, "\"ibta_id\": null, ");
+		if (x->t->ibta_section)
+			jstr(f, "ibta_section", x->t->ibta_section, true);
+		else
+			fprintf(f, "\"ibta_section\": null, ");
 		jstr(f, "expected", x->r.expected, true);
 		jstr(f, "observed", x->r.observed, true);
 		jstr(f, "reason", x->r.reason, true);

@@ -57,11 +57,18 @@ void judge_silent(struct session *s, size_t m, struct conf_result *r)
 {
 	sess_collect(s, QUIET_MS);
 	size_t c = s->n_resps;
-	uint32_t psn = s->epsn;
-	sess_probe(s, psn, "control: the in-order packet at ePSN");
-	sess_wait(s, WAIT_MS, pred_psn, &psn);
-	rule_silent(since(s, m), c - m, since(s, c), n_since(s, c), psn, r);
-	accepted_if_pass(s, r, psn, 1);
+	uint32_t e = s->epsn, next = psn_add(e, 1);
+	sess_probe(s, next, "control: ePSN + 1, NAKed with ePSN if the stimulus was dropped, ACKed if it was taken");
+	sess_wait(s, WAIT_MS, pred_response, NULL);
+	sess_collect(s, 50);
+	rule_silent(since(s, m), c - m, since(s, c), n_since(s, c), e, r);
+	if (r->v != V_PASS && s->link) {
+		sess_sync(s);   /* where the DUT's ePSN stands now, for the finish step */
+		return;
+	}
+	/* the DUT still expects ePSN: the in-order packet resumes the sequence */
+	bool ok = probe_ok(s, "the in-order packet at ePSN after the control's NAK");
+	v_observed_add(r, " | ePSN 0x%06x sent again: %s", e, ok ? "acknowledged" : "not acknowledged");
 }
 
 static bool pred_last_send(const struct resp *r, const void *arg)

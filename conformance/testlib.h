@@ -46,8 +46,9 @@ void judge_acks_ordered(struct session *s, size_t m, uint32_t last, long msn, st
  * and judge with rule_nak: one NAK PSN sequence error carrying ePSN e, no ACK past e - 1. */
 void judge_nak_seq(struct session *s, size_t m, uint32_t e, int quiet_ms, struct conf_result *r);
 
-/* The in-order control packet after a stimulus that must be dropped: the probe at ePSN, then
- * rule_silent over the responses since mark m (stimulus) and since the control. */
+/* The control packet after a stimulus at ePSN that must be dropped: the probe at ePSN + 1, then
+ * rule_silent over the responses since mark m (stimulus) and since the control (a NAK PSN sequence
+ * error naming ePSN proves the drop); after a drop, the probe at ePSN resumes the sequence. */
 void judge_silent(struct session *s, size_t m, struct conf_result *r);
 
 /* Wait for the DUT's own SEND (its LAST or ONLY packet): its first and last PSN. false when it

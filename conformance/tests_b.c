@@ -96,10 +96,12 @@ void test_b4(struct session *s, struct conf_result *r)
 		struct conf_result c = {.measured_ms = -1};
 		judge_silent(s, s->n_resps, &c);
 		if (c.v == V_PASS)
-			v_set(r, V_FAIL, "silently dropped (the in-order packet after it was acknowledged): the spec asks "
-			      "for a NAK invalid request");
+			v_set(r, V_FAIL, "silently dropped (the control at ePSN + 1 after it was NAKed naming its PSN): the "
+			      "spec asks for a NAK invalid request");
+		else if (c.v == V_FAIL)
+			v_set(r, V_FAIL, "no NAK invalid request; the control at ePSN + 1 after it: %s", c.reason);
 		else
-			v_set(r, V_INCONCLUSIVE, "no answer to it, nor to the in-order packet after it");
+			v_set(r, V_INCONCLUSIVE, "no answer to it, nor to the control packet after it");
 	}
 }
 

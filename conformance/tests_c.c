@@ -1,7 +1,10 @@
 /* tests_c.c: catalogue group C, packets the responder must drop silently (IBTA Vol 1 §9.6
  * packet header validation, Table 40 p. 296: ICRC, DestQP, TVer, P_Key, opcode class vs QP type;
- * Annex A17 RoCEv2 address checks). Each sends the bad packet at ePSN, listens, then sends the
- * in-order packet at the same ePSN: its ACK proves the drop left the QP and its ePSN untouched. */
+ * Annex A17 RoCEv2 address checks, CA17-24 silent drops). Each sends the bad packet at ePSN,
+ * listens, then sends a control packet at ePSN + 1: a NAK PSN sequence error naming ePSN proves the
+ * bad packet was dropped (the DUT still expects its PSN), an ACK covering ePSN + 1 proves it was
+ * taken. (A control at ePSN would not tell: a DUT that took the bad packet without acknowledging
+ * it yet re-ACKs the control as a duplicate.) Then the packet at ePSN resumes the sequence. */
 #include "tests.h"
 
 static void drop(struct session *s, const struct stim *st, const char *what, struct conf_result *r)

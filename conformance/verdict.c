@@ -200,25 +200,47 @@ enum conf_verdict rule_nak(const struct resp *rs, size_t n, unsigned codes, uint
 	return v_set(r, V_FAIL, NULL);
 }
 
-enum conf_verdict rule_silent(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
-			      uint32_t ctl_psn, struct conf_result *r)
+/* What the answers to the control packet at ePSN + 1 say about the stimulus at ePSN. */
+static enum conf_verdict silent_control(const struct resp *ctl, size_t nctl, uint32_t epsn, struct conf_result *r)
 {
-	v_expected(r, "no answer to the stimulus (silently dropped); then the in-order packet PSN 0x%06x acknowledged",
-		   ctl_psn);
+	uint32_t next = psn_add(epsn, 1);
+	for (size_t i = 0; i < nctl; i++)
+		if (resp_is_ack(&ctl[i]) && psn_diff(ctl[i].h.bth.psn, epsn) >= 0)
+			return v_set(r, V_FAIL, "the DUT accepted the packet it must drop: its ACK with PSN 0x%06x covers the "
+				     "stimulus's PSN 0x%06x (the control at 0x%06x was in sequence)", ctl[i].h.bth.psn, epsn, next);
+	for (size_t i = 0; i < nctl; i++) {
+		if (!resp_is_nak(&ctl[i], ROCE_NAK_PSN_SEQ_ERR))
+			continue;
+		if (ctl[i].h.bth.psn == epsn)
+			return v_set(r, V_PASS, "dropped: the control at ePSN + 1 (0x%06x) was NAKed with PSN sequence error "
+				     "naming 0x%06x, the stimulus's PSN, which the DUT still expects", next, epsn);
+		return v_set(r, V_FAIL, "the dropped packet moved the DUT's expected PSN: the NAK PSN sequence error names "
+			     "0x%06x, not 0x%06x", ctl[i].h.bth.psn, epsn);
+	}
+	for (size_t i = 0; i < nctl; i++)
+		if (resp_is_ack(&ctl[i]) && ctl[i].h.bth.psn == psn_add(epsn, -1))
+			return v_set(r, V_PASS, "dropped: the DUT answered the control at ePSN + 1 with an ACK naming 0x%06x, "
+				     "the PSN before the stimulus's, as the last it took (an ACK where a NAK PSN sequence error "
+				     "is due: test A5's matter)", ctl[i].h.bth.psn);
+	if (!count_responses(ctl, nctl))
+		return v_set(r, V_INCONCLUSIVE, "the control packet at ePSN + 1 was not answered either: the drop is not "
+			     "proven (the DUT stopped answering, or the capture does not see it)");
+	return v_set(r, V_FAIL, "the control packet at ePSN + 1 got neither a NAK PSN sequence error naming 0x%06x nor "
+		     "an ACK", epsn);
+}
+
+enum conf_verdict rule_silent(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
+			      uint32_t epsn, struct conf_result *r)
+{
+	v_expected(r, "no answer to the stimulus at PSN 0x%06x (silently dropped); then the control packet at ePSN + 1 "
+		   "(0x%06x) NAKed with PSN sequence error naming 0x%06x (an ACK covering 0x%06x would show the "
+		   "stimulus accepted)", epsn, psn_add(epsn, 1), epsn, psn_add(epsn, 1));
 	observed_responses(r, rs, n);
-	v_observed_add(r, " | after the in-order packet: ");
+	v_observed_add(r, " | after the control at ePSN + 1: ");
 	observed_responses(r, ctl, nctl);
 	if (count_responses(rs, n))
 		return v_set(r, V_FAIL, "the DUT answered a packet it must drop silently");
-	for (size_t i = 0; i < nctl; i++)
-		if (resp_is_ack(&ctl[i]) && ctl[i].h.bth.psn == ctl_psn)
-			return v_set(r, V_PASS, NULL);
-	for (size_t i = 0; i < nctl; i++)
-		if (resp_is_nak(&ctl[i], ROCE_NAK_PSN_SEQ_ERR))
-			return v_set(r, V_FAIL, "the dropped packet moved the DUT's expected PSN");
-	if (!count_responses(ctl, nctl))
-		return v_set(r, V_INCONCLUSIVE, "the in-order packet after it was not acknowledged either: the drop is not proven (the DUT stopped answering, or the capture does not see it)");
-	return v_set(r, V_FAIL, NULL);
+	return silent_control(ctl, nctl, epsn, r);
 }
 
 enum conf_verdict rule_acks_ordered(const struct resp *rs, size_t n, uint32_t last_psn, long msn, bool alive,
@@ -337,6 +359,55 @@ enum conf_verdict rule_no_requests(const struct resp *rs, size_t n, double watch
 	return v_set(r, V_FAIL, "%zu more requests", req);
 }
 
+enum conf_verdict rule_ghost_ack(const struct resp *rs, size_t n, int64_t t_ack, uint32_t ghost, uint32_t first,
+				 uint32_t last, struct conf_result *r)
+{
+	v_expected(r, "the ghost ACK (PSN 0x%06x, the message is 0x%06x..0x%06x) ignored: PSN 0x%06x sent again after it, "
+		   "on the timeout", ghost, first, last, first);
+	size_t before = 0;
+	int64_t t_before = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rs[i].response || rs[i].h.bth.psn != first)
+			continue;
+		if (rs[i].ts_ns > t_ack) {
+			v_observed(r, "PSN 0x%06x resent %.1f ms after the ghost ACK", first, (double)(rs[i].ts_ns - t_ack) / 1e6);
+			return v_set(r, V_PASS, NULL);
+		}
+		before++;
+		t_before = rs[i].ts_ns;   /* the last one before the ACK */
+	}
+	v_observed_resps(r, rs, n, t_ack);
+	if (before)
+		v_observed_add(r, " (times from the ghost ACK; PSN 0x%06x sent %.1f ms before it left: sent before the DUT "
+			       "saw it, no resend)", first, (double)(t_ack - t_before) / 1e6);
+	return v_set(r, V_FAIL, "the requester stopped resending: it took the ghost ACK as acknowledging its message");
+}
+
+enum conf_verdict rule_fatal_nak(const struct resp *rs, size_t n, int64_t t_probe, uint32_t probe_psn,
+				 double watch_ms, const char *why, struct conf_result *r)
+{
+	v_expected(r, "no further request for %.0f ms (%s), and no answer to the in-order request PSN 0x%06x sent after "
+		   "the NAK (a QP in the error state drops it)", watch_ms, why, probe_psn);
+	size_t req = 0, ans = 0;
+	const struct resp *a = NULL;
+	for (size_t i = 0; i < n; i++) {
+		req += !rs[i].response;
+		if (rs[i].response && rs[i].ts_ns >= t_probe && !ans++)
+			a = &rs[i];
+	}
+	if (!req && !ans) {
+		v_observed(r, "no request in %.0f ms; the request at 0x%06x not answered", watch_ms, probe_psn);
+		return v_set(r, V_PASS, NULL);
+	}
+	v_observed_resps(r, rs, n, 0);
+	if (a) {
+		char b[128];
+		return v_set(r, V_FAIL, "the QP answered after a fatal NAK (%s to the request at 0x%06x): it is not in the "
+			     "error state (the NAK taken as completing the message?)", resp_str(a, b, sizeof(b)), probe_psn);
+	}
+	return v_set(r, V_FAIL, "%zu more requests", req);
+}
+
 static unsigned read_seg(unsigned k, unsigned total)
 {
 	return total == 1 ? ROCE_SEG_ONLY : k == 0 ? ROCE_SEG_FIRST : k == total - 1 ? ROCE_SEG_LAST : ROCE_SEG_MIDDLE;
@@ -391,16 +462,55 @@ static const struct resp *first_cnp(const struct resp *rs, size_t n)
 	return NULL;
 }
 
+/* Append one item to the list in buf, ", " between items. */
+static void list_add(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void list_add(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	if (l && l + 2 < cap)
+		memcpy(buf + l, ", ", 3), l += 2;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + l, cap - l, fmt, ap);
+	va_end(ap);
+}
+
+/* The CNP format of Annex A17.9.3 (Figure 6): what of it c gets wrong, listed into bad ("" when
+ * nothing). BECN is not among them: a receiver ignores B and F (CA17-29). */
+static void cnp_format(const struct resp *c, uint32_t my_qpn, uint16_t pkey, char *bad, size_t cap)
+{
+	bad[0] = 0;
+	if (c->h.bth.dqpn != my_qpn)
+		list_add(bad, cap, "DestQP 0x%06x (the marked packet came from QP 0x%06x)", c->h.bth.dqpn, my_qpn);
+	if (c->h.bth.psn != 0)
+		list_add(bad, cap, "PSN 0x%06x (0 required)", c->h.bth.psn);
+	if (c->h.bth.se)
+		list_add(bad, cap, "SE 1 (0 required)");
+	if (c->h.bth.m)
+		list_add(bad, cap, "M 1 (0 required)");
+	if (c->h.bth.pkey != pkey)
+		list_add(bad, cap, "P_Key 0x%04x (the marked packet's is 0x%04x)", c->h.bth.pkey, pkey);
+	if (c->icrc_status == ROCE_ICRC_BAD)
+		list_add(bad, cap, "a wrong ICRC");
+}
+
 enum conf_verdict rule_cnp(const struct resp *rs, size_t n, const struct resp *others, size_t nothers,
-			   uint32_t my_qpn, bool alive, int64_t t0, struct conf_result *r)
+			   uint32_t my_qpn, uint16_t pkey, bool alive, int64_t t0, struct conf_result *r)
 {
 	const struct resp *c = first_cnp(rs, n), *o = first_cnp(others, nothers);
+	if (!r->expected[0])
+		v_expected(r, "a CNP (opcode 0x81) with DestQP 0x%06x, PSN 0, SE 0, M 0, P_Key 0x%04x (the marked packet's) "
+			   "and a good ICRC; BECN 1 as the format shows (a receiver ignores it: BECN 0 is noted, not failed)",
+			   my_qpn, pkey);
 	if (c) {
+		char bad[400];
 		r->measured_ms = (double)(c->ts_ns - t0) / 1e6;
+		cnp_format(c, my_qpn, pkey, bad, sizeof(bad));
+		if (bad[0])
+			return v_set(r, V_FAIL, "the CNP breaks the format of Annex A17.9.3: %s", bad);
 		if (!c->h.bth.becn)
-			return v_set(r, V_FAIL, "the CNP's BECN bit is 0");
-		if (c->icrc_status == ROCE_ICRC_BAD)
-			return v_set(r, V_FAIL, "the CNP's ICRC is wrong");
+			return v_set(r, V_PASS, "note: the CNP's BECN is 0; the format's example sets it, but a receiver "
+				     "ignores B and F (CA17-29)");
 		return v_set(r, V_PASS, NULL);
 	}
 	if (o) {

@@ -35,11 +35,15 @@ enum conf_verdict rule_ack(const struct resp *rs, size_t n, uint32_t psn, uint32
  * ACK may carry, -1 none). */
 enum conf_verdict rule_nak(const struct resp *rs, size_t n, unsigned codes, uint32_t psn, uint32_t psn_hi,
 			   long ack_ok, bool alive, struct conf_result *r);
-/* Silent drop: no response in rs[0..n) (after the stimulus, before the control packet), and
- * the control packet at ctl_psn then acknowledged in ctl[0..nctl) (the proof that the DUT lives
- * and its ePSN did not move). */
+/* Silent drop (IBTA 9.6, Annex A17 CA17-24): no response in rs[0..n) to the stimulus sent at ePSN
+ * epsn, and the control packet sent after it at epsn + 1 answered in ctl[0..nctl) by a NAK PSN
+ * sequence error naming epsn: the DUT still expects the stimulus's PSN, so it dropped it (PASS). An
+ * ACK at or past epsn shows the stimulus accepted (the control was in sequence: FAIL); a NAK-Seq
+ * naming another PSN, an ePSN moved (FAIL); no answer at all, INCONCLUSIVE. The reason says which.
+ * (A control at epsn itself proves nothing: a DUT that took the stimulus without acknowledging it
+ * re-ACKs the control as a duplicate.) */
 enum conf_verdict rule_silent(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
-			      uint32_t ctl_psn, struct conf_result *r);
+			      uint32_t epsn, struct conf_result *r);
 /* Acknowledgement PSNs never decrease and the last one is last_psn. */
 enum conf_verdict rule_acks_ordered(const struct resp *rs, size_t n, uint32_t last_psn, long msn, bool alive,
 				    struct conf_result *r);
@@ -64,11 +68,28 @@ enum conf_verdict rule_resend_from(const struct resp *rs, size_t n, uint32_t p, 
 enum conf_verdict rule_no_requests(const struct resp *rs, size_t n, double watch_ms, const char *why,
 				   struct conf_result *r);
 
-/* ECN -> CNP (Annex A17.9.3): a CNP among rs[0..n), the DUT's packets to the tester's QP my_qpn,
- * with BECN 1 and a good ICRC (its time from t0 is measured). A CNP among others[0..nothers), the
+/* Ghost ACK (§9.7.6.1.3): the ACK with PSN ghost, beyond the outstanding message first..last, sent
+ * at t_ack, is ignored: PSN first is sent again after it. Only a request in rs[0..n) captured
+ * after t_ack counts: one captured before the ACK left was sent before the DUT saw it, in whatever
+ * order the capture delivered it. */
+enum conf_verdict rule_ghost_ack(const struct resp *rs, size_t n, int64_t t_ack, uint32_t ghost, uint32_t first,
+				 uint32_t last, struct conf_result *r);
+/* A fatal NAK (class B: invalid request, remote access, remote operational) puts the requester's
+ * QP in the error state: no request in rs[0..n) (the DUT's packets after the NAK, watched for
+ * watch_ms), and no response to the in-order request at probe_psn sent at t_probe. A QP in error
+ * drops that request; one that answers it (ACK, NAK) is still alive: it took the NAK for something
+ * else, such as completing the message, which "no further request" alone cannot tell apart. */
+enum conf_verdict rule_fatal_nak(const struct resp *rs, size_t n, int64_t t_probe, uint32_t probe_psn,
+				 double watch_ms, const char *why, struct conf_result *r);
+
+/* ECN -> CNP (Annex A17.9.3, CA17-44): a CNP among rs[0..n), the DUT's packets to the tester's QP
+ * my_qpn, in the format of Figure 6: DestQP my_qpn (the marked packet's source QP), PSN 0, SE 0,
+ * M 0, P_Key pkey (the marked packet's), a good ICRC; any of these wrong is a FAIL naming it. A
+ * BECN of 0 is a note in the reason, not a FAIL: the format's example sets it, but receivers
+ * ignore B and F (CA17-29). Its time from t0 is measured. A CNP among others[0..nothers), the
  * DUT's packets to other QPs, is named in the failure: the CNP went to QP x, not "no CNP". */
 enum conf_verdict rule_cnp(const struct resp *rs, size_t n, const struct resp *others, size_t nothers,
-			   uint32_t my_qpn, bool alive, int64_t t0, struct conf_result *r);
+			   uint32_t my_qpn, uint16_t pkey, bool alive, int64_t t0, struct conf_result *r);
 
 /* A READ's responses (§9.7.5.1.4 / C9-148): the packets skip..total-1 of a total-packet READ
  * response (READ_RESPONSE_FIRST, MIDDLE..., LAST; ONLY for one packet), PSNs from psn, len bytes

@@ -80,6 +80,14 @@ static const struct resp *first_response(const struct session *s)
 	return NULL;
 }
 
+static const struct resp *first_request(const struct session *s)
+{
+	for (size_t i = 0; i < s->n_resps; i++)
+		if (!s->resps[i].response)
+			return &s->resps[i];
+	return NULL;
+}
+
 static struct conf_result res(void)
 {
 	struct conf_result r;
@@ -134,20 +142,45 @@ Test(rules, nak_recorded)
 	sess_reset(&s);
 }
 
+/* C1a-C5 on rxe's answers: the control packet goes to ePSN + 1. A NAK-Seq naming ePSN (rxe's, from
+ * A5) proves the drop; an ACK covering ePSN + 1 (rxe's ACK from C1a moved one PSN on: what a DUT
+ * that took the spoiled packet without acknowledging it yet answers) proves it accepted. With the
+ * control at ePSN that DUT re-ACKed a duplicate and passed. */
 Test(rules, silent_recorded)
 {
-	struct session s;
+	struct session s, sn;
 	struct conf_result r = res();
 	load(&s, "C1a");
-	const struct resp *a = first_response(&s);
+	load(&sn, "A5");
+	const struct resp *a = first_response(&s), *nak = first_response(&sn);
 	cr_assert(a && resp_is_ack(a));
+	cr_assert(nak && resp_is_nak(nak, ROCE_NAK_PSN_SEQ_ERR));
 	size_t k = (size_t)(a - s.resps);
-	cr_expect_eq(rule_silent(s.resps, k, a, 1, a->h.bth.psn, &r), V_PASS, "%s", r.reason);
+	uint32_t e = nak->h.bth.psn;
+	cr_expect_eq(rule_silent(s.resps, k, nak, 1, e, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.reason, "dropped: the control at ePSN + 1"), "%s", r.reason);
+	cr_expect(strstr(r.expected, "ePSN + 1"), "%s", r.expected);
+	/* the spoiled packet accepted: the control at ePSN + 1 in sequence, ACKed */
+	struct resp took = *a;
+	took.h.bth.psn = psn_add(e, 1);
+	took.h.aeth.msn = 2;
 	r = res();
-	cr_expect_eq(rule_silent(a, 1, a, 1, a->h.bth.psn, &r), V_FAIL, "answered the dropped packet");
+	cr_expect_eq(rule_silent(s.resps, k, &took, 1, e, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "accepted the packet it must drop"), "%s", r.reason);
+	/* an ACK of the spoiled packet itself, late */
+	took.h.bth.psn = e;
 	r = res();
-	cr_expect_eq(rule_silent(s.resps, k, NULL, 0, a->h.bth.psn, &r), V_INCONCLUSIVE, "no proof without the control");
+	cr_expect_eq(rule_silent(s.resps, k, &took, 1, e, &r), V_FAIL, "the stimulus's PSN ACKed");
+	/* the NAK-Seq names another PSN: the spoiled packet moved ePSN */
+	r = res();
+	cr_expect_eq(rule_silent(s.resps, k, nak, 1, psn_add(e, -1), &r), V_FAIL);
+	cr_expect(strstr(r.reason, "moved the DUT's expected PSN"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_silent(a, 1, nak, 1, e, &r), V_FAIL, "answered the dropped packet");
+	r = res();
+	cr_expect_eq(rule_silent(s.resps, k, NULL, 0, e, &r), V_INCONCLUSIVE, "no proof without the control's answer");
 	sess_reset(&s);
+	sess_reset(&sn);
 }
 
 Test(rules, retries_recorded)
@@ -156,10 +189,7 @@ Test(rules, retries_recorded)
 	struct conf_result r = res();
 	int64_t tx[64];
 	load(&s, "E1");
-	const struct resp *q = NULL;
-	for (size_t i = 0; i < s.n_resps && !q; i++)
-		if (!s.resps[i].response)
-			q = &s.resps[i];
+	const struct resp *q = first_request(&s);
 	cr_assert(q, "the DUT's SEND");
 	size_t n = request_times(&s, 0, q->h.bth.psn, tx, 64);
 	cr_assert_geq(n, 9, "rxe resent more than 7 times (%zu sendings)", n);
@@ -270,25 +300,129 @@ Test(rules, cnp_to_another_qp)
 	struct resp cnp = {.ts_ns = 2000000, .icrc_status = ROCE_ICRC_GOOD}, ack = {.ts_ns = 1000000, .response = true};
 	cnp.h.bth.opcode = ROCE_OPC_CNP;
 	cnp.h.bth.becn = 1;
+	cnp.h.bth.pkey = 0xffff;
 	cnp.h.bth.dqpn = 0x0c0042;
 	ack.h.bth.dqpn = 0x0c0042;
 	struct conf_result r = res();
-	cr_expect_eq(rule_cnp(&ack, 1, &cnp, 1, 0x0c0001, true, 0, &r), V_FAIL);
+	cr_expect_eq(rule_cnp(&ack, 1, &cnp, 1, 0x0c0001, 0xffff, true, 0, &r), V_FAIL);
 	cr_expect(strstr(r.reason, "no CNP to this test's QP 0x0c0001: the DUT sent its CNP to QP 0x0c0042"), "%s", r.reason);
 	cr_expect(strstr(r.observed, "CNP DestQP 0x0c0042 at +2.000 ms"), "%s", r.observed);
 	r = res();
-	cr_expect_eq(rule_cnp(&cnp, 1, NULL, 0, 0x0c0042, true, 0, &r), V_PASS, "%s", r.reason);
+	cr_expect_eq(rule_cnp(&cnp, 1, NULL, 0, 0x0c0042, 0xffff, true, 0, &r), V_PASS, "%s", r.reason);
 	cr_expect_float_eq(r.measured_ms, 2.0, 1e-9);
 	r = res();
-	cnp.h.bth.becn = 0;
-	cr_expect_eq(rule_cnp(&cnp, 1, NULL, 0, 0x0c0042, true, 0, &r), V_FAIL);
-	cr_expect(strstr(r.reason, "BECN"), "%s", r.reason);
-	r = res();
-	cr_expect_eq(rule_cnp(&ack, 1, NULL, 0, 0x0c0042, true, 0, &r), V_FAIL);
+	cr_expect_eq(rule_cnp(&ack, 1, NULL, 0, 0x0c0042, 0xffff, true, 0, &r), V_FAIL);
 	cr_expect_str_eq(r.reason, "no CNP");
 	r = res();
-	cr_expect_eq(rule_cnp(NULL, 0, NULL, 0, 0x0c0042, false, 0, &r), V_INCONCLUSIVE);
+	cr_expect_eq(rule_cnp(NULL, 0, NULL, 0, 0x0c0042, 0xffff, false, 0, &r), V_INCONCLUSIVE);
 	cr_expect_str_eq(r.reason, "no packet from the DUT");
+}
+
+/* F1's format check (Annex A17.9.3, Figure 6): each field wrong on its own is a FAIL naming it;
+ * BECN 0 is a note (receivers ignore B and F, CA17-29). Before, only BECN and the ICRC were
+ * checked: every one of these CNPs passed, and one with BECN 0 failed. */
+Test(rules, cnp_format)
+{
+	struct resp good = {.ts_ns = 2000000, .icrc_status = ROCE_ICRC_GOOD};
+	good.h.bth.opcode = ROCE_OPC_CNP;
+	good.h.bth.becn = 1;
+	good.h.bth.pkey = 0x8001;
+	good.h.bth.dqpn = 0x0c0042;
+	static const struct {
+		const char *what, *says;
+	} cases[] = {
+		{"DestQP", "DestQP 0x0c0043 (the marked packet came from QP 0x0c0042)"},
+		{"PSN", "PSN 0x000007 (0 required)"},
+		{"SE", "SE 1 (0 required)"},
+		{"M", "M 1 (0 required)"},
+		{"P_Key", "P_Key 0xffff (the marked packet's is 0x8001)"},
+		{"ICRC", "a wrong ICRC"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct resp c = good;
+		switch (i) {
+		case 0: c.h.bth.dqpn = 0x0c0043; break;
+		case 1: c.h.bth.psn = 7; break;
+		case 2: c.h.bth.se = 1; break;
+		case 3: c.h.bth.m = 1; break;
+		case 4: c.h.bth.pkey = 0xffff; break;
+		default: c.icrc_status = ROCE_ICRC_BAD; break;
+		}
+		struct conf_result r = res();
+		cr_expect_eq(rule_cnp(&c, 1, NULL, 0, 0x0c0042, 0x8001, true, 0, &r), V_FAIL, "%s wrong", cases[i].what);
+		cr_expect(strstr(r.reason, cases[i].says), "%s: %s", cases[i].what, r.reason);
+	}
+	struct resp c = good;
+	c.h.bth.becn = 0;
+	struct conf_result r = res();
+	cr_expect_eq(rule_cnp(&c, 1, NULL, 0, 0x0c0042, 0x8001, true, 0, &r), V_PASS, "BECN 0 is no FAIL: %s", r.reason);
+	cr_expect(strstr(r.reason, "BECN is 0") && strstr(r.reason, "CA17-29"), "%s", r.reason);
+	cr_expect(strstr(r.expected, "PSN 0, SE 0, M 0, P_Key 0x8001"), "%s", r.expected);
+	c.h.bth.psn = 1;
+	c.h.bth.se = 1;
+	r = res();
+	cr_expect_eq(rule_cnp(&c, 1, NULL, 0, 0x0c0042, 0x8001, true, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "PSN 0x000001 (0 required), SE 1 (0 required)"), "every wrong field: %s", r.reason);
+}
+
+/* E5 on rxe's recorded SEND and its resends (E1): only a request captured after the ghost ACK
+ * left is the resend. A DUT that stopped on the ghost ACK, its last sending captured before the
+ * ACK but read after it, passed when any request read after the ACK counted. */
+Test(rules, ghost_ack_resend_after_the_ack)
+{
+	struct session s;
+	load(&s, "E1");
+	const struct resp *q = first_request(&s);
+	cr_assert(q, "the DUT's SEND");
+	int64_t tx[64];
+	size_t n = request_times(&s, 0, q->h.bth.psn, tx, 64);
+	cr_assert_geq(n, 3);
+	uint32_t first = q->h.bth.psn, ghost = psn_add(first, 1000);
+	/* the ACK between the first sending and the first resend: rxe's resend comes after it */
+	struct conf_result r = res();
+	cr_expect_eq(rule_ghost_ack(s.resps, s.n_resps, tx[0] + 1000000, ghost, first, first, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.observed, "resent"), "%s", r.observed);
+	/* the broken DUT: the ACK left after its last sending (read later), nothing sent after it */
+	int64_t t_ack = tx[n - 1] + 1000000;
+	r = res();
+	cr_expect_eq(rule_ghost_ack(s.resps, s.n_resps, t_ack, ghost, first, first, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "took the ghost ACK"), "%s", r.reason);
+	cr_expect(strstr(r.observed, "1.0 ms before it left"), "%s", r.observed);
+	/* a request captured at the very time the ACK left is no resend either */
+	r = res();
+	cr_expect_eq(rule_ghost_ack(q, 1, q->ts_ns, ghost, first, first, &r), V_FAIL);
+	sess_reset(&s);
+}
+
+/* E6a-c: after a fatal NAK, the in-order request is answered only by a QP still alive (rxe's
+ * recorded ACK from A1 as that answer). "No further request" alone passed that DUT. */
+Test(rules, fatal_nak_probe_answered)
+{
+	struct session s;
+	load(&s, "A1");
+	const struct resp *a = first_response(&s);
+	cr_assert(a && resp_is_ack(a));
+	int64_t t_probe = a->ts_ns - 1000000;
+	struct conf_result r = res();
+	cr_expect_eq(rule_no_requests(a, 1, 300, "x", &r), V_PASS, "no further request alone cannot tell");
+	r = res();
+	cr_expect_eq(rule_fatal_nak(a, 1, t_probe, a->h.bth.psn, 300, "x", &r), V_FAIL);
+	cr_expect(strstr(r.reason, "the QP answered after a fatal NAK (ACK psn"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_fatal_nak(NULL, 0, t_probe, a->h.bth.psn, 300, "x", &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.expected, "no answer to the in-order request"), "%s", r.expected);
+	/* a request after the NAK still fails, as before */
+	struct resp q = *a;
+	q.response = false;
+	q.h.hdrs = 0;
+	q.h.bth.opcode = ROCE_OPC_SEND_ONLY;
+	r = res();
+	cr_expect_eq(rule_fatal_nak(&q, 1, t_probe, a->h.bth.psn, 300, "x", &r), V_FAIL);
+	cr_expect(strstr(r.reason, "1 more requests"), "%s", r.reason);
+	/* an answer captured before the request went out is not its answer */
+	r = res();
+	cr_expect_eq(rule_fatal_nak(a, 1, a->ts_ns + 1, a->h.bth.psn, 300, "x", &r), V_PASS, "%s", r.reason);
+	sess_reset(&s);
 }
 
 /* The DUT's packets to another QP than the test's are kept (and noted) as evidence. */
@@ -398,6 +532,77 @@ Test(stimuli, every_test_round_trips)
 	dry_run_setup("perftest-atomic", &frames, &tests);
 	cr_expect_geq(tests, 60, "%u test runs", tests);
 	cr_expect_geq(frames, 150, "%u stimuli", frames);
+}
+
+/* Test id's run in a dry run with setup (its frames in s, to be reset by the caller). */
+static void dry_run_one(const char *setup, const char *id, struct session *s)
+{
+	char err[CONF_ERRLEN];
+	uint16_t port;
+	base_opts();
+	const struct setup_method *m = setup_find(setup, &port, err);
+	cr_assert(m, "%s", err);
+	const struct conf_test *t = NULL;
+	for (size_t i = 0; i < conf_n_tests && !t; i++)
+		if (!strcmp(conf_tests[i].id, id))
+			t = &conf_tests[i];
+	cr_assert(t, "%s", id);
+	struct conf_result r = res();
+	memset(s, 0, sizeof(*s));
+	s->o = &opts;
+	s->test = t;
+	s->tcp_fd = -1;
+	s->deadline_ns = INT64_MAX;
+	m->placeholder(s);
+	s->epsn = s->qp.my_psn;
+	t->run(s, &r);
+}
+
+/* The PSNs of the session's stimuli, in order. */
+static size_t stim_psns(const struct session *s, uint32_t *psn, size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->n_frames && k < max; i++)
+		if (s->frames[i].has_stim)
+			psn[k++] = s->frames[i].stim.psn & 0xffffff;
+	return k;
+}
+
+/* C1a-C5: the spoiled packet at ePSN, the control at ePSN + 1 (not ePSN again), then ePSN. */
+Test(stimuli, silent_drop_control_at_epsn_plus_1)
+{
+	static const char *const ids[] = {"C1a", "C1b", "C2a", "C2b", "C3a", "C3b", "C3c", "C3d", "C4", "C5"};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		struct session s;
+		uint32_t psn[8];
+		dry_run_one("rc-pingpong", ids[i], &s);
+		size_t n = stim_psns(&s, psn, 8);
+		cr_assert_eq(n, 3, "%s: %zu stimuli", ids[i], n);
+		cr_expect_eq(psn[1], psn_add(psn[0], 1), "%s: the control at ePSN + 1 (0x%06x after 0x%06x)", ids[i], psn[1],
+			     psn[0]);
+		cr_expect_eq(psn[2], psn[0], "%s: then ePSN", ids[i]);
+		sess_reset(&s);
+	}
+}
+
+/* E6a: the fatal NAK, then an in-order request to the DUT's QP (a QP in error drops it). */
+Test(stimuli, fatal_nak_then_request)
+{
+	struct session s;
+	dry_run_one("rc-pingpong", "E6a", &s);
+	const struct rec_frame *nak = NULL, *after = NULL;
+	for (size_t i = 0; i < s.n_frames; i++) {
+		const struct rec_frame *f = &s.frames[i];
+		if (f->has_stim && f->stim.opcode == ROCE_OPC_ACK && f->stim.extra.aeth.syndrome == 0x61)
+			nak = f;
+		else if (nak && f->has_stim && !after)
+			after = f;
+	}
+	cr_assert(nak, "the NAK invalid request");
+	cr_assert(after, "a request after the NAK");
+	cr_expect_eq(after->stim.opcode, ROCE_OPC_SEND_ONLY);
+	cr_expect_eq(after->stim.psn, s.qp.my_psn + 1, "at the DUT's ePSN (after the first SEND)");
+	sess_reset(&s);
 }
 
 /* ---- options ---- */
