@@ -14,16 +14,14 @@
 Usage: plugin_views.py --plugin roce.so --rocedump ROCEDUMP [--tshark PATH] CHECK CAPTURES-DIR
 Exit status: 0 pass, 1 a failure (printed), 2 a tool failed, 77 skipped.
 """
-import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pcommon import Tshark  # noqa: E402
+from pcommon import Tshark, parse_args  # noqa: E402
 
 CONV_CAPTURES = ["rxe/rc_pingpong_loss.pcap", "rxe/cm_send_bw.pcap", "rxe/read_bw_lossy.pcap",
                  "rxe/ud_pingpong.pcap", "rxe/write_bw_loss.pcap", "rxe/v6_rc_pingpong.pcap"]
@@ -161,16 +159,12 @@ class Checks:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--plugin", required=True)
-    ap.add_argument("--rocedump", required=True)
-    ap.add_argument("--tshark", default=shutil.which("tshark") or "")
-    ap.add_argument("check", choices=["expert", "conv", "flow"])
-    ap.add_argument("captures")
-    args = ap.parse_args()
-    if not args.tshark or not os.path.exists(args.plugin):
-        print("SKIP: no tshark or plugin")
-        return 77
+    def extra(ap):
+        ap.add_argument("--rocedump", required=True)
+        ap.add_argument("check", choices=["expert", "conv", "flow"])
+    args, status = parse_args(__doc__, extra)
+    if status is not None:
+        return status
     ts = Tshark(args.tshark, args.plugin)
     checks = Checks(ts, args.rocedump, args.captures)
     try:
