@@ -423,6 +423,32 @@ static void add_events(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, cons
 	}
 }
 
+/* The frame as the conversation table and the flow graph take it (roce_views.c); NULL for a
+ * RoCE frame without a BTH or addresses. */
+static const struct roce_tap_info *tap_info(packet_info *pinfo, const struct roce_pkt *p, const guint8 *bytes,
+					    const struct roce_findings *fi)
+{
+	const struct roce_net *n = &p->net;
+	if (!p->op || (n->addr_len != 4 && n->addr_len != 16))
+		return NULL;
+	struct roce_tap_info *ti = wmem_new0(pinfo->pool, struct roce_tap_info);
+	int at = n->addr_len == 4 ? AT_IPv4 : AT_IPv6;
+	set_address(&ti->src, at, n->addr_len, wmem_memdup(pinfo->pool, bytes + n->addr_off, n->addr_len));
+	set_address(&ti->dst, at, n->addr_len, wmem_memdup(pinfo->pool, bytes + n->addr_off + n->addr_len, n->addr_len));
+	ti->stream = fi->stream;
+	ti->pair = fi->pair;
+	ti->dqpn = p->h.bth.dqpn;
+	ti->srcqp = p->h.hdrs & ROCE_HDR_DETH ? p->h.deth.srcqp : 0;
+	ti->psn = p->h.bth.psn;
+	ti->opcode = p->h.bth.opcode;
+	ti->has_aeth = (p->h.hdrs & ROCE_HDR_AETH) != 0;
+	ti->syndrome = p->h.aeth.syndrome;
+	ti->msn = p->h.aeth.msn;
+	ti->frame_len = pinfo->fd->pkt_len;
+	ti->events = p->events;
+	return ti;
+}
+
 static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
 	if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET)
@@ -468,7 +494,8 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 		add_analysis(root, tvb, &fi);
 	}
 	add_events(root, tvb, pinfo, &p, &fi);
-	tap_queue_packet(roce_tap, pinfo, NULL);
+	tap_queue_packet(roce_tap, pinfo, roce == 1 && have_tap_listener(roce_tap) ?
+			 tap_info(pinfo, &p, bytes, &fi) : NULL);
 	return (int)caplen;
 }
 
@@ -626,6 +653,7 @@ void roce_proto_register(void)
 	register_cleanup_routine(roce_cleanup);
 	roce_tap = register_tap("roce");
 	roce_stats_register();
+	roce_views_register(proto_roce);
 }
 
 void roce_proto_handoff(void)

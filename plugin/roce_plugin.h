@@ -22,4 +22,22 @@ guint32 roce_plugin_last_analyzed(void);
 /* roce_stats.c: Statistics > RoCE Queue Pairs, tshark -z roce,qp */
 void roce_stats_register(void);
 
+/* What the tap "roce" carries for a RoCE frame the analysis took (data of tap_queue_packet,
+ * in the frame's pinfo->pool), for the conversation table and the flow graph. */
+struct roce_tap_info {
+	guint32 stream, pair;       /* the frame's ids (roce.stream, roce.pair) */
+	address src, dst;           /* the RoCE packet's IP addresses (or GIDs): the inner ones */
+	guint32 dqpn;
+	guint32 srcqp;              /* UD: the DETH's source QP; else 0 */
+	guint32 psn, msn;
+	guint8 opcode, syndrome;    /* syndrome: the AETH's, when has_aeth */
+	gboolean has_aeth;
+	guint32 frame_len;          /* frame.len */
+	struct roce_evset events;
+};
+
+/* roce_views.c: Statistics > Conversations (tshark -z conv,roce) and Flow Graph
+ * (tshark -z flow,roce,standard) */
+void roce_views_register(int proto);
+
 #endif

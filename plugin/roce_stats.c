@@ -203,7 +203,7 @@ void roce_stats_register(void)
 {
 	static tap_param params[] = {{PARAM_FILTER, "filter", "Filter", NULL, TRUE}};
 	static stat_tap_table_ui ui = {
-		REGISTER_STAT_GROUP_GENERIC, "RoCE Queue Pairs", "roce", "roce,qp", stats_init, stats_packet,
+		REGISTER_PACKET_STAT_GROUP_UNSORTED, "RoCE Queue Pairs", "roce", "roce,qp", stats_init, stats_packet,
 		stats_reset, stats_free_item, NULL, C_COUNT, fields, G_N_ELEMENTS(params), params, NULL, 0,
 	};
 	register_stat_tap_table_ui(&ui);

@@ -2,6 +2,7 @@
 (DIR/4.0/epan/roce.so), and tshark run as an unprivileged user with WIRESHARK_PLUGIN_DIR=DIR
 (tshark run as root ignores plugin directories), with the compiler's libasan preloaded when the
 plugin is an AddressSanitizer build; the capture is read on standard input."""
+import argparse
 import os
 import shutil
 import subprocess
@@ -77,3 +78,18 @@ def sanitizer_report(stderr):
         if "AddressSanitizer" in line or "runtime error:" in line or "LeakSanitizer" in line:
             return line
     return None
+
+
+def parse_args(doc, extra):
+    """The arguments of a plugin test: --plugin, --tshark, the captures directory, and what
+    extra(parser) adds; (args, None), or (None, 77) to skip without tshark or the plugin."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--tshark", default=shutil.which("tshark") or "")
+    extra(ap)
+    ap.add_argument("captures")
+    args = ap.parse_args()
+    if not args.tshark or not os.path.exists(args.plugin):
+        print("SKIP: no tshark or plugin")
+        return None, 77
+    return args, None

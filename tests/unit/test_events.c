@@ -65,7 +65,8 @@ Test(events, stable_names_and_severities)
 {
 	/* names are a public interface: these must never change */
 	static const struct { const char *name; enum roce_event e; enum roce_severity sev; } fixed[] = {
-		{"truncated", ROCE_EV_TRUNCATED, ROCE_SEV_WARN},
+		{"truncated", ROCE_EV_TRUNCATED, ROCE_SEV_INFO},  /* a capture cut: a note */
+		{"erspan.truncated", ROCE_EV_ERSPAN_TRUNCATED, ROCE_SEV_INFO},
 		{"link.unsupported", ROCE_EV_LINK_UNSUPPORTED, ROCE_SEV_INFO},
 		{"erspan.version_unknown", ROCE_EV_ERSPAN_VERSION, ROCE_SEV_WARN},
 		{"ip.checksum_bad", ROCE_EV_IP_CHECKSUM_BAD, ROCE_SEV_ERROR},
@@ -130,7 +131,13 @@ Test(events, groups)
 			      "%s", roce_event_name((enum roce_event)i));
 	cr_assert_eq(roce_event_group(ROCE_EV_ICRC_BAD), ROCE_GROUP_CHECKSUM);
 	cr_assert_eq(roce_event_group(ROCE_EV_PSN_RETRANSMIT), ROCE_GROUP_SEQUENCE);
-	cr_assert_eq(roce_event_group(ROCE_EV_TRUNCATED), ROCE_GROUP_MALFORMED);
+	/* a packet the capture (or the mirror) cut is not malformed, as Wireshark treats a snap
+	 * length; one whose own length fields disagree is */
+	cr_assert_eq(roce_event_group(ROCE_EV_TRUNCATED), ROCE_GROUP_PROTOCOL);
+	cr_assert_eq(roce_event_group(ROCE_EV_ERSPAN_TRUNCATED), ROCE_GROUP_PROTOCOL);
+	cr_assert_eq(roce_event_group(ROCE_EV_PACKET_TOO_SHORT), ROCE_GROUP_MALFORMED);
+	cr_assert_eq(roce_event_group(ROCE_EV_IP_LENGTH_INVALID), ROCE_GROUP_MALFORMED);
+	cr_assert_eq(roce_event_group(ROCE_EV_UDP_LENGTH_MISMATCH), ROCE_GROUP_MALFORMED);
 	cr_assert_eq(roce_event_group(ROCE_EV_ECN_CE), ROCE_GROUP_PROTOCOL);
 	cr_assert_str_eq(roce_event_group_name(ROCE_GROUP_SEQUENCE), "sequence");
 	cr_assert_str_eq(roce_event_group_name((enum roce_event_group)4), "?");

@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""The plugin in Wireshark's own views, through tshark (as user 65534, pcommon.py):
+
+  expert  the expert-info severities: on a capture cut by its snap length
+          (rxe/snap_rc_pingpong-s96.pcap) `truncated` is a Note in group Protocol and no RoCE
+          item is Malformed; a packet whose own length fields disagree
+          (gen/anomalies.pcap: packet.too_short) still is an Error in group Malformed;
+  conv    `-z conv,roce` (one pass and -2): one row per queue pair of `rocedump -T json
+          --summary`, its frames and bytes each way those of the pair's two streams (A -> B the
+          stream whose id is the pair id), bytes as tshark prints them;
+  flow    `-z flow,roce,standard` on a lossy capture (rxe/rc_pingpong_loss.pcap): an arrow per
+          RoCE frame, the requests, ACKs and NAKs by their labels as many as rocedump counts.
+
+Usage: plugin_views.py --plugin roce.so --rocedump ROCEDUMP [--tshark PATH] CHECK CAPTURES-DIR
+Exit status: 0 pass, 1 a failure (printed), 2 a tool failed, 77 skipped.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pcommon import Tshark, parse_args  # noqa: E402
+
+CONV_CAPTURES = ["rxe/rc_pingpong_loss.pcap", "rxe/cm_send_bw.pcap", "rxe/read_bw_lossy.pcap",
+                 "rxe/ud_pingpong.pcap", "rxe/write_bw_loss.pcap", "rxe/v6_rc_pingpong.pcap"]
+
+
+class Checks:
+    def __init__(self, ts, rocedump, captures):
+        self.ts, self.rocedump, self.captures = ts, rocedump, captures
+        self.failures = 0
+
+    def fail(self, what):
+        print("FAIL: " + what)
+        self.failures += 1
+
+    def tshark(self, args, capture):
+        status, out, err = self.ts.run(args, path=os.path.join(self.captures, capture))
+        if status != 0:
+            raise RuntimeError("tshark %s < %s: exit %d: %s" % (" ".join(args), capture, status, err.strip()))
+        return out
+
+    def expert_rows(self, capture):
+        """(severity section, group, summary) of `-z expert`'s RoCE rows."""
+        rows, section = [], None
+        for line in self.tshark(["-r", "-", "-q", "-z", "expert"], capture).splitlines():
+            m = re.match(r"^(Errors|Warns|Notes|Chats|Comments) \(\d+\)", line)
+            if m:
+                section = m.group(1)
+                continue
+            m = re.match(r"^\s+\d+\s+(\S+)\s+RoCE\s+(.*)$", line)
+            if m:
+                rows.append((section, m.group(1), m.group(2)))
+        return rows
+
+    def expert(self):
+        rows = self.expert_rows("rxe/snap_rc_pingpong-s96.pcap")
+        cut = [r for r in rows if r[2].startswith("truncated:")]
+        if not cut or any(r[:2] != ("Notes", "Protocol") for r in cut):
+            self.fail("snap_rc_pingpong-s96: truncated should be Notes/Protocol: %s" % cut[:3])
+        bad = [r for r in rows if r[1] == "Malformed"]
+        if bad:
+            self.fail("snap_rc_pingpong-s96: %d Malformed RoCE rows, e.g. %s" % (len(bad), bad[0]))
+        rows = self.expert_rows("gen/anomalies.pcap")
+        short = [r for r in rows if r[2].startswith("packet.too_short")]
+        if not short or any(r[:2] != ("Errors", "Malformed") for r in short):
+            self.fail("anomalies: packet.too_short should be Errors/Malformed: %s" % short)
+        print("expert: %d truncated rows Notes/Protocol, no Malformed on the cut capture; "
+              "packet.too_short Errors/Malformed" % len(cut))
+
+    def streams(self, capture):
+        res = subprocess.run([self.rocedump, "-T", "json", "-q", "--summary", "-r",
+                              os.path.join(self.captures, capture)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if res.returncode not in (0, 1):
+            raise RuntimeError("rocedump on %s: exit %d %s" % (capture, res.returncode, res.stderr))
+        for line in res.stdout.splitlines():
+            if line.startswith('{"streams"'):
+                return json.loads(line)["streams"]["rows"]
+        raise RuntimeError("rocedump on %s: no streams object" % capture)
+
+    @staticmethod
+    def size(n):
+        """Bytes as tshark 4.0's conversation table prints them (format_size, SI, whole units)."""
+        for div, unit in ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "kB")):
+            if n // div >= 10:
+                return "%d %s" % (n // div, unit)
+        return "%d bytes" % n
+
+    def expected_rows(self, capture):
+        pairs = {}
+        for s in self.streams(capture):
+            p = pairs.setdefault(s["pair"], {"a": None, "b": None})
+            p["a" if s["stream"] == s["pair"] else "b"] = s
+        rows = []
+        for p in pairs.values():
+            a, b = p["a"], p["b"]
+            if a is None:
+                continue
+            back = (b["packets"], self.size(b["bytes"])) if b else (0, self.size(0))
+            rows.append((a["src"], a["dst"], back, (a["packets"], self.size(a["bytes"]))))
+        return sorted(rows)
+
+    def conv_rows(self, capture, two_pass):
+        args = ["-r", "-", "-q", "-z", "conv,roce"]
+        if two_pass:
+            args = ["-2", "-r", self.ts.readable_copy(os.path.join(self.captures, capture)), "-q", "-z", "conv,roce"]
+            status, out, err = self.ts.run(args)
+            if status != 0:
+                raise RuntimeError("tshark -2 on %s: %s" % (capture, err))
+        else:
+            out = self.tshark(args, capture)
+        rows = []
+        num = r"(\d+)\s+(\d+ (?:bytes|kB|MB|GB|TB))"
+        for line in out.splitlines():
+            m = re.match(r"^(\S+)\s+<->\s+(\S+)\s+" + num + r"\s+" + num + r"\s+", line)
+            if m:
+                rows.append((m.group(1), m.group(2), (int(m.group(3)), m.group(4)), (int(m.group(5)), m.group(6))))
+        return sorted(rows)
+
+    def conv(self):
+        n = 0
+        for capture in CONV_CAPTURES:
+            want = self.expected_rows(capture)
+            for two_pass in (False, True):
+                got = self.conv_rows(capture, two_pass)
+                if got != want:
+                    self.fail("%s%s: -z conv,roce rows\n  got  %s\n  want %s" %
+                              (capture, " (-2)" if two_pass else "", got, want))
+            n += len(want)
+        print("conv: %d queue pairs on %d captures, one pass and -2" % (n, len(CONV_CAPTURES)))
+
+    def flow(self):
+        capture = "rxe/rc_pingpong_loss.pcap"
+        out = self.tshark(["-r", "-", "-q", "-z", "flow,roce,standard"], capture)
+        labels = [m.group(1).strip() for m in re.finditer(r"^\|[\d.]+ +\|\s+(\S.*?)\s*\|pair", out, re.M)]
+        arrows = len(re.findall(r"(?:-{6,}>|<-{6,})", out))
+        res = subprocess.run([self.rocedump, "-T", "json", "-q", "--summary", "-r",
+                              os.path.join(self.captures, capture)],
+                             stdout=subprocess.PIPE, text=True)
+        summary = json.loads(res.stdout.splitlines()[0])["summary"]
+        want_frames = summary["roce"]["v2"]
+        want_naks = summary["events"].get("nak.psn_seq_err", 0)
+        acks = sum(1 for x in labels if x.startswith("ACK QP"))
+        naks = sum(1 for x in labels if x.startswith("NAK PSN_SEQ_ERR"))
+        reqs = sum(1 for x in labels if x.startswith("SEND_"))
+        want_acks = int(summary["opcodes"]["17"]["count"]) - want_naks
+        want_reqs = sum(int(v["count"]) for k, v in summary["opcodes"].items() if k != "17")
+        if len(labels) != want_frames or arrows != want_frames:
+            self.fail("flow: %d items, %d arrows, want %d" % (len(labels), arrows, want_frames))
+        if (reqs, acks, naks) != (want_reqs, want_acks, want_naks) or not naks:
+            self.fail("flow: requests/ACKs/NAKs %d/%d/%d, want %d/%d/%d" %
+                      (reqs, acks, naks, want_reqs, want_acks, want_naks))
+        if "10.77.0.2" not in out or "10.77.0.1" not in out:
+            self.fail("flow: the nodes are not the capture's addresses")
+        print("flow: %d items: %d requests, %d ACKs, %d NAKs" % (len(labels), reqs, acks, naks))
+
+
+def main():
+    def extra(ap):
+        ap.add_argument("--rocedump", required=True)
+        ap.add_argument("check", choices=["expert", "conv", "flow"])
+    args, status = parse_args(__doc__, extra)
+    if status is not None:
+        return status
+    ts = Tshark(args.tshark, args.plugin)
+    checks = Checks(ts, args.rocedump, args.captures)
+    try:
+        getattr(checks, args.check)()
+    except RuntimeError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    finally:
+        ts.close()
+    return 1 if checks.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
