@@ -4,6 +4,7 @@
  * shell, sysfs, and the tools the setups use (ibv_rc_pingpong, perftest), ethtool and ibv_devinfo. */
 #include "agent.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -159,8 +160,14 @@ static int run(struct agent *a, char **argv, char *out, size_t n, int ms, char e
 	char ebuf[2048] = "", line[512];
 	size_t olen = 0, elen = 0;
 	out[0] = 0;
-	if (pipe(po) < 0 || (pipe(pe) < 0 && (close(po[0]), close(po[1]), 1))) {
+	if (pipe(po) < 0) {
 		snprintf(err, CONF_ERRLEN, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe(pe) < 0) {
+		snprintf(err, CONF_ERRLEN, "pipe: %s", strerror(errno));
+		close(po[0]);
+		close(po[1]);
 		return -1;
 	}
 	pid_t pid = fork();
@@ -193,14 +200,15 @@ static int run(struct agent *a, char **argv, char *out, size_t n, int ms, char e
 			kill(pid, SIGKILL);
 			break;
 		}
-		if (poll(p, 2, left > 200 ? 200 : (int)left) < 0 && errno != EINTR)
+		int ready = poll(p, 2, left > 200 ? 200 : (int)left);
+		if (ready < 0 && errno != EINTR)
 			break;
 		if (p[0].revents)
 			open_o = drain(po[0], out, n, &olen);
 		if (p[1].revents)
 			open_e = drain(pe[0], ebuf, sizeof(ebuf), &elen);
-		/* ssh gone while something it started still holds the pipes: what is there is all */
-		if ((open_o || open_e) && waitpid(pid, &status, WNOHANG) == pid) {
+		/* idle, ssh gone, and something it started still holds the pipes: what is there is all */
+		if (ready == 0 && waitpid(pid, &status, WNOHANG) == pid) {
 			pid = -1;
 			break;
 		}
@@ -291,6 +299,17 @@ static const char *const fact_keys[] = {
 	"ibv.board_id", "ibv.phys_port_cnt", "ibv.state", "ibv.max_mtu", "ibv.active_mtu", "ibv.link_layer",
 };
 
+/* A device name safe in a shell command line (letters, digits, "_.:-"). */
+static bool name_ok(const char *s)
+{
+	if (!*s || strlen(s) >= 64)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.:-", *s))
+			return false;
+	return true;
+}
+
 int agent_parse_facts(struct agent *a, const char *text, char err[CONF_ERRLEN])
 {
 	a->n_facts = 0;
@@ -314,8 +333,13 @@ int agent_parse_facts(struct agent *a, const char *text, char err[CONF_ERRLEN])
 		snprintf(err, CONF_ERRLEN, "the DUT's probe said nothing about its RDMA device (no POSIX shell or sysfs?)");
 		return -1;
 	}
+	const char *netdev = agent_fact(a, "netdev") ? agent_fact(a, "netdev") : "";
+	if (!name_ok(dev) || !name_ok(netdev)) {   /* they go into the DUT's command lines */
+		snprintf(err, CONF_ERRLEN, "the DUT's device names \"%s\", \"%s\" are not plain names", dev, netdev);
+		return -1;
+	}
 	snprintf(a->dev, sizeof(a->dev), "%s", dev);
-	snprintf(a->netdev, sizeof(a->netdev), "%s", agent_fact(a, "netdev") ? agent_fact(a, "netdev") : "");
+	snprintf(a->netdev, sizeof(a->netdev), "%s", netdev);
 	snprintf(a->driver, sizeof(a->driver), "%s", agent_fact(a, "rdma_driver") ? agent_fact(a, "rdma_driver") : "");
 	a->ib_port = (unsigned)strtoul(port, NULL, 10);
 	a->gid_index = (unsigned)strtoul(gidx, NULL, 10);
@@ -568,13 +592,13 @@ int agent_open(struct agent *a, const struct conf_opts *o, char err[CONF_ERRLEN]
 		a->dir[0] = 0;
 		return -1;
 	}
-	a->on = true;
 	snprintf(a->ctl, sizeof(a->ctl), "%s/cm", a->dir);
 	snprintf(a->ctl_opt, sizeof(a->ctl_opt), "ControlPath=%s", a->ctl);
 	snprintf(a->port_s, sizeof(a->port_s), "%u", a->port);
 	snprintf(a->kill_cmd, sizeof(a->kill_cmd), "true");
 	make_argv(a, a->sig_argv, NULL, a->kill_cmd);
 	make_argv(a, a->exit_argv, exit_args, NULL);
+	a->on = true;   /* the signal handler's argvs are ready */
 	probe_cmd(o, cmd, sizeof(cmd));
 	int rc = remote(a, cmd, out, sizeof(out), AGENT_PROBE_MS, why);
 	if (rc != 0) {

@@ -6,10 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent.h"
+#include "options.h"
 #include "report.h"
 #include "session.h"
+#include "setup.h"
 
 static const struct conf_test *test_of(const char *id)
 {
@@ -77,6 +81,9 @@ Test(agent, facts)
 	/* the probe's own error, and a probe that said nothing */
 	cr_expect_eq(agent_parse_facts(&a, "error=the DUT has no RoCE v2 GID 0000:0000\n", err), -1);
 	cr_expect_str_eq(err, "the DUT has no RoCE v2 GID 0000:0000");
+	cr_expect_eq(agent_parse_facts(&a, "rdma_device=rxe0;reboot\nport=1\ngid_index=1\nnetdev=eth0\n", err), -1);
+	cr_expect(strstr(err, "not plain names"), "%s", err);
+	cr_expect_eq(agent_parse_facts(&a, "rdma_device=rxe0\nport=1\ngid_index=1\nnetdev=$(x)\n", err), -1);
 	cr_expect_eq(agent_parse_facts(&a, "kernel=6.1\n", err), -1);
 	cr_expect(strstr(err, "RDMA device"), "%s", err);
 }
@@ -283,4 +290,84 @@ Test(agent, reports)
 	cr_expect(strstr(buf, "\"dut\": {\"ip\": \"10.77.0.1\"}, "), "%s", buf);
 	cr_expect_null(strstr(buf, "counters"));
 	free(buf);
+}
+
+/* A stand-in for ssh: it logs its arguments, answers the probe with probe_rxe and every counter
+ * snapshot with 300 counters (more than a pipe read holds at once), rdma:rcvd_pkts going up by 2
+ * a snapshot, and "pid=4242" for a server started. */
+static const char fake_ssh[] =
+	"#!/bin/sh\n"
+	"for last; do :; done\n"
+	"echo \"$*\" >> \"$FAKE_DIR/log\"\n"
+	"case \"$last\" in\n"
+	"*gids*) cat \"$FAKE_DIR/probe\";;\n"
+	"*hw_counters*) n=$(cat \"$FAKE_DIR/n\" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > \"$FAKE_DIR/n\"\n"
+	"  i=0; while [ $i -lt 299 ]; do echo \"ethtool:rx_queue_${i}_packets_long_name $((i * n))\"; i=$((i + 1)); done\n"
+	"  echo \"rdma:rcvd_pkts $((n * 2))\"\n"
+	"  case \"$last\" in *timeout*) echo pid=4242;; esac;;\n"
+	"esac\n";
+
+static void write_file(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+Test(agent, over_a_fake_ssh)
+{
+	char dir[] = "/tmp/test_conform_agentXXXXXX", path[512], log[16384], err[CONF_ERRLEN];
+	cr_assert(mkdtemp(dir));
+	write_file(dir, "ssh", fake_ssh, 0755);
+	write_file(dir, "probe", probe_rxe, 0644);
+	snprintf(path, sizeof(path), "%s:/usr/bin:/bin", dir);
+	setenv("PATH", path, 1);
+	setenv("FAKE_DIR", dir, 1);
+	struct agent a;
+	struct conf_opts o;
+	memset(&a, 0, sizeof(a));
+	memset(&o, 0, sizeof(o));
+	parse_addr("10.77.0.1", &o.dut);
+	o.pmtu = 1024;
+	o.recv_size = 4096;
+	o.setup_timeout_s = 40;
+	o.test_timeout_ms = 30000;
+	cr_assert_eq(agent_parse_target(&a, "root@dut:2222", err), 0, "%s", err);
+	cr_assert_eq(agent_open(&a, &o, err), 0, "%s", err);
+	cr_expect_str_eq(a.dev, "rxe0");
+	cr_assert_eq(agent_test_begin(&a, &o, &setup_rc_pingpong, 18525, err), 0, "%s", err);
+	cr_expect_eq(a.server_pid, 4242);
+	struct agent_delta *d;
+	size_t n;
+	cr_assert_eq(agent_test_end(&a, &d, &n, err), 0, "%s", err);
+	cr_expect_eq(n, 299, "every counter read, the unchanged one left out (got %zu)", n);
+	cr_expect(n && !strcmp(d[n - 1].name, "rdma:rcvd_pkts") && d[n - 1].delta == 2);
+	free(d);
+	cr_expect_eq(a.server_pid, 0);
+	/* a second test's server, then a signal: it is killed, the connection ended, the directory gone */
+	cr_assert_eq(agent_test_begin(&a, &o, &setup_perftest_read, 18527, err), 0, "%s", err);
+	char ctl_dir[64];
+	snprintf(ctl_dir, sizeof(ctl_dir), "%s", a.dir);
+	agent_on_signal(&a);
+	cr_expect_neq(access(ctl_dir, F_OK), 0, "%s left behind", ctl_dir);
+	snprintf(path, sizeof(path), "%s/log", dir);
+	FILE *f = fopen(path, "r");
+	cr_assert(f);
+	log[fread(log, 1, sizeof(log) - 1, f)] = 0;
+	fclose(f);
+	cr_expect(strstr(log, "-o BatchMode=yes -o ConnectTimeout=10 -o ControlMaster=auto -o ControlPersist="), "%s", log);
+	cr_expect(strstr(log, "-o ControlPath=/tmp/roceconform-ssh."));
+	cr_expect(strstr(log, "-p 2222 -l root -T -- dut "));
+	cr_expect(strstr(log, "ibv_rc_pingpong -d rxe0 -i 1 -g 1 -n 1 -s 4096 -m 1024 -p 18525"), "%s", log);
+	cr_expect(strstr(log, "ib_read_bw -F -d rxe0 -i 1 -x 1 -m 1024 -p 18527"));
+	const char *k = strstr(log, "kill 4242");
+	cr_expect(k && strstr(k + 1, "kill 4242"), "killed after the test and on the signal");
+	cr_expect(strstr(log, "-O exit"));
+	cr_expect_null(strstr(log, "assword"), "never a password");
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	cr_expect_eq(system(path), 0);
 }
