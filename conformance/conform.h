@@ -12,6 +12,7 @@
 #define CONF_ERRLEN 256
 #define CONF_MAX_PPS 10000        /* the hard cap on --pps */
 #define CONF_DEFAULT_PPS 1000
+#define CONF_MAX_SSH_OPTS 8       /* --dut-ssh-opt given at most this often */
 
 /* Exit statuses (README "Exit status"). */
 enum { EXIT_CONF_PASS = 0, EXIT_CONF_FAIL = 1, EXIT_CONF_USAGE = 2, EXIT_CONF_INCONCLUSIVE = 3 };
@@ -55,6 +56,10 @@ struct conf_opts {
 	enum conf_fault fault;
 	bool verbose;
 	bool allow_host_stack;      /* the local address is the host's own and nothing keeps 4791 */
+	const char *dut_ssh;        /* --dut-ssh USER@HOST[:PORT]: the DUT agent (agent.h) */
+	const char *dut_ssh_key;    /* --dut-ssh-key FILE */
+	const char *dut_ssh_opts[CONF_MAX_SSH_OPTS];   /* --dut-ssh-opt OPTION, each passed as ssh -o */
+	size_t n_dut_ssh_opts;
 };
 
 /* The queue pair a setup brought up (or the dry run's placeholders). */

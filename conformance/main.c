@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "hoststack.h"
 #include "listing.h"
 #include "options.h"
@@ -31,6 +32,8 @@ static struct {
 	struct run_result *rs;
 	struct session s;           /* the test running */
 	char *pcap_dir;             /* --pcap-dir, absolute (realpath) */
+	size_t n_rs;                /* results filled in rs */
+	struct agent agent;         /* --dut-ssh */
 } held = {.hold = -1};
 
 static void run_free(void)
@@ -46,15 +49,20 @@ static void run_free(void)
 	held.s.tcp_fd = -1;
 	sess_reset(&held.s);
 	expect_free(&held.ex);
+	agent_close(&held.agent);
+	for (size_t i = 0; held.rs && i < held.n_rs; i++)
+		free(held.rs[i].counters);
 	free(held.rs);
 	held.rs = NULL;
 	free(held.pcap_dir);
 	held.pcap_dir = NULL;
 }
 
-/* SIGINT, SIGTERM, SIGHUP: remove the report temporaries, then die of the signal. */
+/* SIGINT, SIGTERM, SIGHUP: kill what the DUT agent started, remove the report temporaries, then
+ * die of the signal. */
 static void on_signal(int sig)
 {
+	agent_on_signal(&held.agent);
 	const char *tmp[2] = {outfile_tmp(&held.json), outfile_tmp(&held.junit)};
 	for (int i = 0; i < 2; i++)
 		if (tmp[i])
@@ -293,6 +301,53 @@ static void open_outputs(const struct conf_opts *o)
 	signal(SIGHUP, on_signal);
 }
 
+/* --dut-ssh: the shared connection and the DUT's facts, before the first packet (an unreachable
+ * agent or a refused key is a setup error: exit 2). */
+static void open_agent(const struct conf_opts *o)
+{
+	char err[CONF_ERRLEN];
+	if (!o->dut_ssh)
+		return;
+	held.agent.key = o->dut_ssh_key;
+	held.agent.opts = o->dut_ssh_opts;
+	held.agent.n_opts = o->n_dut_ssh_opts;
+	if (agent_open(&held.agent, o, err) < 0)
+		die(EXIT_CONF_USAGE, "%s", err);
+	const char *k = agent_fact(&held.agent, "kernel"), *d = agent_fact(&held.agent, "ethtool.driver");
+	printf("DUT agent %s: %s port %u (%s, on %s, driver %s), GID index %u, kernel %s\n", o->dut_ssh, held.agent.dev,
+	       held.agent.ib_port, held.agent.driver[0] ? held.agent.driver : "driver unknown", held.agent.netdev,
+	       d ? d : "unknown", held.agent.gid_index, k ? k : "unknown");
+}
+
+/* Before a test (--dut-ssh): the DUT's counters read, its server started. A failure is said on
+ * standard error; the setup then fails on its own. */
+static void agent_before(const struct conf_opts *o, const struct setup_method *m, uint16_t port, struct run_result *x)
+{
+	char err[CONF_ERRLEN];
+	if (held.agent.on && agent_test_begin(&held.agent, o, m, port, err) < 0)
+		fprintf(stderr, "roceconform: %s: the DUT agent: %s\n", x->t->id, err);
+}
+
+/* After a test (--dut-ssh): its server killed, the counter deltas kept as evidence, a verdict
+ * they contradict flagged (a note in the reason, never another verdict). */
+static void agent_after(struct run_result *x)
+{
+	char err[CONF_ERRLEN], why[512];
+	if (!held.agent.on)
+		return;
+	if (agent_test_end(&held.agent, &x->counters, &x->n_counters, err) < 0) {
+		fprintf(stderr, "roceconform: %s: the DUT agent: %s\n", x->t->id, err);
+		return;
+	}
+	x->counters_read = true;
+	if (agent_contradiction(held.agent.driver, x->t, &x->r, x->counters, x->n_counters, agent_roce_sent(&held.s),
+				why, sizeof(why))) {
+		size_t len = strlen(x->r.reason);
+		snprintf(x->r.reason + len, sizeof(x->r.reason) - len, "%s%s", len ? "; " : "", why);
+		x->counters_contradict = true;
+	}
+}
+
 /* The --iface's own IPv4 address (the tester's address when --local-ip is not given). */
 static void local_from_iface(struct conf_opts *o)
 {
@@ -405,10 +460,15 @@ int main(int argc, char **argv)
 	refuse_dut(&o);
 	if (!o.dry_run && !o.iface)
 		die(EXIT_CONF_USAGE, "%s", "no --iface: roceconform sends only on the interface it is given (or use --dry-run)");
+	if (!o.dut_ssh && (o.dut_ssh_key || o.n_dut_ssh_opts))
+		die(EXIT_CONF_USAGE, "%s", "--dut-ssh-key and --dut-ssh-opt need --dut-ssh");
+	if (o.dut_ssh && agent_parse_target(&held.agent, o.dut_ssh, err) < 0)
+		die(EXIT_CONF_USAGE, "%s", err);
 	open_outputs(&o);
 	if (o.dry_run)
 		return dry_run(&o, m);
 
+	open_agent(&o);
 	if (link_open(&held.link, &o, err) < 0)
 		die(EXIT_CONF_USAGE, "%s", err);
 	char guard[CONF_ERRLEN] = "";
@@ -437,6 +497,7 @@ int main(int argc, char **argv)
 			continue;
 		for (unsigned rn = 1; rn <= o.repeat; rn++) {
 			struct run_result *x = &held.rs[n++];
+			held.n_rs = n;
 			bool setup_ok = false;
 			x->t = t;
 			x->run = rn;
@@ -451,7 +512,9 @@ int main(int argc, char **argv)
 			} else if (now_ns() > total_deadline) {
 				v_set(&x->r, V_INCONCLUSIVE, "the whole run's time limit (--timeout %u s) was reached", o.total_timeout_s);
 			} else {
+				agent_before(&o, m, port, x);
 				run_one(&o, &held.link, m, port, t, &held.s, &x->r, &setup_ok);
+				agent_after(x);
 				if (!setup_ok && !any_setup)   /* the DUT never answered the setup */
 					die(EXIT_CONF_USAGE, "%s: %s", t->id, x->r.reason);
 				any_setup |= setup_ok;
@@ -473,7 +536,7 @@ int main(int argc, char **argv)
 	printf("\n");
 	report_table(stdout, held.rs, n, o.verbose);
 	struct run_info info = {o.iface, dut_s, local_s, o.setup, "live", t0, (double)(now_ns() - t0) / 1e9, o.pps,
-				held.pcap_dir, o.repeat};
+				held.pcap_dir, o.repeat, held.agent.on ? &held.agent : NULL, o.dut_ssh};
 	int status = write_reports(&info, n);
 	int verdicts = results_status(n);
 	run_free();

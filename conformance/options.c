@@ -36,6 +36,10 @@ void options_usage(FILE *f)
 		"  --dscp N              IP DSCP of the stimuli (default 0)\n"
 		"  --ecn                 the DUT does ECN -> CNP (enables F tests)\n"
 		"  --pfc PRIO            the DUT does PFC on priority PRIO (enables G tests)\n"
+		"DUT agent (the DUT's servers started for each test, its facts and counters in the reports):\n"
+		"  --dut-ssh USER@HOST[:PORT]  log in to the DUT with OpenSSH's ssh (key-based, BatchMode)\n"
+		"  --dut-ssh-key FILE    the private key for it (default: ssh's own)\n"
+		"  --dut-ssh-opt OPTION  an ssh option (ssh -o), e.g. UserKnownHostsFile=FILE (up to %d times)\n"
 		"selection and timing:\n"
 		"  --tests LIST          IDs and prefixes, comma-separated (A1,A5,C or B1)\n"
 		"  --repeat N            run each test N times (default 1)\n"
@@ -54,7 +58,7 @@ void options_usage(FILE *f)
 		"  --help, -h            this text   --version  roceconform's version\n"
 		"exit status: 0 all PASS or N/A, 1 a FAIL or an unexpected pass (a verdict --expect lists as FAIL or\n"
 		"             INCONCLUSIVE is PASS), 3 no FAIL but INCONCLUSIVE, 2 usage or setup error\n",
-		CONF_DEFAULT_PPS, CONF_MAX_PPS);
+		CONF_MAX_SSH_OPTS, CONF_DEFAULT_PPS, CONF_MAX_PPS);
 }
 
 int parse_addr(const char *s, struct conf_addr *a)
@@ -173,7 +177,7 @@ const char *unknown_selector(const char *sel, char *buf, size_t n)
 enum {
 	O_IFACE = 256, O_DUT, O_DUT_MAC, O_LOCAL_IP, O_LOCAL_MAC, O_SETUP, O_PMTU, O_RECV, O_DUT_SIZE, O_VLAN,
 	O_PCP, O_DSCP, O_PPS, O_TTIME, O_TIME, O_STIME, O_TOL, O_TESTS, O_REPEAT, O_LIST, O_FORMAT, O_DRY, O_JSON, O_JUNIT,
-	O_PCAPDIR, O_EXPECT, O_FILTER, O_ECN, O_PFC, O_FAULT, O_HOST, O_HELP, O_VERSION,
+	O_PCAPDIR, O_EXPECT, O_FILTER, O_ECN, O_PFC, O_FAULT, O_HOST, O_HELP, O_VERSION, O_SSH, O_SSH_KEY, O_SSH_OPT,
 };
 
 int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRLEN])
@@ -189,6 +193,7 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		{"pcap-dir", 1, 0, O_PCAPDIR}, {"expect", 1, 0, O_EXPECT}, {"capture-filter", 1, 0, O_FILTER},
 		{"ecn", 0, 0, O_ECN}, {"pfc", 1, 0, O_PFC}, {"fault", 1, 0, O_FAULT},
 		{"allow-host-stack", 0, 0, O_HOST}, {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION},
+		{"dut-ssh", 1, 0, O_SSH}, {"dut-ssh-key", 1, 0, O_SSH_KEY}, {"dut-ssh-opt", 1, 0, O_SSH_OPT},
 		{0, 0, 0, 0},
 	};
 	long v;
@@ -291,6 +296,16 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 			o->fault = FAULT_PSN;
 			break;
 		case O_HOST: o->allow_host_stack = true; break;
+		case O_SSH: o->dut_ssh = a; break;
+		case O_SSH_KEY: o->dut_ssh_key = a; break;
+		case O_SSH_OPT:
+			if (o->n_dut_ssh_opts == CONF_MAX_SSH_OPTS || !strchr(a, '=') || *a == '-') {
+				snprintf(err, CONF_ERRLEN, "--dut-ssh-opt \"%s\": one NAME=VALUE ssh option a time, at most %d",
+					 a, CONF_MAX_SSH_OPTS);
+				return -1;
+			}
+			o->dut_ssh_opts[o->n_dut_ssh_opts++] = a;
+			break;
 		case 'v': o->verbose = true; break;
 		case 'h':
 		case O_HELP: options_usage(stdout); return 1;

@@ -39,6 +39,8 @@ void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose)
 		if (x->r.unexpected_pass)
 			fprintf(f, "%19s expected by --expect: %s (%s); counts as a failure\n", "", verdict_name(x->r.expect_v),
 				x->r.expect_reason);
+		if (x->counters_contradict && x->r.v == V_PASS && !verbose)
+			fprintf(f, "%19s reason:   %s\n", "", x->r.reason);
 		if (x->r.v == V_PASS && !verbose) {
 			if (x->r.measured_ms >= 0)
 				fprintf(f, "%19s measured %.1f ms (tolerance %.0f %%)\n", "", x->r.measured_ms, x->r.tolerance_pct);
@@ -100,13 +102,40 @@ static int write_whole(const char *path, const struct run_info *info, const stru
 	return outfile_commit(&o, err);
 }
 
+/* "dut": its address, and with the DUT agent, the agent and the facts it read. */
+static void json_dut(FILE *f, const struct run_info *info)
+{
+	fprintf(f, "\"dut\": {");
+	jstr(f, "ip", info->dut, info->agent != NULL);
+	if (info->agent) {
+		jstr(f, "agent", info->agent_target, info->agent->n_facts > 0);
+		for (size_t i = 0; i < info->agent->n_facts; i++)
+			jstr(f, info->agent->facts[i].key, info->agent->facts[i].value, i + 1 < info->agent->n_facts);
+	}
+	fprintf(f, "}, ");
+}
+
+/* A test's counter evidence: the non-zero deltas, whether they contradict its verdict. */
+static void json_counters(FILE *f, const struct run_result *x)
+{
+	if (!x->counters_read)
+		return;
+	fprintf(f, "\"counters\": {");
+	for (size_t i = 0; i < x->n_counters; i++) {
+		fprintf(f, "\"");
+		esc(f, x->counters[i].name, false);
+		fprintf(f, "\": %lld%s", (long long)x->counters[i].delta, i + 1 < x->n_counters ? ", " : "");
+	}
+	fprintf(f, "}, \"counters_contradict\": %s, ", x->counters_contradict ? "true" : "false");
+}
+
 void report_json_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n)
 {
 	fprintf(f, "{");
 	jstr(f, "tool", "roceconform", true);
 	jstr(f, "mode", info->mode, true);
 	jstr(f, "iface", info->iface, true);
-	jstr(f, "dut", info->dut, true);
+	json_dut(f, info);
 	jstr(f, "local_ip", info->local, true);
 	jstr(f, "setup", info->setup, true);
 	fprintf(f, "\"pps\": %u, \"seconds\": %.3f, \"results\": [\n", info->pps, info->seconds);
@@ -139,6 +168,8 @@ void report_json_to(FILE *f, const struct run_info *info, const struct run_resul
 			jstr(f, "expected_verdict", verdict_name(x->r.expect_v), true);
 			jstr(f, "expected_reason", x->r.expect_reason, true);
 		}
+		if (info->agent)
+			json_counters(f, x);
 		fprintf(f, "\"seconds\": %.3f}%s\n", x->seconds, i + 1 < n ? "," : "");
 	}
 	fprintf(f, "]}\n");
@@ -220,12 +251,50 @@ void report_pcap_path(char *buf, size_t n, const char *dir, const char *id, unsi
 		snprintf(buf, n, "%s/%s.pcapng", dir, id);
 }
 
+/* The counter deltas, one "counter NAME +N (meaning)" line each, for <system-out>. */
+static void junit_counters(FILE *f, const struct run_info *info, const struct run_result *x)
+{
+	if (!x->n_counters)
+		fprintf(f, "counters: none changed on the DUT\n");
+	for (size_t i = 0; i < x->n_counters; i++) {
+		const char *meaning;
+		agent_role(info->agent->driver, x->counters[i].name, &meaning);
+		fprintf(f, "counter ");
+		esc(f, x->counters[i].name, true);
+		fprintf(f, " %+lld", (long long)x->counters[i].delta);
+		if (meaning)
+			fprintf(f, " (%s)", meaning);
+		fprintf(f, "\n");
+	}
+	if (x->counters_contradict)
+		fprintf(f, "counters contradict the verdict\n");
+}
+
+/* The DUT's facts as the suite's <properties> (dut.KEY). */
+static void junit_properties(FILE *f, const struct run_info *info)
+{
+	if (!info->agent)
+		return;
+	fprintf(f, "    <properties>\n      <property name=\"dut.agent\" value=\"");
+	esc(f, info->agent_target ? info->agent_target : "", true);
+	fprintf(f, "\"/>\n");
+	for (size_t i = 0; i < info->agent->n_facts; i++) {
+		fprintf(f, "      <property name=\"dut.");
+		esc(f, info->agent->facts[i].key, true);
+		fprintf(f, "\" value=\"");
+		esc(f, info->agent->facts[i].value, true);
+		fprintf(f, "\"/>\n");
+	}
+	fprintf(f, "    </properties>\n");
+}
+
 /* <system-out>: a pass's evidence, and the test's pcapng as an attachment (the
  * [[ATTACHMENT|path]] line of the Jenkins JUnit attachments plugin and GitLab). */
 static void junit_system_out(FILE *f, const struct run_info *info, const struct run_result *x)
 {
 	bool evidence = x->r.v == V_PASS && x->r.expected[0], attach = x->pcap_written && info->pcap_dir;
-	if (!evidence && !attach)
+	bool counters = info->agent && x->counters_read;
+	if (!evidence && !attach && !counters)
 		return;
 	fprintf(f, "      <system-out>");
 	if (evidence) {
@@ -235,6 +304,8 @@ static void junit_system_out(FILE *f, const struct run_info *info, const struct 
 		esc(f, x->r.observed, true);
 		fprintf(f, "\n");
 	}
+	if (counters)
+		junit_counters(f, info, x);
 	if (attach) {
 		char path[4096];
 		report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat);
@@ -260,6 +331,7 @@ void report_junit_to(FILE *f, const struct run_info *info, const struct run_resu
 	esc(f, info->dut ? info->dut : "", true);
 	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", n, failures,
 		errors, skipped, info->seconds);
+	junit_properties(f, info);
 	for (size_t i = 0; i < n; i++) {
 		const struct run_result *x = &rs[i];
 		char cls[64];

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "agent.h"
 #include "conform.h"
 
 struct run_result {
@@ -14,6 +15,10 @@ struct run_result {
 	struct conf_result r;
 	double seconds;
 	bool pcap_written;          /* its pcapng is in info->pcap_dir */
+	bool counters_read;         /* the DUT agent read its counters before and after the test */
+	bool counters_contradict;   /* they contradict the verdict (the note is in r.reason) */
+	struct agent_delta *counters;   /* their non-zero deltas (malloc'ed) */
+	size_t n_counters;
 };
 
 struct run_info {
@@ -23,6 +28,8 @@ struct run_info {
 	unsigned pps;
 	const char *pcap_dir;       /* --pcap-dir as an absolute path (JUnit attachments), or NULL */
 	unsigned repeat;            /* --repeat: how the pcapng files are named */
+	const struct agent *agent;  /* the DUT agent (--dut-ssh) and its facts, or NULL */
+	const char *agent_target;   /* --dut-ssh as given */
 };
 
 /* The pcapng file of a test run in dir: DIR/ID.pcapng, or DIR/ID-RUN.pcapng with --repeat. */

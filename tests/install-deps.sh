@@ -11,6 +11,8 @@ apt-get install -y -q --no-install-recommends \
 # roceconform's real-DUT test (tests/dut/test-conformance.sh): qemu boots the Soft-RoCE guest, kmod and cpio
 # build its image (tests/dut/build-guest.sh), iproute2 and nftables make its private namespace
 apt-get install -y -q --no-install-recommends qemu-system-x86 kmod cpio iproute2 nftables
+# roceconform --dut-ssh (the DUT agent) and the harness's throwaway key pair: OpenSSH's ssh and ssh-keygen
+apt-get install -y -q --no-install-recommends openssh-client
 # plugin/ (roce.so): Wireshark 4.0's epan headers and glib (pkg-config wireshark needs both)
 apt-get install -y -q --no-install-recommends libwireshark-dev libglib2.0-dev
 # jq: README.md's JSON example pipes rocedump into it (tests/cli/readme_examples.py runs it);

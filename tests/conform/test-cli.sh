@@ -49,6 +49,24 @@ expect_exit 2 "tester's own address" --dry-run "$T/x.pcap" --dut 10.0.0.2 --loca
 printf 'A1 MAYBE\n' > "$T/bad.expect"; printf 'A1 FAIL a known deviation\n' > "$T/good.expect"
 expect_exit 2 'verdict' --dry-run "$T/x.pcap" --dut 10.0.0.2 --expect "$T/bad.expect"
 expect_exit 0 'usage' --help
+# the DUT agent (--dut-ssh): refused before the first packet with the reason, exit 2 (no root needed)
+L=(--iface lo --dut 192.0.2.7 --local-ip 192.0.2.8)
+expect_exit 2 'not USER@HOST\[:PORT\]' "${L[@]}" --dut-ssh root@dut:99999
+expect_exit 2 'need --dut-ssh' "${L[@]}" --dut-ssh-key "$T/nokey"
+expect_exit 2 'one NAME=VALUE ssh option' "${L[@]}" --dut-ssh root@dut --dut-ssh-opt -oProxyCommand=x
+expect_exit 2 "--dut-ssh-key $T/nokey: No such file" "${L[@]}" --dut-ssh root@127.0.0.1 --dut-ssh-key "$T/nokey"
+# unreachable: nothing listens on the port; a server that never answers (ssh's connect timeout)
+python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' > "$T/free"
+expect_exit 2 "the DUT agent root@127.0.0.1:$(cat "$T/free") is unreachable: .*refused" "${L[@]}" \
+  --dut-ssh "root@127.0.0.1:$(cat "$T/free")"
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); c = s.accept(); time.sleep(30)' > "$T/silent" & SILENT=$!
+for i in $(seq 1 100); do [ -s "$T/silent" ] && break; sleep 0.1; done
+expect_exit 2 "the DUT agent root@127.0.0.1:$(cat "$T/silent") is unreachable: .*timed out" "${L[@]}" \
+  --dut-ssh "root@127.0.0.1:$(cat "$T/silent")" --dut-ssh-opt ConnectTimeout=1
+kill $SILENT 2>/dev/null
 # every output path is checked before anything is sent; no half file is left behind
 expect_exit 2 '--junit: /nonexistent-dir/r.xml: cannot write in its directory' --dry-run "$T/early.pcap" --dut 10.0.0.2 \
   --json "$T/early.json" --junit /nonexistent-dir/r.xml

@@ -1,6 +1,7 @@
 #!/bin/bash
 # rocedump DUT harness: build the Soft-RoCE guest (Debian bookworm kernel + a ~21 MB initramfs with
-# rdma_rxe, rdma-core userspace, perftest, rping, tcpdump, iproute2, iptables, busybox).  Everything comes
+# rdma_rxe, rdma-core userspace, perftest, rping, tcpdump, iproute2, iptables, ethtool, busybox, and dropbear:
+# the SSH server roceconform's DUT agent logs in to; OpenSSH's sshd would need libpam, left out here).  Everything comes
 # from Debian's apt repositories (apt-get download + dpkg-deb -x); /init is guest-init.sh.
 # Output: cache/vmlinuz, cache/initrd.cpio.gz; downloads in cache/debs (cache/ is git-ignored).
 # ~2 min cold, ~45 s warm.  Needs root (chroot for the library check; apt-get if kmod/cpio are missing).
@@ -14,7 +15,7 @@ mkdir -p "$DEBS"
 command -v depmod >/dev/null && command -v cpio >/dev/null || \
   DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=300 --no-install-recommends kmod cpio
 
-TOP="linux-image-$KVER busybox-static bash kmod iproute2 ibverbs-utils ibverbs-providers libibverbs1 librdmacm1 rdmacm-utils perftest tcpdump iptables"
+TOP="linux-image-$KVER busybox-static bash kmod iproute2 ibverbs-utils ibverbs-providers libibverbs1 librdmacm1 rdmacm-utils perftest tcpdump iptables ethtool dropbear-bin"
 # recursive runtime deps, minus packaging/perl/udev machinery a busybox guest does not need
 SKIP='^(adduser|cdebconf|debconf|dpkg|init-system-helpers|install-info|libdebian-installer4|lib.*-perl|libperl.*|perl.*|libgdbm.*|libnewt.*|libpam.*|libsemanage.*|libslang2|libtextwrap1|lsb-base|passwd|pci.ids|readline-common|sysvinit-utils|tar|udev|usr-is-merged|usrmerge|libelogind0|rdma-core|linux-base|initramfs-tools.*|kmod-.*|libcap2-bin|netbase|debianutils|coreutils|apparmor|firmware-.*)$'
 PKGS=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
@@ -60,6 +61,8 @@ printf 'root:x:0:0:root:/root:/bin/sh\ntcpdump:x:0:0::/:/bin/sh\n' > "$ROOT/etc/
 printf 'root:x:0:\ntcpdump:x:0:\n' > "$ROOT/etc/group"
 printf 'hosts: files\n' > "$ROOT/etc/nsswitch.conf"
 printf '127.0.0.1 localhost\n' > "$ROOT/etc/hosts"
+printf '/bin/sh\n/bin/bash\n' > "$ROOT/etc/shells"   # dropbear logs in only users with a listed shell
+mkdir -p "$ROOT/etc/dropbear"
 install -m 755 "$HERE/guest-init.sh" "$ROOT/init"
 rm -rf "$ROOT"/usr/share/{doc,man,locale,info,lintian} "$ROOT"/usr/lib/x86_64-linux-gnu/gconv
 
@@ -67,7 +70,7 @@ rm -rf "$ROOT"/usr/share/{doc,man,locale,info,lintian} "$ROOT"/usr/lib/x86_64-li
 miss=0
 for b in usr/bin/ibv_rc_pingpong usr/bin/ibv_ud_pingpong usr/bin/ibv_devinfo usr/bin/ib_write_bw usr/bin/ib_read_bw \
          usr/bin/ib_send_bw bin/ip sbin/ip bin/rdma sbin/rdma usr/bin/rdma sbin/tc usr/sbin/tc usr/bin/tcpdump usr/sbin/tcpdump \
-         usr/sbin/xtables-legacy-multi bin/kmod usr/bin/rping; do
+         usr/sbin/xtables-legacy-multi bin/kmod usr/bin/rping usr/sbin/dropbear sbin/ethtool; do
   [ -e "$ROOT/$b" ] || continue
   if chroot "$ROOT" /lib64/ld-linux-x86-64.so.2 --list "/$b" | grep -q 'not found'; then
     echo "MISSING libs for $b:"; chroot "$ROOT" /lib64/ld-linux-x86-64.so.2 --list "/$b" | grep 'not found'; miss=1; fi

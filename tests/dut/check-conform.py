@@ -83,6 +83,74 @@ check(status.get("fault-filter", (None,))[0] == 3 and verdict(ff, "A1") == "INCO
 fs = results("fault-stopped")
 check(status.get("fault-stopped", (None,))[0] == 3 and verdict(fs, "A1") == "PASS" and verdict(fs, "A3") == "INCONCLUSIVE",
       f"fault stopped server: A1 PASS, A3 INCONCLUSIVE, exit 3 (got {verdict(fs, 'A1')}/{verdict(fs, 'A3')}, {status.get('fault-stopped')})")
+# 4. the DUT agent (--dut-ssh): the servers started by roceconform (no loop serves these ports), the DUT's
+# facts in the reports, every test's counter deltas, consistent with the verdicts, and nothing left running
+agent = {name: results(name) for name in ("agent-rcpp", "agent-write", "agent-read", "agent-atomic")}
+for name, res in agent.items():
+    check(status.get(name, (None,))[0] == 0, f"{name}: exit 0 with no hand-run server (got {status.get(name)})")
+    judged = [r for r in res.values() if r["verdict"] != "N/A"]
+    check(judged and all(r["verdict"] != "INCONCLUSIVE" for r in judged), f"{name}: every test judged ({len(judged)})")
+    check(all(isinstance(r.get("counters"), dict) for r in judged), f"{name}: every test has its counter deltas")
+try:
+    dut = json.load(open(f"{out}/agent-rcpp.json"))["dut"]
+except (OSError, ValueError, KeyError):
+    dut = {}
+check(dut.get("ip") == "10.77.0.1" and dut.get("kernel", "").startswith("6.1") and dut.get("rdma_driver") == "rdma_rxe"
+      and dut.get("ethtool.driver") == "virtio_net" and dut.get("rdma_device") == "rxe0" and dut.get("netdev") == "eth0"
+      and dut.get("gid") == "0000:0000:0000:0000:0000:ffff:0a4d:0001" and "ibv.fw_ver" in dut
+      and dut.get("ibv.link_layer") == "Ethernet",
+      f"agent-rcpp.json: the DUT's facts (kernel, driver, firmware, ibv_devinfo, GID) ({dut})")
+ar = agent["agent-rcpp"]
+
+
+def moved(res, tid, counter):
+    return res.get(tid, {}).get("counters", {}).get(counter, 0)
+
+
+for tid, counter in (("A1", "rdma:rcvd_pkts"), ("A4", "rdma:duplicate_request"), ("A8", "rdma:duplicate_request"),
+                     ("A5", "rdma:out_of_seq_request"), ("A9", "rdma:out_of_seq_request"), ("C6", "rdma:out_of_seq_request"),
+                     ("E3", "rdma:rcvd_rnr_err")):
+    check(moved(ar, tid, counter) >= 1, f"agent-rcpp: {tid} {verdict(ar, tid)}, {counter} +{moved(ar, tid, counter)}")
+check(moved(agent["agent-read"], "D1", "rdma:sent_pkts") >= 3, f"agent-read: D1's 3 READ responses in rdma:sent_pkts "
+      f"(+{moved(agent['agent-read'], 'D1', 'rdma:sent_pkts')})")
+drops = [t for t in ar if t[0] == "C" and t != "C6"]
+check(drops and all(verdict(ar, t) == "PASS" and not ar[t]["counters_contradict"] for t in drops),
+      f"agent-rcpp: the silent drops {','.join(drops)} PASS and rxe's counters agree (the spoiled packet not in rcvd_pkts)")
+contra = [f"{t}: {r['reason']}" for res in agent.values() for t, r in res.items() if r.get("counters_contradict")]
+check(not contra, f"no verdict the counters contradict ({contra})")
+try:
+    root = ET.parse(f"{out}/agent-rcpp.xml").getroot()
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    outs = "".join(o.text or "" for o in root.iter("system-out"))
+    check(props.get("dut.kernel", "").startswith("6.1") and props.get("dut.ethtool.driver") == "virtio_net",
+          "agent-rcpp.xml: the DUT's facts as <property>s")
+    check("counter rdma:rcvd_pkts +" in outs, "agent-rcpp.xml: the counter deltas in <system-out>")
+except (OSError, ET.ParseError) as e:
+    check(False, f"agent-rcpp.xml parses ({e})")
+
+
+def text(name):
+    try:
+        return open(f"{out}/{name}").read().strip()
+    except OSError as e:
+        return f"unreadable: {e}"
+
+
+check(text("agent-left.txt") == "", f"no DUT server left running after the agent's runs ({text('agent-left.txt')!r})")
+check(status.get("agent-sigint", (None,))[0] == 130 and text("agent-sigint-before.txt") != ""
+      and text("agent-sigint-left.txt") == "",
+      f"SIGINT: roceconform ends (130) and kills the DUT server it started (before {text('agent-sigint-before.txt')!r}, "
+      f"after {text('agent-sigint-left.txt')!r}, {status.get('agent-sigint')})")
+# what Soft-RoCE's counters showed, per test group (the rdma: ones, summed)
+groups = {}
+for res in agent.values():
+    for t, r in res.items():
+        for k, v in r.get("counters", {}).items():
+            if k.startswith("rdma:"):
+                groups.setdefault(t[0], {}).setdefault(k[5:], 0)
+                groups[t[0]][k[5:]] += v
+for g in sorted(groups):
+    print(f"counters {g}: " + ", ".join(f"{k} +{v}" for k, v in sorted(groups[g].items())))
 print("timings: " + ", ".join(f"{k} {v[1]:.0f} s" for k, v in status.items()))
 print(f"{len(bad)} assertion(s) failed" if bad else "all assertions hold")
 sys.exit(1 if bad else 0)

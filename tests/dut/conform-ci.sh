@@ -1,7 +1,9 @@
 #!/bin/bash
 # rocedump DUT harness: the roceconform runs of the CI test (run inside run-dut.sh's namespace, see
 # test-conformance.sh): the catalogue against the Soft-RoCE guest with every setup, then three runs with a
-# fault that must change the outcome. usage: conform-ci.sh ROCECONFORM OUTDIR
+# fault that must change the outcome, then runs with the DUT agent (--dut-ssh: roceconform starts the
+# DUT's servers itself, on ports no loop serves, and reads its facts and counters), one of them ended by
+# SIGINT. usage: conform-ci.sh ROCECONFORM OUTDIR
 # Writes OUTDIR/NAME.{txt,json,xml} and OUTDIR/pcap-NAME/, and OUTDIR/status (one "NAME rc" a line).
 R=$1; O=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -50,4 +52,27 @@ rm -f "$DUT_OUTDIR/hold-rcpp"
 # server waiting for a SEND until its time limit)
 run fault-filter --setup rc-pingpong:$DUT_PORT --tests A1,C1a --capture-filter 'arp'
 run fault-psn --setup rc-pingpong:$DUT_PORT --tests A1 --fault psn
+# the DUT agent: no hand-run server (ports DUT_PORT+10.. have none); its reports carry the DUT's facts and
+# the counter deltas. Without a key pair (no ssh-keygen) these runs are missing and check-conform.py says so.
+[ -n "${DUT_SSH:-}" ] || exit 0
+A=(--dut-ssh "$DUT_SSH" --dut-ssh-key "$DUT_SSH_KEY" --dut-ssh-opt "UserKnownHostsFile=$DUT_SSH_KNOWN_HOSTS"
+   --dut-ssh-opt StrictHostKeyChecking=accept-new)
+dut() {  # a command on the DUT, through the harness's key
+  ssh -o BatchMode=yes -o ConnectTimeout=10 -o "UserKnownHostsFile=$DUT_SSH_KNOWN_HOSTS" \
+    -o StrictHostKeyChecking=accept-new -i "$DUT_SSH_KEY" -p "${DUT_SSH##*:}" "${DUT_SSH%:*}" "$@"
+}
+servers() { dut "ps -o pid,args | grep -E '^ *[0-9]+ (ibv_rc_pingpong|ib_[a-z]+_bw) .*-p 185(2[5-9]|3[0-9])'"; }
+run agent-rcpp "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 10)) --tests A1,A4,A5,A8,A9,B1a,B3a,B5,C1,C2,C3,C4,C5,C6,E2,E3,E6a
+run agent-write "${A[@]}" --setup perftest-write:$((DUT_PORT + 11)) --tests B8a,B9
+run agent-read "${A[@]}" --setup perftest-read:$((DUT_PORT + 12)) --tests D1,D2
+run agent-atomic "${A[@]}" --setup perftest-atomic:$((DUT_PORT + 13)) --tests D5
+servers > "$O/agent-left.txt" 2>&1
+# SIGINT while a test runs: the DUT's server it started is killed too (E1: the DUT resends for seconds)
+t0=$(date +%s.%N)
+"$R" "${C[@]}" "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 14)) --tests E1 > "$O/agent-sigint.txt" 2>&1 & P=$!
+for i in $(seq 1 120); do servers | grep -q . && break; kill -0 $P 2>/dev/null || break; sleep 0.5; done
+servers > "$O/agent-sigint-before.txt" 2>&1
+kill -INT $P; wait $P; rc=$?
+echo "agent-sigint $rc $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >> "$O/status"
+servers > "$O/agent-sigint-left.txt" 2>&1
 exit 0

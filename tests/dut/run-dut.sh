@@ -8,7 +8,10 @@
 # the namespace with the environment
 #   IFACE=rxebr0 HOST_IP=10.77.0.100 TESTER_IP=10.77.0.50 (an address nobody owns: the tester answers ARP
 #   for it) DUT_IP=10.77.0.1 DUT_MAC DUT_PORT DUT_PMTU DUT_SIZE DUT_GID_INDEX DUT_RUN_TIMEOUT DUT_OUTDIR
-#   RXE_DROP
+#   RXE_DROP, and for roceconform's DUT agent DUT_SSH=root@127.0.0.1:PORT DUT_SSH_KEY DUT_SSH_KNOWN_HOSTS (the
+#   guest's dropbear on a second, management NIC: qemu user networking forwards 127.0.0.1:PORT of the
+#   namespace to it; a throwaway ed25519 key pair made for this run in OUTDIR/ssh, its public half handed
+#   to the guest as OUTDIR/dut/authorized_keys; empty when ssh-keygen is missing)
 # then stops the guest and deletes the namespace. Exit status: COMMAND's, or 125 when the harness itself
 # failed (no namespace, no guest image and no way to build it, DUT never ready).
 # OUTDIR: host.pcap (bridge capture), dut/console.log, dut/runs.log (per server run: loop, status, rc, rxe
@@ -26,14 +29,22 @@ OUT=$1; shift 2
 mkdir -p "$OUT/dut" || die "cannot create $OUT"; OUT=$(cd "$OUT" && pwd)
 [ "$(id -u)" = 0 ] || die "needs root (network namespace, tap, qemu)"
 command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-if [ ! -s "$HERE/cache/vmlinuz" ] || [ ! -s "$HERE/cache/initrd.cpio.gz" ]; then
-  echo "run-dut: no guest image in cache/: building it (build-guest.sh, ~2 min)"
+if [ ! -s "$HERE/cache/vmlinuz" ] || [ ! -s "$HERE/cache/initrd.cpio.gz" ] ||
+   [ "$HERE/build-guest.sh" -nt "$HERE/cache/initrd.cpio.gz" ] || [ "$HERE/guest-init.sh" -nt "$HERE/cache/initrd.cpio.gz" ]; then
+  echo "run-dut: no guest image in cache/, or an older one than its recipe: building it (build-guest.sh, ~2 min)"
   "$HERE/build-guest.sh" >"$OUT/build-guest.log" 2>&1 || die "build-guest.sh failed: see $OUT/build-guest.log"
 fi
 NS=${RXE_NS:-rocedump-conf}; BR=rxebr0; TAP=rxetap0
 HOST_IP=10.77.0.100; TESTER_IP=10.77.0.50; DUT_IP=10.77.0.1; DUT_MAC=52:54:00:77:00:01
 DUT_PORT=18515; DUT_SIZE=${DUT_SIZE:-4096}; DUT_MTU=${DUT_MTU:-1024}; DUT_GID_INDEX=${DUT_GID_INDEX:-1}
 DUT_RUN_TIMEOUT=${DUT_RUN_TIMEOUT:-30}; BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}; PERFTEST=${PERFTEST:-1}
+MGMT_PORT=10022; DUT_SSH=; DUT_SSH_KEY=; DUT_SSH_KNOWN_HOSTS=
+rm -rf "$OUT/ssh" "$OUT/dut/authorized_keys"
+if command -v ssh-keygen >/dev/null && mkdir -m 700 "$OUT/ssh" &&
+   ssh-keygen -q -t ed25519 -N '' -C rocedump-dut-agent -f "$OUT/ssh/id_ed25519" </dev/null &&
+   cp "$OUT/ssh/id_ed25519.pub" "$OUT/dut/authorized_keys"; then
+  DUT_SSH=root@127.0.0.1:$MGMT_PORT DUT_SSH_KEY=$OUT/ssh/id_ed25519 DUT_SSH_KNOWN_HOSTS=$OUT/ssh/known_hosts
+fi
 ip netns list 2>/dev/null | grep -qw "^$NS" && die "namespace $NS already exists (another run? RXE_NS=...)"
 ip netns add "$NS" || die "cannot create namespace $NS"
 N="ip netns exec $NS"
@@ -75,7 +86,7 @@ fi
 cat > "$OUT/dut/dut.conf" <<EOF
 SIZE=$DUT_SIZE MTU=$DUT_MTU GIDX=$DUT_GID_INDEX PORT=$DUT_PORT RUN_TIMEOUT=$DUT_RUN_TIMEOUT PERFTEST=$PERFTEST
 EOF
-MAC=$DUT_MAC $N "$HERE/run-guest.sh" dut "$OUT/dut" $DUT_IP/24 $HOST_IP tap,ifname=$TAP,script=no,downscript=no \
+MAC=$DUT_MAC MGMT_PORT=${DUT_SSH:+$MGMT_PORT} $N "$HERE/run-guest.sh" dut "$OUT/dut" $DUT_IP/24 $HOST_IP tap,ifname=$TAP,script=no,downscript=no \
   >"$OUT/dut/console.log" 2>&1 </dev/null & VM=$!
 echo "run-dut: DUT guest qemu pid $VM, waiting for its servers on $DUT_IP"
 want="rcpp"; [ "$PERFTEST" = 1 ] && want="rcpp write read atomic"
@@ -92,7 +103,8 @@ echo "run-dut: DUT ready after $(el)s; running: $*"
 T1=$(date +%s.%N)
 $N env IFACE=$BR HOST_IP=$HOST_IP TESTER_IP=$TESTER_IP DUT_IP=$DUT_IP DUT_MAC=$DUT_MAC DUT_PORT=$DUT_PORT \
   DUT_PMTU=$DUT_MTU DUT_SIZE=$DUT_SIZE DUT_GID_INDEX=$DUT_GID_INDEX DUT_RUN_TIMEOUT=$DUT_RUN_TIMEOUT \
-  DUT_OUTDIR="$OUT/dut" RXE_DROP=$RXE_DROP "$@" </dev/null
+  DUT_OUTDIR="$OUT/dut" RXE_DROP=$RXE_DROP DUT_SSH=$DUT_SSH DUT_SSH_KEY=$DUT_SSH_KEY \
+  DUT_SSH_KNOWN_HOSTS=$DUT_SSH_KNOWN_HOSTS "$@" </dev/null
 RC=$?
 CMD_S=$(awk -v a="$T1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 summary=$(grep '^loop=' "$OUT/dut/runs.log" 2>/dev/null | sed 's/^loop=\([a-z]*\).*status=\([a-z]*\).*/\1:\2/' | sort | uniq -c | awk '{printf "%s%s %s", (NR>1?", ":""), $2, $1}')

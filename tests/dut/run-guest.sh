@@ -4,6 +4,8 @@
 #   NETOPT e.g. "tap,ifname=rxetap0"  (qemu -netdev type+options, id is added)
 #          or  "socket,listen=127.0.0.1:20791" / "socket,connect=127.0.0.1:20791"
 #   MAC env var overrides the guest MAC (default 52:54:00:00:00:NN from role hash)
+#   MGMT_PORT env var adds a second NIC for management (qemu user networking): host 127.0.0.1:MGMT_PORT
+#   (in the caller's network namespace) is forwarded to the guest's SSH port 22 (guest-init.sh)
 # serial console goes to stdout; /mnt/tools = this directory (ro), /mnt/out = OUTDIR (rw)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +16,9 @@ if [ -n "$NET" ]; then
   NETARGS=(-netdev "$NET,id=n0" -device "virtio-net-pci,netdev=n0,mac=${MAC:-52:54:00:12:34:$(printf %02x $((RANDOM%250+1)))}")
 else
   NETARGS=(-nic none)
+fi
+if [ -n "${MGMT_PORT:-}" ]; then
+  NETARGS+=(-netdev "user,id=m0,hostfwd=tcp:127.0.0.1:$MGMT_PORT-:22" -device "virtio-net-pci,netdev=m0,mac=52:54:00:77:01:01")
 fi
 exec qemu-system-x86_64 -accel tcg -cpu max -m ${MEM:-1024} -smp ${SMP:-1} -nographic -no-reboot \
   -kernel "$HERE/cache/vmlinuz" -initrd "$HERE/cache/initrd.cpio.gz" \
