@@ -3,13 +3,19 @@
  * compliance statements and section it checks (an ID only where cited from the spec's text: the
  * RoCEv2 annex A17's CA17-n; otherwise the section alone) and the kind of verdict it gives. The
  * groups: A responder sequencing and ACKs, B requests that must be NAKed, C silent drops, D READ
- * and ATOMIC duplicates, E the DUT as requester, F ECN/CNP, G PFC. */
+ * and ATOMIC duplicates (and CMP_SWAP), E the DUT as requester, F ECN/CNP, G PFC, H the IP and UDP
+ * headers of the DUT's own packets, M multi-packet messages at each path MTU, V RoCEv1 framing. */
 #include "conform.h"
 #include "tests.h"
 
 #define SEND NEED_SEND
 #define PROBE NEED_PROBE
 #define REQ (NEED_DUT_REQ)
+/* The PMTU variants: the same test on a QP brought up at PMTU p. */
+#define M1(id, p) {id, "WRITE FIRST/MIDDLE/LAST of " #p " bytes each at PMTU " #p " -> ACK of the LAST", \
+	"IBTA 9.7.5.2.3 FIRST/MIDDLE = PMTU", NEED_MR_WRITE, 0, false, test_m1, NULL, "9.7.5.2.3", K_ACKS, p}
+#define M2(id, p) {id, "READ of 3 x " #p " bytes at PMTU " #p " -> FIRST/MIDDLE/LAST responses of " #p " bytes each", \
+	"IBTA 9.7.5.1.4 READ responses at the PMTU", NEED_MR_READ, 0, false, test_m2, NULL, "9.7.5.1.4", K_SEGS, p}
 
 const struct conf_test conf_tests[] = {
 	{"A1", "SEND at ePSN with AckReq -> ACK with its PSN, MSN + 1", "IBTA 9.7.5.1 ACK generation", PROBE, 0, false, test_a1,
@@ -68,6 +74,8 @@ const struct conf_test conf_tests[] = {
 	 NULL, "9.7.5.2.2", K_NAK},
 	{"B11", "FETCH_ADD at a VA not 8-byte aligned -> NAK invalid request", "IBTA 9.7.5.2.2 atomic alignment", NEED_MR_ATOMIC, 0, false, test_b11,
 	 NULL, "9.7.5.2.2", K_NAK},
+	{"B12", "CMP_SWAP at a VA not 8-byte aligned -> NAK invalid request or remote access error", "IBTA 9.7.5.2.2 atomic alignment", NEED_MR_ATOMIC, 0, false, test_b12,
+	 NULL, "9.7.5.2.2", K_NAK},
 	{"C1a", "bad ICRC (every bit flipped) -> silent drop", "IBTA 9.6 ICRC check (Annex A17)", PROBE, 0, false, test_c1a,
 	 "CA17-22, CA17-24", "A17.3.3 (the ICRC of 7.8.1), A17.3.4", K_DROP},
 	{"C1b", "IPv4 ID changed after the ICRC (IP checksum right) -> silent drop", "IBTA 9.6 ICRC covers the IP ID", PROBE, 0, false, test_c1b,
@@ -102,6 +110,12 @@ const struct conf_test conf_tests[] = {
 	 NULL, "9.7.5.2.2", K_DROP},
 	{"D5", "duplicate FETCH_ADD -> the saved original value, memory added to once", "C9-148 duplicate atomic", NEED_MR_ATOMIC, 0, false, test_d5,
 	 NULL, "9.7.5", K_ATOMIC},
+	{"D6", "CMP_SWAP, compare equal -> the original value returned, memory swapped", "IBTA 9.4.5 CMP_SWAP", NEED_MR_ATOMIC, 0, false, test_d6,
+	 NULL, "9.4.5", K_CMPSWAP},
+	{"D7", "CMP_SWAP, compare unequal -> the original value returned, memory unchanged", "IBTA 9.4.5 CMP_SWAP", NEED_MR_ATOMIC, 0, false, test_d7,
+	 NULL, "9.4.5", K_CMPSWAP},
+	{"D8", "duplicate CMP_SWAP -> the saved original value, not swapped twice", "C9-148 duplicate atomic", NEED_MR_ATOMIC, 0, false, test_d8,
+	 NULL, "9.7.5", K_ATOMIC},
 	{"E1", "DUT's SEND never ACKed -> resent after the ACK timeout, at most retry_cnt times", "IBTA 9.7.6.1.1 local ACK timeout, C9-141 retry count", REQ, 0, false, test_e1,
 	 NULL, "9.7.6.1.1", K_RETRY},
 	{"E2", "NAK-Seq at p inside the DUT's message -> go-back-N from exactly p", "IBTA 9.7.5.2.5 NAK-Seq, implicit ACK", REQ, 0, false, test_e2,
@@ -122,10 +136,26 @@ const struct conf_test conf_tests[] = {
 	 NULL, "9.7.6.1.2", K_NONE},
 	{"F1", "CE-marked request -> CNP to the tester's QP: opcode 0x81, PSN 0, SE 0, M 0, its P_Key", "Annex A17.9.3 CNP", NEED_ECN | PROBE, 0, false, test_f1,
 	 "CA17-44, CA17-29", "A17.9.3", K_CNP},
+	{"F2", "8 CE-marked requests in a burst -> 1 to 8 CNPs, each in the A17.9.3 format (how many: a note)", "Annex A17.9.3 CNP per marks", NEED_ECN | PROBE, 0, false, test_f2,
+	 "CA17-44", "A17.9.3", K_CNPS},
 	{"F3", "ECT(0) request -> no CNP", "Annex A17.9 CE only", NEED_ECN | PROBE, 0, false, test_f3,
 	 "CA17-44", "A17.9.3", K_NOCNP},
 	{"G1", "PFC XOFF on the DUT's priority -> it stops sending until XON", "IEEE 802.1Qbb", NEED_PFC | REQ, 0, false, test_g1,
 	 NULL, NULL, K_PFC},
+	{"H1", "the DUT's packets in an exchange -> IP ECN 00 (Not-ECT) unless declared to do congestion management", "Annex A17.9 ECN only with RoCE congestion management", PROBE, 0, false, test_h1,
+	 NULL, "A17.9", K_HDR},
+	{"H2", "the DUT's packets in an exchange -> IPv4 Don't Fragment set", "Annex A17.4 IPv4 encapsulation", PROBE, 0, false, test_h2,
+	 NULL, "A17.4", K_HDR},
+	{"H3", "the DUT's packets in an exchange -> UDP checksum 0", "Annex A17.4 UDP checksum", PROBE, 0, false, test_h3,
+	 NULL, "A17.4", K_HDR},
+	{"H4", "the DUT's packets in an exchange -> UDP destination port 4791", "Annex A17.4 UDP destination port", PROBE, 0, false, test_h4,
+	 NULL, "A17.4", K_HDR},
+	{"H5", "the DUT's packets in an exchange -> one UDP source port for the QP", "Annex A17.4 UDP source port (flow identifier)", PROBE, 0, false, test_h5,
+	 NULL, "A17.4", K_HDR},
+	M1("M1a", 256), M1("M1b", 512), M1("M1c", 1024), M1("M1d", 2048), M1("M1e", 4096),
+	M2("M2a", 256), M2("M2b", 512), M2("M2c", 1024), M2("M2d", 2048), M2("M2e", 4096),
+	{"V1", "the setup's request in RoCEv1 framing (EtherType 0x8915, GRH with the QP's GIDs) -> ACK", "Annex A16 RoCEv1 encapsulation", PROBE, 0, false, test_v1,
+	 NULL, "Annex A16", K_V1},
 };
 
 const size_t conf_n_tests = sizeof(conf_tests) / sizeof(conf_tests[0]);

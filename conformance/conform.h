@@ -77,6 +77,7 @@ struct conf_qp {
 	double dut_ack_timeout_ms;  /* the DUT QP's local ACK timeout, when the setup fixes it */
 	unsigned dut_retry_cnt, dut_rnr_retry;
 	unsigned dut_max_rd;        /* the DUT's max_dest_rd_atomic, when the setup says */
+	unsigned pmtu;              /* the path MTU the QP came up with (0: --pmtu) */
 };
 
 enum conf_verdict { V_PASS = 0, V_FAIL, V_INCONCLUSIVE, V_NA };
@@ -113,12 +114,13 @@ enum {
 	NEED_PROBE = 1u << 8,       /* any request the DUT answers (SEND, WRITE or READ) */
 	NEED_DUT_READ = 1u << 9,    /* the DUT issues RDMA READs of its own */
 	NEED_MR_ANY = 1u << 10,     /* a remote buffer we may WRITE or READ */
+	NEED_ROCEV1 = 1u << 11,     /* a DUT QP on a RoCEv1 GID (no setup of this version brings one up) */
 };
 
 /* The kinds of verdict a test gives: what counts as PASS, FAIL and INCONCLUSIVE (listing.c). */
 enum conf_kind {
 	K_ACK, K_ACKS, K_NAK, K_DROP, K_GOBACK, K_READ, K_ATOMIC, K_RETRY, K_RESEND, K_RNR, K_QUIET, K_GHOST,
-	K_FATAL, K_CNP, K_NOCNP, K_PFC, K_NONE
+	K_FATAL, K_CNP, K_NOCNP, K_PFC, K_HDR, K_CMPSWAP, K_SEGS, K_CNPS, K_V1, K_NONE
 };
 
 struct conf_test {
@@ -132,6 +134,7 @@ struct conf_test {
 	const char *ibta_id;        /* IBTA compliance statements ("CA17-22, CA17-24"), NULL: none cited */
 	const char *ibta_section;   /* the IBTA section, NULL: not an IBTA rule (G1: IEEE 802.1Qbb) */
 	enum conf_kind kind;
+	unsigned pmtu;              /* the path MTU the setup asks for (0: --pmtu) */
 };
 
 extern const struct conf_test conf_tests[];

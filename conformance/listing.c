@@ -58,6 +58,24 @@ static const struct {
 	[K_NOCNP] = {"no CNP within 500 ms from a DUT that shows life", "a CNP", NULL},
 	[K_PFC] = {"no DUT frame while the PAUSE is refreshed for four ACK timeouts, a resend after XON",
 		   "a DUT frame during the PAUSE", "nothing after XON either: the pause's effect is not proven"},
+	[K_HDR] = {"the field as stated on every packet the DUT sends to the tester's QP in an exchange of two probes "
+		   "(its ACKs; on rc-pingpong its own SEND too); H5: one source port on all of them (whether other QPs "
+		   "get other ports is a note: one QP is seen); H2 over IPv6: N/A (no DF bit)",
+		   "any DUT packet with another value (the first such packet named); H5: a source port that changes "
+		   "within the QP", "H5: only one DUT packet to compare"},
+	[K_CMPSWAP] = {"the CMP_SWAP's ATOMIC_ACK carries the value a FETCH_ADD of 0 read before it, and a FETCH_ADD of "
+		       "0 after it reads the swap value (compare equal) or the unchanged value (unequal)",
+		       "a NAK, a missing ATOMIC_ACK, another original value, or memory swapped when it must not be "
+		       "(or not swapped when it must)", NULL},
+	[K_SEGS] = {"the READ response packets with the expected PSNs, opcodes (FIRST, MIDDLE, LAST) and byte count, each carrying exactly the PMTU the QP came up with",
+		    "another opcode, PSN or packet count, a wrong byte count or ICRC, or a packet of another size than "
+		    "the PMTU", NULL},
+	[K_CNPS] = {"at least one CNP to the tester's QP, in the A17.9.3 format, and no more CNPs than marked packets; "
+		    "how many and over how long is a note (the DUT declares no CNP interval: informational)",
+		    "no CNP from a DUT that shows life, a CNP to another QP or with a field wrong, or more CNPs than "
+		    "marked packets", NULL},
+	[K_V1] = {"an ACK with the request's PSN, no NAK",
+		  "a NAK, or no ACK from a DUT whose QP is on a RoCEv1 GID", NULL},
 	[K_NONE] = {NULL, NULL, NULL},
 };
 
@@ -94,6 +112,11 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 			size_t l = strlen(ok);
 			snprintf(ok + l, sizeof(ok) - l, "%s%s", l ? ", " : "", setups[i]->name);
 		}
+	if (t->kind == K_V1) {
+		snprintf(buf, n, "always in a live run of this version: no setup brings the DUT's QP up on a RoCEv1 GID "
+			 "(Linux rxe has none); a dry run writes its frame");
+		return;
+	}
 	if (!ok[0] || t->kind == K_NONE) {
 		snprintf(buf, n, "always in this version: it needs a DUT that issues RDMA READs (an rdma-cm setup)");
 		return;
@@ -109,6 +132,10 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 		snprintf(buf, n, "never for want of a setup: every setup runs it");
 	else
 		snprintf(buf, n, "with a setup other than %s", ok);
+	size_t l = strlen(buf);
+	if (t->pmtu)
+		snprintf(buf + l, n - l, "; when the QP comes up at a smaller PMTU than %u (the DUT's server takes the "
+			 "smaller of its own and the tester's)", t->pmtu);
 }
 
 /* The verdict the DUT of the --expect list earns on t. */

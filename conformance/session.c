@@ -30,6 +30,17 @@ void stim_init(struct session *s, struct stim *st, uint8_t opcode)
 	st->ip_id = (uint16_t)(s->n_frames + 1);
 }
 
+void addr_gid(const struct conf_addr *a, uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	if (a->family == 4) {
+		gid[10] = gid[11] = 0xff;
+		memcpy(gid + 12, a->ip, 4);
+	} else {
+		memcpy(gid, a->ip, 16);
+	}
+}
+
 int stim_build(struct session *s, const struct stim *st, uint8_t *out, size_t cap)
 {
 	static uint8_t payload[MAX_FRAME];
@@ -52,12 +63,16 @@ int stim_build(struct session *s, const struct stim *st, uint8_t *out, size_t ca
 		b.vlan[0].vid = (uint16_t)o->vlan;
 		b.vlan[0].pcp = (uint8_t)o->pcp;
 	}
-	b.version = 2;
+	b.version = st->rocev1 ? 1 : 2;
 	b.ip_version = (unsigned)o->dut.family;
 	memcpy(b.src, o->local.ip, 16);
 	if (st->alt_src)
 		b.src[o->local.family == 6 ? 15 : 3] ^= 1;
 	memcpy(b.dst, o->dut.ip, 16);
+	if (st->rocev1) {   /* the GRH carries GIDs: the tester's, and the one the DUT's QP advertised */
+		addr_gid(&o->local, b.src);
+		memcpy(b.dst, s->qp.dut_gid, 16);
+	}
 	b.tclass = (uint8_t)(o->dscp << 2 | (st->ecn & 3));
 	b.ttl = 64;
 	b.ip_id = st->ip_id;
@@ -278,25 +293,30 @@ int sess_ack_dut(struct session *s, uint32_t psn, uint32_t msn, const char *why)
 	return sess_aeth(s, psn, 0x1f, msn, note);
 }
 
+void stim_probe(struct session *s, struct stim *st, uint32_t psn)
+{
+	unsigned caps = s->qp.caps;
+	if (caps & NEED_SEND) {
+		stim_init(s, st, ROCE_OPC_SEND_ONLY);
+		st->payload_len = 64;
+	} else if (caps & (NEED_MR_WRITE | NEED_MR_READ)) {
+		stim_init(s, st, caps & NEED_MR_WRITE ? ROCE_OPC_WRITE_ONLY : ROCE_OPC_READ_REQUEST);
+		st->extra.reth.va = s->qp.va;
+		st->extra.reth.rkey = s->qp.rkey;
+		st->extra.reth.dmalen = 64;
+		st->payload_len = caps & NEED_MR_WRITE ? 64 : 0;
+	} else {
+		stim_init(s, st, ROCE_OPC_FETCH_ADD);
+		st->extra.atomiceth.va = s->qp.va;
+		st->extra.atomiceth.rkey = s->qp.rkey;
+	}
+	st->psn = psn;
+}
+
 int sess_probe(struct session *s, uint32_t psn, const char *why)
 {
 	struct stim st;
-	unsigned caps = s->qp.caps;
-	if (caps & NEED_SEND) {
-		stim_init(s, &st, ROCE_OPC_SEND_ONLY);
-		st.payload_len = 64;
-	} else if (caps & (NEED_MR_WRITE | NEED_MR_READ)) {
-		stim_init(s, &st, caps & NEED_MR_WRITE ? ROCE_OPC_WRITE_ONLY : ROCE_OPC_READ_REQUEST);
-		st.extra.reth.va = s->qp.va;
-		st.extra.reth.rkey = s->qp.rkey;
-		st.extra.reth.dmalen = 64;
-		st.payload_len = caps & NEED_MR_WRITE ? 64 : 0;
-	} else {
-		stim_init(s, &st, ROCE_OPC_FETCH_ADD);
-		st.extra.atomiceth.va = s->qp.va;
-		st.extra.atomiceth.rkey = s->qp.rkey;
-	}
-	st.psn = psn;
+	stim_probe(s, &st, psn);
 	return sess_send(s, &st, "%s psn 0x%06x (%s)", roce_opcode_info(st.opcode)->name, psn, why);
 }
 
@@ -343,8 +363,10 @@ const char *resp_str(const struct resp *r, char *buf, size_t n)
 			snprintf(buf, n, "RNR NAK timer %u (0x%02x) psn 0x%06x msn %u", roce_aeth_value(syn), syn,
 				 r->h.bth.psn, r->h.aeth.msn);
 		} else {
-			snprintf(buf, n, "%s psn 0x%06x syndrome 0x%02x msn %u", op->op == ROCE_OP_ACK ? "ACK" : name,
-				 r->h.bth.psn, syn, r->h.aeth.msn);
+			int k = snprintf(buf, n, "%s psn 0x%06x syndrome 0x%02x msn %u", op->op == ROCE_OP_ACK ? "ACK" : name,
+					 r->h.bth.psn, syn, r->h.aeth.msn);
+			if ((r->h.hdrs & ROCE_HDR_ATOMICACKETH) && k > 0 && (size_t)k < n)   /* the value it read */
+				snprintf(buf + k, n - (size_t)k, " orig 0x%llx", (unsigned long long)r->h.atomicacketh.orig);
 		}
 	} else {
 		snprintf(buf, n, "%s psn 0x%06x dqpn 0x%06x%s len %u", name, r->h.bth.psn, r->h.bth.dqpn,

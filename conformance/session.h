@@ -29,6 +29,7 @@ struct stim {                 /* (widest fields first: no padding) */
 	bool becn;
 	bool hdrs_given;           /* use hdrs instead of the opcode's extended headers */
 	bool alt_src;              /* from another source address than the advertised GID */
+	bool rocev1;               /* RoCEv1: EtherType 0x8915, a GRH with the QP's GIDs */
 };
 
 /* One frame of the session, sent or received. */
@@ -83,6 +84,9 @@ struct session {
 /* Fill st with the QP's defaults: opcode, the next PSN, AckReq on, the DUT's QPN, P_Key 0xffff. */
 void stim_init(struct session *s, struct stim *st, uint8_t opcode);
 
+/* The GID of address a: IPv4-mapped (::ffff:a.b.c.d) for IPv4, the address itself for IPv6. */
+void addr_gid(const struct conf_addr *a, uint8_t gid[16]);
+
 /* Build st as a complete frame into out. Returns its length or -1 (reason in s->err). */
 int stim_build(struct session *s, const struct stim *st, uint8_t *out, size_t cap);
 
@@ -119,6 +123,10 @@ void sess_note(struct session *s, unsigned frame, const char *fmt, ...) __attrib
 int sess_ack_dut(struct session *s, uint32_t psn, uint32_t msn, const char *why);
 /* Send the DUT an acknowledgement packet with AETH syndrome (ACK, RNR NAK or NAK) at psn. */
 int sess_aeth(struct session *s, uint32_t psn, uint8_t syndrome, uint32_t msn, const char *note);
+
+/* Fill st with the setup's harmless request (SEND, WRITE or READ of 64 bytes, or a FETCH_ADD of 0)
+ * at psn, with AckReq. */
+void stim_probe(struct session *s, struct stim *st, uint32_t psn);
 
 /* Send one harmless request the setup's QP accepts (SEND, WRITE or READ of a few bytes) at psn,
  * with AckReq. */

@@ -177,13 +177,8 @@ int setup_tcp_write(int fd, const void *buf, size_t n, char err[CONF_ERRLEN])
 
 void setup_wire_gid(const struct conf_addr *a, char out[33])
 {
-	uint8_t gid[16] = {0};
-	if (a->family == 4) {
-		gid[10] = gid[11] = 0xff;
-		memcpy(gid + 12, a->ip, 4);
-	} else {
-		memcpy(gid, a->ip, 16);
-	}
+	uint8_t gid[16];
+	addr_gid(a, gid);
 	for (size_t i = 0; i < 16; i++)
 		snprintf(out + 2 * i, 3, "%02x", gid[i]);
 }

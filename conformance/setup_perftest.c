@@ -39,16 +39,27 @@ static unsigned mtu_code(unsigned pmtu)
 	}
 }
 
+/* The path MTU this test asks for: its own (the PMTU tests), else --pmtu. */
+static unsigned asked_pmtu(const struct session *s)
+{
+	return s->test && s->test->pmtu ? s->test->pmtu : s->o->pmtu;
+}
+
+/* The server takes the smaller of the two MTU codes (perftest_communication.c): the PMTU the QP
+ * comes up with, from the server's code in ASCII ("3" for 1024). */
+static unsigned agreed_pmtu(unsigned want, const char rmtu[2])
+{
+	unsigned code = (unsigned)(rmtu[0] - '0');
+	if (code < 1 || code > 5 || rmtu[1] || 128u << code >= want)
+		return want;
+	return 128u << code;
+}
+
 static void key_msg(const struct session *s, char out[PT_KEY_LEN])
 {
-	uint8_t gid[16] = {0};
+	uint8_t gid[16];
 	char *p = out;
-	if (s->o->local.family == 4) {
-		gid[10] = gid[11] = 0xff;
-		memcpy(gid + 12, s->o->local.ip, 4);
-	} else {
-		memcpy(gid, s->o->local.ip, 16);
-	}
+	addr_gid(&s->o->local, gid);
 	uint32_t psn = s->qp.my_psn;
 	if (s->o->fault == FAULT_PSN)
 		psn = (psn + 0x1000) & 0xffffff;
@@ -141,9 +152,11 @@ static int pt_connect(struct session *s, uint16_t port, unsigned caps, uint32_t 
 		if (xchg(s, fd, mine, theirs, 4, err) < 0)
 			goto fail;
 	}
-	char mtu[2] = {(char)('0' + mtu_code(s->o->pmtu)), 0}, rmtu[2];
+	unsigned want = asked_pmtu(s);
+	char mtu[2] = {(char)('0' + mtu_code(want)), 0}, rmtu[2];
 	if (xchg(s, fd, mtu, rmtu, 2, err) < 0)
 		goto fail;
+	s->qp.pmtu = agreed_pmtu(want, rmtu);
 	for (int round = 0; round < 3; round++) {
 		if (key_round(s, fd, key, err) < 0)
 			goto fail;
@@ -200,7 +213,9 @@ static void placeholder(struct session *s, unsigned caps, uint32_t def_size)
 	s->qp.rkey = 0x00001234;
 	s->qp.va = 0x7f0000000000ULL + half_buffer(s->o->dut_size ? s->o->dut_size : def_size);
 	s->qp.dut_max_rd = 1;
+	addr_gid(&s->o->dut, s->qp.dut_gid);
 	set_buffer(s, caps, s->o->dut_size ? s->o->dut_size : def_size);
+	s->qp.pmtu = asked_pmtu(s);
 }
 static void ph_write(struct session *s) { placeholder(s, setup_perftest_write.caps, 65536); }
 static void ph_read(struct session *s) { placeholder(s, setup_perftest_read.caps, 65536); }

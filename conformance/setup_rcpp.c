@@ -113,6 +113,7 @@ static void rcpp_finish(struct session *s)
 
 static void rcpp_placeholder(struct session *s)
 {
+	addr_gid(&s->o->dut, s->qp.dut_gid);
 	setup_choose_qp(s);
 	rcpp_qp(s, 0x000011, 0x000000);
 }

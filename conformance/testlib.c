@@ -146,3 +146,20 @@ void expect_nak(struct session *s, const struct stim *sts, unsigned n, unsigned 
 	sess_collect(s, QUIET_MS);
 	rule_nak(since(s, m), n_since(s, m), codes, psn, hi, (long)psn_add(psn, -1), dut_alive(s, m, 500), r);
 }
+
+size_t read_req(struct session *s, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len, const char *what)
+{
+	struct stim st;
+	unsigned pmtu = qp_pmtu(s), n = len ? (len + pmtu - 1) / pmtu : 1;
+	uint32_t last = psn_add(psn, (int32_t)n - 1);
+	size_t m = s->n_resps;
+	stim_init(s, &st, ROCE_OPC_READ_REQUEST);
+	st.psn = psn;
+	st.extra.reth.va = va;
+	st.extra.reth.rkey = rkey;
+	st.extra.reth.dmalen = len;
+	sess_send(s, &st, "%s: READ psn 0x%06x va 0x%llx len %u", what, psn, (unsigned long long)va, len);
+	sess_wait(s, WAIT_MS, pred_psn, &last);
+	sess_collect(s, 50);
+	return m;
+}

@@ -69,4 +69,11 @@ void precondition(struct session *s, struct conf_result *r, const char *what);
 void expect_nak(struct session *s, const struct stim *sts, unsigned n, unsigned codes, const char *what,
 		struct conf_result *r);
 
+/* The path MTU the QP came up with. */
+static inline unsigned qp_pmtu(const struct session *s) { return s->qp.pmtu ? s->qp.pmtu : s->o->pmtu; }
+
+/* Send a READ_REQUEST of len bytes at psn; wait for its last response packet (at the QP's PMTU)
+ * and 50 ms more. Returns the mark of the responses before it. */
+size_t read_req(struct session *s, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len, const char *what);
+
 #endif

@@ -5,29 +5,6 @@
  * not touch memory again, C9-148). Needs a perftest-read or perftest-atomic setup. */
 #include "tests.h"
 
-static bool pred_psn_any(const struct resp *r, const void *arg)
-{
-	return r->response && r->h.bth.psn == *(const uint32_t *)arg;
-}
-
-/* Send a READ_REQUEST; wait for its last response packet. */
-static size_t read_req(struct session *s, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len, const char *what)
-{
-	struct stim st;
-	unsigned pmtu = s->o->pmtu, n = len ? (len + pmtu - 1) / pmtu : 1;
-	uint32_t last = psn_add(psn, (int32_t)n - 1);
-	size_t m = s->n_resps;
-	stim_init(s, &st, ROCE_OPC_READ_REQUEST);
-	st.psn = psn;
-	st.extra.reth.va = va;
-	st.extra.reth.rkey = rkey;
-	st.extra.reth.dmalen = len;
-	sess_send(s, &st, "%s: READ psn 0x%06x va 0x%llx len %u", what, psn, (unsigned long long)va, len);
-	sess_wait(s, WAIT_MS, pred_psn_any, &last);
-	sess_collect(s, 50);
-	return m;
-}
-
 static unsigned pkts(const struct session *s, uint32_t len)
 {
 	return (len + s->o->pmtu - 1) / s->o->pmtu;
@@ -116,9 +93,9 @@ void test_d5(struct session *s, struct conf_result *r)
 	st.extra.atomiceth.swap = 1;
 	size_t m = s->n_resps;
 	sess_send(s, &st, "D5: FETCH_ADD +1 psn 0x%06x", psn);
-	long a = sess_wait(s, WAIT_MS, pred_psn_any, &psn);
+	long a = sess_wait(s, WAIT_MS, pred_psn, &psn);
 	sess_send(s, &st, "D5: the same FETCH_ADD again (duplicate)");
-	long b = sess_wait(s, WAIT_MS, pred_psn_any, &psn);
+	long b = sess_wait(s, WAIT_MS, pred_psn, &psn);
 	sess_collect(s, 50);
 	v_expected(r, "two ATOMIC_ACKs with PSN 0x%06x carrying the same original value", psn);
 	v_observed_resps(r, since(s, m), n_since(s, m), 0);

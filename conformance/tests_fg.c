@@ -19,14 +19,7 @@ static bool pred_cnp(const struct resp *r, const void *arg)
 static uint16_t ecn_probe(struct session *s, uint8_t ecn, const char *what)
 {
 	struct stim st;
-	stim_init(s, &st, ROCE_OPC_SEND_ONLY);
-	if (!(s->qp.caps & NEED_SEND)) {
-		stim_init(s, &st, s->qp.caps & NEED_MR_WRITE ? ROCE_OPC_WRITE_ONLY : ROCE_OPC_READ_REQUEST);
-		st.extra.reth.va = s->qp.va;
-		st.extra.reth.rkey = s->qp.rkey;
-		st.extra.reth.dmalen = 64;
-	}
-	st.payload_len = st.opcode == ROCE_OPC_READ_REQUEST ? 0 : 64;
+	stim_probe(s, &st, s->epsn);
 	st.ecn = ecn;
 	sess_send(s, &st, "%s psn 0x%06x, IP ECN %u", what, st.psn, ecn);
 	return st.pkey;
@@ -48,6 +41,30 @@ void test_f1(struct session *s, struct conf_result *r)
 		return;
 	s->epsn = psn_add(s->epsn, 1);
 	s->accepted++;
+}
+
+/* F2: a burst of CE-marked requests -> at least one CNP, no more CNPs than marks; how many, and
+ * how far apart, is a note: CA17-44 lets one CNP answer several marks and the DUT declares no
+ * interval. */
+void test_f2(struct session *s, struct conf_result *r)
+{
+	enum { MARKS = 8 };
+	size_t m = s->n_resps, mo = s->n_others;
+	int64_t t0 = now_ns();
+	uint16_t pkey = 0;
+	uint32_t last = s->epsn;
+	for (unsigned i = 0; i < MARKS; i++) {
+		last = s->epsn;
+		pkey = ecn_probe(s, 3, "F2: request marked CE");
+		s->epsn = psn_add(s->epsn, 1);
+	}
+	sess_wait(s, WAIT_MS, pred_psn, &last);
+	sess_collect(s, 200);
+	v_observed_resps(r, since(s, m), n_since(s, m), t0);
+	bool alive = s->n_others > mo || dut_alive(s, m, 200);
+	const struct resp *others = s->others ? s->others + mo : NULL;
+	rule_cnp_marks(since(s, m), n_since(s, m), others, s->n_others - mo, MARKS, s->qp.my_qpn, pkey, alive, t0, r);
+	sess_sync(s);
 }
 
 /* F3: an ECT(0) request (not CE) -> no CNP. */

@@ -123,8 +123,7 @@ static size_t count_responses(const struct resp *rs, size_t n)
 	return c;
 }
 
-/* Responses only, for the evidence. */
-static void observed_responses(struct conf_result *r, const struct resp *rs, size_t n)
+void observed_responses(struct conf_result *r, const struct resp *rs, size_t n)
 {
 	struct resp only[64];
 	size_t k = 0;

@@ -21,6 +21,9 @@ enum conf_verdict v_set(struct conf_result *r, enum conf_verdict v, const char *
 /* Append the list of the responses rs[0..n) to observed (times from t0). */
 void v_observed_resps(struct conf_result *r, const struct resp *rs, size_t n, int64_t t0);
 
+/* Append the responses (not the requests) among rs[0..n) to observed. */
+void observed_responses(struct conf_result *r, const struct resp *rs, size_t n);
+
 /* The AETH kind bits of a response: ACK, NAK code, RNR NAK. */
 bool resp_is_ack(const struct resp *r);
 bool resp_is_nak(const struct resp *r, int code);   /* code -1: any NAK code */
@@ -97,5 +100,52 @@ enum conf_verdict rule_cnp(const struct resp *rs, size_t n, const struct resp *o
  * original, with the original's opcodes. */
 enum conf_verdict rule_read_response(const struct resp *rs, size_t n, uint32_t psn, unsigned skip, unsigned total,
 				     uint32_t len, bool alive, struct conf_result *r);
+
+/* ---- the rules of verdict_h.c: the DUT's own headers, CMP_SWAP, PMTU segmentation, CNP counts ---- */
+
+/* One DUT packet's IP and UDP header fields. */
+struct dut_hdr {
+	uint16_t sport, dport, udp_csum;
+	uint8_t ip_version;         /* 4 or 6 */
+	uint8_t ecn;
+	bool df;                    /* IPv4 Don't Fragment */
+};
+/* The fields of frame (caplen bytes) when it is a RoCEv2 packet from dut to the tester's QP qpn, to
+ * any UDP destination port (one other than 4791 is decoded as RoCEv2 too, so it can be judged):
+ * true and h filled. */
+bool dut_hdr_of(const uint8_t *frame, uint32_t caplen, const struct conf_addr *dut, uint32_t qpn, struct dut_hdr *h);
+/* The fields of the DUT's packets to the tester's QP among the session's frames from frame m on:
+ * how many (at most max). */
+size_t dut_hdrs_since(const struct session *s, size_t m, struct dut_hdr *hs, size_t max);
+
+enum hdr_field { HDR_ECN, HDR_DF, HDR_UDP_CSUM, HDR_DPORT, HDR_SPORT };
+/* One header field of every DUT packet hs[0..n) (Annex A17.4 RoCEv2 encapsulation): HDR_ECN Not-ECT
+ * (00) unless the DUT is declared to do RoCE congestion management (ecn_declared: then anything but
+ * CE, which only a congested switch sets); HDR_DF the IPv4 Don't Fragment bit set (IPv6 has none:
+ * N/A); HDR_UDP_CSUM 0; HDR_DPORT 4791; HDR_SPORT one source port for all of the QP's packets (at
+ * least two needed; whether other QPs get other ports is a note: one QP is seen). No packet at all
+ * is INCONCLUSIVE. */
+enum conf_verdict rule_dut_headers(const struct dut_hdr *hs, size_t n, enum hdr_field f, bool ecn_declared,
+				   struct conf_result *r);
+
+/* CMP_SWAP (IBTA 9.4.5, C9-148's atomic semantics): psn[0] a FETCH_ADD of 0 that reads the value v,
+ * psn[1] the CMP_SWAP (compare cmp, swap swap), psn[2] a FETCH_ADD of 0 that reads it back. Each
+ * answered by an ATOMIC_ACK in rs[0..n); the CMP_SWAP's original value v; the value read back
+ * swap when v == cmp, v otherwise. */
+enum conf_verdict rule_cmp_swap(const struct resp *rs, size_t n, const uint32_t psn[3], uint64_t cmp, uint64_t swap,
+				bool alive, struct conf_result *r);
+/* A duplicate atomic (C9-148): the ATOMIC_ACKs to the request at psn and to its duplicate carry the
+ * same original value (a second execution returns what the first left). */
+enum conf_verdict rule_dup_atomic(const struct resp *rs, size_t n, uint32_t psn, bool alive, struct conf_result *r);
+/* A READ of total x pmtu bytes at a QP brought up with PMTU pmtu: rule_read_response, and every
+ * packet carries exactly pmtu bytes (the DUT segments at the PMTU the QP was brought up with). */
+enum conf_verdict rule_read_segments(const struct resp *rs, size_t n, uint32_t psn, unsigned total, unsigned pmtu,
+				     bool alive, struct conf_result *r);
+/* CNP coalescing (A17.9.3, CA17-44 allows one CNP for several marked packets and sets no pace):
+ * rule_cnp on the first CNP, then at least one and at most marks CNPs to the tester's QP; how many
+ * and how far apart is a note (no interval is declared). */
+enum conf_verdict rule_cnp_marks(const struct resp *rs, size_t n, const struct resp *others, size_t nothers,
+				 unsigned marks, uint32_t my_qpn, uint16_t pkey, bool alive, int64_t t0,
+				 struct conf_result *r);
 
 #endif

@@ -22,7 +22,7 @@ expect_exit() {
   else bad "roceconform $* -> $rc (want $code and /$pat/): $(head -3 "$T/out")"; fi
 }
 # the catalogue
-"$R" --list > "$T/list"; n=$(grep -cE '^[A-G][0-9]+[a-d]? +[^ ]' "$T/list")
+"$R" --list > "$T/list"; n=$(grep -cE '^[A-Z][0-9]+[a-z]? +[^ ]' "$T/list")
 [ "$n" -ge 30 ] && [ "$n" = "$(wc -l < "$T/list")" ] && ok "--list: $n tests, one a line" || bad "--list: $n lines"
 grep -q '^E1 ' "$T/list" && grep -q '^C1a ' "$T/list" || bad "--list lacks E1 or C1a"
 # usage and safety

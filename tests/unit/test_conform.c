@@ -491,7 +491,7 @@ static void dry_run_setup(const char *setup, unsigned *frames, unsigned *tests)
 			(*frames)++;
 			int is_roce = roce_decode(NULL, f->bytes, f->len, f->len, 1, &p);
 			cr_assert_eq(is_roce, 1, "%s frame %zu (%s) decodes as RoCE", t->id, k, f->note);
-			cr_expect_eq(p.version, 2);
+			cr_expect_eq(p.version, st->rocev1 ? 1 : 2, "%s frame %zu RoCE version", t->id, k);
 			cr_expect_eq(p.h.bth.opcode, st->opcode, "%s frame %zu opcode", t->id, k);
 			cr_expect_eq(p.h.bth.psn, st->psn & 0xffffff, "%s frame %zu PSN", t->id, k);
 			cr_expect_eq(p.h.bth.dqpn, st->dqpn & 0xffffff, "%s frame %zu DestQP", t->id, k);
@@ -885,4 +885,298 @@ Test(core, icrc_recompute_and_errbuf)
 	cr_expect(strstr(ebuf, "VLAN"), "%s", ebuf);
 	cr_expect_eq(ROCE_OPC_CNP, 0x81);
 	cr_expect_str_eq(roce_opcode_info(ROCE_OPC_UC | ROCE_OPC_SEND_ONLY)->name, "SEND_ONLY");
+}
+
+/* ---- the later groups: the DUT's own headers (H), CMP_SWAP (D6-D8), PMTU segments (M2), CNP counts
+ * (F2), RoCEv1 framing (V1) ---- */
+
+/* The header fields of the DUT's packets to the tester's QP in a recorded test. */
+static size_t recorded_hdrs(const char *test, struct session *s, struct dut_hdr *hs, size_t max)
+{
+	load(s, test);
+	return dut_hdrs_since(s, 0, hs, max);
+}
+
+/* rxe's ACKs and its own SEND in A1 (rc-pingpong) and E1: every header rule holds. */
+Test(rules_h, headers_recorded)
+{
+	static const char *const tests[] = {"A1", "E1", "D1"};
+	for (size_t t = 0; t < 3; t++) {
+		struct session s;
+		struct dut_hdr hs[64];
+		size_t n = recorded_hdrs(tests[t], &s, hs, 64);
+		cr_assert_geq(n, 1, "%s: DUT packets", tests[t]);
+		for (int f = HDR_ECN; f <= HDR_SPORT; f++) {
+			struct conf_result r = res();
+			enum conf_verdict v = rule_dut_headers(hs, n, (enum hdr_field)f, false, &r);
+			cr_expect_eq(v, n < 2 && f == HDR_SPORT ? V_INCONCLUSIVE : V_PASS, "%s field %d: %s (%s)", tests[t], f,
+				     r.reason, r.observed);
+		}
+		sess_reset(&s);
+	}
+}
+
+/* A DUT packet to QP qpn built with the given ECN, DF, UDP checksum and ports, taken into s. */
+static void take_dut_frame(struct session *s, uint32_t psn, uint8_t ecn, bool df, bool csum, uint16_t sport,
+			   uint16_t dport)
+{
+	struct roce_build b;
+	uint8_t f[256];
+	memset(&b, 0, sizeof(b));
+	b.version = 2;
+	b.ip_version = 4;
+	memcpy(b.src, opts.dut.ip, 4);
+	memcpy(b.dst, opts.local.ip, 4);
+	b.tclass = ecn;
+	b.dont_fragment = df;
+	b.udp_checksum = csum;
+	b.udp_sport = sport;
+	b.udp_dport = dport;
+	b.h.bth.opcode = ROCE_OPC_ACK;
+	b.h.bth.dqpn = s->qp.my_qpn;
+	b.h.bth.psn = psn;
+	b.h.bth.pkey = 0xffff;
+	b.h.aeth.msn = 1;
+	int n = roce_build_frame(&b, f, sizeof(f));
+	cr_assert_gt(n, 0);
+	sess_take(s, f, (uint32_t)n, (uint32_t)n, psn);
+}
+
+static void hdr_session(struct session *s)
+{
+	base_opts();
+	memset(s, 0, sizeof(*s));
+	s->o = &opts;
+	s->qp.my_qpn = 0x0c0011;
+}
+
+/* Broken DUTs, one field wrong on the second of two packets: each header test FAILs naming it. */
+Test(rules_h, headers_broken)
+{
+	static const struct {
+		enum hdr_field f;
+		uint8_t ecn;
+		bool df, csum;
+		uint16_t sport, dport;
+		const char *says;
+	} cases[] = {
+		{HDR_ECN, 2, true, false, 0xc001, 4791, "IP ECN 2"},
+		{HDR_DF, 0, false, false, 0xc001, 4791, "IPv4 DF 0"},
+		{HDR_UDP_CSUM, 0, true, true, 0xc001, 4791, "UDP checksum"},
+		{HDR_DPORT, 0, true, false, 0xc001, 4792, "UDP destination port 4792"},
+		{HDR_SPORT, 0, true, false, 0xc002, 4791, "UDP source port changed to 49154"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct session s;
+		struct dut_hdr hs[4];
+		hdr_session(&s);
+		take_dut_frame(&s, 1, 0, true, false, 0xc001, 4791);
+		take_dut_frame(&s, 2, cases[i].ecn, cases[i].df, cases[i].csum, cases[i].sport, cases[i].dport);
+		size_t n = dut_hdrs_since(&s, 0, hs, 4);
+		cr_assert_eq(n, 2, "case %zu: both packets seen (port 4792 too)", i);
+		struct conf_result r = res();
+		cr_expect_eq(rule_dut_headers(hs, n, cases[i].f, false, &r), V_FAIL, "case %zu: %s", i, r.reason);
+		cr_expect(strstr(r.reason, "packet 2 of 2") && strstr(r.reason, cases[i].says), "case %zu: %s", i, r.reason);
+		r = res();
+		cr_expect_eq(rule_dut_headers(hs, 1, cases[i].f, false, &r), cases[i].f == HDR_SPORT ? V_INCONCLUSIVE : V_PASS,
+			     "case %zu: the first packet alone is right: %s", i, r.reason);
+		sess_reset(&s);
+	}
+	/* ECN: ECT(0) from a DUT declared to do congestion management is fine; CE never is */
+	struct session s;
+	struct dut_hdr hs[4];
+	hdr_session(&s);
+	take_dut_frame(&s, 1, 2, true, false, 0xc001, 4791);
+	take_dut_frame(&s, 2, 3, true, false, 0xc001, 4791);
+	struct conf_result r = res();
+	cr_expect_eq(rule_dut_headers(hs, dut_hdrs_since(&s, 0, hs, 4), HDR_ECN, true, &r), V_FAIL, "CE: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_dut_headers(hs, 1, HDR_ECN, true, &r), V_PASS, "ECT(0), declared: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_dut_headers(hs, 0, HDR_DF, false, &r), V_INCONCLUSIVE, "nothing from the DUT");
+	hs[0].ip_version = 6;
+	r = res();
+	cr_expect_eq(rule_dut_headers(hs, 1, HDR_DF, false, &r), V_NA, "IPv6 has no DF");
+	sess_reset(&s);
+}
+
+/* An ATOMIC_ACK with PSN psn and original value orig. */
+static struct resp atomic_ack_of(uint32_t psn, uint64_t orig)
+{
+	struct resp a = {.response = true, .icrc_status = ROCE_ICRC_GOOD};
+	a.h.bth.opcode = ROCE_OPC_ATOMIC_ACK;
+	a.h.bth.psn = psn;
+	a.h.hdrs = ROCE_HDR_AETH | ROCE_HDR_ATOMICACKETH;
+	a.h.atomicacketh.orig = orig;
+	return a;
+}
+
+/* D6/D7 on made-up answers: the right DUT passes both outcomes; one that does not swap, swaps on
+ * unequal, or returns the new value fails. */
+Test(rules_h, cmp_swap)
+{
+	const uint32_t psn[3] = {10, 11, 12};
+	const uint64_t v = 0x1234, swap = 0xbeef;
+	static const struct {
+		uint64_t cmp, got, back;
+		enum conf_verdict want;
+		const char *what;
+	} cases[] = {
+		{0x1234, 0x1234, 0xbeef, V_PASS, "equal, swapped"},
+		{0x1235, 0x1234, 0x1234, V_PASS, "unequal, unchanged"},
+		{0x1234, 0x1234, 0x1234, V_FAIL, "equal, not swapped"},
+		{0x1235, 0x1234, 0xbeef, V_FAIL, "unequal, swapped"},
+		{0x1234, 0xbeef, 0xbeef, V_FAIL, "returned the new value"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct resp rs[3] = {atomic_ack_of(10, v), atomic_ack_of(11, cases[i].got), atomic_ack_of(12, cases[i].back)};
+		struct conf_result r = res();
+		cr_expect_eq(rule_cmp_swap(rs, 3, psn, cases[i].cmp, swap, true, &r), cases[i].want, "%s: %s", cases[i].what,
+			     r.reason);
+		r = res();
+		cr_expect_eq(rule_cmp_swap(rs, 2, psn, cases[i].cmp, swap, true, &r), V_FAIL, "%s: read-back missing",
+			     cases[i].what);
+	}
+	struct resp nak = atomic_ack_of(11, 0);
+	nak.h.bth.opcode = ROCE_OPC_ACK;
+	nak.h.aeth.syndrome = 0x61;
+	struct conf_result r = res();
+	cr_expect_eq(rule_cmp_swap(&nak, 1, psn, 1, 2, true, &r), V_FAIL, "NAKed");
+	r = res();
+	cr_expect_eq(rule_cmp_swap(NULL, 0, psn, 1, 2, false, &r), V_INCONCLUSIVE);
+	/* D8: a duplicate CMP_SWAP executed twice returns the swapped value */
+	struct resp dup[2] = {atomic_ack_of(11, v), atomic_ack_of(11, v)};
+	r = res();
+	cr_expect_eq(rule_dup_atomic(dup, 2, 11, true, &r), V_PASS, "%s", r.reason);
+	dup[1].h.atomicacketh.orig = swap;
+	r = res();
+	cr_expect_eq(rule_dup_atomic(dup, 2, 11, true, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "executed twice"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_dup_atomic(dup, 1, 11, true, &r), V_FAIL, "the duplicate not answered");
+}
+
+/* M2 on rxe's recorded 3 x 1024 READ (D1): PASS at PMTU 1024; a DUT that segments at 1024 on a QP at
+ * 256 (one ONLY... or 1024-byte packets) FAILs, and so does one with uneven packets of the right sum. */
+Test(rules_h, read_segments)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "D1");
+	const struct resp *f = first_response(&s);
+	cr_assert(f);
+	uint32_t psn = f->h.bth.psn;
+	cr_expect_eq(rule_read_segments(f, 3, psn, 3, 1024, true, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_segments(f, 3, psn, 3, 256, true, &r), V_FAIL, "1024-byte packets at PMTU 256");
+	struct resp uneven[3] = {f[0], f[1], f[2]};
+	uneven[0].payload_len = 1000;
+	uneven[1].payload_len = 1048;
+	r = res();
+	cr_expect_eq(rule_read_segments(uneven, 3, psn, 3, 1024, true, &r), V_FAIL, "uneven packets");
+	cr_expect(strstr(r.reason, "response 1 carries 1000 bytes at PMTU 1024"), "%s", r.reason);
+	sess_reset(&s);
+}
+
+/* F2 on made-up answers: 1..marks CNPs pass with a note of how many; none, or more than marks, fail. */
+Test(rules_h, cnp_marks)
+{
+	struct resp cnps[9];
+	for (int i = 0; i < 9; i++) {
+		memset(&cnps[i], 0, sizeof(cnps[i]));
+		cnps[i].ts_ns = 1000000 * (i + 1);
+		cnps[i].icrc_status = ROCE_ICRC_GOOD;
+		cnps[i].h.bth.opcode = ROCE_OPC_CNP;
+		cnps[i].h.bth.becn = 1;
+		cnps[i].h.bth.pkey = 0xffff;
+		cnps[i].h.bth.dqpn = 0x0c0042;
+	}
+	struct conf_result r = res();
+	cr_expect_eq(rule_cnp_marks(cnps, 1, NULL, 0, 8, 0x0c0042, 0xffff, true, 0, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.reason, "1 CNP for 8 marked packets"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_cnp_marks(cnps, 8, NULL, 0, 8, 0x0c0042, 0xffff, true, 0, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.reason, "8 CNPs for 8 marked packets over 7.000 ms"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_cnp_marks(cnps, 9, NULL, 0, 8, 0x0c0042, 0xffff, true, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "9 CNPs for 8 marked packets"), "%s", r.reason);
+	cnps[0].h.bth.psn = 5;
+	r = res();
+	cr_expect_eq(rule_cnp_marks(cnps, 1, NULL, 0, 8, 0x0c0042, 0xffff, true, 0, &r), V_FAIL, "the format checked");
+	r = res();
+	cr_expect_eq(rule_cnp_marks(NULL, 0, NULL, 0, 8, 0x0c0042, 0xffff, true, 0, &r), V_FAIL, "no CNP");
+}
+
+/* V1's stimulus in a dry run: EtherType 0x8915, a GRH (version 6, next header 0x1b) with the tester's
+ * GID and the DUT QP's, and the same BTH a RoCEv2 probe would carry. */
+Test(stimuli, rocev1_frame)
+{
+	struct session s;
+	dry_run_one("rc-pingpong", "V1", &s);
+	cr_assert_geq(s.n_frames, 1);
+	const struct rec_frame *f = &s.frames[0];
+	cr_assert(f->has_stim && f->stim.rocev1);
+	cr_expect_eq(f->bytes[12] << 8 | f->bytes[13], 0x8915, "EtherType");
+	cr_expect_eq(f->bytes[14] >> 4, 6, "GRH IPVer");
+	cr_expect_eq(f->bytes[14 + 6], 0x1b, "GRH NxtHdr");
+	static const uint8_t sgid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 50};
+	cr_expect(!memcmp(f->bytes + 14 + 8, sgid, 16), "SGID: the tester's address, IPv4-mapped");
+	cr_expect(!memcmp(f->bytes + 14 + 24, s.qp.dut_gid, 16), "DGID: the DUT QP's GID");
+	struct roce_pkt p;
+	cr_assert_eq(roce_decode(NULL, f->bytes, f->len, f->len, 1, &p), 1);
+	cr_expect_eq(p.version, 1);
+	cr_expect_eq(p.h.bth.opcode, ROCE_OPC_SEND_ONLY);
+	cr_expect_eq(p.h.bth.dqpn, s.qp.dut_qpn);
+	cr_expect_eq(p.icrc_status, ROCE_ICRC_GOOD);
+	sess_reset(&s);
+}
+
+/* The ATOMIC_ACKs of a recorded test, in order (at most 3). */
+static size_t recorded_atomic_acks(const struct session *s, const struct resp **a, uint32_t psn[3])
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->n_resps && k < 3; i++)
+		if (s->resps[i].h.bth.opcode == ROCE_OPC_ATOMIC_ACK) {
+			a[k] = &s->resps[i];
+			psn[k++] = s->resps[i].h.bth.psn;
+		}
+	return k;
+}
+
+/* D6/D7 on rxe's recorded answers (perftest-atomic): each passes with the compare value it was sent
+ * with; judged as if the other compare had been sent, the same answers fail (rxe's memory did what
+ * the sent compare asked, not the other). */
+Test(rules_h, cmp_swap_recorded)
+{
+	static const char *const tests[] = {"D6", "D7"};
+	for (int t = 0; t < 2; t++) {
+		struct session s;
+		const struct resp *a[3];
+		uint32_t psn[3];
+		load(&s, tests[t]);
+		cr_assert_eq(recorded_atomic_acks(&s, a, psn), 3, "%s: three ATOMIC_ACKs", tests[t]);
+		uint64_t v = a[0]->h.atomicacketh.orig, swap = v ^ 0x5a5a5a5a00c0ffeeULL;
+		uint64_t cmp = t == 0 ? v : v + 1, other = t == 0 ? v + 1 : v;
+		struct conf_result r = res();
+		cr_expect_eq(rule_cmp_swap(s.resps, s.n_resps, psn, cmp, swap, true, &r), V_PASS, "%s: %s", tests[t], r.reason);
+		cr_expect(strstr(r.observed, "orig 0x"), "the values read are in the evidence: %s", r.observed);
+		r = res();
+		cr_expect_eq(rule_cmp_swap(s.resps, s.n_resps, psn, other, swap, true, &r), V_FAIL, "%s judged with the other "
+			     "compare", tests[t]);
+		sess_reset(&s);
+	}
+}
+
+/* M2a on rxe's recorded READ at PMTU 256: three 256-byte packets; at another PMTU, a FAIL. */
+Test(rules_h, read_segments_recorded)
+{
+	struct session s;
+	load(&s, "M2a");
+	const struct resp *f = first_response(&s);
+	cr_assert(f);
+	struct conf_result r = res();
+	cr_expect_eq(rule_read_segments(f, 3, f->h.bth.psn, 3, 256, true, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_segments(f, 3, f->h.bth.psn, 3, 1024, true, &r), V_FAIL, "not at PMTU 1024");
+	sess_reset(&s);
 }
