@@ -15,22 +15,22 @@
 #include <string.h>
 #include <time.h>
 
-#include "dfilter.h"
-#include "input.h"
-#include "live.h"
-#include "metrics.h"
-#include "metrics_out.h"
+#include "input/input.h"
+#include "input/live.h"
+#include "live/metrics.h"
+#include "live/metrics_out.h"
+#include "live/prefaulter.h"
+#include "live/privs.h"
+#include "live/progress.h"
+#include "live/signals.h"
+#include "output/dfilter.h"
+#include "output/print.h"
+#include "output/rotate.h"
+#include "output/streams.h"
+#include "output/summary.h"
 #include "pipeline.h"
-#include "prefaulter.h"
-#include "print.h"
-#include "report.h"
-#include "privs.h"
-#include "progress.h"
+#include "report/report.h"
 #include "roce/roce.h"
-#include "rotate.h"
-#include "signals.h"
-#include "streams.h"
-#include "summary.h"
 
 #define EXIT_EVENTS 1
 #define EXIT_USAGE 2

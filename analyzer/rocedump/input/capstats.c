@@ -10,13 +10,13 @@
  * interface ID (4) | timestamp (8) | captured length (4) | original length (4) | data; an SPB
  * original length (4) | data (interface 0); the obsolete PB interface ID (2) | drops (2) |
  * timestamp (8) | captured length (4) | original length (4) | data. */
-#include "capstats.h"
+#include "input/capstats.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcapng.h"
+#include "input/pcapng.h"
 
 #define PKT_DATA (PCAPNG_BLOCK_HDR + PCAPNG_EPB_FIXED)  /* EPB and PB: where the data starts */
 #define SPB_DATA (PCAPNG_BLOCK_HDR + PCAPNG_SPB_FIXED)

@@ -14,7 +14,7 @@
  * the direct reader does not take at all, are read through that cookie stream from their start.
  * Timestamps are asked for in nanoseconds whatever the file holds. */
 #define _GNU_SOURCE  /* fopencookie */
-#include "input.h"
+#include "input/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pcapngread.h"
+#include "input/pcapngread.h"
 #include "roce/common.h"
 
 #define IO_BUFFER (1u << 20)

@@ -16,9 +16,9 @@
 
 #include <pcap/pcap.h>
 
-#include "capstats.h"
-#include "live.h"
-#include "pcapread.h"
+#include "input/capstats.h"
+#include "input/live.h"
+#include "input/pcapread.h"
 
 struct input {
 	pcap_t *pcap;

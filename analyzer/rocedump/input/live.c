@@ -1,7 +1,7 @@
 /* live.c: live capture on an interface (see live.h), libpcap's pcap_create() / pcap_activate()
  * with tcpdump's options. Errors say what the user can do about them: capturing needs root or
  * CAP_NET_RAW, and a hardware time stamp type also CAP_NET_ADMIN (the kernel's SIOCSHWTSTAMP). */
-#include "live.h"
+#include "input/live.h"
 
 #include <string.h>
 

@@ -25,14 +25,14 @@
  * to read, it stops: input.c then opens libpcap on this section's header and interface blocks
  * followed by the file from that block on (pcapng_prefix), so that libpcap reads on with exactly
  * the state it would have had, with its own checks and messages. */
-#include "pcapngread.h"
+#include "input/pcapngread.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "capstats.h"
-#include "input.h"
-#include "pcapng.h"
+#include "input/capstats.h"
+#include "input/input.h"
+#include "input/pcapng.h"
 
 #define IFACES_TAKEN 64
 _Static_assert(PCAPREAD_MARGIN <= ((size_t)16 << 20), "libpcap's INITIAL_MAX_BLOCKSIZE: it takes every block this does");

@@ -10,7 +10,7 @@
 
 #include <pcap/pcap.h>
 
-#include "pcapread.h"
+#include "input/pcapread.h"
 
 struct capstats;
 struct frame;

@@ -44,7 +44,7 @@
  * file has grown by since. A file cut shorter while it is read, or a read that fails, stops it
  * with r->failed: input.c reports that as an input error. */
 #define _GNU_SOURCE
-#include "pcapread.h"
+#include "input/pcapread.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -55,9 +55,9 @@
 #include <unistd.h>
 
 #include "cpu_relax.h"
-#include "input.h"
-#include "pcapng.h"
-#include "pcapngread.h"
+#include "input/input.h"
+#include "input/pcapng.h"
+#include "input/pcapngread.h"
 
 #define FILE_HDR 24
 #define RECORD_HDR 16

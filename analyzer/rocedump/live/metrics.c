@@ -1,13 +1,13 @@
 /* metrics.c: Prometheus text exposition of the run's counters (see metrics.h). */
 #define _GNU_SOURCE  /* open_memstream */
-#include "metrics.h"
+#include "live/metrics.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "output/fmt.h"
 
 static bool ranks_above(const struct roce_stream_stats *a, const struct roce_stream_stats *b)
 {

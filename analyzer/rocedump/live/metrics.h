@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capstats.h"
+#include "input/capstats.h"
 #include "roce/analyze.h"
-#include "summary.h"
+#include "output/summary.h"
 
 #define METRICS_TOP_STREAMS 10
 

@@ -18,7 +18,7 @@
  * shared libraries) cost every run ~3.5 ms of start-up, a run without --metrics included (a
  * test program linked as rocedump was: 8.2 ms to start against 4.7 ms without libmicrohttpd). */
 #define _GNU_SOURCE
-#include "metrics_out.h"
+#include "live/metrics_out.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>

@@ -2,7 +2,7 @@
  * analyzer/core/prefault.c): every PREFAULTER_PERIOD_US while it finds pages to populate, up to
  * 16 times as seldom while it finds none (a small capture, a quiet live one), so that an idle
  * rocedump does not wake a thousand times a second. */
-#include "prefaulter.h"
+#include "live/prefaulter.h"
 
 #include <time.h>
 

@@ -1,7 +1,7 @@
 /* privs.c: -Z USER (see privs.h). The order is the one that works: supplementary groups and the
  * gid while still root, the uid last; then a check that root cannot be had back. glibc applies
  * each change to every thread of the process. */
-#include "privs.h"
+#include "live/privs.h"
 
 #include <errno.h>
 #include <grp.h>

@@ -1,6 +1,6 @@
 /* progress.c: the progress line (see progress.h), redrawn in place with a carriage return and
  * erased with "\r\033[K" at the end. */
-#include "progress.h"
+#include "live/progress.h"
 
 #include <inttypes.h>
 #include <stdio.h>

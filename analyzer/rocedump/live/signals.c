@@ -1,6 +1,6 @@
 /* signals.c: the stop and info signals (see signals.h). SA_RESTART keeps reads and writes from
  * failing with EINTR; poll(), where the analysis waits for input, returns early all the same. */
-#include "signals.h"
+#include "live/signals.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* congestion_out.c: rocedump's congestion reports (see congestion_out.h). Text tables fit in 120
  * columns; times in the JSON are nanoseconds (a pause quantum is 1.28 ns at 400 Gb/s). */
-#include "congestion_out.h"
+#include "output/congestion_out.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "output/fmt.h"
 
 /* ---- PFC and PAUSE ---- */
 

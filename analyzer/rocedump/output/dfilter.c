@@ -1,6 +1,6 @@
 /* dfilter.c: rocedump -Y (grammar in dfilter.h): a hand-written tokenizer and recursive-descent
  * parser into a small tree of nodes, and its evaluation over one frame's fields and events. */
-#include "dfilter.h"
+#include "output/dfilter.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

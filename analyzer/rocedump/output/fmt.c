@@ -1,5 +1,5 @@
 /* fmt.c: address and timestamp text (see fmt.h). */
-#include "fmt.h"
+#include "output/fmt.h"
 
 #include <arpa/inet.h>
 #include <stdint.h>

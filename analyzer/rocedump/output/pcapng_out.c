@@ -8,15 +8,15 @@
  *
  * A pcapng time stamp is unsigned: a frame before 1970 is written at 0. The bytes written are
  * those rocedump holds of the frame: at most 65,535 (decode.h), its length on the wire unchanged. */
-#include "pcapng_out.h"
+#include "output/pcapng_out.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
-#include "input.h"
-#include "pcapng.h"
+#include "input/input.h"
+#include "input/pcapng.h"
 #include "roce/decode.h"
 
 

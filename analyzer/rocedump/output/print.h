@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fmt.h"
-#include "input.h"
+#include "output/fmt.h"
+#include "input/input.h"
 #include "roce/analyze.h"
 #include "roce/decode.h"
-#include "sb.h"
+#include "output/sb.h"
 
 struct print_opts {
 	int verbose;     /* -v count */

@@ -5,8 +5,8 @@
  * address, so no escaping is needed. 64-bit values are JSON numbers (exact in Python, jq 1.7+). */
 #include <inttypes.h>
 
-#include "fmt.h"
-#include "print.h"
+#include "output/fmt.h"
+#include "output/print.h"
 
 /* The length of each field's parent path ("roce.reth" of "roce.reth.va"; 0 at the top). */
 static uint8_t parent_len[ROCE_F_COUNT];

@@ -15,8 +15,8 @@
  *   ...: CM ConnectRequest [|cm]                        (cut by the capture) */
 #include <inttypes.h>
 
-#include "fmt.h"
-#include "print.h"
+#include "output/fmt.h"
+#include "output/print.h"
 #include "roce/mad.h"
 
 /* Whether the frame is a UD SEND_ONLY to QP 1 (the cheap test first), decoded into *m. */

@@ -5,8 +5,8 @@
  * -e the link layer. A header cut by the capture shows as [|layer], as tcpdump does. */
 #include <inttypes.h>
 
-#include "fmt.h"
-#include "print.h"
+#include "output/fmt.h"
+#include "output/print.h"
 
 static const char *ecn_name(unsigned ecn)
 {

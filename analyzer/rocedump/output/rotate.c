@@ -3,7 +3,7 @@
  * the first get a number appended (name, name1, name2, ...), and with -W the numbers have as
  * many digits as W needs, the first file included (name0, name1, ...), and wrap after W files.
  * With -G and -W the capture ends once W files are done. */
-#include "rotate.h"
+#include "output/rotate.h"
 
 #include <stdio.h>
 #include <string.h>

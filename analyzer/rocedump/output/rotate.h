@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "pcapng_out.h"
+#include "output/pcapng_out.h"
 
 struct rotate_config {
 	const char *name;          /* -w: a file name ("-" only without rotation); a strftime

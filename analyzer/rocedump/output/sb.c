@@ -1,5 +1,5 @@
 /* sb.c: the record string builder (see sb.h). */
-#include "sb.h"
+#include "output/sb.h"
 
 #include <string.h>
 

@@ -5,12 +5,12 @@
  * Text: by default a table that fits 120 columns (IPv4 addresses) with its heads spelled out,
  * then a line per stream for the times that do not fit it (NAK recovery, timeout ages, response
  * times); -v the full table, one line per stream. */
-#include "streams.h"
+#include "output/streams.h"
 
 #include <inttypes.h>
 
-#include "congestion_out.h"
-#include "fmt.h"
+#include "output/congestion_out.h"
+#include "output/fmt.h"
 
 static const char *paired_name(unsigned p)
 {

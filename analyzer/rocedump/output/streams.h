@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "capstats.h"
+#include "input/capstats.h"
 #include "roce/analyze.h"
 
 /* verbose: the full table (-v); else one that fits 120 columns, and the times on lines of their own */

@@ -1,9 +1,9 @@
 /* summary.c: the end-of-capture report (see summary.h). */
-#include "summary.h"
+#include "output/summary.h"
 
 #include <inttypes.h>
 
-#include "congestion_out.h"
+#include "output/congestion_out.h"
 
 void summary_print_text(const struct summary *s, const struct capstats *cs, const struct roce_analyzer *an,
 			uint64_t link_bps, FILE *out)

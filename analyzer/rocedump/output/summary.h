@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "capstats.h"
+#include "input/capstats.h"
 #include "roce/analyze.h"
 #include "roce/decode.h"
 

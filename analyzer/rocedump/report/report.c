@@ -8,7 +8,7 @@
  * REPORT_EXACT_POINTS and turn into TBINS_N bins; all points and bins together stay within
  * REPORT_MEM_BUDGET (a stream past it gets no series, and the page says how many). */
 #define _GNU_SOURCE
-#include "report_data.h"
+#include "report/report_data.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "grow.h"
-#include "streams.h"
+#include "output/streams.h"
 
 struct report *report_new(const struct report_config *cfg, char *err, size_t errlen)
 {

@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capstats.h"
-#include "input.h"
+#include "input/capstats.h"
+#include "input/input.h"
 #include "roce/analyze.h"
-#include "summary.h"
+#include "output/summary.h"
 
 #define REPORT_PLOTS_DEFAULT 50         /* queue pairs with plots */
 #define REPORT_EXACT_POINTS 10000       /* a stream's frames plotted one by one up to this */

@@ -7,13 +7,13 @@
  *     802.3 Annex 31B) as a frame ended it, and the others from the analyzer's rows; the
  *     RoCE frames sent into a pause (pfc.traffic_while_paused).
  * The counts are the analyzer's: each outcome it counts in the summary comes here once. */
-#include "report_data.h"
+#include "report/report_data.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "output/fmt.h"
 #include "grow.h"
 
 /* ---- per stream: CNPs and missed CE marks ---- */

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
-#include "tbins.h"
+#include "report/report.h"
+#include "report/tbins.h"
 #include "u64map.h"
 
 /* What a point is: a request of the stream's source, or a response to its destination's requests. */

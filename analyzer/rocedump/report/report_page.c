@@ -4,7 +4,7 @@
  * print them, and the report's own series), and the scripts (the vendored uPlot and
  * report/report.js). Nothing on the page is fetched from elsewhere. */
 #define _GNU_SOURCE  /* memmem */
-#include "report_data.h"
+#include "report/report_data.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "report_assets.h"
-#include "sb.h"
+#include "output/sb.h"
 
 /* JSON text inside <script>: a '<' (only ever inside a string) as \u003c, so "</script>" in a
  * name cannot end the block. */
