@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "input.h"
+#include "input/input.h"
 #include "roce/roce.h"
 
 #define PIPELINE_MAX_THREADS 16

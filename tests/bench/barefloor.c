@@ -21,7 +21,7 @@
  * -n  read only: walk the records and count bytes, no parse, no CRC
  * -m  map the file instead (mmap, read-only; the pages behind let go in 16 MiB steps, as
  *     rocedump's reader does): no kernel copy out of the page cache. An INFO floor: the one that
- *     rocedump's reading (analyzer/rocedump/pcapread.c) can be held to, where read() is the one
+ *     rocedump's reading (analyzer/rocedump/input/pcapread.c) can be held to, where read() is the one
  *     the PASS/FAIL verdict keeps
  * -h  halves: print `half OFFSET K`, where the file's records split in two (the first K = N / 2
  *     of its N records end at byte OFFSET, where the second half begins), and nothing else: no

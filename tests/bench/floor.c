@@ -24,14 +24,14 @@
  *           file itself (pcap_open_offline_with_tstamp_precision: its own fopen, stdio's 4 KiB
  *           buffer, a stream lock taken on every fread); -b is then ignored
  * -R        the records read as rocedump reads a plain pcap file: by its own reader
- *           (analyzer/rocedump/pcapread.c: the file read into a ring of memory, records used where
+ *           (analyzer/rocedump/input/pcapread.c: the file read into a ring of memory, records used where
  *           they lie), libpcap reading on from the first record that reader leaves to it;
  *           a pcapng file (which rocedump reads with pcapngread.c) is read by libpcap
  * -n        read only: walk the frames and count bytes, no parse, no CRC
  * -Z        no vzeroupper after the CRC (to see what the dirty AVX-512 state costs)
  *
  * Build: by tests/bench/meson.build (needs libpcap and libisal), or by hand:
- *   cc -std=c11 -O2 -Iinclude -Ianalyzer/rocedump -o floor tests/bench/floor.c analyzer/rocedump/pcapread.c \
+ *   cc -std=c11 -O2 -Iinclude -Ianalyzer/rocedump -o floor tests/bench/floor.c analyzer/rocedump/input/pcapread.c \
  *      -lpcap -lisal
  * Exit status: 0 ok, 2 usage or input error. */
 #ifndef _DEFAULT_SOURCE
@@ -49,8 +49,8 @@
 #include <unistd.h>
 
 #include "floor_icrc.h"
-#include "input.h"     /* struct frame */
-#include "pcapread.h"
+#include "input/input.h"     /* struct frame */
+#include "input/pcapread.h"
 
 enum { CHECK, READ_ONLY, OTHER };  /* what count_frame does beside counting: -n, not Ethernet */
 

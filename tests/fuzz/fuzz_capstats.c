@@ -1,4 +1,4 @@
-/* fuzz_capstats.c: rocedump's pcapng drop-count scanner (analyzer/rocedump/capstats.c) as a fuzz
+/* fuzz_capstats.c: rocedump's pcapng drop-count scanner (analyzer/rocedump/input/capstats.c) as a fuzz
  * target. Input: a capture file's bytes. The scanner is fed them whole, then in pieces whose
  * sizes come from the input itself; it must never read out of bounds, must keep its interface
  * table within bounds, and must reach the same counts however the bytes are split. Under
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capstats.h"
+#include "input/capstats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

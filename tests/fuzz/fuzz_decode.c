@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "print.h"
+#include "output/print.h"
 #include "roce/roce.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

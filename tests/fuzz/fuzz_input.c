@@ -1,4 +1,4 @@
-/* fuzz_input.c: rocedump's capture input (analyzer/rocedump/input.c with its direct readers
+/* fuzz_input.c: rocedump's capture input (analyzer/rocedump/input/input.c with its direct readers
  * pcapread.c and pcapngread.c) as a differential fuzz target. Input: a capture file's bytes,
  * pcap or pcapng. The file (a memfd, so a regular file that maps) is read three ways: by
  * input.c, which lets the direct readers take what they are sure of; by pcap_next_ex() on a fresh
@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "input.h"
+#include "input/input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

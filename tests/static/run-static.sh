@@ -24,7 +24,7 @@ trap 'rm -rf "$T"' EXIT
 status=0
 
 # The C files the build compiles, from the source tree (not the build's generated ones), each
-# with one compile command: a file several targets compile (capstats.c, in rocedump and in three
+# with one compile command: a file several targets compile (input_harness.c, in three unit
 # tests) is checked once, and clang-tidy 14 analysing one file twice in a process loses track of
 # va_start in the second run (a false clang-analyzer-valist.Uninitialized).
 /usr/bin/python3 - "$BUILD/compile_commands.json" "$SRC" "$BUILD" "$T/db/compile_commands.json" \

@@ -1,5 +1,5 @@
 /* input_harness.h: what the capture-input tests (test_input.c: classic pcap, test_input_pcapng.c:
- * pcapng) share: every file is read both through rocedump's input (analyzer/rocedump/input.c,
+ * pcapng) share: every file is read both through rocedump's input (analyzer/rocedump/input/input.c,
  * with its direct readers pcapread.c and pcapngread.c) and by pcap_next_ex() on a fresh libpcap
  * handle, and the two must hand out the same frames (bytes, lengths, time stamps, numbers) and
  * end the same way (the end of the file, or the same error message). The file is also read
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "input.h"
+#include "input/input.h"
 
 #define MAX_FRAMES 4096   /* frames a file read by same() may have */
 

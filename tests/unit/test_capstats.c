@@ -1,11 +1,11 @@
-/* test_capstats.c: the pcapng drop-count scanner (analyzer/rocedump/capstats.c).
+/* test_capstats.c: the pcapng drop-count scanner (analyzer/rocedump/input/capstats.c).
  *
  * Files are built here block by block in either byte order; each is fed whole, one byte at a
  * time and split at every offset, and must give the same counts every way. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "capstats.h"
+#include "input/capstats.h"
 
 struct file {
 	uint8_t b[8192];

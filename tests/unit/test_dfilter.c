@@ -1,11 +1,11 @@
-/* test_dfilter.c: rocedump -Y's parser and evaluation (analyzer/rocedump/dfilter.c): what each
+/* test_dfilter.c: rocedump -Y's parser and evaluation (analyzer/rocedump/output/dfilter.c): what each
  * kind of test selects on made frames (fields, addresses, VLAN tags, wrappers, events, and/or/not,
  * precedence), and the column each syntax error names. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dfilter.h"
+#include "output/dfilter.h"
 #include "unit_util.h"
 
 static uint8_t frame[FRAME_CAP];

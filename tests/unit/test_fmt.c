@@ -1,4 +1,4 @@
-/* test_fmt.c: rocedump's text appenders (analyzer/rocedump/fmt.c, sb.c) against libc's own
+/* test_fmt.c: rocedump's text appenders (analyzer/rocedump/output/fmt.c, sb.c) against libc's own
  * formatting: IPv4 addresses against inet_ntop for every octet value in every position, MAC
  * addresses and decimal (plain and zero-padded) and hex against snprintf at the digit-count
  * boundaries, and truncation; time stamps in each of tcpdump's styles. */
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "sb.h"
+#include "output/fmt.h"
+#include "output/sb.h"
 
 Test(fmt, ipv4_matches_inet_ntop)
 {

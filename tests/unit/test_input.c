@@ -1,4 +1,4 @@
-/* test_input.c: rocedump's capture input (analyzer/rocedump/input.c) on classic pcap files,
+/* test_input.c: rocedump's capture input (analyzer/rocedump/input/input.c) on classic pcap files,
  * against libpcap alone (input_harness.h: every file read both ways, and from standard input).
  *
  * input.c lets pcapread.c hand out the records of a plain pcap file and gives libpcap the rest

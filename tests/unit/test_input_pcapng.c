@@ -1,4 +1,4 @@
-/* test_input_pcapng.c: rocedump's capture input (analyzer/rocedump/input.c) on pcapng files,
+/* test_input_pcapng.c: rocedump's capture input (analyzer/rocedump/input/input.c) on pcapng files,
  * against libpcap alone and against input.c reading them from standard input
  * (input_harness.h).
  *
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "input_harness.h"
-#include "pcapng.h"
+#include "input/pcapng.h"
 
 TestSuite(input_pcapng, .fini = cleanup);
 

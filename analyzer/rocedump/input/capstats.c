@@ -1,0 +1,388 @@
+/* capstats.c: drop counts from pcapng Interface Statistics Blocks (see capstats.h).
+ *
+ * pcapng (draft-ietf-opsawg-pcapng §3.1, §4.1, §4.6): every block is type (4) | total length
+ * (4) | body | total length (4), in the byte order the Section Header Block's byte-order magic
+ * sets for its section. The SHB's type 0x0A0D0D0A reads the same in both orders, so its length
+ * is read after its magic. An ISB is interface ID (4) | timestamp (8) | options, each option
+ * code (2) | length (2) | value padded to 4 bytes, ended by code 0; isb_ifrecv (4), isb_ifdrop
+ * (5) and isb_osdrop (7) are 64-bit counts. An IDB is link type (2) | reserved (2) | snap length
+ * (4) | options (if_name: code 2); the IDBs of a section are its interfaces 0, 1, ... An EPB is
+ * interface ID (4) | timestamp (8) | captured length (4) | original length (4) | data; an SPB
+ * original length (4) | data (interface 0); the obsolete PB interface ID (2) | drops (2) |
+ * timestamp (8) | captured length (4) | original length (4) | data. */
+#include "input/capstats.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/pcapng.h"
+
+#define PKT_DATA (PCAPNG_BLOCK_HDR + PCAPNG_EPB_FIXED)  /* EPB and PB: where the data starts */
+#define SPB_DATA (PCAPNG_BLOCK_HDR + PCAPNG_SPB_FIXED)
+#define SHB_HDR 12u                           /* type, length, byte-order magic */
+#define ISB_OPTIONS (PCAPNG_BLOCK_HDR + 12u)  /* interface ID, timestamp high and low */
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t rd32(const struct capstats *s, const uint8_t *p)
+{
+	uint32_t v = le32(p);
+	return s->swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint16_t rd16(const struct capstats *s, const uint8_t *p)
+{
+	return s->swapped ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint64_t rd64(const struct capstats *s, const uint8_t *p)
+{
+	uint64_t lo = le32(p), hi = le32(p + 4);
+	return s->swapped ? (uint64_t)__builtin_bswap32((uint32_t)lo) << 32 | __builtin_bswap32((uint32_t)hi)
+			  : hi << 32 | lo;
+}
+
+static bool is_classic_pcap_magic(uint32_t m)
+{
+	return m == 0xa1b2c3d4u || m == 0xd4c3b2a1u || m == 0xa1b23c4du || m == 0x4d3cb2a1u;
+}
+
+void capstats_init(struct capstats *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+bool capstats_track_packets(struct capstats *s)
+{
+	s->pkt_alloc = 256;
+	s->pkts = malloc(s->pkt_alloc * sizeof(*s->pkts));
+	s->track = s->pkts != NULL;
+	return s->track;
+}
+
+void capstats_free(struct capstats *s)
+{
+	free(s->pkts);
+	s->pkts = NULL;
+	s->track = false;
+}
+
+/* Bytes of the current block to keep in head[]: an ISB's or IDB's options, a packet block's
+ * fixed fields and first data bytes when tracking, else the header alone. */
+static uint32_t keep_limit(const struct capstats *s)
+{
+	switch (s->block_type) {
+	case PCAPNG_BT_ISB:
+	case PCAPNG_BT_IDB: return sizeof(s->head);
+	case PCAPNG_BT_EPB:
+	case PCAPNG_BT_PB: return s->track ? PKT_DATA + CAPSTATS_HEAD_BYTES : PCAPNG_BLOCK_HDR;
+	case PCAPNG_BT_SPB: return s->track ? SPB_DATA + CAPSTATS_HEAD_BYTES : PCAPNG_BLOCK_HDR;
+	default: return PCAPNG_BLOCK_HDR;
+	}
+}
+
+static void push_packet(struct capstats *s, uint32_t iface, uint32_t caplen, uint32_t wirelen, const uint8_t *data,
+			uint32_t have)
+{
+	if (s->pkt_n == s->pkt_alloc) {  /* grow: unwrap into a twice larger ring */
+		struct capstats_pkt *p = malloc(2 * (size_t)s->pkt_alloc * sizeof(*p));
+		if (!p)
+			return;  /* this frame's interface stays unknown */
+		for (uint32_t i = 0; i < s->pkt_n; i++)
+			p[i] = s->pkts[(s->pkt_head + i) % s->pkt_alloc];
+		free(s->pkts);
+		s->pkts = p;
+		s->pkt_head = 0;
+		s->pkt_alloc *= 2;
+	}
+	struct capstats_pkt *e = &s->pkts[(s->pkt_head + s->pkt_n++) % s->pkt_alloc];
+	uint32_t n = caplen < have ? caplen : have;
+	*e = (struct capstats_pkt){.iface = iface, .caplen = caplen, .wirelen = wirelen,
+				   .n = n < CAPSTATS_HEAD_BYTES ? n : CAPSTATS_HEAD_BYTES};
+	memcpy(e->head, data, e->n);
+}
+
+/* head[0 .. have) holds a packet block's first bytes: queue it. */
+static void parse_packet(struct capstats *s)
+{
+	uint32_t end = s->have < s->block_len ? s->have : s->block_len - 4, sect = s->section - 1;
+	if (s->block_type == PCAPNG_BT_SPB) {
+		if (end < SPB_DATA)
+			return;
+		uint32_t wirelen = rd32(s, s->head + PCAPNG_BLOCK_HDR), room = s->block_len - SPB_DATA - 4;
+		push_packet(s, capstats_iface_key(sect, 0), wirelen < room ? wirelen : room, wirelen, s->head + SPB_DATA,
+			    end - SPB_DATA);
+		return;
+	}
+	if (end < PKT_DATA)
+		return;
+	uint32_t if_id = s->block_type == PCAPNG_BT_EPB ? rd32(s, s->head + PCAPNG_BLOCK_HDR) : rd16(s, s->head + PCAPNG_BLOCK_HDR);
+	push_packet(s, capstats_iface_key(sect, if_id), rd32(s, s->head + PCAPNG_BLOCK_HDR + 12),
+		    rd32(s, s->head + PCAPNG_BLOCK_HDR + 16), s->head + PKT_DATA, end - PKT_DATA);
+}
+
+/* head[0 .. have) holds an IDB's first bytes: the section's next interface, and its name. */
+static void parse_idb(struct capstats *s)
+{
+	uint32_t end = s->have < s->block_len ? s->have : s->block_len - 4, key = capstats_iface_key(s->section - 1, s->section_ifs++);
+	if (s->n_names >= CAPSTATS_MAX_NAMES)
+		return;
+	s->names[s->n_names].key = key;
+	char *name = s->names[s->n_names++].name;
+	name[0] = 0;
+	for (uint32_t o = PCAPNG_BLOCK_HDR + 8; o + 4 <= end;) {
+		uint16_t code = rd16(s, s->head + o), len = rd16(s, s->head + o + 2);
+		uint32_t padded = (len + 3u) & ~3u;
+		if (code == PCAPNG_OPT_ENDOFOPT || o + 4 + padded > end)
+			break;
+		if (code == PCAPNG_OPT_IF_NAME) {
+			uint32_t n = len < CAPSTATS_NAME_LEN - 1 ? len : CAPSTATS_NAME_LEN - 1;
+			memcpy(name, s->head + o + 4, n);
+			name[n] = 0;
+			for (uint32_t i = 0; i < n; i++)  /* printed as is, in text and JSON: keep it plain */
+				if (name[i] < 0x20 || name[i] > 0x7e || name[i] == '"' || name[i] == '\\')
+					name[i] = '?';
+		}
+		o += 4 + padded;
+	}
+}
+
+uint32_t capstats_packet_iface(struct capstats *s, const uint8_t *data, uint32_t caplen, uint32_t wirelen)
+{
+	if (!s->track || !s->pkt_n)
+		return 0;
+	for (uint32_t i = 0; i < s->pkt_n; i++) {
+		const struct capstats_pkt *e = &s->pkts[(s->pkt_head + i) % s->pkt_alloc];
+		/* the bytes both have: libpcap may hand out fewer than the block holds */
+		uint32_t n = e->n < caplen ? e->n : caplen;
+		if (e->wirelen != wirelen || e->caplen < caplen || memcmp(e->head, data, n) != 0)
+			continue;
+		uint32_t iface = e->iface;  /* the blocks before it were not handed out: filtered */
+		s->pkt_head = (s->pkt_head + i + 1) % s->pkt_alloc;
+		s->pkt_n -= i + 1;
+		return iface;
+	}
+	return 0;
+}
+
+const char *capstats_iface_name(const struct capstats *s, uint32_t key)
+{
+	for (uint32_t i = 0; i < s->n_names; i++)
+		if (s->names[i].key == key)
+			return s->names[i].name;
+	return "";
+}
+
+void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop)
+{
+	capstats_init(s);
+	s->format = CAPSTATS_LIVE;
+	s->complete = true;
+	s->stopped = true;
+	s->n_ifaces = 1;
+	s->iface[0] = (struct capstats_iface){.recv = received, .if_drop = if_drop, .os_drop = os_drop,
+					      .has_recv = true, .has_if_drop = true, .has_os_drop = true};
+}
+
+static struct capstats_iface *iface_for(struct capstats *s, uint32_t section, uint32_t if_id)
+{
+	for (uint32_t i = 0; i < s->n_ifaces; i++)
+		if (s->iface[i].section == section && s->iface[i].if_id == if_id)
+			return &s->iface[i];
+	if (s->n_ifaces == CAPSTATS_MAX_IFACES) {
+		s->too_many_ifaces = true;
+		return NULL;
+	}
+	struct capstats_iface *f = &s->iface[s->n_ifaces++];
+	memset(f, 0, sizeof(*f));
+	f->section = section;
+	f->if_id = if_id;
+	return f;
+}
+
+/* The block's header is in head[0 .. have): check it and set up the walk over the rest. */
+static bool start_block(struct capstats *s)
+{
+	uint32_t type = le32(s->head);
+	bool first = s->offset == s->have;
+
+	if (first && type != PCAPNG_BT_SHB) {
+		if (is_classic_pcap_magic(type))
+			s->format = CAPSTATS_PCAP;
+		return false;
+	}
+	if (type == PCAPNG_BT_SHB) {
+		uint32_t magic = le32(s->head + PCAPNG_BLOCK_HDR);
+		if (magic == PCAPNG_BYTE_ORDER_MAGIC)
+			s->swapped = false;
+		else if (magic == __builtin_bswap32(PCAPNG_BYTE_ORDER_MAGIC))
+			s->swapped = true;
+		else
+			return false;
+		s->format = CAPSTATS_PCAPNG;
+		s->section++;
+		s->section_ifs = 0;
+	}
+	s->block_type = rd32(s, s->head);
+	s->block_len = rd32(s, s->head + 4);
+	if (s->block_len < (type == PCAPNG_BT_SHB ? PCAPNG_SHB_MIN : PCAPNG_BLOCK_MIN) || s->block_len % 4)
+		return false;
+	s->remaining = s->block_len - s->have;
+	return true;
+}
+
+/* head[0 .. have) holds the ISB's first bytes: take its counts. */
+static void parse_isb(struct capstats *s)
+{
+	uint32_t end = s->have < s->block_len ? s->have : s->block_len - 4;
+
+	s->n_isb++;
+	if (end < ISB_OPTIONS)
+		return;
+	struct capstats_iface *f = iface_for(s, s->section - 1, rd32(s, s->head + PCAPNG_BLOCK_HDR));
+	if (!f)
+		return;
+	for (uint32_t o = ISB_OPTIONS; o + 4 <= end;) {
+		uint16_t code = rd16(s, s->head + o), len = rd16(s, s->head + o + 2);
+		uint32_t padded = (len + 3u) & ~3u;
+		if (code == PCAPNG_OPT_ENDOFOPT || o + 4 + padded > end)
+			break;
+		if (len == 8) {
+			uint64_t v = rd64(s, s->head + o + 4);
+			if (code == PCAPNG_OPT_ISB_IFRECV) {
+				f->recv = v;
+				f->has_recv = true;
+			} else if (code == PCAPNG_OPT_ISB_IFDROP) {
+				f->if_drop = v;
+				f->has_if_drop = true;
+			} else if (code == PCAPNG_OPT_ISB_OSDROP) {
+				f->os_drop = v;
+				f->has_os_drop = true;
+			}
+		}
+		o += 4 + padded;
+	}
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n)
+{
+	while (n && !s->stopped) {
+		if (!s->block_len) {  /* collecting a block header */
+			uint32_t need = s->have >= 4 && le32(s->head) == PCAPNG_BT_SHB ? SHB_HDR : PCAPNG_BLOCK_HDR;
+			size_t take = min_size(need - s->have, n);
+			memcpy(s->head + s->have, buf, take);
+			s->have += (uint32_t)take;
+			s->offset += take;
+			buf += take;
+			n -= take;
+			if (s->have < need || (need == PCAPNG_BLOCK_HDR && le32(s->head) == PCAPNG_BT_SHB))
+				continue;  /* more to come, or an SHB that needs its byte-order magic */
+			if (!start_block(s))
+				s->stopped = true;
+			continue;
+		}
+		size_t take = min_size(s->remaining, n);
+		uint32_t limit = keep_limit(s);
+		if (s->have < limit) {
+			size_t keep = min_size(take, limit - s->have);
+			memcpy(s->head + s->have, buf, keep);
+			s->have += (uint32_t)keep;
+		}
+		s->remaining -= (uint32_t)take;
+		s->offset += take;
+		buf += take;
+		n -= take;
+		if (!s->remaining) {
+			if (s->block_type == PCAPNG_BT_ISB)
+				parse_isb(s);
+			else if (s->block_type == PCAPNG_BT_IDB)
+				parse_idb(s);
+			else if (s->track && (s->block_type == PCAPNG_BT_EPB || s->block_type == PCAPNG_BT_SPB || s->block_type == PCAPNG_BT_PB))
+				parse_packet(s);
+			s->block_len = 0;
+			s->have = 0;
+		}
+	}
+}
+
+struct capstats_totals capstats_totals(const struct capstats *s)
+{
+	struct capstats_totals t = {0};
+	for (uint32_t i = 0; i < s->n_ifaces; i++) {
+		const struct capstats_iface *f = &s->iface[i];
+		if (f->has_if_drop) {
+			t.has_if_drop = true;
+			t.if_drop += f->if_drop;
+		}
+		if (f->has_os_drop) {
+			t.has_os_drop = true;
+			t.os_drop += f->os_drop;
+		}
+	}
+	return t;
+}
+
+static const char *format_name(enum capstats_format f)
+{
+	return f == CAPSTATS_PCAP ? "pcap" : f == CAPSTATS_PCAPNG ? "pcapng" : f == CAPSTATS_LIVE ? "live" : "unknown";
+}
+
+void capstats_describe(const struct capstats *s, char *buf, size_t len)
+{
+	struct capstats_totals t = capstats_totals(s);
+
+	if (s->format == CAPSTATS_LIVE) {
+		const struct capstats_iface *f = &s->iface[0];
+		snprintf(buf, len, "capture drops: %" PRIu64 " by the kernel, %" PRIu64 " by the interface (live; %" PRIu64
+			 " packets received by the filter)", f->os_drop, f->if_drop, f->recv);
+	} else if (s->format == CAPSTATS_PCAP) {
+		snprintf(buf, len, "capture drops: not recorded (pcap files carry no drop counts)");
+	} else if (s->format != CAPSTATS_PCAPNG) {
+		snprintf(buf, len, "capture drops: not recorded (unrecognised file format)");
+	} else if (s->too_many_ifaces) {
+		snprintf(buf, len, "capture drops: not known (statistics of more than %d interfaces)",
+			 CAPSTATS_MAX_IFACES);
+	} else if (!s->complete) {
+		snprintf(buf, len, "capture drops: not known (the file was not read to its end)");
+	} else if (!t.has_if_drop && !t.has_os_drop) {
+		snprintf(buf, len, "capture drops: not recorded (no pcapng interface statistics with drop counts)");
+	} else {
+		char ifd[32] = "", osd[32] = "";
+		if (t.has_if_drop)
+			snprintf(ifd, sizeof(ifd), "%" PRIu64 " by the interface", t.if_drop);
+		if (t.has_os_drop)
+			snprintf(osd, sizeof(osd), "%s%" PRIu64 " by the OS", t.has_if_drop ? ", " : "", t.os_drop);
+		snprintf(buf, len, "capture drops: %s%s (pcapng statistics of %" PRIu32 " interface%s)", ifd, osd,
+			 s->n_ifaces, s->n_ifaces == 1 ? "" : "s");
+	}
+}
+
+static void print_count(FILE *out, const char *name, bool has, uint64_t v)
+{
+	if (has)
+		fprintf(out, ",\"%s\":%" PRIu64, name, v);
+	else
+		fprintf(out, ",\"%s\":null", name);
+}
+
+void capstats_print_json(const struct capstats *s, FILE *out)
+{
+	struct capstats_totals t = capstats_totals(s);
+	if (!s->complete || s->too_many_ifaces)
+		t = (struct capstats_totals){0};  /* not known */
+	fprintf(out, "\"capture\":{\"format\":\"%s\"", format_name(s->format));
+	if (s->format == CAPSTATS_LIVE)
+		fprintf(out, ",\"received\":%" PRIu64, s->iface[0].recv);
+	print_count(out, "if_drops", t.has_if_drop, t.if_drop);
+	print_count(out, "os_drops", t.has_os_drop, t.os_drop);
+	fputc('}', out);
+}

@@ -1,0 +1,130 @@
+/* input.h: open a capture file (pcap or pcapng, or "-" for stdin) or a network interface (live,
+ * live.h) with libpcap, apply a BPF filter to each record (counting the ones it rejects, so frames
+ * keep their numbers in the file; live, the kernel filters), and hand out frames with the link
+ * type mapped to the core's ROCE_LINK_* numbers. A live capture or a pipe may have no complete
+ * frame ready: then input_next() says so (INPUT_AGAIN) rather than waiting, and input_wait()
+ * waits. The
+ * records of a regular pcap or pcapng file are read by pcapread.c and pcapngread.c as long as
+ * they are sure of them.
+ * The bytes libpcap reads pass by a capstats scanner on the way, which collects the capture's
+ * drop counts from pcapng statistics blocks (capstats.h). */
+#ifndef ROCEDUMP_INPUT_H
+#define ROCEDUMP_INPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pcap/pcap.h>
+
+#include "input/capstats.h"
+#include "input/live.h"
+#include "input/pcapread.h"
+
+struct input {
+	pcap_t *pcap;
+	FILE *fp;                 /* what libpcap reads: a stdio stream over `source` */
+	struct input_source *source;
+	char *iobuf;
+	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
+	const char *name;
+	struct bpf_program filter;  /* the compiled filter; bf_insns NULL when there is none */
+	uint64_t records_read;    /* records of the file read so far, the filter's rejects too */
+	bool direct;              /* records come from `records` until it hands over to libpcap */
+	struct pcapread records;
+	bool live;                /* a network interface (input_open_live) */
+	bool poll;                /* frames may not be ready yet: live, or a file that is not regular */
+	bool nano;                /* libpcap gives nanoseconds (else microseconds) */
+	uint64_t size;            /* a regular file's size in bytes, else 0 */
+	/* live: the kernel's 32-bit counts, last seen and widened to 64 bits */
+	uint32_t last_recv, last_drop, last_ifdrop;
+	uint64_t recv, drop, ifdrop;
+};
+
+/* input_next(): no complete frame is ready now (only when in->poll). */
+#define INPUT_AGAIN 2
+
+/* Room for any message input_open_file() or input_next() writes (longer paths are cut). */
+#define INPUT_ERRLEN (PCAP_ERRBUF_SIZE + 512)
+
+struct frame {
+	const uint8_t *data;
+	uint32_t caplen, wirelen;
+	int64_t ts_sec;           /* may be negative (a pcapng if_tsoffset, a pcap past 2038) */
+	uint32_t ts_nsec;         /* 0 .. 999,999,999 */
+	uint32_t iface;           /* pcapng: capstats_iface_key() of its interface; 0: not known (pcap) */
+	const char *iface_name;   /* its if_name, "" if none (valid while the input is open) */
+	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number) */
+};
+
+/* The frame's time in nanoseconds since 1970, held at the int64 range (years ±292) */
+static inline int64_t frame_ts_ns(const struct frame *f)
+{
+	const int64_t lim = INT64_MAX / 1000000000 - 1;
+	if (f->ts_sec > lim)
+		return INT64_MAX;
+	if (f->ts_sec < -lim)
+		return INT64_MIN;
+	return f->ts_sec * 1000000000 + f->ts_nsec;
+}
+
+/* Open path ("-" is stdin) and compile filter (NULL or "" for none). Returns 0, or -1 with
+ * a message in errbuf. */
+int input_open_file(struct input *in, const char *path, const char *filter, char *errbuf, size_t errlen);
+/* Open a live capture on cfg->device with filter (NULL or "" for none). 0, or -1 with a message. */
+int input_open_live(struct input *in, const struct live_config *cfg, const char *filter, char *errbuf,
+		    size_t errlen);
+/* 1: the next frame that passes the filter; 0: end of file; -1: read error (message in errbuf);
+ * INPUT_AGAIN: none ready yet. The frame's bytes stay valid until the next call, or, when
+ * input_frame_kept() says so right after it, until input_release() passes the frame. */
+int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
+
+/* Whether the frame input_next() just gave lies in the window of the file (pcapread.c, pcapngread.c):
+ * its bytes stay valid until input_release() passes it, or input_close(), whatever is read
+ * meanwhile. */
+static inline bool input_frame_kept(const struct input *in)
+{
+	return in->direct;
+}
+
+/* No frame older than oldest (a frame input_next() gave; NULL: none in use) is used again: the
+ * window may be read over up to it. Cheap enough to call for every frame. */
+static inline void input_release(struct input *in, const struct frame *oldest)
+{
+	if (in->records.ring.base)
+		pcapread_release(&in->records, oldest ? oldest->data : NULL);
+}
+/* With the lock that guards in held (pipeline.c): the next bytes of the file to read ahead (about
+ * bytes of them: pcapread_claim_ahead), claimed by the caller, who reads them in with
+ * input_read_claim() once the lock is let go; NULL when there are none (the end, enough claimed
+ * already, or a reader that reads no window). */
+static inline struct pcapread_claim *input_claim_ahead(struct input *in, size_t bytes)
+{
+	return in->direct ? pcapread_claim_ahead(&in->records, bytes) : NULL;
+}
+/* Where in the file the next record input_next() reads begins, while the window's reader reads
+ * (input_frame_kept); SIZE_MAX once libpcap reads (or always did). */
+static inline size_t input_next_offset(const struct input *in)
+{
+	return in->direct ? in->records.pos : SIZE_MAX;
+}
+static inline void input_read_claim(const struct input *in, struct pcapread_claim *c)
+{
+	pcapread_read_claim(&in->records, c);
+}
+void input_close(struct input *in);
+/* After INPUT_AGAIN: wait until a frame may be ready, at most timeout_ms (a signal cuts it short),
+ * or until wake_fd (an eventfd; -1 for none) is readable. */
+void input_wait(struct input *in, int timeout_ms, int wake_fd);
+/* Live: read the kernel's counts (packets received by the filter, dropped by the kernel and by
+ * the interface) into input_capstats(); nothing for a file. Call at least once per 2^32 packets. */
+void input_update_stats(struct input *in);
+/* The bytes of the file read so far, for a progress report (what the reader took, which may be
+ * ahead of the frames used). */
+uint64_t input_offset(const struct input *in);
+/* The drop counts found in the bytes read so far (complete once input_next returned 0). */
+const struct capstats *input_capstats(const struct input *in);
+/* The run stopped before the end of the file (-c): the counts found are not complete, however
+ * far ahead of the last frame used the file was read. */
+void input_stopped_early(struct input *in);
+
+#endif

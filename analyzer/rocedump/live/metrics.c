@@ -1,0 +1,213 @@
+/* metrics.c: Prometheus text exposition of the run's counters (see metrics.h). */
+#define _GNU_SOURCE  /* open_memstream */
+#include "live/metrics.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/fmt.h"
+
+static bool ranks_above(const struct roce_stream_stats *a, const struct roce_stream_stats *b)
+{
+	return a->retransmits != b->retransmits ? a->retransmits > b->retransmits : a->missing_psns > b->missing_psns;
+}
+
+static void keep_top(const struct roce_stream_stats *s, void *user)
+{
+	struct metrics_top *top = user;
+	if (!s->retransmits && !s->missing_psns)
+		return;
+	unsigned i = top->n;
+	if (i == METRICS_TOP_STREAMS) {
+		if (!ranks_above(s, &top->s[i - 1]))
+			return;
+		i--;
+	} else {
+		top->n++;
+	}
+	while (i > 0 && ranks_above(s, &top->s[i - 1])) {
+		top->s[i] = top->s[i - 1];
+		i--;
+	}
+	top->s[i] = *s;
+}
+
+void metrics_top_streams(const struct roce_analyzer *an, struct metrics_top *top)
+{
+	top->n = 0;
+	roce_analyzer_foreach(an, keep_top, top);
+}
+
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void capture(FILE *f, const struct capstats *cs)
+{
+	struct capstats_totals t = capstats_totals(cs);
+	if (cs->format == CAPSTATS_LIVE) {
+		head(f, "rocedump_capture_received_total", "counter",
+		     "Packets the kernel received for the capture (passed the filter).");
+		fprintf(f, "rocedump_capture_received_total %" PRIu64 "\n", cs->iface[0].recv);
+	}
+	if (!t.has_if_drop && !t.has_os_drop)
+		return;
+	head(f, "rocedump_capture_dropped_total", "counter",
+	     "Packets the capture lost: by the kernel (capture buffer full) or by the interface. A PSN gap may be one of these.");
+	if (t.has_os_drop)
+		fprintf(f, "rocedump_capture_dropped_total{by=\"kernel\"} %" PRIu64 "\n", t.os_drop);
+	if (t.has_if_drop)
+		fprintf(f, "rocedump_capture_dropped_total{by=\"interface\"} %" PRIu64 "\n", t.if_drop);
+}
+
+static void frames(FILE *f, const struct summary *s)
+{
+	head(f, "rocedump_frames_total", "counter",
+	     "Frames analysed, by BTH opcode (code; opcode: transport_name; none: not RoCE or no BTH).");
+	uint64_t with_op = 0;
+	for (unsigned op = 0; op < 256; op++) {
+		if (!s->opcode[op])
+			continue;
+		const struct roce_opcode_info *i = roce_opcode_info((uint8_t)op);
+		with_op += s->opcode[op];
+		const char *tr = roce_transport_name((enum roce_transport)i->transport);
+		if (!i->name)
+			fprintf(f, "rocedump_frames_total{code=\"0x%02x\",opcode=\"RESERVED\"}", op);
+		else if (strcmp(tr, i->name) == 0)  /* CNP */
+			fprintf(f, "rocedump_frames_total{code=\"0x%02x\",opcode=\"%s\"}", op, i->name);
+		else
+			fprintf(f, "rocedump_frames_total{code=\"0x%02x\",opcode=\"%s_%s\"}", op, tr, i->name);
+		fprintf(f, " %" PRIu64 "\n", s->opcode[op]);
+	}
+	fprintf(f, "rocedump_frames_total{code=\"none\",opcode=\"none\"} %" PRIu64 "\n", s->frames - with_op);
+	head(f, "rocedump_bytes_total", "counter", "Bytes of the frames analysed, as on the wire.");
+	fprintf(f, "rocedump_bytes_total %" PRIu64 "\n", s->bytes);
+	head(f, "rocedump_roce_frames_total", "counter", "RoCE frames by version.");
+	fprintf(f, "rocedump_roce_frames_total{version=\"v1\"} %" PRIu64 "\n", s->roce[1]);
+	fprintf(f, "rocedump_roce_frames_total{version=\"v2\"} %" PRIu64 "\n", s->roce[2]);
+	head(f, "rocedump_icrc_total", "counter", "RoCE frames by ICRC outcome.");
+	fprintf(f, "rocedump_icrc_total{status=\"good\"} %" PRIu64 "\n", s->icrc[ROCE_ICRC_GOOD]);
+	fprintf(f, "rocedump_icrc_total{status=\"bad\"} %" PRIu64 "\n", s->icrc[ROCE_ICRC_BAD]);
+	fprintf(f, "rocedump_icrc_total{status=\"unverifiable\"} %" PRIu64 "\n", s->icrc[ROCE_ICRC_UNVERIFIABLE]);
+	head(f, "rocedump_events_total", "counter", "Frames with each anomaly event (rocedump --list-events).");
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
+		fprintf(f, "rocedump_events_total{event=\"%s\",severity=\"%s\"} %" PRIu64 "\n",
+			roce_event_name((enum roce_event)e), roce_severity_name(roce_event_severity((enum roce_event)e)),
+			s->events[e]);
+}
+
+/* ---- congestion: ECN marks, PFC and PAUSE ---- */
+
+/* Totals of one PFC priority (t[0-7]) or of the legacy PAUSE (t[8]) over every source MAC. */
+enum { PFC_FRAMES, PFC_XOFF, PFC_XON, PFC_STORMS, PFC_PAUSED_NS, PFC_FIELDS };
+struct pfc_totals {
+	uint64_t v[PFC_FIELDS];
+};
+
+static void add_pfc_row(const struct roce_pfc_row *r, void *user)
+{
+	struct pfc_totals *t = &((struct pfc_totals *)user)[r->priority < 0 ? 8 : r->priority];
+	t->v[PFC_FRAMES] += r->frames;
+	t->v[PFC_XOFF] += r->xoff;
+	t->v[PFC_XON] += r->xon;
+	t->v[PFC_STORMS] += r->storms;
+	t->v[PFC_PAUSED_NS] += r->paused_ns > 0 ? (uint64_t)r->paused_ns : 0;
+}
+
+static void congestion(FILE *f, const struct summary *s, const struct roce_analyzer *an)
+{
+	static const char *const codepoints[4] = {"not_ect", "ect1", "ect0", "ce"};
+	static const struct {
+		const char *name, *help;
+	} pfc[PFC_FIELDS] = {
+		[PFC_FRAMES] = {"rocedump_pfc_frames_total",
+				"PFC frames naming each priority (priority=\"pause\": 802.3x PAUSE frames), all sources."},
+		[PFC_XOFF] = {"rocedump_pfc_xoff_total", "Of them, with a pause time above zero."},
+		[PFC_XON] = {"rocedump_pfc_xon_total", "Of them, with a pause time of zero (resume)."},
+		[PFC_STORMS] = {"rocedump_pfc_storms_total", "Pauses longer than --pfc-storm-ms (pfc.storm)."},
+		[PFC_PAUSED_NS] = {"rocedump_pfc_paused_seconds_total",
+				   "Time paused, summed over the sources (a source's pauses as a union; one still "
+				   "going counts up to the last frame)."},
+	};
+	head(f, "rocedump_ecn_frames_total", "counter",
+	     "RoCE frames by the IP header's ECN codepoint (ce: congestion experienced, due a CNP).");
+	for (unsigned i = 0; i < 4; i++)
+		fprintf(f, "rocedump_ecn_frames_total{codepoint=\"%s\"} %" PRIu64 "\n", codepoints[i], s->ecn[i]);
+	struct pfc_totals t[9] = {{{0}}};
+	roce_analyzer_pfc_foreach(an, add_pfc_row, t);
+	for (unsigned m = 0; m < PFC_FIELDS; m++) {
+		head(f, pfc[m].name, "counter", pfc[m].help);
+		for (unsigned k = 0; k < 9; k++) {
+			fputs(pfc[m].name, f);
+			if (k < 8)
+				fprintf(f, "{priority=\"%u\"}", k);
+			else
+				fputs("{priority=\"pause\"}", f);
+			if (m == PFC_PAUSED_NS)
+				fprintf(f, " %.9f\n", (double)t[k].v[m] / 1e9);
+			else
+				fprintf(f, " %" PRIu64 "\n", t[k].v[m]);
+		}
+	}
+	head(f, "rocedump_pfc_untracked_frames_total", "counter",
+	     "PFC/PAUSE frames of sources past the first 4096, not in the rocedump_pfc_ figures.");
+	fprintf(f, "rocedump_pfc_untracked_frames_total %" PRIu64 "\n", roce_analyzer_pfc_untracked(an));
+}
+
+static void stream_labels(FILE *f, const struct roce_stream_stats *s)
+{
+	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
+	fmt_ip(src, s->src, s->addr_len);
+	fmt_ip(dst, s->dst, s->addr_len);
+	fprintf(f, "{src=\"%s\",dst=\"%s\",dqpn=\"0x%06" PRIx32 "\"}", src, dst, s->dqpn);
+}
+
+static void streams(FILE *f, const struct roce_analyzer *an, const struct metrics_top *top)
+{
+	head(f, "rocedump_streams", "gauge", "Streams (source > destination QP) the transport analysis tracks.");
+	fprintf(f, "rocedump_streams %" PRIu64 "\n", roce_analyzer_streams(an));
+	head(f, "rocedump_stream_evictions_total", "counter", "Streams evicted from a full table (--max-streams).");
+	fprintf(f, "rocedump_stream_evictions_total %" PRIu64 "\n", roce_analyzer_evictions(an));
+	head(f, "rocedump_frames_unanalysed_total", "counter",
+	     "Frames left out of the transport analysis: no memory (or no room among 2^20 addresses) for their streams.");
+	fprintf(f, "rocedump_frames_unanalysed_total %" PRIu64 "\n", roce_analyzer_refused(an));
+	if (!top || !top->n)
+		return;
+	head(f, "rocedump_stream_retransmits_total", "counter",
+	     "Retransmitted packets of the streams with the most (at most 10 streams).");
+	for (unsigned i = 0; i < top->n; i++) {
+		fputs("rocedump_stream_retransmits_total", f);
+		stream_labels(f, &top->s[i]);
+		fprintf(f, " %" PRIu64 "\n", top->s[i].retransmits);
+	}
+	head(f, "rocedump_stream_missing_psns_total", "counter", "PSNs never seen on the same streams.");
+	for (unsigned i = 0; i < top->n; i++) {
+		fputs("rocedump_stream_missing_psns_total", f);
+		stream_labels(f, &top->s[i]);
+		fprintf(f, " %" PRIu64 "\n", top->s[i].missing_psns);
+	}
+}
+
+char *metrics_render(const struct metrics_view *v, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	if (!f)
+		return NULL;
+	head(f, "rocedump_build_info", "gauge", "rocedump's version.");
+	fprintf(f, "rocedump_build_info{version=\"%s\"} 1\n", ROCEDUMP_VERSION);
+	head(f, "rocedump_snapshot_timestamp_seconds", "gauge", "When these figures were taken.");
+	fprintf(f, "rocedump_snapshot_timestamp_seconds %.3f\n", v->now);
+	capture(f, v->cs);
+	frames(f, v->sum);
+	congestion(f, v->sum, v->an);
+	streams(f, v->an, v->top);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

@@ -1,0 +1,499 @@
+/* options.c: rocedump's command line: the --help text, getopt_long over argv into struct options
+ * (the numeric options from one table, num_opts), and the usage messages, each followed by the
+ * hint to try --help and exit status 2. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+
+#include "options.h"
+#include "live/metrics_out.h"
+#include "pipeline.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rocedump -r FILE [options] [filter expression]\n"
+		"       rocedump -i INTERFACE [options] [filter expression]\n"
+		"  -r FILE            read a pcap or pcapng file (\"-\" for standard input)\n"
+		"  -i INTERFACE       capture live on INTERFACE (\"any\": all of them); needs root or\n"
+		"                     CAP_NET_RAW (setcap cap_net_raw+ep rocedump)\n"
+		"  -D                 list the interfaces to capture on\n"
+		"  -J                 list the time stamp types of -i INTERFACE\n"
+		"  -s N               live: snapshot length, bytes kept of each frame (default 262144)\n"
+		"  -B KiB             live: kernel capture ring size (default 262144 KiB = 256 MiB)\n"
+		"  -p                 live: do not put the interface into promiscuous mode\n"
+		"  -Q in|out|inout    live: capture only frames received, sent, or both\n"
+		"  -j, --time-stamp-type TYPE\n"
+		"                     live: time stamp source (host, adapter, adapter_unsynced, ...; -J lists\n"
+		"                     them; hardware types need CAP_NET_ADMIN too)\n"
+		"      --immediate-mode  live: hand each frame over as it arrives (default: within 100 ms)\n"
+		"  -l                 line-buffered output: each line written as it is made\n"
+		"  -U                 with -w: each frame written out as it comes\n"
+		"  -C MB              with -w: start a new file once one exceeds MB million bytes\n"
+		"  -G SECONDS         with -w: start a new file every SECONDS (FILE: a strftime pattern)\n"
+		"  -W N               with -C: wrap after N files; with -G: stop after N files\n"
+		"  -Z USER            live: become USER (uid, gid, groups) once the interface is open\n"
+		"      --metrics ADDR:PORT   serve Prometheus metrics on http://ADDR:PORT/metrics\n"
+		"      --metrics-file PATH   write them to PATH every 5 s (atomically; node_exporter's\n"
+		"                     textfile collector)\n"
+		"On SIGINT, SIGTERM or SIGHUP rocedump stops cleanly (summary, counts); SIGUSR1 prints the\n"
+		"capture counts.\n"
+		"  -c N               stop after N frames (counted after the filter, before -Y)\n"
+		"  -w FILE            write the frames to FILE (pcapng; \"-\" for standard output) instead\n"
+		"                     of printing them, each frame's events as its packet comment\n"
+		"  -n                 no name resolution (always the case)\n"
+		"  -v, -vv            more fields per frame\n"
+		"  -e                 print the link layer (MAC addresses, VLAN tags)\n"
+		"  -t, -tt, -ttt, -tttt, -ttttt\n"
+		"                     no time stamp; seconds since 1970; time since the previous frame;\n"
+		"                     date and time; time since the first frame (default: time of day;\n"
+		"                     dates and times in UTC)\n"
+		"      --nano, --time-stamp-precision micro|nano\n"
+		"                     print time stamps with 9 digits of fraction (default micro: 6)\n"
+		"  -x, -xx, -X, -XX   after each line, the frame's bytes in hex (-X: and ASCII), past\n"
+		"                     the link-layer header (-xx, -XX: all of them), as tcpdump does\n"
+		"  -#, --number       each line starts with the frame's number\n"
+		"  -Y EXPR            print (or -w write) only the frames EXPR selects, a display filter\n"
+		"                     as tshark's -Y over the JSON's dotted field names and the events,\n"
+		"                     after the analysis (which, the summary and --strict still see every\n"
+		"                     frame): roce.dqpn == 0x11, ip.src == 10.0.0.1, event psn.*,\n"
+		"                     roce.icrc.status != \"good\" and not wrapper.kind == \"vxlan\"\n"
+		"  -q                 no per-frame output; print a summary at the end, and the\n"
+		"                     --summary table when it has at most 64 rows\n"
+		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
+		"      --strict       exit 1 if any error-severity event occurred\n"
+		"      --summary      print one row per stream (source > destination QP) at the end\n"
+		"      --max-streams N  streams the transport analysis tracks at once (default 2097152:\n"
+		"                     1 M queue pairs, both directions)\n"
+		"      --pmtu N       the path MTU (256, 512, 1024, 2048, 4096); default: learned per stream\n"
+		"      --copy-window-us N\n"
+		"                     a packet seen again within N microseconds on another interface or\n"
+		"                     mirror point is a copy (frame.copy), not a resend (default 1000;\n"
+		"                     0: copies are not looked for)\n"
+		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
+		"      --link-speed S the link's speed for PFC/PAUSE quanta (512 bit times each): e.g.\n"
+		"                     10G, 25G, 100G (default), 400G; bits per second, K/M/G/T suffix\n"
+		"      --pfc-storm-ms N  one continuous pause longer than N ms is pfc.storm (default 100)\n"
+		"      --dscp-prio MAP   priority of untagged RoCE by DSCP, e.g. 26=3,48=6 (the DSCPs not\n"
+		"                     listed: DSCP >> 3); tagged frames use their VLAN PCP\n"
+		"      --cnp-interval-us N  the NIC's least time between CNPs on a QP (default 50; 0: a\n"
+		"                     CNP is due for every CE mark)\n"
+		"      --cnp-timeout-us N   a CNP later than N us after a CE mark due one is cnp.missing\n"
+		"                     (default 1000)\n"
+		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
+		"                     output is the same whatever N\n"
+		"      --batch N      frames a decoding thread takes at a time (1-65536, default 1024)\n"
+		"      --report FILE\n"
+		"                     also write an HTML report of the capture to FILE: overview, event\n"
+		"                     timeline, queue pairs by trouble, PSN-time and rate plots (one\n"
+		"                     self-contained page; with -q, only the summary and the report)\n"
+		"      --report-plots N\n"
+		"                     queue pairs with plots in the report (default 50)\n"
+		"      --list-events  print the event table and exit\n"
+		"  -h, --help         this help\n"
+		"      --version      print the version\n"
+		"The filter is a libpcap (BPF) expression, as tcpdump takes it.\n");
+}
+
+static int fail_usage(const char *msg, const char *arg)
+{
+	fprintf(stderr, "rocedump: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	fprintf(stderr, "Try 'rocedump --help' for more information.\n");
+	return EXIT_USAGE;
+}
+
+static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	if (!s || *s < '0' || *s > '9')  /* strtoull would take a sign or spaces first */
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void list_events(void)
+{
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
+		printf("%-26s %-5s %s\n", roce_event_name((enum roce_event)e),
+		       roce_severity_name(roce_event_severity((enum roce_event)e)),
+		       roce_event_description((enum roce_event)e));
+}
+
+/* Join the trailing words into one filter string, as tcpdump does. */
+static char *join_words(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = malloc(len), *end = s;
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		if (i)
+			*end++ = ' ';
+		memcpy(end, argv[i], n);
+		end += n;
+	}
+	*end = '\0';
+	return s;
+}
+
+enum {
+	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
+	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_REPORT, OPT_REPORT_PLOTS,
+	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE, OPT_COPY_WINDOW,
+	OPT_LINK_SPEED, OPT_PFC_STORM, OPT_DSCP_PRIO, OPT_CNP_INTERVAL, OPT_CNP_TIMEOUT,
+};
+
+/* The numeric options, one row each: a whole number from min to max (pow2: and a power of two),
+ * stored times scale in the field of struct options at offset (size bytes; size 0: no field),
+ * then given to then() when there is more to do (a message from it: exit 2 with it); a number
+ * out of range: msg with the argument, exit 2. A new numeric option is a row here (and its letter
+ * in the option string or its row in longopts). */
+struct num_opt {
+	int code;                  /* what getopt_long returns for it: the letter or OPT_* */
+	unsigned long long min, max, scale;
+	bool pow2;
+	const char *msg;
+	size_t offset, size;
+	const char *(*then)(struct options *o, unsigned long long v);
+};
+
+/* --roce-port: one more UDP destination port decoded as RoCEv2. */
+static const char *add_roce_port(struct options *o, unsigned long long v)
+{
+	if (o->decoder.n_extra_ports == ROCE_MAX_EXTRA_PORTS)
+		return "too many --roce-port options";
+	o->decoder.extra_ports[o->decoder.n_extra_ports++] = (uint16_t)v;
+	return NULL;
+}
+
+/* --copy-window-us 0: copies are not looked for (-1; 0 in the field is the default window). */
+static const char *copy_window_off(struct options *o, unsigned long long v)
+{
+	if (!v)
+		o->copy_window_us = -1;
+	return NULL;
+}
+
+/* --report-plots given: its number stands, 0 (no plots) too, instead of the default. */
+static const char *report_plots_given(struct options *o, unsigned long long v)
+{
+	(void)v;
+	o->report_plots_set = true;
+	return NULL;
+}
+
+/* --cnp-interval-us 0: a CNP is due for every CE mark (0 in the field is the default interval). */
+static const char *cnp_interval_zero(struct options *o, unsigned long long v)
+{
+	o->congestion.cnp_interval_zero = v == 0;
+	return NULL;
+}
+
+#define FIELD(f) offsetof(struct options, f), sizeof(((struct options *)NULL)->f)
+#define NO_FIELD 0, 0
+
+static const struct num_opt num_opts[] = {
+	{'s', 0, LIVE_SNAPLEN_DEFAULT, 1, false, "invalid snapshot length (0-262144)", FIELD(live.snaplen), NULL},
+	{'B', 1, 0x7fffffff / 1024, 1, false, "invalid buffer size (KiB, 1-2097151)", FIELD(live.buffer_kib), NULL},
+	{'C', 1, UINT64_MAX / 1000000, 1000000, false, "invalid file size (millions of bytes, 1 or more)",
+	 FIELD(rotate.max_bytes), NULL},
+	{'G', 1, INT_MAX, 1, false, "invalid rotation time (seconds, 1 or more)", FIELD(rotate.seconds), NULL},
+	{'W', 1, INT_MAX, 1, false, "invalid file count (1 or more)", FIELD(rotate.max_files), NULL},
+	{'c', 1, LLONG_MAX, 1, false, "invalid packet count", FIELD(count), NULL},
+	{OPT_ROCE_PORT, 1, 65535, 1, false, "invalid UDP port", NO_FIELD, add_roce_port},
+	{OPT_MAX_STREAMS, 1, UINT32_MAX, 1, false, "invalid stream count", FIELD(max_streams), NULL},
+	{OPT_COPY_WINDOW, 0, 60000000, 1, false, "invalid copy window (0 to 60000000 microseconds)",
+	 FIELD(copy_window_us), copy_window_off},
+	{OPT_PMTU, 256, 4096, 1, true, "invalid path MTU (256, 512, 1024, 2048 or 4096)", FIELD(pmtu), NULL},
+	{OPT_THREADS, 1, PIPELINE_MAX_THREADS, 1, false, "invalid thread count (1-16)", FIELD(threads), NULL},
+	{OPT_BATCH, 1, PIPELINE_MAX_BATCH, 1, false, "invalid batch size (1-65536 frames)", FIELD(batch), NULL},
+	{OPT_REPORT_PLOTS, 0, 100000, 1, false, "invalid plot count (0-100000)", FIELD(report_plots),
+	 report_plots_given},
+	{OPT_PFC_STORM, 1, 86400000, 1000000, false, "invalid PFC storm time (1-86400000 ms)",
+	 FIELD(congestion.pfc_storm_ns), NULL},
+	{OPT_CNP_INTERVAL, 0, 1000000000, 1000, false, "invalid CNP interval (0-1000000000 us)",
+	 FIELD(congestion.cnp_interval_ns), cnp_interval_zero},
+	{OPT_CNP_TIMEOUT, 1, 1000000000, 1000, false, "invalid CNP timeout (1-1000000000 us)",
+	 FIELD(congestion.cnp_timeout_ns), NULL},
+};
+
+static const struct num_opt *num_opt_find(int code)
+{
+	for (size_t i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (num_opts[i].code == code)
+			return &num_opts[i];
+	return NULL;
+}
+
+/* The numeric option n with the argument s into o: 0, or EXIT_USAGE after the message. Every
+ * value in range fits its field, signed or not, so it is stored as the unsigned integer of the
+ * field's size. */
+static int num_opt_apply(const struct num_opt *n, const char *s, struct options *o)
+{
+	unsigned long long v;
+	if (!parse_uint(s, n->max, &v) || v < n->min || (n->pow2 && (v & (v - 1))))
+		return fail_usage(n->msg, s);
+	unsigned long long x = v * n->scale;
+	char *field = (char *)o + n->offset;
+	if (n->size == sizeof(uint32_t)) {
+		uint32_t x32 = (uint32_t)x;
+		memcpy(field, &x32, sizeof(x32));
+	} else if (n->size == sizeof(uint64_t)) {
+		uint64_t x64 = x;
+		memcpy(field, &x64, sizeof(x64));
+	}
+	const char *err = n->then ? n->then(o, v) : NULL;
+	return err ? fail_usage(err, NULL) : 0;
+}
+
+int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"strict", no_argument, NULL, OPT_STRICT},
+		{"roce-port", required_argument, NULL, OPT_ROCE_PORT},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{"list-events", no_argument, NULL, OPT_LIST_EVENTS},
+		{"summary", no_argument, NULL, OPT_SUMMARY},
+		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+		{"pmtu", required_argument, NULL, OPT_PMTU},
+		{"copy-window-us", required_argument, NULL, OPT_COPY_WINDOW},
+		{"threads", required_argument, NULL, OPT_THREADS},
+		{"batch", required_argument, NULL, OPT_BATCH},
+		{"nano", no_argument, NULL, OPT_NANO},
+		{"time-stamp-precision", required_argument, NULL, OPT_TS_PRECISION},
+		{"number", no_argument, NULL, '#'},
+		{"report", required_argument, NULL, OPT_REPORT},
+		{"report-plots", required_argument, NULL, OPT_REPORT_PLOTS},
+		{"link-speed", required_argument, NULL, OPT_LINK_SPEED},
+		{"pfc-storm-ms", required_argument, NULL, OPT_PFC_STORM},
+		{"dscp-prio", required_argument, NULL, OPT_DSCP_PRIO},
+		{"cnp-interval-us", required_argument, NULL, OPT_CNP_INTERVAL},
+		{"cnp-timeout-us", required_argument, NULL, OPT_CNP_TIMEOUT},
+		{"help", no_argument, NULL, 'h'},
+		{"interface", required_argument, NULL, 'i'},
+		{"list-interfaces", no_argument, NULL, 'D'},
+		{"list-time-stamp-types", no_argument, NULL, 'J'},
+		{"snapshot-length", required_argument, NULL, 's'},
+		{"buffer-size", required_argument, NULL, 'B'},
+		{"no-promiscuous-mode", no_argument, NULL, 'p'},
+		{"direction", required_argument, NULL, 'Q'},
+		{"time-stamp-type", required_argument, NULL, 'j'},
+		{"immediate-mode", no_argument, NULL, OPT_IMMEDIATE},
+		{"relinquish-privileges", required_argument, NULL, 'Z'},
+		{"metrics", required_argument, NULL, OPT_METRICS},
+		{"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+		{NULL, 0, NULL, 0},
+	};
+	int c, x_count = 0, X_count = 0;
+
+	/* As tcpdump on Linux: glibc's getopt permutes, so options may follow the filter expression's
+	 * words ("-r f 'udp port 4791' -c 1"); "--" ends the options; with POSIXLY_CORRECT set the
+	 * options end at the first word that is not one. The leading ':' reports a missing argument
+	 * as ':'. A new option: a letter here or a row in longopts, and a case below (a number: a row
+	 * in num_opts instead of the case). */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":r:w:c:nveqtxX#T:hY:i:DJs:B:pQ:j:lUC:G:W:Z:", longopts, NULL)) != -1) {
+		const struct num_opt *n = num_opt_find(c);
+		if (n) {
+			int rc = num_opt_apply(n, optarg, o);
+			if (rc)
+				return rc;
+			continue;
+		}
+		switch (c) {
+		case 'i':
+			if (o->live.device)  /* one interface a run: a second must not silently replace the first */
+				return fail_usage("-i given twice: rocedump captures on one interface a run (-i any for all)",
+						  optarg);
+			o->live.device = optarg;
+			break;
+		case 'D':
+			o->list_devices = true;
+			break;
+		case 'J':
+			o->list_tstamp_types = true;
+			break;
+		case 'p':
+			o->live.no_promisc = true;
+			break;
+		case 'Q':
+			if (strcmp(optarg, "in") != 0 && strcmp(optarg, "out") != 0 && strcmp(optarg, "inout") != 0)
+				return fail_usage("unknown direction (in, out or inout)", optarg);
+			o->live.direction = optarg;
+			break;
+		case 'j':
+			if (!live_tstamp_type_known(optarg))
+				return fail_usage("unknown time stamp type (host, host_lowprec, host_hiprec, adapter, "
+						  "adapter_unsynced, host_hiprec_unsynced)", optarg);
+			o->live.tstamp_type = optarg;
+			break;
+		case OPT_IMMEDIATE:
+			o->live.immediate = true;
+			break;
+		case 'l':
+			o->line_buffered = true;
+			break;
+		case 'U':
+			o->rotate.packet_buffered = true;
+			break;
+		case 'Z':
+			o->user = optarg;
+			break;
+		case OPT_METRICS: {
+			char err[256];
+			if (metrics_addr_check(optarg, err, sizeof(err)) < 0)
+				return fail_usage(err, NULL);
+			o->metrics_addr = optarg;
+			break;
+		}
+		case OPT_METRICS_FILE:
+			o->metrics_file = optarg;
+			break;
+		case 'r':
+			if (o->read_file)  /* one input: a second file must not silently replace the first */
+				return fail_usage("-r given twice: rocedump reads one capture file a run (merge files with mergecap first)",
+						  optarg);
+			o->read_file = optarg;
+			break;
+		case 'w':
+			o->write_file = optarg;
+			break;
+		case 'Y': {
+			char derr[256];
+			dfilter_free(o->display);
+			o->display = dfilter_compile(optarg, derr, sizeof(derr));
+			if (!o->display)
+				return fail_usage("invalid display filter (-Y)", derr);
+			break;
+		}
+		case 'n':
+			break;
+		case 'v':
+			o->print.verbose++;
+			break;
+		case 'e':
+			o->print.link = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 't':
+			if (o->print.ts_style == TS_STYLES - 1)
+				return fail_usage("only -t, -tt, -ttt, -tttt and -ttttt exist", NULL);
+			o->print.ts_style++;
+			break;
+		case 'x':
+		case 'X':
+			if (c == 'X')
+				o->print.ascii = true;
+			if (c == 'x' ? ++x_count > 2 : ++X_count > 2)
+				return fail_usage("only -x, -xx, -X and -XX exist", NULL);
+			o->print.hex = x_count > X_count ? x_count : X_count;
+			break;
+		case '#':
+			o->print.number = true;
+			break;
+		case OPT_NANO:
+			o->print.nano = true;
+			o->nano_asked = true;
+			break;
+		case OPT_TS_PRECISION:
+			if (strcmp(optarg, "micro") == 0)
+				o->print.nano = false;
+			else if (strcmp(optarg, "nano") == 0)
+				o->print.nano = true;
+			else
+				return fail_usage("unknown time stamp precision (micro or nano)", optarg);
+			o->nano_asked = o->print.nano;
+			break;
+		case 'T':
+			if (strcmp(optarg, "text") == 0)
+				o->format = OUT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = OUT_JSON;
+			else
+				return fail_usage("unknown output format (text or json)", optarg);
+			break;
+		case OPT_STRICT:
+			o->strict = true;
+			break;
+		case OPT_SUMMARY:
+			o->streams = true;
+			break;
+		case OPT_REPORT:
+			o->report_file = optarg;
+			break;
+		case OPT_LINK_SPEED:
+			if (!roce_parse_link_speed(optarg, &o->congestion.link_bps))
+				return fail_usage("invalid link speed (e.g. 25G, 100G, 400G)", optarg);
+			o->print.link_bps = o->congestion.link_bps;
+			break;
+		case OPT_DSCP_PRIO:
+			if (!roce_parse_dscp_map(optarg, &o->congestion))
+				return fail_usage("invalid DSCP to priority map (DSCP=PRIORITY,...: 0-63=0-7)", optarg);
+			break;
+		case OPT_VERSION:
+			printf("rocedump %s\n%s\n", ROCEDUMP_VERSION, pcap_lib_version());
+			return -1;
+		case OPT_LIST_EVENTS:
+			list_events();
+			return -1;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':  /* the leading ':' of the option string: a missing argument, short or long */
+			return fail_usage("option requires an argument", argv[optind - 1]);
+		case '?':
+		default:
+			return fail_usage("unknown option", argv[optind - 1]);
+		}
+	}
+	if (o->list_devices || (o->list_tstamp_types && o->live.device))
+		return 0;
+	if (o->list_tstamp_types)
+		return fail_usage("-J lists the time stamp types of an interface: give -i INTERFACE", NULL);
+	if (o->read_file && o->live.device)
+		return fail_usage("-r and -i: read a file or capture live, not both", NULL);
+	if (!o->read_file && !o->live.device)
+		return fail_usage("no input: give -r FILE or -i INTERFACE", NULL);
+	if ((o->rotate.max_bytes || o->rotate.seconds) && (!o->write_file || strcmp(o->write_file, "-") == 0))
+		return fail_usage("-C and -G rotate the files -w writes: give -w FILE", NULL);
+	if (o->rotate.max_files && !o->rotate.max_bytes && !o->rotate.seconds)
+		return fail_usage("-W counts the files of -C or -G", NULL);
+	if (o->user && !o->live.device)
+		return fail_usage("-Z USER drops privileges after opening an interface: it goes with -i", NULL);
+	o->live.nano = o->nano_asked && o->print.nano;
+	o->rotate.name = o->write_file;
+	if (o->write_file && strcmp(o->write_file, "-") == 0 && (o->quiet || o->streams))
+		return fail_usage("-w - writes the capture to standard output: no room for -q or --summary", NULL);
+	if (optind < argc) {
+		o->filter = join_words(argc - optind, argv + optind);
+		if (!o->filter) {
+			fprintf(stderr, "rocedump: out of memory\n");
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* What parse_options() allocated. */
+void free_options(struct options *o)
+{
+	free(o->filter);
+	o->filter = NULL;
+	dfilter_free(o->display);
+	o->display = NULL;
+}

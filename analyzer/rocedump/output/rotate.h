@@ -1,0 +1,65 @@
+/* rotate.h: rocedump -w with tcpdump's file rotation (-C size, -G seconds with strftime names,
+ * -W file count, -U packet-buffered): every file a complete pcapng of its own (pcapng_out.h),
+ * its frames' events as packet comments, ended by an interface statistics block with the
+ * capture's counts over that file's time, so that one file alone still says what it missed
+ * (rotate.c). */
+#ifndef ROCEDUMP_ROTATE_H
+#define ROCEDUMP_ROTATE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "output/pcapng_out.h"
+
+struct rotate_config {
+	const char *name;          /* -w: a file name ("-" only without rotation); a strftime
+				    * pattern with -G */
+	uint64_t max_bytes;        /* -C, in bytes; 0: no size limit */
+	unsigned seconds;          /* -G; 0: no time limit */
+	unsigned max_files;        /* -W; 0: no limit */
+	bool packet_buffered;      /* -U: each frame written out as it comes */
+};
+
+/* The capture's cumulative counts at a moment (valid: a live capture). */
+struct rotate_counts {
+	bool valid;
+	uint64_t recv, os_drop, if_drop;
+};
+typedef struct rotate_counts (*rotate_counts_fn)(void *ctx);
+
+struct rotor {
+	struct rotate_config cfg;
+	unsigned linktype;
+	rotate_counts_fn counts;
+	void *counts_ctx;
+	struct pcapng_out out;
+	unsigned c_index;          /* -C: this file's number (within the -G period) */
+	unsigned g_files;          /* -G: files opened */
+	unsigned name_digits;      /* -W: digits of the file numbers; 0 without -W */
+	time_t period_start;       /* -G: when this file's period began */
+	uint64_t opened_ns;        /* when this file was opened (since 1970) */
+	struct rotate_counts at_open;
+	char path[PATH_MAX];
+};
+
+/* Open the first file. counts (NULL: none, no statistics block) gives the capture's counts.
+ * 0, or -1 with a message. */
+int rotor_open(struct rotor *r, const struct rotate_config *cfg, unsigned linktype, rotate_counts_fn counts,
+	       void *counts_ctx, char *errbuf, size_t errlen);
+
+/* Before each frame: start the next file when this one is full (-C) or its time is up (-G, now
+ * being the wall clock). 0; 1 when -G and -W have made their last file (the capture ends, as
+ * tcpdump's does); -1 with a message. */
+int rotor_before_frame(struct rotor *r, time_t now, char *errbuf, size_t errlen);
+
+void rotor_frame(struct rotor *r, const struct frame *f, const char *comment, size_t comment_len);
+
+/* Written out so far (idle moments, -U). */
+void rotor_flush(struct rotor *r);
+
+/* The statistics block, then close. 0, or -1 when a write failed. */
+int rotor_close(struct rotor *r, char *errbuf, size_t errlen);
+
+#endif
