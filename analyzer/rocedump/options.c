@@ -1,5 +1,6 @@
-/* options.c: rocedump's command line: the --help text, getopt_long over argv into struct options,
- * and the usage messages, each followed by the hint to try --help and exit status 2. */
+/* options.c: rocedump's command line: the --help text, getopt_long over argv into struct options
+ * (the numeric options from one table, num_opts), and the usage messages, each followed by the
+ * hint to try --help and exit status 2. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -155,10 +156,107 @@ enum {
 	OPT_LINK_SPEED, OPT_PFC_STORM, OPT_DSCP_PRIO, OPT_CNP_INTERVAL, OPT_CNP_TIMEOUT,
 };
 
-/* -C, -G, -W, -B, -s: a whole number in range. */
-static bool parse_count(const char *s, unsigned long long min, unsigned long long max, unsigned long long *v)
+/* The numeric options, one row each: a whole number from min to max (pow2: and a power of two),
+ * stored times scale in the field of struct options at offset (size bytes; size 0: no field),
+ * then given to then() when there is more to do (a message from it: exit 2 with it); a number
+ * out of range: msg with the argument, exit 2. A new numeric option is a row here (and its letter
+ * in the option string or its row in longopts). */
+struct num_opt {
+	int code;                  /* what getopt_long returns for it: the letter or OPT_* */
+	bool pow2;
+	unsigned long long min, max, scale;
+	const char *msg;
+	size_t offset, size;
+	const char *(*then)(struct options *o, unsigned long long v);
+};
+
+/* --roce-port: one more UDP destination port decoded as RoCEv2. */
+static const char *add_roce_port(struct options *o, unsigned long long v)
 {
-	return parse_uint(s, max, v) && *v >= min;
+	if (o->decoder.n_extra_ports == ROCE_MAX_EXTRA_PORTS)
+		return "too many --roce-port options";
+	o->decoder.extra_ports[o->decoder.n_extra_ports++] = (uint16_t)v;
+	return NULL;
+}
+
+/* --copy-window-us 0: copies are not looked for (-1; 0 in the field is the default window). */
+static const char *copy_window_off(struct options *o, unsigned long long v)
+{
+	if (!v)
+		o->copy_window_us = -1;
+	return NULL;
+}
+
+/* --report-plots given: its number stands, 0 (no plots) too, instead of the default. */
+static const char *report_plots_given(struct options *o, unsigned long long v)
+{
+	(void)v;
+	o->report_plots_set = true;
+	return NULL;
+}
+
+/* --cnp-interval-us 0: a CNP is due for every CE mark (0 in the field is the default interval). */
+static const char *cnp_interval_zero(struct options *o, unsigned long long v)
+{
+	o->congestion.cnp_interval_zero = v == 0;
+	return NULL;
+}
+
+#define FIELD(f) offsetof(struct options, f), sizeof(((struct options *)NULL)->f)
+#define NO_FIELD 0, 0
+
+static const struct num_opt num_opts[] = {
+	{'s', false, 0, LIVE_SNAPLEN_DEFAULT, 1, "invalid snapshot length (0-262144)", FIELD(live.snaplen), NULL},
+	{'B', false, 1, 0x7fffffff / 1024, 1, "invalid buffer size (KiB, 1-2097151)", FIELD(live.buffer_kib), NULL},
+	{'C', false, 1, UINT64_MAX / 1000000, 1000000, "invalid file size (millions of bytes, 1 or more)",
+	 FIELD(rotate.max_bytes), NULL},
+	{'G', false, 1, INT_MAX, 1, "invalid rotation time (seconds, 1 or more)", FIELD(rotate.seconds), NULL},
+	{'W', false, 1, INT_MAX, 1, "invalid file count (1 or more)", FIELD(rotate.max_files), NULL},
+	{'c', false, 1, LLONG_MAX, 1, "invalid packet count", FIELD(count), NULL},
+	{OPT_ROCE_PORT, false, 1, 65535, 1, "invalid UDP port", NO_FIELD, add_roce_port},
+	{OPT_MAX_STREAMS, false, 1, UINT32_MAX, 1, "invalid stream count", FIELD(max_streams), NULL},
+	{OPT_COPY_WINDOW, false, 0, 60000000, 1, "invalid copy window (0 to 60000000 microseconds)",
+	 FIELD(copy_window_us), copy_window_off},
+	{OPT_PMTU, true, 256, 4096, 1, "invalid path MTU (256, 512, 1024, 2048 or 4096)", FIELD(pmtu), NULL},
+	{OPT_THREADS, false, 1, PIPELINE_MAX_THREADS, 1, "invalid thread count (1-16)", FIELD(threads), NULL},
+	{OPT_BATCH, false, 1, PIPELINE_MAX_BATCH, 1, "invalid batch size (1-65536 frames)", FIELD(batch), NULL},
+	{OPT_REPORT_PLOTS, false, 0, 100000, 1, "invalid plot count (0-100000)", FIELD(report_plots),
+	 report_plots_given},
+	{OPT_PFC_STORM, false, 1, 86400000, 1000000, "invalid PFC storm time (1-86400000 ms)",
+	 FIELD(congestion.pfc_storm_ns), NULL},
+	{OPT_CNP_INTERVAL, false, 0, 1000000000, 1000, "invalid CNP interval (0-1000000000 us)",
+	 FIELD(congestion.cnp_interval_ns), cnp_interval_zero},
+	{OPT_CNP_TIMEOUT, false, 1, 1000000000, 1000, "invalid CNP timeout (1-1000000000 us)",
+	 FIELD(congestion.cnp_timeout_ns), NULL},
+};
+
+static const struct num_opt *num_opt_find(int code)
+{
+	for (size_t i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (num_opts[i].code == code)
+			return &num_opts[i];
+	return NULL;
+}
+
+/* The numeric option n with the argument s into o: 0, or EXIT_USAGE after the message. Every
+ * value in range fits its field, signed or not, so it is stored as the unsigned integer of the
+ * field's size. */
+static int num_opt_apply(const struct num_opt *n, const char *s, struct options *o)
+{
+	unsigned long long v;
+	if (!parse_uint(s, n->max, &v) || v < n->min || (n->pow2 && (v & (v - 1))))
+		return fail_usage(n->msg, s);
+	unsigned long long x = v * n->scale;
+	char *field = (char *)o + n->offset;
+	if (n->size == sizeof(uint32_t)) {
+		uint32_t x32 = (uint32_t)x;
+		memcpy(field, &x32, sizeof(x32));
+	} else if (n->size == sizeof(uint64_t)) {
+		uint64_t x64 = x;
+		memcpy(field, &x64, sizeof(x64));
+	}
+	const char *err = n->then ? n->then(o, v) : NULL;
+	return err ? fail_usage(err, NULL) : 0;
 }
 
 int parse_options(int argc, char **argv, struct options *o)
@@ -199,15 +297,22 @@ int parse_options(int argc, char **argv, struct options *o)
 		{"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
 		{NULL, 0, NULL, 0},
 	};
-	unsigned long long v;
 	int c, x_count = 0, X_count = 0;
 
 	/* As tcpdump on Linux: glibc's getopt permutes, so options may follow the filter expression's
 	 * words ("-r f 'udp port 4791' -c 1"); "--" ends the options; with POSIXLY_CORRECT set the
 	 * options end at the first word that is not one. The leading ':' reports a missing argument
-	 * as ':'. A new option: a letter here or a row in longopts, and a case below. */
+	 * as ':'. A new option: a letter here or a row in longopts, and a case below (a number: a row
+	 * in num_opts instead of the case). */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":r:w:c:nveqtxX#T:hY:i:DJs:B:pQ:j:lUC:G:W:Z:", longopts, NULL)) != -1) {
+		const struct num_opt *n = num_opt_find(c);
+		if (n) {
+			int rc = num_opt_apply(n, optarg, o);
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'i':
 			if (o->live.device)  /* one interface a run: a second must not silently replace the first */
@@ -220,16 +325,6 @@ int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'J':
 			o->list_tstamp_types = true;
-			break;
-		case 's':
-			if (!parse_uint(optarg, LIVE_SNAPLEN_DEFAULT, &v))
-				return fail_usage("invalid snapshot length (0-262144)", optarg);
-			o->live.snaplen = (int)v;
-			break;
-		case 'B':
-			if (!parse_count(optarg, 1, 0x7fffffff / 1024, &v))
-				return fail_usage("invalid buffer size (KiB, 1-2097151)", optarg);
-			o->live.buffer_kib = (int)v;
 			break;
 		case 'p':
 			o->live.no_promisc = true;
@@ -253,21 +348,6 @@ int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'U':
 			o->rotate.packet_buffered = true;
-			break;
-		case 'C':
-			if (!parse_count(optarg, 1, UINT64_MAX / 1000000, &v))
-				return fail_usage("invalid file size (millions of bytes, 1 or more)", optarg);
-			o->rotate.max_bytes = v * 1000000;
-			break;
-		case 'G':
-			if (!parse_count(optarg, 1, INT_MAX, &v))
-				return fail_usage("invalid rotation time (seconds, 1 or more)", optarg);
-			o->rotate.seconds = (unsigned)v;
-			break;
-		case 'W':
-			if (!parse_count(optarg, 1, INT_MAX, &v))
-				return fail_usage("invalid file count (1 or more)", optarg);
-			o->rotate.max_files = (unsigned)v;
 			break;
 		case 'Z':
 			o->user = optarg;
@@ -299,11 +379,6 @@ int parse_options(int argc, char **argv, struct options *o)
 				return fail_usage("invalid display filter (-Y)", derr);
 			break;
 		}
-		case 'c':
-			if (!parse_uint(optarg, LLONG_MAX, &v) || v == 0)
-				return fail_usage("invalid packet count", optarg);
-			o->count = (long long)v;
-			break;
 		case 'n':
 			break;
 		case 'v':
@@ -355,74 +430,20 @@ int parse_options(int argc, char **argv, struct options *o)
 		case OPT_STRICT:
 			o->strict = true;
 			break;
-		case OPT_ROCE_PORT:
-			if (!parse_uint(optarg, 65535, &v) || v == 0)
-				return fail_usage("invalid UDP port", optarg);
-			if (o->decoder.n_extra_ports == ROCE_MAX_EXTRA_PORTS)
-				return fail_usage("too many --roce-port options", NULL);
-			o->decoder.extra_ports[o->decoder.n_extra_ports++] = (uint16_t)v;
-			break;
 		case OPT_SUMMARY:
 			o->streams = true;
 			break;
-		case OPT_MAX_STREAMS:
-			if (!parse_uint(optarg, UINT32_MAX, &v) || v == 0)
-				return fail_usage("invalid stream count", optarg);
-			o->max_streams = (uint32_t)v;
-			break;
-		case OPT_COPY_WINDOW:
-			if (!parse_uint(optarg, 60000000, &v))
-				return fail_usage("invalid copy window (0 to 60000000 microseconds)", optarg);
-			o->copy_window_us = v ? (int64_t)v : -1;
-			break;
-		case OPT_PMTU:
-			if (!parse_uint(optarg, 4096, &v) || v < 256 || (v & (v - 1)))
-				return fail_usage("invalid path MTU (256, 512, 1024, 2048 or 4096)", optarg);
-			o->pmtu = (uint32_t)v;
-			break;
-		case OPT_THREADS:
-			if (!parse_uint(optarg, PIPELINE_MAX_THREADS, &v) || v == 0)
-				return fail_usage("invalid thread count (1-16)", optarg);
-			o->threads = (unsigned)v;
-			break;
-		case OPT_BATCH:
-			if (!parse_uint(optarg, PIPELINE_MAX_BATCH, &v) || v == 0)
-				return fail_usage("invalid batch size (1-65536 frames)", optarg);
-			o->batch = (unsigned)v;
-			break;
 		case OPT_REPORT:
 			o->report_file = optarg;
-			break;
-		case OPT_REPORT_PLOTS:
-			if (!parse_uint(optarg, 100000, &v))
-				return fail_usage("invalid plot count (0-100000)", optarg);
-			o->report_plots = (unsigned)v;
-			o->report_plots_set = true;
 			break;
 		case OPT_LINK_SPEED:
 			if (!roce_parse_link_speed(optarg, &o->congestion.link_bps))
 				return fail_usage("invalid link speed (e.g. 25G, 100G, 400G)", optarg);
 			o->print.link_bps = o->congestion.link_bps;
 			break;
-		case OPT_PFC_STORM:
-			if (!parse_uint(optarg, 86400000, &v) || v == 0)
-				return fail_usage("invalid PFC storm time (1-86400000 ms)", optarg);
-			o->congestion.pfc_storm_ns = (int64_t)v * 1000000;
-			break;
 		case OPT_DSCP_PRIO:
 			if (!roce_parse_dscp_map(optarg, &o->congestion))
 				return fail_usage("invalid DSCP to priority map (DSCP=PRIORITY,...: 0-63=0-7)", optarg);
-			break;
-		case OPT_CNP_INTERVAL:
-			if (!parse_uint(optarg, 1000000000, &v))
-				return fail_usage("invalid CNP interval (0-1000000000 us)", optarg);
-			o->congestion.cnp_interval_ns = (int64_t)v * 1000;
-			o->congestion.cnp_interval_zero = v == 0;
-			break;
-		case OPT_CNP_TIMEOUT:
-			if (!parse_uint(optarg, 1000000000, &v) || v == 0)
-				return fail_usage("invalid CNP timeout (1-1000000000 us)", optarg);
-			o->congestion.cnp_timeout_ns = (int64_t)v * 1000;
 			break;
 		case OPT_VERSION:
 			printf("rocedump %s\n%s\n", ROCEDUMP_VERSION, pcap_lib_version());
