@@ -163,8 +163,8 @@ enum {
  * in the option string or its row in longopts). */
 struct num_opt {
 	int code;                  /* what getopt_long returns for it: the letter or OPT_* */
-	unsigned long long min, max, scale;
 	bool pow2;
+	unsigned long long min, max, scale;
 	const char *msg;
 	size_t offset, size;
 	const char *(*then)(struct options *o, unsigned long long v);
@@ -206,27 +206,27 @@ static const char *cnp_interval_zero(struct options *o, unsigned long long v)
 #define NO_FIELD 0, 0
 
 static const struct num_opt num_opts[] = {
-	{'s', 0, LIVE_SNAPLEN_DEFAULT, 1, false, "invalid snapshot length (0-262144)", FIELD(live.snaplen), NULL},
-	{'B', 1, 0x7fffffff / 1024, 1, false, "invalid buffer size (KiB, 1-2097151)", FIELD(live.buffer_kib), NULL},
-	{'C', 1, UINT64_MAX / 1000000, 1000000, false, "invalid file size (millions of bytes, 1 or more)",
+	{'s', false, 0, LIVE_SNAPLEN_DEFAULT, 1, "invalid snapshot length (0-262144)", FIELD(live.snaplen), NULL},
+	{'B', false, 1, 0x7fffffff / 1024, 1, "invalid buffer size (KiB, 1-2097151)", FIELD(live.buffer_kib), NULL},
+	{'C', false, 1, UINT64_MAX / 1000000, 1000000, "invalid file size (millions of bytes, 1 or more)",
 	 FIELD(rotate.max_bytes), NULL},
-	{'G', 1, INT_MAX, 1, false, "invalid rotation time (seconds, 1 or more)", FIELD(rotate.seconds), NULL},
-	{'W', 1, INT_MAX, 1, false, "invalid file count (1 or more)", FIELD(rotate.max_files), NULL},
-	{'c', 1, LLONG_MAX, 1, false, "invalid packet count", FIELD(count), NULL},
-	{OPT_ROCE_PORT, 1, 65535, 1, false, "invalid UDP port", NO_FIELD, add_roce_port},
-	{OPT_MAX_STREAMS, 1, UINT32_MAX, 1, false, "invalid stream count", FIELD(max_streams), NULL},
-	{OPT_COPY_WINDOW, 0, 60000000, 1, false, "invalid copy window (0 to 60000000 microseconds)",
+	{'G', false, 1, INT_MAX, 1, "invalid rotation time (seconds, 1 or more)", FIELD(rotate.seconds), NULL},
+	{'W', false, 1, INT_MAX, 1, "invalid file count (1 or more)", FIELD(rotate.max_files), NULL},
+	{'c', false, 1, LLONG_MAX, 1, "invalid packet count", FIELD(count), NULL},
+	{OPT_ROCE_PORT, false, 1, 65535, 1, "invalid UDP port", NO_FIELD, add_roce_port},
+	{OPT_MAX_STREAMS, false, 1, UINT32_MAX, 1, "invalid stream count", FIELD(max_streams), NULL},
+	{OPT_COPY_WINDOW, false, 0, 60000000, 1, "invalid copy window (0 to 60000000 microseconds)",
 	 FIELD(copy_window_us), copy_window_off},
-	{OPT_PMTU, 256, 4096, 1, true, "invalid path MTU (256, 512, 1024, 2048 or 4096)", FIELD(pmtu), NULL},
-	{OPT_THREADS, 1, PIPELINE_MAX_THREADS, 1, false, "invalid thread count (1-16)", FIELD(threads), NULL},
-	{OPT_BATCH, 1, PIPELINE_MAX_BATCH, 1, false, "invalid batch size (1-65536 frames)", FIELD(batch), NULL},
-	{OPT_REPORT_PLOTS, 0, 100000, 1, false, "invalid plot count (0-100000)", FIELD(report_plots),
+	{OPT_PMTU, true, 256, 4096, 1, "invalid path MTU (256, 512, 1024, 2048 or 4096)", FIELD(pmtu), NULL},
+	{OPT_THREADS, false, 1, PIPELINE_MAX_THREADS, 1, "invalid thread count (1-16)", FIELD(threads), NULL},
+	{OPT_BATCH, false, 1, PIPELINE_MAX_BATCH, 1, "invalid batch size (1-65536 frames)", FIELD(batch), NULL},
+	{OPT_REPORT_PLOTS, false, 0, 100000, 1, "invalid plot count (0-100000)", FIELD(report_plots),
 	 report_plots_given},
-	{OPT_PFC_STORM, 1, 86400000, 1000000, false, "invalid PFC storm time (1-86400000 ms)",
+	{OPT_PFC_STORM, false, 1, 86400000, 1000000, "invalid PFC storm time (1-86400000 ms)",
 	 FIELD(congestion.pfc_storm_ns), NULL},
-	{OPT_CNP_INTERVAL, 0, 1000000000, 1000, false, "invalid CNP interval (0-1000000000 us)",
+	{OPT_CNP_INTERVAL, false, 0, 1000000000, 1000, "invalid CNP interval (0-1000000000 us)",
 	 FIELD(congestion.cnp_interval_ns), cnp_interval_zero},
-	{OPT_CNP_TIMEOUT, 1, 1000000000, 1000, false, "invalid CNP timeout (1-1000000000 us)",
+	{OPT_CNP_TIMEOUT, false, 1, 1000000000, 1000, "invalid CNP timeout (1-1000000000 us)",
 	 FIELD(congestion.cnp_timeout_ns), NULL},
 };
 
