@@ -128,7 +128,7 @@ Test(dfilter, errors_name_the_column)
 static char *nested(unsigned n, bool with_not)
 {
 	const char *test = "roce.psn == 16";
-	char *s = malloc(n * 4 + strlen(test) + n + 1), *p = s;
+	char *s = malloc((size_t)n * 5 + strlen(test) + 1), *p = s;
 	cr_assert_not_null(s);
 	for (unsigned i = 0; i < n; i++)
 		p = stpcpy(p, with_not ? "not " : "(");
@@ -158,13 +158,14 @@ Test(dfilter, depth_is_bounded)
 	free(deep);
 
 	const unsigned terms = 200000;  /* "roce.psn == 1 or ... or roce.psn == 16": 200,000 terms */
-	char *chain = malloc(terms * 18 + 32), *p = chain;
+	const size_t len = (size_t)terms * 18 + 32;
+	char *chain = malloc(len), *p = chain;
 	cr_assert_not_null(chain);
 	for (unsigned i = 1; i < terms; i++)
 		p = stpcpy(p, "roce.psn == 1 or ");
-	strcpy(p, "roce.psn == 16");
+	snprintf(p, len - (size_t)(p - chain), "roce.psn == 16");
 	cr_assert(sel(chain), "the last of a long 'or' chain");
-	memcpy(chain + strlen(chain) - 2, "17", 2);
+	chain[strlen(chain) - 1] = '7';  /* ... == 17 */
 	cr_assert_not(sel(chain));
 	free(chain);
 }

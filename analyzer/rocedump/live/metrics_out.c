@@ -284,12 +284,17 @@ static int listen_on(const char *addr_port, bool *v6, unsigned *port, char *errb
 	}
 	*v6 = ai->ai_family == AF_INET6;
 	freeaddrinfo(ai);
-	struct sockaddr_storage sa;
+	union {
+		struct sockaddr any;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+		struct sockaddr_storage storage;
+	} sa;
+	memset(&sa, 0, sizeof(sa));
 	socklen_t salen = sizeof(sa);
 	*port = 0;
-	if (getsockname(fd, (struct sockaddr *)&sa, &salen) == 0)
-		*port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
-						       : ((struct sockaddr_in *)&sa)->sin_port);
+	if (getsockname(fd, &sa.any, &salen) == 0)
+		*port = ntohs(sa.any.sa_family == AF_INET6 ? sa.in6.sin6_port : sa.in.sin_port);
 	return fd;
 }
 
