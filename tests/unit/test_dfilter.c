@@ -2,6 +2,7 @@
  * kind of test selects on made frames (fields, addresses, VLAN tags, wrappers, events, and/or/not,
  * precedence), and the column each syntax error names. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
