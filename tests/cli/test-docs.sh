@@ -1,7 +1,7 @@
 #!/bin/bash
 # test-docs.sh: what a Unix user looks for is there and agrees with the tool: every option
-# `rocedump --help` lists is described in the man page (analyzer/rocedump/rocedump.1), in README.md's
-# synopsis and in its table of options; every event is in the man page; the man page names the version --version prints and
+# `rocedump --help` lists is described in the man page (analyzer/rocedump/rocedump.1), in the synopsis
+# of docs/options.md and in the tables of options (docs/options.md, and docs/live-capture.md for -i's); every event is in the man page; the man page names the version --version prints and
 # formats without a warning (groff -man -ww); `meson install` puts the binary and the man page in
 # place; no file points at design notes outside the repository; LICENSE is the licence meson.build
 # declares. TAP output.
@@ -16,7 +16,8 @@ trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../man-checks.sh"
 
 MAN=$SRC/analyzer/rocedump/rocedump.1
-README=$SRC/README.md
+OPTIONS=$SRC/docs/options.md
+LIVE=$SRC/docs/live-capture.md
 
 # The options --help lists: the first column of its option lines ("  -r FILE   ...",
 # "      --nano, --time-stamp-precision micro|nano"), each name once; -tt, -xx etc. are -t, -x.
@@ -26,11 +27,12 @@ sed -n 's/^  *\(-[^ ].*\)/\1/p' "$T/help" | sed 's/   .*//' | tr ',' '\n' | awk 
 count=$(wc -l <"$T/options")
 [ "$count" -ge 20 ] && ok "--help lists $count options" || not_ok "--help lists $count options" "$(cat "$T/options")"
 
-# The man page's text (roff's \- is a plain -), README's synopsis (the first fenced block under
-# "## Using rocedump") and its table of options (rows starting with "| `").
+# The man page's text (roff's \- is a plain -), the synopsis (the first fenced block of
+# docs/options.md, under its title "# Using rocedump") and the tables of options (rows whose first
+# cell is an option, "| `-", of docs/options.md and docs/live-capture.md).
 sed 's/\\-/-/g; s/\\f[BIRP]//g' "$MAN" >"$T/man"
-awk '/^## Using rocedump/{u=1} u && /^```/{if (b) exit; b=1; next} b' "$README" >"$T/synopsis"
-grep '^| `' "$README" >"$T/table"
+awk '/^# Using rocedump/{u=1} u && /^```/{if (b) exit; b=1; next} b' "$OPTIONS" >"$T/synopsis"
+cat "$OPTIONS" "$LIVE" | grep '^| `-' >"$T/table"
 
 has_option() {  # FILE OPTION: the option appears as a word of its own (-t also as -t[t], -tt)
 	local opt=$1 file=$2
@@ -45,7 +47,7 @@ for where in man synopsis table; do
 	while read -r opt; do
 		has_option "$opt" "$T/$where" || missing+=("$opt")
 	done <"$T/options"
-	case $where in man) what="the man page";; synopsis) what="README's synopsis";; table) what="README's table of options";; esac
+	case $where in man) what="the man page";; synopsis) what="docs/options.md's synopsis";; table) what="the tables of options";; esac
 	[ ${#missing[@]} = 0 ] && ok "$what has every option of --help" ||
 		not_ok "$what has every option of --help" "missing: ${missing[*]}"
 done
