@@ -5,8 +5,7 @@
  * the captured bytes.
  *
  * Why not libpcap for these records: pcap_next_ex() reads each record with two fread() calls
- * into its own buffer, ~400 instructions a small packet with glibc's stdio, a quarter of
- * rocedump -q's work on small packets. Here records are handed out where
+ * into its own buffer, a large share of rocedump -q's work on small packets. Here records are handed out where
  * they lie, and the pipeline keeps them there in its batches instead of copying them (pipeline.c).
  *
  * The window: a ring of memory (pcapread.h), where byte k of the file is read (pread(),
@@ -21,8 +20,8 @@
  * TLB of every core, and the memory moved has gone cold.
  *
  * Reading ahead. The pipeline's threads take records one batch at a time under a lock; the
- * pread() of the bytes is most of the work on large frames (a 1 GB file of 4 KiB frames: ~0.13 s
- * of ~0.19 s spent under the lock). So a thread claims the next bytes (pcapread_claim_ahead, up
+ * pread() of the bytes is most of the work on large frames, and would otherwise be done under the
+ * lock. So a thread claims the next bytes (pcapread_claim_ahead, up
  * to 1 MiB at a time, up to 4 MiB past the next record) and reads them in after letting the lock
  * go, while another thread takes records from the bytes before (pipeline.c: each batch claims the
  * range its own records will lie in, so that the thread that decodes them has just read them); a
