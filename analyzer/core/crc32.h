@@ -12,8 +12,8 @@
 #include <isa-l/crc.h>
 /* ISA-L's AVX-512 CRC kernels return with the upper vector state dirty (no vzeroupper; the
  * ISA-L maintainers leave that to the caller, intel/isa-l#24). The SSE code that runs next, such
- * as libc's memcpy, then pays a state-transition penalty on every instruction: measured here, it
- * cost 40 % of rocedump's speed on 4 KB packets. Clear it after each call on CPUs with AVX. */
+ * as libc's memcpy, then pays a state-transition penalty on every instruction, a large share of
+ * rocedump's time on large packets (tests/bench/floor.c -Z shows it). Clear it after each call on CPUs with AVX. */
 static inline uint32_t roce_crc32(uint32_t crc, const uint8_t *p, size_t n)
 {
 	uint32_t c = crc32_gzip_refl(crc, p, n);

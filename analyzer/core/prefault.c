@@ -3,8 +3,7 @@
  * requester, a requester block (192), each at the end of an array that grows by doubling in
  * pages of its own (pages.h). The first write to each page faults, and the kernel zeroes it (2 MiB
  * at a time with huge pages); in a virtual machine the host may have to back the page first. At
- * 1 M QPs that was a quarter of the analysing thread's time on the project's 2-vCPU VM
- * (tests/bench/README.md). Populating the pages just past each array's use from another thread
+ * a million streams that is a large share of the analysing thread's time. Populating the pages just past each array's use from another thread
  * (madvise MADV_POPULATE_WRITE, Linux 5.14) takes it off the analysing thread; what the analysis
  * finds there is the same zeroes either way.
  *

@@ -1,8 +1,7 @@
 /* handoff.h: writing what another core will read (pipeline.c: a worker's decodes and frame
  * records, read by the sink thread). An ordinary store first fetches its line for ownership,
  * and the line is most often still in the cache of the core that read it last, the other one:
- * on the test VM a line takes ~215 ns each way between its two vCPUs, and a worker waited on
- * those fetches for half of its decode time (tests/bench/README.md). Streaming (non-temporal)
+ * a worker would wait on those cross-core fetches for a large part of its decode time. Streaming (non-temporal)
  * stores write the line without fetching it first; the reader then loads it from memory, as it
  * would have loaded it from the writer's cache. So a worker builds each record in a scratch copy
  * of its own, which stays in its cache, and streams it out with handoff_copy(); handoff_fence()

@@ -1,54 +1,22 @@
-/* pipeline.c: the read → decode → sink loop, on one thread or several (see pipeline.h).
+/* pipeline.c: the read -> decode -> sink loop, on one thread or several (see pipeline.h).
  *
- * Several threads. The calling thread is the only one that runs the sink, so the sink's state
- * (the analyzer's tables, the summary, the output buffer) stays in one core's cache. Batches live
- * in a ring of slots, 2 per thread: batch k in slot k mod slots. A decoding worker takes the next
- * batch number under the read lock when its slot is free (batch k - slots has been sunk), reads
- * its frames (those of a capture file read into its window stay where they lie, input_frame_kept; others are
- * copied out of libpcap), decodes them on its own and marks the batch ready. The sink thread
- * sinks batch after batch in order; while the next one is not ready it reads and decodes one
- * itself. Batch data crosses from core to core in one direction, in sequence; a design where
- * every worker ran the sink in turn moved the analyzer's tables between cores instead, and
- * measured ~10 % slower (tests/bench/README.md).
- *
- * Frames in the window of the file. The reader may read over the file's bytes behind the oldest
- * frame of the batches in flight (input_release, when a batch is taken and filled, and as the
- * one-thread loop moves on); a batch's frames in the window span at most BATCH_BYTES of the file.
- * A batch's own bytes: the thread that takes a batch claims the file's next range (about what a
- * batch holds, range_for) and reads it in once the read lock is free (input_claim_ahead,
- * pcapread.c); then, when the batches before it have been filled, it fills the batch with the
- * records that begin in its range and decodes them. The reading of the file runs on every
- * thread, and the bytes a thread decodes are the ones it has just read: on the 1 GB file of 4 KiB
- * frames, reading ahead for the batches that another thread would decode was 8 % slower
- * (tests/bench/README.md), as bytes one core writes and another reads cross between caches.
- *
- * Decodes streamed out. What a worker writes for the sink thread (each frame's struct frame and
- * roce_pkt) it builds in memory of its own, which stays in its cache, and then writes to the batch
- * with streaming stores (handoff.h), after its own last use of it: a plain store would first fetch
- * the batch's line from the sink thread's cache, where it was read last, and on the test VM that
- * cost the worker half of its decode time; the change took 16-19 % off small-frame files
- * (tests/bench/README.md). Of a decode only the bytes it set are streamed (roce_pkt_extent:
- * 4-5 of its 7 lines for most frames), and the sink thread, memory-bound at 100 k streams and
- * more, loads that much: 8-13 % faster there. A batch's first frame is also written in place as
- * it is read, because release_sunk() reads it while the batch is decoded. The sink thread's own
- * batches are decoded in place: it reads them next.
- *
- * Large frames copied. The copy out of libpcap's buffer is serial (under the read lock), and for
- * frames of a few KiB it costs as much as the decode it lets run in parallel: on 4 KiB frames
- * batches were 25 % slower than one thread (and decoding such frames as they are read, copying
- * only the bytes the sink reads, 12-17 % slower). So when a batch's copied frames averaged more
- * than DIRECT_ABOVE bytes, the sink thread, once every batch before has been sunk, reads, decodes and sinks the next
- * batch's worth of frames one by one, as the one-thread loop does; the other workers wait.
- *
- * Frames read one at a time (one thread, and the direct mode above) are held back a few frames
- * while the analysis looks ahead (struct look_ahead): the sink sees each frame after the peek hook,
- * as in a batch.
- *
- * Frames not ready. A live capture or a pipe may have no complete frame ready (INPUT_AGAIN): the
- * batch being filled ends there, however few frames it holds; a thread that finds none at all
- * gives its batch number back and waits on the input. The sink thread calls the idle hook first,
- * and waits on the input only when no batch is in flight; a worker that later hands it a batch
- * wakes it through an eventfd (`wake`), so no batch waits for the sink thread's poll to time out. */
+ * Only the calling thread runs the sink, so the analyzer's tables, the summary and the output
+ * buffer stay in one core's cache and batch data crosses cores in one direction. Batches live in
+ * a ring of 2 slots per thread (batch k in slot k mod slots): a worker takes the next batch number
+ * under the read lock when its slot is free, claims the file's next range and reads it in with
+ * the lock let go (input_claim_ahead), fills the batch with the records that begin there (frames
+ * in the file's window stay where they lie, input_frame_kept; others are copied out of libpcap),
+ * decodes them and marks the batch ready. A thread decodes the bytes it has just read, so they are
+ * still in its cache. The sink thread sinks batches in order and decodes one itself while the next
+ * is not ready. Workers build each decode in memory of their own and write it to the batch with
+ * streaming stores (handoff.h), only as far as it extends (roce_pkt_extent), so that no store
+ * fetches the sink's cache lines. Large copied frames cost as much to copy (serially) as to
+ * decode: when a batch's copied frames averaged more than DIRECT_ABOVE bytes, the sink thread
+ * reads, decodes and sinks frames one by one (direct mode) while the workers wait. Frames read
+ * one at a time are held back a few frames for the analysis's look-ahead (struct look_ahead).
+ * A live capture or pipe with no frame ready (INPUT_AGAIN) ends the batch being filled; the sink
+ * thread calls the idle hook, waits on the input only when no batch is in flight, and is woken
+ * through an eventfd when a worker hands it a batch. tests/bench measures these choices. */
 #define _GNU_SOURCE
 #include "pipeline.h"
 
@@ -201,8 +169,7 @@ static void copy_frame(struct frame *f, uint8_t *to)
  * are analysed. A frame that does not stay where it lies in the window (input_frame_kept)
  * is copied into the ring, its first ROCE_DECODE_MAX_CAPLEN bytes, as fill_batch() copies it.
  * While the hook says no and the ring is empty, each frame goes to the sink as soon as it is
- * decoded, as before: nothing copied, nothing held. On one CPU at 100 k QPs this halves the time
- * (tests/bench/README.md). */
+ * decoded: nothing copied, nothing held. */
 #define LOOK_AHEAD PIPELINE_PEEK_AHEAD
 #define ASK_EVERY 256  /* frames between two questions to the peek hook while it says no */
 
@@ -431,9 +398,8 @@ static bool wait_fill_turn(struct shared *s, uint64_t seq)
  * A batch of a file read into the window claims the file's next range_bytes as its own and
  * reads them in with the lock let go, while the batches before it are filled; then, in its turn,
  * it takes the records that begin in its range (one at least). Its thread decodes bytes it has
- * just read itself: in a model of 1 GB of reading and CRC-ing, one thread 0.060 s, a second
- * thread CRC-ing what the first read 0.090 s, two threads each CRC-ing what they read 0.038-0.052
- * s (tests/bench/README.md). */
+ * just read itself, still in its cache: bytes one core writes and another reads would cross
+ * between caches. */
 static enum take read_and_decode(struct shared *s, bool *in_flight, struct frame *mine)
 {
 	uint64_t seq = s->next_seq;

@@ -21,11 +21,9 @@
 #include "roce/roce.h"
 
 #define PIPELINE_MAX_THREADS 16
-/* 1,024 frames: on small frames 6-14 % faster than 4,096 on two threads, the same on 4 KiB frames
- * (1 MiB ends their batches first) and at 100 k QPs. Timed per batch, the sink thread analysed
- * the 4,096-frame batches it had decoded itself at 84-109 ns a frame against 70-72 ns for the
- * worker's (its decoding had pushed its analysis state out of its caches); at 1,024 alike
- * (tests/bench/README.md). */
+/* 1,024 frames: small enough that the sink thread, decoding a batch itself, does not push its
+ * analysis state out of its caches (larger batches made it analyse its own batches slower than
+ * the workers'); frames of 4 KiB end their batches at 1 MiB first. */
 #define PIPELINE_BATCH_DEFAULT 1024
 #define PIPELINE_MAX_BATCH 65536  /* a batch also ends at 1 MiB of frames, 16 bytes or more each */
 

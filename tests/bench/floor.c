@@ -3,16 +3,15 @@
  *   floor [-b BYTES] [-D | -R] [-n] [-Z] FILE
  *
  * The least work a tool that checks every RoCEv2 ICRC in a capture file can do, with three ways
- * of reading the file: libpcap with its defaults (-D: the floor of issue 2's target), libpcap at
- * its best here (the default: a stdio stream with a setvbuf buffer, 1 MiB unless -b, no stream
+ * of reading the file: libpcap with its defaults (-D: the floor the speed target is
+ * stated against), libpcap at its best (the default: a stdio stream with a setvbuf buffer, 1 MiB unless -b, no stream
  * lock, pcap_fopen_offline_with_tstamp_precision(NANO), pcap_next_ex), or the records read as
  * rocedump reads a plain pcap file (-R). Then it does what the bare floor (barefloor.c) does with
  * each frame (floor_icrc.h: the headers walked as far as the ICRC's span needs, the covered
  * headers masked, ISA-L crc32_gzip_refl, vzeroupper after it unless -Z). Nothing else: no
  * checksums, no decode, no events. These libpcap floors are the benchmark's INFO lines; the bare
- * floor, which reads with read() and no library, is its PASS/FAIL reference. Measured with -Z:
- * the ~1 GB MTU file went from 0.26 to 0.24 s in the floor and from 0.37 to 0.25 s in rocedump -q
- * when both gained the vzeroupper (README.md).
+ * floor, which reads with read() and no library, is its PASS/FAIL reference. -Z leaves the
+ * vzeroupper out, to show what the SSE-AVX transition penalty after the CRC costs.
  *
  * It prints its counts on one line so the compiler cannot drop the work and so run-bench.sh can
  * check its good count against rocedump's:
@@ -20,9 +19,9 @@
  *   floor: frames N bytes N roce N good N bad N other N
  *
  * -b BYTES  stdio buffer size given to setvbuf (0: leave libpcap/stdio's default)
- * -D        the bare loop with libpcap's defaults, as issue 2 words the floor: libpcap opens the
- *           file itself (pcap_open_offline_with_tstamp_precision: its own fopen, stdio's 4 KiB
- *           buffer, a stream lock taken on every fread); -b is then ignored
+ * -D        the bare loop with libpcap's defaults, as the speed target words the floor: libpcap
+ *           opens the file itself (pcap_open_offline_with_tstamp_precision: its own fopen,
+ *           stdio's 4 KiB buffer, a stream lock taken on every fread); -b is then ignored
  * -R        the records read as rocedump reads a plain pcap file: by its own reader
  *           (analyzer/rocedump/input/pcapread.c: the file read into a ring of memory, records used where
  *           they lie), libpcap reading on from the first record that reader leaves to it;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# plugin-bench.sh: what the Wireshark plugin roce.so costs (issue 13's benchmark): tshark on a
-# 1,000,000-packet RoCE capture (gencaps --bench-small: SEND_ONLY/ACK over 1,000 QPs) with the
-# plugin and without it, side by side in one run.
+# plugin-bench.sh: what the Wireshark plugin roce.so costs: tshark on a 1,000,000-packet RoCE
+# capture (gencaps --bench-small: SEND_ONLY/ACK over 1,000 QPs) with the plugin and without it,
+# side by side in one run.
 #
 # Two measures:
 #  - wall clock and CPU time (user + system) of `tshark -r F -q -z io,stat,0`, N pairs (default 5),

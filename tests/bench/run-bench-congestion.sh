@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-bench-congestion.sh: what the congestion analysis costs rocedump -q (issue 11).
+# run-bench-congestion.sh: what the congestion analysis costs rocedump -q.
 #
 #   tests/bench/run-bench-congestion.sh --rocedump P --gencaps P [--packets N] [--qps Q] [--rounds R]
 #                                       [--dir DIR] [--keep] [--smoke]

@@ -91,7 +91,7 @@ expect "--threads 17 rejected" 2 'invalid thread count' -- --threads 17 -r "$G/r
 expect "--batch 0 rejected" 2 'invalid batch size' -- --batch 0 -r "$G/rc_opcodes.pcap"
 expect "--batch x rejected" 2 'invalid batch size' -- --batch x -r "$G/rc_opcodes.pcap"
 expect "--batch 65537 rejected" 2 'invalid batch size' -- --batch 65537 -r "$G/rc_opcodes.pcap"
-# congestion options (issue 11)
+# congestion options
 for a in 0 25X G 100Q 2000000G ' 25G' -5G 999K; do
 	expect "--link-speed '$a' rejected" 2 'invalid link speed' -- --link-speed "$a" -r "$G/pfc_pause.pcap"
 done

@@ -166,9 +166,9 @@ Test(input, kept_frames_valid_until_released)
 	 * window the file is read into (input_frame_kept) and lets the chunks behind its oldest frame
 	 * in use go (input_release): the last KEPT frames read must hold their bytes while the
 	 * reading moves on, the chunks behind them must go (the window's memory, anonymous, stays far
-	 * below the file's size: 31 MiB here; with nothing let go, 160), and a frame libpcap reads
-	 * (after the reader hands over) is not kept. Until 2026-12-02 this measured RssFile, the
-	 * mapped file's pages, and so measured nothing once the file was read into the window. */
+	 * below the file's size; with nothing let go, 160 MiB), and a frame libpcap reads
+	 * (after the reader hands over) is not kept. The window is anonymous memory, so the test
+	 * reads RssAnon, not RssFile (the page cache's pages, which the window does not map). */
 	enum { KEPT = 600, CAP = 4000 };
 	struct file f = {0};
 	header(&f, 0xa1b2c3d4, 2, 4, 65535, false);

@@ -136,9 +136,9 @@ Test(pipeline, frames_intact_on_many_threads)
 Test(pipeline, batches_hold_many_frames)
 {
 	/* Frames libpcap reads (a file in the other byte order) and frames the direct reader hands
-	 * out: either way a batch holds many frames. Batches of one frame each, which frames that
-	 * libpcap read got for a while (2026-12-02 to 12-03: the batch's file range was compared with
-	 * the offset libpcap's frames do not have), made two threads 6 times slower than one. */
+	 * out: either way a batch holds many frames. Batches of one frame each (as when a batch's file
+	 * range is compared with the offset libpcap's frames do not have) make two threads many times
+	 * slower than one. */
 	for (unsigned swapped = 0; swapped < 2; swapped++) {
 		struct made m = make(200000, SIZE_MAX, 120, swapped);
 		const char *path = save(&m.f, swapped ? "small-swapped.pcap" : "small.pcap");

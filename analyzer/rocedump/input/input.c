@@ -1,8 +1,7 @@
 /* input.c: capture-file and live input over libpcap (see input.h).
  *
- * libpcap reads files through stdio; with glibc's default buffer the read and ICRC loop was
- * 10-15 % slower on a 1 GB file (tests/bench/README.md), so the stream gets a 1 MiB buffer
- * before libpcap sees it. A regular file is opened by libpcap over a plain stdio stream, and
+ * libpcap reads files through stdio, whose default buffer makes a read call every few KiB, so
+ * the stream gets a 1 MiB buffer before libpcap sees it. A regular file is opened by libpcap over a plain stdio stream, and
  * its records are read by pcapread.c (classic pcap) or pcapngread.c (pcapng), from a window the
  * file is read into, for as long as those readers are sure of them; libpcap reads on from the first one
  * they leave (tests/unit/test_input.c holds the two ways to the same frames and the same end).

@@ -5,8 +5,8 @@
  * Why not libpcap for these blocks: pcapng is what dumpcap and Wireshark write by default, and
  * through libpcap each block costs two fread() calls into libpcap's buffer, a cookie stream that
  * shows every byte to the drop-count scanner (capstats.c), the scanner's own walk, and a copy of
- * every frame into the pipeline's batches: the same capture read ~2.7 times slower than as a
- * classic pcap file (tests/bench/README.md). Here packet blocks are handed out where they lie in
+ * every frame into the pipeline's batches: several times the cost of reading the same capture
+ * as a classic pcap file. Here packet blocks are handed out where they lie in
  * the window, and only the blocks that are not packets (section header, interface description
  * and statistics blocks, and any other) go to the scanner, whole and in the file's order.
  *

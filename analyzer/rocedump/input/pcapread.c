@@ -5,26 +5,23 @@
  * the captured bytes.
  *
  * Why not libpcap for these records: pcap_next_ex() reads each record with two fread() calls
- * into its own buffer, ~400 instructions a small packet with glibc's stdio, a quarter of
- * rocedump -q's work on small packets (tests/bench/README.md). Here records are handed out where
+ * into its own buffer, a large share of rocedump -q's work on small packets. Here records are handed out where
  * they lie, and the pipeline keeps them there in its batches instead of copying them (pipeline.c).
  *
  * The window: a ring of memory (pcapread.h), where byte k of the file is read (pread(),
  * PCAPREAD_PIECE bytes at a time) to ring[k mod size] just before a record needs it, and a record
  * running over the ring's end continues past it (pcapread_get); the reading goes no further than a ring's
  * length past the oldest frame still in use (pcapread_release), and moves into a larger ring when
- * the caller keeps more. Until 2026-12-02 the file itself was mapped; but mapping the page cache
+ * the caller keeps more. read(2) into a ring, not mmap: reading the page cache through a mapping
  * costs a page-table entry for every 4 KiB page unless the kernel cached the file in large folios
  * (a file read back from disk), and a file just written (by tcpdump, dumpcap, gencaps) sits in
- * small ones: on this project's VMs the 1 GB MTU capture then took 0.45-0.59 s to walk mapped
- * against 0.08-0.10 s to read() (tests/bench/README.md). Until 2026-12-03 the window was address
- * space as long as the file, its memory moved ahead with mremap in 16 MiB chunks: each move
- * flushed the TLB of both cores, and the memory moved had gone cold; the ring read the MTU file
- * 16-20 % faster.
+ * small ones, so walking it mapped costs more per page than copying it (tests/bench measures
+ * both). A ring, not a window as long as the file moved ahead with mremap: each move flushes the
+ * TLB of every core, and the memory moved has gone cold.
  *
  * Reading ahead. The pipeline's threads take records one batch at a time under a lock; the
- * pread() of the bytes is most of the work on large frames (a 1 GB file of 4 KiB frames: ~0.13 s
- * of ~0.19 s spent under the lock). So a thread claims the next bytes (pcapread_claim_ahead, up
+ * pread() of the bytes is most of the work on large frames, and would otherwise be done under the
+ * lock. So a thread claims the next bytes (pcapread_claim_ahead, up
  * to 1 MiB at a time, up to 4 MiB past the next record) and reads them in after letting the lock
  * go, while another thread takes records from the bytes before (pipeline.c: each batch claims the
  * range its own records will lie in, so that the thread that decodes them has just read them); a

@@ -33,10 +33,9 @@ static inline uint16_t pcapread_ld16(const uint8_t *p)
 /* The window is a ring of PCAPREAD_RING bytes of memory, reused lap after lap: byte k of the file
  * at ring[k mod PCAPREAD_RING]; a record that runs over the ring's end has the part past it copied
  * there too (into a margin of PCAPREAD_MARGIN bytes), so that it lies whole. The ring stays in the
- * caches: a 16 MiB ring read the 1 GB MTU file 16-20 % faster than a window as long as the file,
- * whose memory moved ahead with mremap (each move flushed every core's TLB, and the memory moved
- * came back cold); 8 MiB was 2-3 % faster than 16 on that file and the same on small frames, 32
- * MiB 2 % slower (tests/bench/README.md). Two threads keep up to ~8 MiB in use (4 batches of at
+ * caches, unlike a window as long as the file whose memory moves ahead with mremap (each move
+ * flushes every core's TLB, and the memory moved comes back cold); 8 MiB is the size the
+ * benchmarks (tests/bench) favoured over 16 and 32. Two threads keep up to ~8 MiB in use (4 batches of at
  * most 1 MiB, 4 MiB claimed ahead, pipeline.c); the reading goes at most a ring's length past the
  * oldest frame in use, and when a read would overwrite one (a caller that keeps more frames:
  * --threads 3 and up), the reader moves on into a new ring twice as large, and the old one stays,
