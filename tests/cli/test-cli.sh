@@ -497,7 +497,7 @@ PYEOF
 done
 [ "$bad" = 0 ] && ok "JSON Lines parse with the documented keys" || not_ok "JSON Lines parse" "$bad files failed"
 
-# the -q and --summary JSON objects: the keys the README documents, on every capture
+# the -q and --summary JSON objects: the keys docs/reading-output.md documents, on every capture
 bad=0
 for f in "$CAPS"/*/*.pcap "$CAPS"/*/*.pcapng; do
 	[ -e "$f" ] || continue

@@ -2,7 +2,7 @@
 """cnp_truth.py: the frames that must carry cnp.missing, and the CE marks still pending at the
 end, worked out from tshark's fields alone by the rule rocedump documents, vs rocedump's.
 
-The rule (README "Congestion"): per stream (source, destination, destination QP), a CE-marked
+The rule (docs/congestion.md): per stream (source, destination, destination QP), a CE-marked
 packet is due a CNP when it lies more than --cnp-interval-us (50) after the last CNP seen or due
 on the stream; a CNP from the destination back to the source answers the oldest due mark still
 waiting (here: the one source -> destination stream with a CE mark in the timeout before it).

@@ -1,5 +1,5 @@
 /* print.h: per-frame output of rocedump: one text line (tcpdump style) or one JSON object
- * (JSON Lines; schema in README.md "JSON output"). */
+ * (JSON Lines; schema in docs/reading-output.md "JSON output"). */
 #ifndef ROCEDUMP_PRINT_H
 #define ROCEDUMP_PRINT_H
 

@@ -1,4 +1,4 @@
-/* print_json.c: one JSON object per frame (JSON Lines). The schema is documented in README.md
+/* print_json.c: one JSON object per frame (JSON Lines). The schema is documented in docs/reading-output.md
  * ("JSON output"); its names are stable. The frame's fields are those of the one field table
  * (include/roce/fields.def), printed in its order and nested by their dotted paths; the events and
  * the analyzer's findings follow. Every string written here is one of our own names or an
