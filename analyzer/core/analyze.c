@@ -4,8 +4,8 @@
  * PSNs are 24-bit and compared modulo 2^24 with a window of 2^23 (psn_diff). Each stream keeps
  * the next new request PSN and a bitmap of the PSNs missing among the 128 below it. A request
  * ahead of next opens a gap (psn.gap); one behind it either fills a hole (a late packet:
- * psn.out_of_order, or the resend of a packet lost before the capture point) or repeats a PSN
- * already seen (psn.retransmit). A backward jump from the previous request is a restart: after a
+ * psn.out_of_order, or the resend of a packet lost before the capture point; or, sent before the
+ * stream's first frame seen, the stream's start) or repeats a PSN already seen (psn.retransmit). A backward jump from the previous request is a restart: after a
  * NAK or RNR NAK on the reverse stream it must be at the NAK's PSN (else nak.restart_wrong);
  * without one it is a timeout resend (retransmit.timeout, aged from the PSN's original send,
  * which a log of recent sends keeps). A second bitmap over the same window marks the PSNs that
@@ -414,6 +414,19 @@ static void episode_resend(struct stream *s, struct loss_block *l, struct frame_
 	s->flags |= F_RESEND;
 }
 
+/* A request first seen after the stream's first one was sent before it, its IPv4 id says (where
+ * the stream's ids count; a step back of 1024 or more is no such counter): the capture began with
+ * a later packet of the stream, reordered ahead of the ones before it; those are the stream's
+ * start, not late packets. */
+static bool sent_before_first(const struct stream *s, const struct req_block *rq, const struct frame_ctx *f)
+{
+	const struct roce_net *n = &f->p->net;
+	if (!(s->flags & F_IPID) || n->kind != ROCE_NET_IPV4 || !n->ip_id || !rq->first_id)
+		return false;
+	int16_t back = (int16_t)(uint16_t)(n->ip_id - rq->first_id);
+	return back < 0 && back > -1024;
+}
+
 /* The requester's turn: a response came, and this is its next new request. */
 static void turn_sample(struct stream *s, struct req_block *rq, struct frame_ctx *f)
 {
@@ -426,6 +439,24 @@ static void turn_sample(struct stream *s, struct req_block *rq, struct frame_ctx
 	k->turn_count++;
 	if (us > k->turn_max_us)
 		k->turn_max_us = us;
+}
+
+/* A request sent in its order (a new one, or one of the stream's start): it times a round trip
+ * if it asks for a response and none is being timed (one at a time: resends do not count), and
+ * ends the requester's turn. */
+static void time_sending(struct stream *s, struct req_block *rq, struct frame_ctx *f)
+{
+	const struct roce_pkt *p = f->p;
+	if (rq->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
+	    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
+	     p->op->op == ROCE_OP_FETCH_ADD)) {
+		struct ack_block *r = req_ack(rq);
+		s->flags |= F_RTT_PENDING;
+		r->psn = p->h.bth.psn;
+		r->ts = f->ts;
+	}
+	if (s->flags & F_TURN_PENDING)
+		turn_sample(s, rq, f);
 }
 
 static void on_request(struct roce_analyzer *a, struct stream *s, struct req_block *rq, struct frame_ctx *f)
@@ -441,6 +472,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 		rq->pkey = p->h.bth.pkey;
 		rq->first_psn = rq->next_psn = rq->prev_end = psn;
 		rq->holes = ALL_HOLES;  /* nothing below the first PSN was seen */
+		rq->first_id = p->net.kind == ROCE_NET_IPV4 ? p->net.ip_id : 0;
 	} else {
 		if (p->op->transport != rq->transport)
 			find(f, ROCE_EV_MSG_TRANSPORT_MIXED, false, 0, 0, -1);
@@ -492,23 +524,18 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 		check_message(s, rq, f);
 		advance(s, rq, f, psn, span, (uint32_t)d);
 		log_send(a, s, rq, psn, span, f);
-		if (rq->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
-		    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
-		     p->op->op == ROCE_OP_FETCH_ADD)) {
-			struct ack_block *r = req_ack(rq);
-			s->flags |= F_RTT_PENDING;  /* time one request at a time: resends do not count */
-			r->psn = psn;
-			r->ts = f->ts;
-		}
-		if (s->flags & F_TURN_PENDING)
-			turn_sample(s, rq, f);
+		time_sending(s, rq, f);
 		return;
 	}
 
-	/* behind next_psn: a late packet, or a resend (a pending round trip is no longer clean) */
-	s->flags &= (uint16_t)~F_RTT_PENDING;
+	/* behind next_psn: a late packet, a resend, or the stream's start */
 	uint32_t k = (uint32_t)(-d) - 1;  /* bit of this PSN in holes */
 	bool hole = k < HOLE_BITS && ((rq->holes >> k) & 1);
+	bool start = hole && sent_before_first(s, rq, f);
+	if (start)
+		time_sending(s, rq, f);
+	else
+		s->flags &= (uint16_t)~F_RTT_PENDING;  /* a pending round trip is no longer clean */
 	/* its PSNs (a READ's span) are taken, first sending or not: bits k down to k + 1 - span
 	 * (a span reaching past next_psn is taken up below) */
 	uint32_t lo = span <= k + 1 ? k + 1 - span : 0;
@@ -522,8 +549,9 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 	}
 	if (psn_diff(psn, rq->first_psn) < 0)
 		rq->first_psn = psn;
-	l = loss_count(a, s);  /* a resend or a late request: loss state from here on (no block: no
-				* F_RESTART, and the checks below still run, uncounted) */
+	/* a resend or a late request: loss state from here on (no block: no F_RESTART, and the
+	 * checks below still run, uncounted); the stream's start is no anomaly (F_RESTART: a block) */
+	l = start ? loss_of(a, s) : loss_count(a, s);
 	uint64_t first = 0;  /* a resend's first sending, once looked up */
 	if (s->flags & F_RESTART) {  /* a late packet may carry p: not a restart, but p is resent */
 		episode_resend(s, l, f, span, restart_point);
@@ -548,7 +576,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 			original_send(a, s, rq, psn, f, &first);
 		find_ref(f, ROCE_EV_PSN_RETRANSMIT, rq->next_psn, psn, -1, first);
 		l->retransmits++;
-	} else if (!(s->flags & F_RESEND)) {
+	} else if (!(s->flags & F_RESEND) && !start) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, rq->next_psn, psn, -1);
 		l->ooo++;
 	}

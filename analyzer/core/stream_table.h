@@ -187,6 +187,7 @@ struct req_block {
 	uint8_t transport, msg_op;
 	uint8_t requests_hi, messages_hi;
 	bool ack_taken;           /* ack holds acknowledgement tracking */
+	uint16_t first_id;        /* the IPv4 id of the stream's first request, 0 if none */
 	struct ack_block ack;
 };
 _Static_assert(sizeof(struct req_block) == 192, "three cache lines");

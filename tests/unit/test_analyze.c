@@ -1174,6 +1174,24 @@ Test(analyze, nak_restart_verdict_waits_for_late_frames)
 	expect_psns("nak.restart_wrong", 170, 171);
 }
 
+/* A stream whose first frame seen is a later PSN, reordered ahead of the ones sent before it
+ * (older IPv4 ids): those are the stream's start, not late packets, and its first PSN moves back
+ * to them. Without ids that count, they are late packets. */
+Test(analyze, stream_starts_with_an_early_packet)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 105, .len = 64, .ipid = 15));
+	for (uint32_t psn = 100; psn < 105; psn++)
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = psn, .len = 64, .ipid = (uint16_t)(10 + psn - 100)));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 106, .len = 64, .ipid = 16));
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.first_psn, 100);
+	cr_assert_eq(st.out_of_order, 0);
+	mk(0, 0);
+	EXPECT_NO_EVENTS(send_only(105));
+	EXPECT_EVENTS(send_only(100), "psn.out_of_order");
+}
+
 /* The retry count is 3 bits: the 8th restart at one PSN with no ACK covering it is one too many. */
 Test(analyze, retry_exceeded_on_the_8th_resend)
 {
