@@ -295,22 +295,44 @@ static void lost_after(struct loss_block *l, uint32_t psn)
 	l->lflags |= L_LOST;
 }
 
-/* A restart of the send queue at the frame's PSN (a timeout or NAK resend, not a late packet):
- * the IB retry count is 3 bits, so the 8th restart at one PSN with no ACK covering it in between
- * is one more than any requester may make (an RNR retry count of 7 means unlimited; the retry
- * count does not). */
+/* A restart of the send queue at the frame's PSN (a timeout or NAK resend, not a late packet).
+ * The IB retry count is 3 bits, so the 8th restart of one stuck PSN with no ACK covering it in
+ * between is one more than any requester may make (an RNR retry count of 7 means unlimited; the
+ * retry count does not): one retransmit.retry_exceeded for the stuck PSN, on that restart. The
+ * requester restarts at the oldest PSN not acknowledged, so a restart at a later PSN of the stuck
+ * PSN's run (no ACK covered the stuck PSN, so none covered it either) means the resend of the
+ * stuck PSN went missing before the capture point: a restart inferred. A restart before the stuck
+ * PSN makes it the new stuck PSN. */
 static void count_retry(struct loss_block *l, struct frame_ctx *f)
 {
 	uint32_t psn = f->p->h.bth.psn;
-	if (l->retry_count && l->retry_psn == psn) {
-		if (l->retry_count < UINT8_MAX)
-			l->retry_count++;
-	} else {
+	if (!(l->retry_seen || l->retry_inferred) || psn_diff(psn, l->retry_psn) < 0) {
 		l->retry_psn = psn;
-		l->retry_count = 1;
+		l->retry_seen = l->retry_inferred = 0;
+		l->lflags &= (uint8_t)~L_RETRY_REPORTED;
 	}
-	if (l->retry_count == 8)
-		find(f, ROCE_EV_RETRANSMIT_RETRY_EXCEEDED, true, psn, psn, -1);
+	if (psn == l->retry_psn) {
+		if (l->retry_seen < UINT8_MAX)
+			l->retry_seen++;
+	} else if (l->retry_inferred < UINT8_MAX) {
+		l->retry_inferred++;
+	}
+	if ((l->lflags & L_RETRY_REPORTED) || l->retry_seen + l->retry_inferred < 8)
+		return;
+	l->lflags |= L_RETRY_REPORTED;
+	struct roce_finding *x = find(f, ROCE_EV_RETRANSMIT_RETRY_EXCEEDED, true, l->retry_psn, l->retry_psn, -1);
+	if (x) {
+		x->resends_seen = (uint16_t)l->retry_seen;
+		x->resends_inferred = (uint16_t)l->retry_inferred;
+	}
+}
+
+/* The responder acknowledged the PSNs up to psn (an ACK, or a NAK: those before its PSN): the
+ * stuck PSN, if among them, is stuck no more. */
+static void retry_answered(struct loss_block *l, uint32_t psn)
+{
+	if ((l->retry_seen || l->retry_inferred) && psn_diff(psn, l->retry_psn) >= 0)
+		l->retry_seen = l->retry_inferred = 0;
 }
 
 /* An ACK at psn from the responder of q: restarts at PSNs it covers were answered, and the PSN
@@ -320,8 +342,7 @@ static void ack_covers(struct roce_analyzer *a, struct stream *q, uint32_t psn)
 	struct loss_block *l = loss_of(a, q);
 	if (!l)
 		return;
-	if (l->retry_count && psn_diff(psn, l->retry_psn) >= 0)
-		l->retry_count = 0;
+	retry_answered(l, psn);
 	if ((l->lflags & L_LOST) && psn_diff(psn, l->lost_psn) >= 0)
 		l->lflags &= (uint8_t)~L_LOST;
 	if ((q->flags & F_RESTART) && psn_diff(psn, l->restart_psn) >= 0) {
@@ -731,6 +752,7 @@ static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn,
 	if (!l)
 		return;
 	l->rnr_wait_us = rnr_wait_us;
+	retry_answered(l, (psn - 1) & PSN_MASK);  /* a NAK acknowledges the PSNs before its own */
 	l->lflags &= (uint8_t)~L_PENDING;  /* a new NAK: the old episode's verdict goes with it */
 	if (!(l->lflags & L_UNANSWERED) || psn_diff(psn, l->restart_lo) < 0)
 		l->restart_lo = psn;  /* the first NAK not answered, or one further back */

@@ -153,6 +153,12 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 			k = snprintf(buf + at, cap - at, "(psn %" PRIu32, x->seen_psn);
 		n += k > 0 ? k : 0;
 		at = (size_t)n < cap ? (size_t)n : cap;
+		if (e == ROCE_EV_RETRANSMIT_RETRY_EXCEEDED) {
+			k = snprintf(buf + at, cap - at, ", resent %u times: %u seen, %u inferred",
+				     x->resends_seen + x->resends_inferred, x->resends_seen, x->resends_inferred);
+			n += k > 0 ? k : 0;
+			at = (size_t)n < cap ? (size_t)n : cap;
+		}
 		if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0) {
 			k = snprintf(buf + at, cap - at, ", first sent %" PRId64 ".%03" PRId64 " ms before",
 				     x->delta_ns / 1000000, x->delta_ns / 1000 % 1000);

@@ -69,6 +69,10 @@ struct roce_finding {
 	uint16_t quanta;       /* pfc.pause: the pause time */
 	bool expired;          /* pfc.resume: the pause timer ran out (no XON) */
 	bool pause;            /* pfc.traffic_while_paused: a legacy PAUSE paused it */
+	/* retransmit.retry_exceeded: the restarts of the stuck PSN (expected_psn) it counted, seen
+	 * in the capture and inferred (a restart at a later PSN of the stuck PSN's run: the stuck
+	 * PSN's own resend is missing from the capture) */
+	uint16_t resends_seen, resends_inferred;
 };
 
 /* The most details a frame keeps: more than the analyzer's events pile up on one frame in

@@ -9,6 +9,10 @@ right verdict is known from how the capture was made.
   early-first   write_bw with a later frame moved to the front of its stream: the frames sent
                 before it are the stream's start (no psn.out_of_order), and the streams' rows
                 are write_bw's own
+  retry         one retransmit.retry_exceeded per stuck PSN, on its 8th restart, counting the
+                restarts seen at it and those inferred (a restart at a later PSN of its run:
+                its own resend missing): rc_pingpong_loss_stuck (derived; restarts found here
+                from the PSNs alone) and rc_pingpong_peer_dies (frame 387, 8 seen)
 Exit 0 when every check holds, 1 otherwise (each failure printed), 2 on a usage error.
 """
 import argparse
@@ -88,6 +92,41 @@ def check_early_first(c, rocedump, caps):
                 ', '.join('%s %s, not %s' % (k, g, w) for k, (w, g) in sorted(diff.items())))
 
 
+def restarts(frames, src, dst, qpn, first):
+    """[(frame, psn)] of the requests from src to dst's qpn, from frame first on, that go back
+    from the previous request's PSN: the requester's restarts."""
+    out, prev = [], None
+    for n, fr in sorted(frames.items()):
+        ro = fr.get('roce', {})
+        if n < first or fr.get('ip', {}).get('src') != src or fr['ip'].get('dst') != dst or \
+                ro.get('dqpn') != qpn or ro.get('opcode', 0x11) >= 0x0d:
+            continue
+        if prev is not None and ((ro['psn'] - prev) & 0xffffff) >= 0x800000:
+            out.append((n, ro['psn']))
+        prev = ro['psn']
+    return out
+
+
+def check_retry(c, rocedump, caps):
+    stuck = 15754654
+    frames, _ = run_json(rocedump, os.path.join(caps, 'derived', 'rc_pingpong_loss_stuck.pcap'))
+    found = events_of(frames, 'retransmit.retry_exceeded')
+    # the real resend (frame 203, of the SEND first sent in frame 194) and its 23 repetitions:
+    # restarts at the stuck PSN or, its resend left out, at the next one
+    runs = [(n, p) for n, p in restarts(frames, '10.77.0.2', '10.77.0.1', 0x19, 194) if p in (stuck, stuck + 1)]
+    eighth = runs[7] if len(runs) >= 8 else (None, None)
+    seen = sum(1 for _, p in runs[:8] if p == stuck)
+    want = [(eighth[0], stuck, seen, 8 - seen)]
+    got = [(n, x.get('expected_psn'), x.get('resends_seen'), x.get('resends_inferred')) for n, x in found]
+    c.check('retry: rc_pingpong_loss_stuck: once, on the 8th restart (%d seen, %d inferred)' % (seen, 8 - seen),
+            len(runs) == 24 and got == want, 'restarts %d; (frame, psn, seen, inferred) %s, want %s' %
+            (len(runs), got, want))
+    frames, _ = run_json(rocedump, os.path.join(caps, 'rxe', 'rc_pingpong_peer_dies.pcap'))
+    got = [(n, x.get('expected_psn'), x.get('resends_seen'), x.get('resends_inferred'))
+           for n, x in events_of(frames, 'retransmit.retry_exceeded')]
+    c.check('retry: rc_pingpong_peer_dies: once, frame 387', got == [(387, 1711075, 8, 0)], str(got))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--rocedump', required=True)
@@ -96,6 +135,7 @@ def main():
     c = Checks()
     check_derived(c, args.captures)
     check_early_first(c, args.rocedump, args.captures)
+    check_retry(c, args.rocedump, args.captures)
     print('%d failed' % c.failed if c.failed else 'all checks hold')
     return 1 if c.failed else 0
 

@@ -1213,6 +1213,47 @@ Test(analyze, retry_exceeded_on_the_8th_resend)
 	EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout", "retransmit.retry_exceeded");
 }
 
+/* Restarts at a later PSN of the stuck PSN's run, no ACK covering it: the stuck PSN's resend is
+ * missing from the capture, and the restart counts for it (inferred): one error per stuck PSN,
+ * on the 8th restart, with the counts seen and inferred. A NAK acknowledges the PSNs before its
+ * own: a restart at its PSN is no resend of an earlier one. */
+Test(analyze, retry_exceeded_counts_restarts_missing_from_the_capture)
+{
+	mk(0, 0);
+	sends_ok(100, 102);
+	for (unsigned n = 1; n <= 7; n++) {
+		if (n == 2 || n == 5) {  /* 100's resend missing */
+			EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout");
+		} else {
+			EXPECT_EVENTS(send_only(100), "psn.retransmit", "retransmit.timeout");
+			EXPECT_EVENTS(send_only(101), "psn.retransmit");
+		}
+		EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	}
+	EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout", "retransmit.retry_exceeded");
+	expect_psns("retransmit.retry_exceeded", 100, 100);
+	cr_assert_eq(finding("retransmit.retry_exceeded")->resends_seen, 5);
+	cr_assert_eq(finding("retransmit.retry_exceeded")->resends_inferred, 3);
+	EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	for (unsigned n = 1; n <= 9; n++) {  /* once for the stuck PSN, whichever PSN it restarts at */
+		EXPECT_EVENTS(send_only(n % 2 ? 100 : 101), "psn.retransmit", "retransmit.timeout");
+		EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	}
+	/* a NAK at 101 acknowledges 100: restarts at 101 count for 101 alone */
+	EXPECT_EVENTS(nak(101, 0), "nak.psn_seq_err");
+	for (unsigned n = 1; n <= 8; n++) {
+		if (n == 1)
+			EXPECT_EVENTS(send_only(101), "psn.retransmit");  /* the NAK's restart */
+		else if (n < 8)
+			EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout");
+		else
+			EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout", "retransmit.retry_exceeded");
+		if (n == 8)
+			cr_assert_eq(finding("retransmit.retry_exceeded")->resends_seen, 8);
+		EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	}
+}
+
 /* An ACK older than the newest: reordered on the way when sent before it (an older IPv4 id, or,
  * without counting ids, an MSN that is not newer); else the responder went back. */
 Test(analyze, ack_reordered_or_backwards)
