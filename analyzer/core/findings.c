@@ -94,17 +94,20 @@ bool roce_event_is_congestion(enum roce_event e)
 }
 
 /* What a finding says of the frame it refers to, and its closing parenthesis: a timeout where the
- * resent PSN was first sent, a copy its first sighting, a restart the NAK it answers. */
+ * resent PSN was first sent (and whether an ACK of it came before), a copy its first sighting, a
+ * restart the NAK it answers, a spurious resend the resend. */
 static const char *ref_text(const struct roce_finding *x)
 {
-	static _Thread_local char t[48];
+	static _Thread_local char t[96];
 	const char *what = x->event == ROCE_EV_RETRANSMIT_TIMEOUT ? " in frame " :
 			   x->event == ROCE_EV_FRAME_COPY ? ", copy of frame " :
 			   x->event == ROCE_EV_NAK_RESTART_WRONG ? ", NAK in frame " :
-			   x->event == ROCE_EV_RNR_RETRY_EARLY ? ", RNR NAK in frame " : NULL;
+			   x->event == ROCE_EV_RNR_RETRY_EARLY ? ", RNR NAK in frame " :
+			   x->event == ROCE_EV_RETRANSMIT_SPURIOUS ? ", resend in frame " : NULL;
+	const char *end = x->acked_before ? "; ACKed before it, that ACK may have been lost: not counted lost)" : ")";
 	if (!x->ref_frame || !what)  /* psn.retransmit: the JSON has it */
-		return ")";
-	snprintf(t, sizeof(t), "%s%" PRIu64 ")", what, x->ref_frame);
+		return end;
+	snprintf(t, sizeof(t), "%s%" PRIu64 "%s", what, x->ref_frame, end);
 	return t;
 }
 

@@ -217,6 +217,7 @@ struct loss_block {
 	uint32_t lost_psn : 24;   /* the last PSN lost after the capture point (L_LOST) */
 	uint32_t retry_inferred : 8;
 	uint32_t lost_after;      /* PSNs seen, then lost after the capture point (analyze.c) */
+	uint32_t resend_frame;    /* L_SUSPECT: the timeout resend that counted lost_psn (frame_back) */
 	uint16_t wrong_id;        /* L_PENDING: the IPv4 id of the new PSN that ended the episode */
 	uint8_t lflags;           /* L_* */
 };
@@ -227,6 +228,9 @@ _Static_assert(sizeof(struct loss_block) == 128, "128 bytes");
 #define L_PENDING 0x08u        /* the episode ended without p; a resend of p sent before its end
 				* (IPv4 id) may still arrive late: the verdict waits (analyze.c) */
 #define L_RETRY_REPORTED 0x10u /* retransmit.retry_exceeded was given for retry_psn */
+#define L_SUSPECT 0x20u        /* lost_psn was counted by the timeout resend in resend_frame, its
+				* only restart, before any ACK covered it: a second ACK of the PSN
+				* that first covers it would show the original arrived (analyze.c) */
 #define PENDING_IDS 64         /* ... until a frame sent this many ids after the episode's end */
 
 struct resp_block {

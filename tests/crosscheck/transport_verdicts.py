@@ -13,6 +13,13 @@ right verdict is known from how the capture was made.
                 restarts seen at it and those inferred (a restart at a later PSN of its run:
                 its own resend missing): rc_pingpong_loss_stuck (derived; restarts found here
                 from the PSNs alone) and rc_pingpong_peer_dies (frame 387, 8 seen)
+  spurious      a timeout resend whose original arrived: rc_pingpong_peer_dies frames 97-100
+                (a resend 6 us after its original, an ACK, a second ACK of the same PSN) give
+                retransmit.spurious on frame 100, ref_frame 98; on every rxe capture each
+                retransmit.spurious is on an ACK whose PSN an earlier ACK of its stream, after the
+                resend, already had, and its ref_frame is a retransmit.timeout it covers; a
+                timeout resend an ACK had covered says so (acked_before, rc_pingpong_ecn_part
+                frames 43 and 107); "lost after" per capture as listed in LOST_AFTER
 Exit 0 when every check holds, 1 otherwise (each failure printed), 2 on a usage error.
 """
 import argparse
@@ -127,6 +134,53 @@ def check_retry(c, rocedump, caps):
     c.check('retry: rc_pingpong_peer_dies: once, frame 387', got == [(387, 1711075, 8, 0)], str(got))
 
 
+# lost_after_capture summed over each capture's streams: the loss-free pingpong captures lose
+# nothing after the capture point; rc_pingpong_peer_dies the SEND its dead peer never answered.
+LOST_AFTER = {
+    'rc_pingpong_peer_dies.pcap': 1, 'rc_pingpong_ecn_part.pcap': 0, 'rc_pingpong_dup.pcap': 0,
+    'snap_rc_pingpong-s96.pcap': 0, 'snap_rc_pingpong-s200.pcap': 0, 'gretap_rc_pingpong.pcap': 0,
+    'rc_pingpong.pcap': 0, 'rc_pingpong_loss.pcap': 2,
+}
+
+
+def check_spurious_on(c, name, frames):
+    """Each retransmit.spurious: an ACK, an earlier ACK of its stream after the resend with its
+    PSN, and its ref_frame a retransmit.timeout of a PSN the ACK covers."""
+    bad = []
+    for n, x in events_of(frames, 'retransmit.spurious'):
+        fr, ref = frames[n], frames.get(x.get('ref_frame', 0), {})
+        ip, ro = fr.get('ip', {}), fr.get('roce', {})
+        same = lambda m: (frames.get(m, {}).get('ip', {}).get('src') == ip.get('src') and
+                          frames[m]['ip'].get('dst') == ip.get('dst') and
+                          frames[m].get('roce', {}).get('opcode') == 0x11 and
+                          frames[m]['roce'].get('dqpn') == ro.get('dqpn') and frames[m]['roce'].get('psn') == ro.get('psn'))
+        twin = [m for m in range(x.get('ref_frame', n) + 1, n) if same(m)]
+        covers = ((ro.get('psn', 0) - ref.get('roce', {}).get('psn', 0)) & 0xffffff) < 0x800000
+        if ro.get('opcode') != 0x11 or not twin or 'retransmit.timeout' not in ref.get('events', []) or not covers:
+            bad.append(n)
+    c.check('spurious: %s: %d, each on a second ACK of a PSN covering a timeout resend' %
+            (name, len(events_of(frames, 'retransmit.spurious'))), not bad, 'frames %s' % bad)
+
+
+def check_spurious(c, rocedump, caps):
+    frames, _ = run_json(rocedump, os.path.join(caps, 'rxe', 'rc_pingpong_peer_dies.pcap'))
+    got = [(n, x.get('seen_psn'), x.get('ref_frame'))
+           for n, x in events_of(frames, 'retransmit.spurious') if 97 <= n <= 100]
+    c.check('spurious: rc_pingpong_peer_dies frame 100, resend in frame 98', got == [(100, 10163316, 98)], str(got))
+    frames, _ = run_json(rocedump, os.path.join(caps, 'rxe', 'rc_pingpong_ecn_part.pcap'))
+    got = [n for n, x in events_of(frames, 'retransmit.timeout') if x.get('acked_before')]
+    c.check('spurious: rc_pingpong_ecn_part: timeouts acked before, frames 43 and 107', got == [43, 107], str(got))
+    rxe = os.path.join(caps, 'rxe')
+    for name in sorted(os.listdir(rxe)):
+        if not name.endswith(('.pcap', '.pcapng')):
+            continue
+        frames, _ = run_json(rocedump, os.path.join(rxe, name))
+        check_spurious_on(c, name, frames)
+        if name in LOST_AFTER:
+            lost = sum(r['lost_after_capture'] for r in stream_rows(rocedump, os.path.join(rxe, name)).values())
+            c.check('spurious: %s: lost after %d' % (name, LOST_AFTER[name]), lost == LOST_AFTER[name], str(lost))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--rocedump', required=True)
@@ -136,6 +190,7 @@ def main():
     check_derived(c, args.captures)
     check_early_first(c, args.rocedump, args.captures)
     check_retry(c, args.rocedump, args.captures)
+    check_spurious(c, args.rocedump, args.captures)
     print('%d failed' % c.failed if c.failed else 'all checks hold')
     return 1 if c.failed else 0
 

@@ -1254,6 +1254,46 @@ Test(analyze, retry_exceeded_counts_restarts_missing_from_the_capture)
 	}
 }
 
+/* A timeout resend whose original had arrived: the responder answers the duplicate with a second
+ * ACK of the PSN that first covered the resend; retransmit.spurious on it, and the PSN is not
+ * lost after the capture point. An ACK covering the PSN before the resend: not counted lost, and
+ * said so. One ACK after the resend, or a newer ACK before the second: no proof, counted lost. */
+Test(analyze, timeout_resend_spurious_on_a_second_ack)
+{
+	mk(0, 0);
+	sends_ok(100, 100);
+	EXPECT_EVENTS(send_only(100), "psn.retransmit", "retransmit.timeout");
+	cr_assert_not(finding("retransmit.timeout")->acked_before);
+	cr_assert_eq(req_stats().lost_after, 1);
+	EXPECT_NO_EVENTS(ack(100));
+	EXPECT_EVENTS(ack(100), "retransmit.spurious");
+	expect_psns("retransmit.spurious", 100, 100);
+	cr_assert_eq(finding("retransmit.spurious")->ref_frame, 2);
+	cr_assert_eq(req_stats().lost_after, 0);
+	EXPECT_NO_EVENTS(ack(100));  /* once */
+	/* ACKed before the resend */
+	sends_ok(101, 101);
+	EXPECT_NO_EVENTS(ack(101));
+	EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout");
+	cr_assert(finding("retransmit.timeout")->acked_before);
+	EXPECT_NO_EVENTS(ack(101));
+	cr_assert_eq(req_stats().lost_after, 0);
+	/* one ACK of the resent PSN, then a newer one and its second */
+	sends_ok(102, 102);
+	EXPECT_EVENTS(send_only(102), "psn.retransmit", "retransmit.timeout");
+	EXPECT_NO_EVENTS(ack(102));
+	sends_ok(103, 103);
+	EXPECT_NO_EVENTS(ack(103));
+	EXPECT_NO_EVENTS(ack(103));
+	/* two restarts at one PSN: the second ACK may answer the second */
+	sends_ok(104, 104);
+	EXPECT_EVENTS(send_only(104), "psn.retransmit", "retransmit.timeout");
+	EXPECT_EVENTS(send_only(104), "psn.retransmit", "retransmit.timeout");
+	EXPECT_NO_EVENTS(ack(104));
+	EXPECT_NO_EVENTS(ack(104));
+	cr_assert_eq(req_stats().lost_after, 2);
+}
+
 /* An ACK older than the newest: reordered on the way when sent before it (an older IPv4 id, or,
  * without counting ids, an MSN that is not newer); else the responder went back. */
 Test(analyze, ack_reordered_or_backwards)
