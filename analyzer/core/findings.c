@@ -104,7 +104,7 @@ static const char *ref_text(const struct roce_finding *x)
 			   x->event == ROCE_EV_NAK_RESTART_WRONG ? ", NAK in frame " :
 			   x->event == ROCE_EV_RNR_RETRY_EARLY ? ", RNR NAK in frame " :
 			   x->event == ROCE_EV_RETRANSMIT_SPURIOUS ? ", resend in frame " : NULL;
-	const char *end = x->acked_before ? "; ACKed before it, that ACK may have been lost: not counted lost)" : ")";
+	const char *end = x->acked_before ? ", ACKed before it, not counted lost)" : ")";
 	if (!x->ref_frame || !what)  /* psn.retransmit: the JSON has it */
 		return end;
 	snprintf(t, sizeof(t), "%s%" PRIu64 "%s", what, x->ref_frame, end);
@@ -157,7 +157,7 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 		n += k > 0 ? k : 0;
 		at = (size_t)n < cap ? (size_t)n : cap;
 		if (e == ROCE_EV_RETRANSMIT_RETRY_EXCEEDED) {
-			k = snprintf(buf + at, cap - at, ", resent %u times: %u seen, %u inferred",
+			k = snprintf(buf + at, cap - at, ", resent %u times, %u seen, %u inferred",
 				     x->resends_seen + x->resends_inferred, x->resends_seen, x->resends_inferred);
 			n += k > 0 ? k : 0;
 			at = (size_t)n < cap ? (size_t)n : cap;
