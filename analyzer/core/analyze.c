@@ -4,15 +4,16 @@
  * PSNs are 24-bit and compared modulo 2^24 with a window of 2^23 (psn_diff). Each stream keeps
  * the next new request PSN and a bitmap of the PSNs missing among the 128 below it. A request
  * ahead of next opens a gap (psn.gap); one behind it either fills a hole (a late packet:
- * psn.out_of_order, or the resend of a packet lost before the capture point) or repeats a PSN
- * already seen (psn.retransmit). A backward jump from the previous request is a restart: after a
- * NAK or RNR NAK on the reverse stream it must be at the NAK's PSN (else nak.restart_wrong);
- * without one it is a timeout resend (retransmit.timeout, aged from the PSN's original send,
- * which a log of recent sends keeps). A second bitmap over the same window marks the PSNs that
- * ended a request message, so that each RC ACK's MSN can be checked against the previous ACK's
- * (ack.msn_mismatch). Streams are paired from RDMA-CM REQ/REP when the capture has them, else by
- * PSN: a response is matched to the newest request stream between the same two addresses (up to
- * 16 back) whose sent PSNs cover it. */
+ * psn.out_of_order, or the resend of a packet lost before the capture point; or, sent before the
+ * stream's first frame seen, the stream's start) or repeats a PSN already seen (psn.retransmit).
+ * A backward jump from the previous request is a restart: after a NAK or RNR NAK on the reverse
+ * stream it must be at the NAK's PSN (else nak.restart_wrong); without one it is a timeout resend
+ * (retransmit.timeout, aged from the PSN's original send, which a log of recent sends keeps;
+ * retransmit.spurious when a second ACK of its PSN shows the original had arrived). A second
+ * bitmap over the same window marks the PSNs that ended a request message, so that each RC ACK's
+ * MSN can be checked against the previous ACK's (ack.msn_mismatch). Streams are paired from
+ * RDMA-CM REQ/REP when the capture has them, else by PSN: a response is matched to the newest
+ * request stream between the same two addresses (up to 16 back) whose sent PSNs cover it. */
 #include "roce/analyze.h"
 
 
@@ -282,35 +283,114 @@ static struct loss_block *loss_count(struct roce_analyzer *a, struct stream *r)
 	return l ? l : &a->loss_scratch;
 }
 
+/* The other direction of s's queue pair once the two are paired, if the table has it (peer_idx
+ * keeps where it was last found). */
+static struct stream *other_direction(struct roce_analyzer *a, struct stream *s)
+{
+	if (s->peer_qpn == PEER_NONE)
+		return NULL;
+	uint64_t key = stream_key(key_dst(s->key), key_src(s->key), (uint32_t)s->peer_qpn);
+	struct stream *o = s->peer_idx < a->n_used && a->s[s->peer_idx].key == key ? &a->s[s->peer_idx]
+										   : stream_find(a, key);
+	if (o)
+		s->peer_idx = (uint32_t)(o - a->s);
+	return o;
+}
+
 /* ---- go-back-N episodes, retries, loss after the capture point ---- */
 
 /* A PSN seen on the stream is named lost (by a PSN sequence NAK, or as the first PSN of a timeout
- * resend): lost after the capture point, counted once until an ACK covers it. */
-static void lost_after(struct loss_block *l, uint32_t psn)
+ * resend): lost after the capture point, counted once until an ACK covers it. Whether it was
+ * counted now. */
+static bool lost_after(struct loss_block *l, uint32_t psn)
 {
 	if ((l->lflags & L_LOST) && l->lost_psn == psn)
-		return;
+		return false;
 	l->lost_after++;
 	l->lost_psn = psn;
 	l->lflags |= L_LOST;
+	return true;
 }
 
-/* A restart of the send queue at the frame's PSN (a timeout or NAK resend, not a late packet):
- * the IB retry count is 3 bits, so the 8th restart at one PSN with no ACK covering it in between
- * is one more than any requester may make (an RNR retry count of 7 means unlimited; the retry
- * count does not). */
+/* A timeout resend of psn (frame f; r: the stream of the requester's responses, if known). An ACK
+ * covering psn seen before it shows the PSN arrived, but that ACK may have been lost after the
+ * capture point (or the requester resent regardless): it is not counted lost, and the finding x
+ * says why. Else psn is counted lost after the capture point, and a resend that counted it, the
+ * only restart since, waits for a second ACK of the PSN that first covers it (on_response). */
+static void timeout_lost(struct loss_block *l, const struct stream *r, struct frame_ctx *f, struct roce_finding *x)
+{
+	uint32_t psn = f->p->h.bth.psn;
+	l->lflags &= (uint8_t)~L_SUSPECT;
+	if (r && (r->flags & F_ACK_SEEN) && psn_diff(r->acked_psn, psn) >= 0) {
+		if (x)
+			x->acked_before = true;
+		return;
+	}
+	if (lost_after(l, psn)) {  /* not counted by an earlier restart, whose copies may make a second ACK */
+		l->lflags |= L_SUSPECT;
+		l->resend_frame = (uint32_t)f->frame;
+	}
+}
+
+/* An ACK at psn of the requests of q (l: q's loss block), dup when the newest ACK had its PSN
+ * already, prev that newest ACK's PSN (F_ACK_SEEN: covered). A timeout resend waiting for its
+ * verdict (L_SUSPECT) is spurious when this is a second ACK of the PSN that first covered it: the
+ * responder answers a duplicate with an ACK of its newest PSN, and it had this PSN before the
+ * resend came, so the original had arrived. The lost after it counted is taken back. A newer ACK
+ * ends the wait: a duplicate of another PSN may have made its second. */
+static void resend_verdict(struct loss_block *l, struct frame_ctx *f, uint32_t psn, bool dup, bool covered)
+{
+	if (!(l->lflags & L_SUSPECT) || psn_diff(psn, l->lost_psn) < 0)
+		return;
+	if (!dup) {
+		if (covered)
+			l->lflags &= (uint8_t)~L_SUSPECT;
+		return;
+	}
+	l->lflags &= (uint8_t)~L_SUSPECT;
+	if (l->lost_after)
+		l->lost_after--;
+	find_ref(f, ROCE_EV_RETRANSMIT_SPURIOUS, l->lost_psn, l->lost_psn, -1, frame_back(f->frame, l->resend_frame));
+}
+
+/* A restart of the send queue at the frame's PSN (a timeout or NAK resend, not a late packet).
+ * The IB retry count is 3 bits, so the 8th restart of one stuck PSN with no ACK covering it in
+ * between is one more than any requester may make (an RNR retry count of 7 means unlimited; the
+ * retry count does not): one retransmit.retry_exceeded for the stuck PSN, on that restart. The
+ * requester restarts at the oldest PSN not acknowledged, so a restart at a later PSN of the stuck
+ * PSN's run (no ACK covered the stuck PSN, so none covered it either) means the resend of the
+ * stuck PSN went missing before the capture point: a restart inferred. A restart before the stuck
+ * PSN makes it the new stuck PSN. */
 static void count_retry(struct loss_block *l, struct frame_ctx *f)
 {
 	uint32_t psn = f->p->h.bth.psn;
-	if (l->retry_count && l->retry_psn == psn) {
-		if (l->retry_count < UINT8_MAX)
-			l->retry_count++;
-	} else {
+	if (!(l->retry_seen || l->retry_inferred) || psn_diff(psn, l->retry_psn) < 0) {
 		l->retry_psn = psn;
-		l->retry_count = 1;
+		l->retry_seen = l->retry_inferred = 0;
+		l->lflags &= (uint8_t)~L_RETRY_REPORTED;
 	}
-	if (l->retry_count == 8)
-		find(f, ROCE_EV_RETRANSMIT_RETRY_EXCEEDED, true, psn, psn, -1);
+	if (psn == l->retry_psn) {
+		if (l->retry_seen < UINT8_MAX)
+			l->retry_seen++;
+	} else if (l->retry_inferred < UINT8_MAX) {
+		l->retry_inferred++;
+	}
+	if ((l->lflags & L_RETRY_REPORTED) || l->retry_seen + l->retry_inferred < 8)
+		return;
+	l->lflags |= L_RETRY_REPORTED;
+	struct roce_finding *x = find(f, ROCE_EV_RETRANSMIT_RETRY_EXCEEDED, true, l->retry_psn, l->retry_psn, -1);
+	if (x) {
+		x->resends_seen = (uint16_t)l->retry_seen;
+		x->resends_inferred = (uint16_t)l->retry_inferred;
+	}
+}
+
+/* The responder acknowledged the PSNs up to psn (an ACK, or a NAK: those before its PSN): the
+ * stuck PSN, if among them, is stuck no more. */
+static void retry_answered(struct loss_block *l, uint32_t psn)
+{
+	if ((l->retry_seen || l->retry_inferred) && psn_diff(psn, l->retry_psn) >= 0)
+		l->retry_seen = l->retry_inferred = 0;
 }
 
 /* An ACK at psn from the responder of q: restarts at PSNs it covers were answered, and the PSN
@@ -320,8 +400,7 @@ static void ack_covers(struct roce_analyzer *a, struct stream *q, uint32_t psn)
 	struct loss_block *l = loss_of(a, q);
 	if (!l)
 		return;
-	if (l->retry_count && psn_diff(psn, l->retry_psn) >= 0)
-		l->retry_count = 0;
+	retry_answered(l, psn);
 	if ((l->lflags & L_LOST) && psn_diff(psn, l->lost_psn) >= 0)
 		l->lflags &= (uint8_t)~L_LOST;
 	if ((q->flags & F_RESTART) && psn_diff(psn, l->restart_psn) >= 0) {
@@ -414,6 +493,19 @@ static void episode_resend(struct stream *s, struct loss_block *l, struct frame_
 	s->flags |= F_RESEND;
 }
 
+/* A request first seen after the stream's first one was sent before it, its IPv4 id says (where
+ * the stream's ids count; a step back of 1024 or more is no such counter): the capture began with
+ * a later packet of the stream, reordered ahead of the ones before it; those are the stream's
+ * start, not late packets. */
+static bool sent_before_first(const struct stream *s, const struct req_block *rq, const struct frame_ctx *f)
+{
+	const struct roce_net *n = &f->p->net;
+	if (!(s->flags & F_IPID) || n->kind != ROCE_NET_IPV4 || !n->ip_id || !rq->first_id)
+		return false;
+	int16_t back = (int16_t)(uint16_t)(n->ip_id - rq->first_id);
+	return back < 0 && back > -1024;
+}
+
 /* The requester's turn: a response came, and this is its next new request. */
 static void turn_sample(struct stream *s, struct req_block *rq, struct frame_ctx *f)
 {
@@ -426,6 +518,24 @@ static void turn_sample(struct stream *s, struct req_block *rq, struct frame_ctx
 	k->turn_count++;
 	if (us > k->turn_max_us)
 		k->turn_max_us = us;
+}
+
+/* A request sent in its order (a new one, or one of the stream's start): it times a round trip
+ * if it asks for a response and none is being timed (one at a time: resends do not count), and
+ * ends the requester's turn. */
+static void time_sending(struct stream *s, struct req_block *rq, struct frame_ctx *f)
+{
+	const struct roce_pkt *p = f->p;
+	if (rq->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
+	    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
+	     p->op->op == ROCE_OP_FETCH_ADD)) {
+		struct ack_block *r = req_ack(rq);
+		s->flags |= F_RTT_PENDING;
+		r->psn = p->h.bth.psn;
+		r->ts = f->ts;
+	}
+	if (s->flags & F_TURN_PENDING)
+		turn_sample(s, rq, f);
 }
 
 static void on_request(struct roce_analyzer *a, struct stream *s, struct req_block *rq, struct frame_ctx *f)
@@ -441,6 +551,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 		rq->pkey = p->h.bth.pkey;
 		rq->first_psn = rq->next_psn = rq->prev_end = psn;
 		rq->holes = ALL_HOLES;  /* nothing below the first PSN was seen */
+		rq->first_id = p->net.kind == ROCE_NET_IPV4 ? p->net.ip_id : 0;
 	} else {
 		if (p->op->transport != rq->transport)
 			find(f, ROCE_EV_MSG_TRANSPORT_MIXED, false, 0, 0, -1);
@@ -492,23 +603,18 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 		check_message(s, rq, f);
 		advance(s, rq, f, psn, span, (uint32_t)d);
 		log_send(a, s, rq, psn, span, f);
-		if (rq->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
-		    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
-		     p->op->op == ROCE_OP_FETCH_ADD)) {
-			struct ack_block *r = req_ack(rq);
-			s->flags |= F_RTT_PENDING;  /* time one request at a time: resends do not count */
-			r->psn = psn;
-			r->ts = f->ts;
-		}
-		if (s->flags & F_TURN_PENDING)
-			turn_sample(s, rq, f);
+		time_sending(s, rq, f);
 		return;
 	}
 
-	/* behind next_psn: a late packet, or a resend (a pending round trip is no longer clean) */
-	s->flags &= (uint16_t)~F_RTT_PENDING;
+	/* behind next_psn: a late packet, a resend, or the stream's start */
 	uint32_t k = (uint32_t)(-d) - 1;  /* bit of this PSN in holes */
 	bool hole = k < HOLE_BITS && ((rq->holes >> k) & 1);
+	bool start = hole && sent_before_first(s, rq, f);
+	if (start)
+		time_sending(s, rq, f);
+	else
+		s->flags &= (uint16_t)~F_RTT_PENDING;  /* a pending round trip is no longer clean */
 	/* its PSNs (a READ's span) are taken, first sending or not: bits k down to k + 1 - span
 	 * (a span reaching past next_psn is taken up below) */
 	uint32_t lo = span <= k + 1 ? k + 1 - span : 0;
@@ -522,14 +628,20 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 	}
 	if (psn_diff(psn, rq->first_psn) < 0)
 		rq->first_psn = psn;
-	l = loss_count(a, s);  /* a resend or a late request: loss state from here on (no block: no
-				* F_RESTART, and the checks below still run, uncounted) */
+	/* a resend or a late request: loss state from here on (no block: no F_RESTART, and the
+	 * checks below still run, uncounted); the stream's start is no anomaly (F_RESTART: a block) */
+	l = start ? loss_of(a, s) : loss_count(a, s);
 	uint64_t first = 0;  /* a resend's first sending, once looked up */
 	if (s->flags & F_RESTART) {  /* a late packet may carry p: not a restart, but p is resent */
+		if (restart_point)
+			l->lflags &= (uint8_t)~L_SUSPECT;  /* a second restart: its copies may have made it */
 		episode_resend(s, l, f, span, restart_point);
 	} else if (restart_point && !hole && rq->transport != ROCE_TR_UC) {  /* UC: no ACK timer */
 		int64_t sent = original_send(a, s, rq, psn, f, &first);
-		find_ref(f, ROCE_EV_RETRANSMIT_TIMEOUT, rq->next_psn, psn, sent < 0 ? -1 : f->ts - sent, first);
+		struct roce_finding *x = find(f, ROCE_EV_RETRANSMIT_TIMEOUT, true, rq->next_psn, psn,
+					      sent < 0 ? -1 : f->ts - sent);
+		if (x)
+			x->ref_frame = first;
 		l->timeouts++;
 		if (sent >= 0) {
 			uint32_t us = us_since(sent, f->ts);
@@ -538,7 +650,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 			if (us > l->timeout_max_us)
 				l->timeout_max_us = us;
 		}
-		lost_after(l, psn);  /* it, or the ACK that would have covered it */
+		timeout_lost(l, other_direction(a, s), f, x);  /* it, or the ACK that would have covered it */
 		s->flags |= F_RESEND;
 	}
 	if (restart_point && !hole && rq->transport == ROCE_TR_RC)
@@ -548,7 +660,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 			original_send(a, s, rq, psn, f, &first);
 		find_ref(f, ROCE_EV_PSN_RETRANSMIT, rq->next_psn, psn, -1, first);
 		l->retransmits++;
-	} else if (!(s->flags & F_RESEND)) {
+	} else if (!(s->flags & F_RESEND) && !start) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, rq->next_psn, psn, -1);
 		l->ooo++;
 	}
@@ -588,18 +700,12 @@ static void share_pair_id(struct roce_analyzer *a, uint32_t i, uint32_t j)
 /* The request stream these responses answer: (dst → src, some QPN). */
 static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_t src, uint32_t dst, uint32_t psn)
 {
-	if (r->peer_qpn != PEER_NONE) {
-		uint64_t key = stream_key(dst, src, (uint32_t)r->peer_qpn);
-		struct stream *q = r->peer_idx < a->n_used && a->s[r->peer_idx].key == key ? &a->s[r->peer_idx]
-											   : stream_find(a, key);
-		if (q)
-			r->peer_idx = (uint32_t)(q - a->s);
-		if (q && (q->flags & F_REQ_SEEN))
-			return q;
-	}
+	struct stream *q = other_direction(a, r);
+	if (q && (q->flags & F_REQ_SEEN))
+		return q;
 	/* the request streams from dst to src, newest first, until one has sent this PSN */
 	uint32_t i;
-	struct stream *q = NULL;
+	q = NULL;
 	if (!pair_head(a, pair_key(dst, src), &i))
 		return NULL;
 	for (unsigned hops = 0; hops < 16 && i < a->n_used; hops++) {
@@ -703,7 +809,10 @@ static void arm_restart(struct roce_analyzer *a, struct stream *q, uint32_t psn,
 	if (!l)
 		return;
 	l->rnr_wait_us = rnr_wait_us;
-	l->lflags &= (uint8_t)~L_PENDING;  /* a new NAK: the old episode's verdict goes with it */
+	retry_answered(l, (psn - 1) & PSN_MASK);  /* a NAK acknowledges the PSNs before its own */
+	/* a new NAK: the old episode's verdict goes with it, and a timeout resend's waits no more
+	 * (the responder saw a gap: the duplicate ACKs that follow may answer the restart) */
+	l->lflags &= (uint8_t)~(L_PENDING | L_SUSPECT);
 	if (!(l->lflags & L_UNANSWERED) || psn_diff(psn, l->restart_lo) < 0)
 		l->restart_lo = psn;  /* the first NAK not answered, or one further back */
 	l->lflags = (uint8_t)((l->lflags & ~L_EPISODE) | L_UNANSWERED);
@@ -782,9 +891,14 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 			find(f, ack_reordered(a, r, q, f) ? ROCE_EV_ACK_REORDERED : ROCE_EV_ACK_PSN_BACKWARDS, true,
 			     r->acked_psn, psn, -1);
 		} else {
+			uint32_t prev = r->acked_psn;
+			bool seen = r->flags & F_ACK_SEEN;
 			r->acked_psn = psn;
 			if (q && qb->transport == ROCE_TR_RC)
 				check_msn(q, qb, f, psn, p->h.aeth.msn);
+			struct loss_block *l = q ? loss_of(a, q) : NULL;
+			if (l)
+				resend_verdict(l, f, psn, seen && prev == psn, seen && psn_diff(prev, l->lost_psn) >= 0);
 			if (q)
 				ack_covers(a, q, psn);
 		}

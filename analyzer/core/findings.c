@@ -94,17 +94,20 @@ bool roce_event_is_congestion(enum roce_event e)
 }
 
 /* What a finding says of the frame it refers to, and its closing parenthesis: a timeout where the
- * resent PSN was first sent, a copy its first sighting, a restart the NAK it answers. */
+ * resent PSN was first sent (and whether an ACK of it came before), a copy its first sighting, a
+ * restart the NAK it answers, a spurious resend the resend. */
 static const char *ref_text(const struct roce_finding *x)
 {
-	static _Thread_local char t[48];
+	static _Thread_local char t[96];
 	const char *what = x->event == ROCE_EV_RETRANSMIT_TIMEOUT ? " in frame " :
 			   x->event == ROCE_EV_FRAME_COPY ? ", copy of frame " :
 			   x->event == ROCE_EV_NAK_RESTART_WRONG ? ", NAK in frame " :
-			   x->event == ROCE_EV_RNR_RETRY_EARLY ? ", RNR NAK in frame " : NULL;
+			   x->event == ROCE_EV_RNR_RETRY_EARLY ? ", RNR NAK in frame " :
+			   x->event == ROCE_EV_RETRANSMIT_SPURIOUS ? ", resend in frame " : NULL;
+	const char *end = x->acked_before ? ", ACKed before it, not counted lost)" : ")";
 	if (!x->ref_frame || !what)  /* psn.retransmit: the JSON has it */
-		return ")";
-	snprintf(t, sizeof(t), "%s%" PRIu64 ")", what, x->ref_frame);
+		return end;
+	snprintf(t, sizeof(t), "%s%" PRIu64 "%s", what, x->ref_frame, end);
 	return t;
 }
 
@@ -153,6 +156,12 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 			k = snprintf(buf + at, cap - at, "(psn %" PRIu32, x->seen_psn);
 		n += k > 0 ? k : 0;
 		at = (size_t)n < cap ? (size_t)n : cap;
+		if (e == ROCE_EV_RETRANSMIT_RETRY_EXCEEDED) {
+			k = snprintf(buf + at, cap - at, ", resent %u times, %u seen, %u inferred",
+				     x->resends_seen + x->resends_inferred, x->resends_seen, x->resends_inferred);
+			n += k > 0 ? k : 0;
+			at = (size_t)n < cap ? (size_t)n : cap;
+		}
 		if (e == ROCE_EV_RETRANSMIT_TIMEOUT && x->delta_ns >= 0) {
 			k = snprintf(buf + at, cap - at, ", first sent %" PRId64 ".%03" PRId64 " ms before",
 				     x->delta_ns / 1000000, x->delta_ns / 1000 % 1000);

@@ -187,6 +187,7 @@ struct req_block {
 	uint8_t transport, msg_op;
 	uint8_t requests_hi, messages_hi;
 	bool ack_taken;           /* ack holds acknowledgement tracking */
+	uint16_t first_id;        /* the IPv4 id of the stream's first request, 0 if none */
 	struct ack_block ack;
 };
 _Static_assert(sizeof(struct req_block) == 192, "three cache lines");
@@ -198,7 +199,8 @@ struct loss_block {
 	uint32_t restart_psn;     /* F_RESTART */
 	uint32_t rnr_wait_us;     /* the timer of the RNR NAK that armed the restart, 0 for a NAK */
 	uint32_t recover_count, recover_max_us;  /* NAK or RNR NAK to the restart that answers it */
-	uint32_t nak_psn;         /* the last NAK sent on this stream (F_NAK_SEEN) */
+	uint32_t nak_psn : 24;    /* the last NAK sent on this stream (F_NAK_SEEN), and its code */
+	uint32_t nak_code : 8;
 	uint32_t gaps, missing, retransmits, ooo, timeouts;
 	uint32_t timeout_aged, timeout_max_us;  /* timeouts whose original send is known; their ages */
 	uint64_t timeout_sum_us;
@@ -207,13 +209,16 @@ struct loss_block {
 	uint32_t episode_psn;     /* the first resend after the NAK (L_EPISODE) */
 	uint32_t restart_lo;      /* the lowest PSN of the NAKs not answered yet (L_UNANSWERED): NAKs
 				   * in a row, a restart at any of their PSNs answers one */
-	uint32_t retry_psn;       /* the PSN the latest restarts began at; retry_count of them since
-				   * an ACK last covered it */
+	/* the stuck PSN: restarts since an ACK last covered it (none: 0 and 0), retry_seen of them
+	 * at it, retry_inferred at a later PSN of its run (its own resend missing from the capture);
+	 * each count stops at 255 */
+	uint32_t retry_psn : 24;
+	uint32_t retry_seen : 8;
+	uint32_t lost_psn : 24;   /* the last PSN lost after the capture point (L_LOST) */
+	uint32_t retry_inferred : 8;
 	uint32_t lost_after;      /* PSNs seen, then lost after the capture point (analyze.c) */
-	uint32_t lost_psn;        /* the last of them (L_LOST) */
+	uint32_t resend_frame;    /* L_SUSPECT: the timeout resend that counted lost_psn (frame_back) */
 	uint16_t wrong_id;        /* L_PENDING: the IPv4 id of the new PSN that ended the episode */
-	uint8_t nak_code;
-	uint8_t retry_count;
 	uint8_t lflags;           /* L_* */
 };
 _Static_assert(sizeof(struct loss_block) == 128, "128 bytes");
@@ -222,6 +227,10 @@ _Static_assert(sizeof(struct loss_block) == 128, "128 bytes");
 #define L_UNANSWERED 0x04u     /* NAKs came (restart_lo) and no restart has begun since */
 #define L_PENDING 0x08u        /* the episode ended without p; a resend of p sent before its end
 				* (IPv4 id) may still arrive late: the verdict waits (analyze.c) */
+#define L_RETRY_REPORTED 0x10u /* retransmit.retry_exceeded was given for retry_psn */
+#define L_SUSPECT 0x20u        /* lost_psn was counted by the timeout resend in resend_frame, its
+				* only restart, before any ACK covered it: a second ACK of the PSN
+				* that first covers it would show the original arrived (analyze.c) */
 #define PENDING_IDS 64         /* ... until a frame sent this many ids after the episode's end */
 
 struct resp_block {

@@ -62,6 +62,7 @@ struct roce_finding {
 	uint64_t ref_frame;    /* the frame number the finding refers to, 0 if none: the first
 				* sending of a resent PSN (psn.retransmit, retransmit.timeout), the
 				* NAK or RNR NAK a restart answers (nak.restart_wrong, rnr.retry_early),
+				* the timeout resend shown spurious (retransmit.spurious),
 				* the CE-marked frame a CNP was due for (cnp.missing) or answers
 				* (cnp.unexpected: none) */
 	/* congestion events (congestion.h) */
@@ -69,6 +70,13 @@ struct roce_finding {
 	uint16_t quanta;       /* pfc.pause: the pause time */
 	bool expired;          /* pfc.resume: the pause timer ran out (no XON) */
 	bool pause;            /* pfc.traffic_while_paused: a legacy PAUSE paused it */
+	/* retransmit.retry_exceeded: the restarts of the stuck PSN (expected_psn) it counted, seen
+	 * in the capture and inferred (a restart at a later PSN of the stuck PSN's run: the stuck
+	 * PSN's own resend is missing from the capture) */
+	uint16_t resends_seen, resends_inferred;
+	/* retransmit.timeout: an ACK covering the resent PSN was seen before the resend (the PSN
+	 * arrived; the ACK may have been lost after the capture point): not counted lost */
+	bool acked_before;
 };
 
 /* The most details a frame keeps: more than the analyzer's events pile up on one frame in
@@ -158,7 +166,8 @@ struct roce_stream_stats {
 	/* where its requests were lost: before the capture point (PSNs never seen: missing, less the
 	 * ones that came late), after it (PSNs seen, then named by a PSN sequence NAK, or the first
 	 * PSN of a timeout resend, counted once until an ACK covers them; the go-back-N resends of
-	 * the PSNs after them were discarded by the responder, not lost) */
+	 * the PSNs after them were discarded by the responder, not lost; a timeout resend of a PSN
+	 * already ACKed, or shown spurious by a second ACK, does not count) */
 	uint64_t lost_before, lost_after;
 	uint64_t naks[5], rnr_naks;   /* NAKs and RNR NAKs reporting this stream's PSNs, by code (sent
 				       * on the reverse stream; there when the pair is not known) */

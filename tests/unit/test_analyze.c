@@ -1174,6 +1174,24 @@ Test(analyze, nak_restart_verdict_waits_for_late_frames)
 	expect_psns("nak.restart_wrong", 170, 171);
 }
 
+/* A stream whose first frame seen is a later PSN, reordered ahead of the ones sent before it
+ * (older IPv4 ids): those are the stream's start, not late packets, and its first PSN moves back
+ * to them. Without ids that count, they are late packets. */
+Test(analyze, stream_starts_with_an_early_packet)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 105, .len = 64, .ipid = 15));
+	for (uint32_t psn = 100; psn < 105; psn++)
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = psn, .len = 64, .ipid = (uint16_t)(10 + psn - 100)));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 106, .len = 64, .ipid = 16));
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.first_psn, 100);
+	cr_assert_eq(st.out_of_order, 0);
+	mk(0, 0);
+	EXPECT_NO_EVENTS(send_only(105));
+	EXPECT_EVENTS(send_only(100), "psn.out_of_order");
+}
+
 /* The retry count is 3 bits: the 8th restart at one PSN with no ACK covering it is one too many. */
 Test(analyze, retry_exceeded_on_the_8th_resend)
 {
@@ -1193,6 +1211,87 @@ Test(analyze, retry_exceeded_on_the_8th_resend)
 	for (unsigned n = 1; n <= 7; n++)
 		EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout");
 	EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout", "retransmit.retry_exceeded");
+}
+
+/* Restarts at a later PSN of the stuck PSN's run, no ACK covering it: the stuck PSN's resend is
+ * missing from the capture, and the restart counts for it (inferred): one error per stuck PSN,
+ * on the 8th restart, with the counts seen and inferred. A NAK acknowledges the PSNs before its
+ * own: a restart at its PSN is no resend of an earlier one. */
+Test(analyze, retry_exceeded_counts_restarts_missing_from_the_capture)
+{
+	mk(0, 0);
+	sends_ok(100, 102);
+	for (unsigned n = 1; n <= 7; n++) {
+		if (n == 2 || n == 5) {  /* 100's resend missing */
+			EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout");
+		} else {
+			EXPECT_EVENTS(send_only(100), "psn.retransmit", "retransmit.timeout");
+			EXPECT_EVENTS(send_only(101), "psn.retransmit");
+		}
+		EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	}
+	EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout", "retransmit.retry_exceeded");
+	expect_psns("retransmit.retry_exceeded", 100, 100);
+	cr_assert_eq(finding("retransmit.retry_exceeded")->resends_seen, 5);
+	cr_assert_eq(finding("retransmit.retry_exceeded")->resends_inferred, 3);
+	EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	for (unsigned n = 1; n <= 9; n++) {  /* once for the stuck PSN, whichever PSN it restarts at */
+		EXPECT_EVENTS(send_only(n % 2 ? 100 : 101), "psn.retransmit", "retransmit.timeout");
+		EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	}
+	/* a NAK at 101 acknowledges 100: restarts at 101 count for 101 alone */
+	EXPECT_EVENTS(nak(101, 0), "nak.psn_seq_err");
+	for (unsigned n = 1; n <= 8; n++) {
+		if (n == 1)
+			EXPECT_EVENTS(send_only(101), "psn.retransmit");  /* the NAK's restart */
+		else if (n < 8)
+			EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout");
+		else
+			EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout", "retransmit.retry_exceeded");
+		if (n == 8)
+			cr_assert_eq(finding("retransmit.retry_exceeded")->resends_seen, 8);
+		EXPECT_EVENTS(send_only(102), "psn.retransmit");
+	}
+}
+
+/* A timeout resend whose original had arrived: the responder answers the duplicate with a second
+ * ACK of the PSN that first covered the resend; retransmit.spurious on it, and the PSN is not
+ * lost after the capture point. An ACK covering the PSN before the resend: not counted lost, and
+ * said so. One ACK after the resend, or a newer ACK before the second: no proof, counted lost. */
+Test(analyze, timeout_resend_spurious_on_a_second_ack)
+{
+	mk(0, 0);
+	sends_ok(100, 100);
+	EXPECT_EVENTS(send_only(100), "psn.retransmit", "retransmit.timeout");
+	cr_assert_not(finding("retransmit.timeout")->acked_before);
+	cr_assert_eq(req_stats().lost_after, 1);
+	EXPECT_NO_EVENTS(ack(100));
+	EXPECT_EVENTS(ack(100), "retransmit.spurious");
+	expect_psns("retransmit.spurious", 100, 100);
+	cr_assert_eq(finding("retransmit.spurious")->ref_frame, 2);
+	cr_assert_eq(req_stats().lost_after, 0);
+	EXPECT_NO_EVENTS(ack(100));  /* once */
+	/* ACKed before the resend */
+	sends_ok(101, 101);
+	EXPECT_NO_EVENTS(ack(101));
+	EXPECT_EVENTS(send_only(101), "psn.retransmit", "retransmit.timeout");
+	cr_assert(finding("retransmit.timeout")->acked_before);
+	EXPECT_NO_EVENTS(ack(101));
+	cr_assert_eq(req_stats().lost_after, 0);
+	/* one ACK of the resent PSN, then a newer one and its second */
+	sends_ok(102, 102);
+	EXPECT_EVENTS(send_only(102), "psn.retransmit", "retransmit.timeout");
+	EXPECT_NO_EVENTS(ack(102));
+	sends_ok(103, 103);
+	EXPECT_NO_EVENTS(ack(103));
+	EXPECT_NO_EVENTS(ack(103));
+	/* two restarts at one PSN: the second ACK may answer the second */
+	sends_ok(104, 104);
+	EXPECT_EVENTS(send_only(104), "psn.retransmit", "retransmit.timeout");
+	EXPECT_EVENTS(send_only(104), "psn.retransmit", "retransmit.timeout");
+	EXPECT_NO_EVENTS(ack(104));
+	EXPECT_NO_EVENTS(ack(104));
+	cr_assert_eq(req_stats().lost_after, 2);
 }
 
 /* An ACK older than the newest: reordered on the way when sent before it (an older IPv4 id, or,

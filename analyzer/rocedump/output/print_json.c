@@ -243,6 +243,11 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 				sb_printf(s, ",\"delta_ns\":%lld", (long long)x->delta_ns);
 			if (x->ref_frame)
 				sb_key_u(s, ",\"ref_frame\":", x->ref_frame);
+			if (x->acked_before)
+				sb_puts(s, ",\"acked_before\":true");
+			if (x->event == ROCE_EV_RETRANSMIT_RETRY_EXCEEDED)
+				sb_printf(s, ",\"resends_seen\":%u,\"resends_inferred\":%u", x->resends_seen,
+					  x->resends_inferred);
 			put_congestion_finding(s, x);
 			sb_puts(s, "}");
 		}
