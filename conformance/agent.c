@@ -258,7 +258,7 @@ static void sysfs_gid(const struct conf_addr *dut, char out[40])
 {
 	char hex[33];
 	setup_wire_gid(dut, hex);
-	for (int i = 0; i < 8; i++)
+	for (size_t i = 0; i < 8; i++)
 		snprintf(out + 5 * i, 6, "%.4s%s", hex + 4 * i, i < 7 ? ":" : "");
 }
 
@@ -320,7 +320,7 @@ int agent_parse_facts(struct agent *a, const char *text, char err[CONF_ERRLEN])
 			return -1;
 		}
 		for (size_t i = 0; klen < len && i < sizeof(fact_keys) / sizeof(fact_keys[0]); i++) {
-			if (strlen(fact_keys[i]) != klen || strncmp(fact_keys[i], p, klen) || a->n_facts >= AGENT_MAX_FACTS)
+			if (strlen(fact_keys[i]) != klen || strncmp(fact_keys[i], p, klen) != 0 || a->n_facts >= AGENT_MAX_FACTS)
 				continue;
 			struct agent_fact *f = &a->facts[a->n_facts++];
 			snprintf(f->key, sizeof(f->key), "%s", fact_keys[i]);
@@ -451,7 +451,7 @@ static const struct {
 enum agent_role agent_role(const char *driver, const char *name, const char **meaning)
 {
 	for (size_t i = 0; driver && i < sizeof(counter_table) / sizeof(counter_table[0]); i++) {
-		if (strcmp(counter_table[i].driver, driver) || fnmatch(counter_table[i].pattern, name, 0))
+		if (strcmp(counter_table[i].driver, driver) != 0 || fnmatch(counter_table[i].pattern, name, 0) != 0)
 			continue;
 		if (meaning)
 			*meaning = counter_table[i].meaning;
@@ -566,7 +566,7 @@ static void server_cmd(const struct agent *a, const struct conf_opts *o, const s
 		return;
 	}
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		if (strcmp(m->name, progs[i].setup))
+		if (strcmp(m->name, progs[i].setup) != 0)
 			continue;
 		int k = snprintf(out, n, "%s -F -d %s -i %u -x %u -m %u -p %u", progs[i].prog, a->dev, a->ib_port,
 				 a->gid_index, o->pmtu, port);
@@ -649,7 +649,7 @@ int agent_test_begin(struct agent *a, const struct conf_opts *o, const struct se
 	agent_parse_counters(out, &a->before);
 	a->have_before = true;
 	const char *pid = out;
-	while (pid && strncmp(pid, "pid=", 4))   /* the line "pid=N" */
+	while (pid && strncmp(pid, "pid=", 4) != 0)   /* the line "pid=N" */
 		pid = (pid = strchr(pid, '\n')) ? pid + 1 : NULL;
 	if (srv[0] && (!pid || (a->server_pid = strtol(pid + 4, NULL, 10)) <= 0)) {
 		snprintf(err, CONF_ERRLEN, "the DUT agent did not start %s", srv);

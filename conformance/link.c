@@ -87,8 +87,9 @@ const char *iface_broadcast(const char *iface, const struct conf_addr *a, char *
 			int len = 0;
 			for (int k = 0; k < 4; k++)
 				len += __builtin_popcount(mask[k]);
-			snprintf(buf, n, "the broadcast address of %s's subnet %u.%u.%u.%u/%d", iface, ip[0] & mask[0],
-				 ip[1] & mask[1], ip[2] & mask[2], ip[3] & mask[3], len);
+			snprintf(buf, n, "the broadcast address of %s's subnet %u.%u.%u.%u/%d", iface,
+				 (unsigned)(ip[0] & mask[0]), (unsigned)(ip[1] & mask[1]), (unsigned)(ip[2] & mask[2]),
+				 (unsigned)(ip[3] & mask[3]), len);
 			hit = buf;
 		}
 	}

@@ -62,7 +62,7 @@ static void run_free(void)
  * die of the signal. */
 static void on_signal(int sig)
 {
-	agent_on_signal(&held.agent);
+	agent_on_signal(&held.agent);  // NOLINT(bugprone-signal-handler,cert-sig30-c): fork, dup2, execv, waitpid, unlink and rmdir only, all async-signal-safe
 	const char *tmp[2] = {outfile_tmp(&held.json), outfile_tmp(&held.junit)};
 	for (int i = 0; i < 2; i++)
 		if (tmp[i])

@@ -274,7 +274,7 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		case O_REPEAT: NUM(1, 1000, "--repeat"); o->repeat = (unsigned)v; break;
 		case O_LIST: o->list = true; break;
 		case O_FORMAT:
-			if (strcmp(a, "text") && strcmp(a, "markdown")) {
+			if (strcmp(a, "text") != 0 && strcmp(a, "markdown") != 0) {
 				snprintf(err, CONF_ERRLEN, "--format: \"%s\" is neither text nor markdown", a);
 				return -1;
 			}

@@ -11,14 +11,14 @@
 
 struct run_result {
 	const struct conf_test *t;
-	unsigned run;               /* 1.. with --repeat */
 	struct conf_result r;
 	double seconds;
+	struct agent_delta *counters;   /* the DUT agent's non-zero counter deltas (malloc'ed) */
+	size_t n_counters;
+	unsigned run;               /* 1.. with --repeat */
 	bool pcap_written;          /* its pcapng is in info->pcap_dir */
 	bool counters_read;         /* the DUT agent read its counters before and after the test */
 	bool counters_contradict;   /* they contradict the verdict (the note is in r.reason) */
-	struct agent_delta *counters;   /* their non-zero deltas (malloc'ed) */
-	size_t n_counters;
 };
 
 struct run_info {

@@ -35,12 +35,12 @@ struct stim {                 /* (widest fields first: no padding) */
 /* One frame of the session, sent or received. */
 struct rec_frame {
 	int64_t ts_ns;
-	bool sent;
-	uint32_t len;
 	uint8_t *bytes;
-	char note[160];
-	bool has_stim;             /* sent from this stimulus (the unit tests compare the decode to it) */
 	struct stim stim;
+	uint32_t len;
+	bool sent;
+	bool has_stim;             /* sent from this stimulus (the unit tests compare the decode to it) */
+	char note[160];
 };
 
 /* A RoCE packet from the DUT, decoded. */

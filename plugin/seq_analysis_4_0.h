@@ -20,7 +20,7 @@ typedef enum {
 } ga_info_type;
 
 /* one arrow of the graph */
-typedef struct _seq_analysis_item {
+typedef struct roce_seq_analysis_item {
 	guint32 frame_number;
 	address src_addr;
 	guint16 port_src;
@@ -41,7 +41,7 @@ typedef struct _seq_analysis_item {
 	void *info_ptr;
 } seq_analysis_item_t;
 
-typedef struct _seq_analysis_info {
+typedef struct roce_seq_analysis_info {
 	const char *name;
 	gboolean any_addr;
 	int nconv;

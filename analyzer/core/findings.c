@@ -158,7 +158,8 @@ size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct ro
 		at = (size_t)n < cap ? (size_t)n : cap;
 		if (e == ROCE_EV_RETRANSMIT_RETRY_EXCEEDED) {
 			k = snprintf(buf + at, cap - at, ", resent %u times, %u seen, %u inferred",
-				     x->resends_seen + x->resends_inferred, x->resends_seen, x->resends_inferred);
+				     (unsigned)x->resends_seen + x->resends_inferred, (unsigned)x->resends_seen,
+				     (unsigned)x->resends_inferred);
 			n += k > 0 ? k : 0;
 			at = (size_t)n < cap ? (size_t)n : cap;
 		}
