@@ -218,13 +218,13 @@ static int run(struct agent *a, char **argv, char *out, size_t n, int ms, char e
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	if (timed_out) {
-		snprintf(err, CONF_ERRLEN, "no answer from the DUT agent %s within %d s", a->host, ms / 1000);
+		snprintf(err, CONF_ERRLEN, "no answer from the DUT agent %.100s within %d s", a->host, ms / 1000);
 		return -1;
 	}
 	int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 	if (rc) {
 		last_line(ebuf, line, sizeof(line));
-		snprintf(err, CONF_ERRLEN, "%s%s", line[0] ? line : "exit status ", line[0] ? "" : rc == 127 ? "127 (ssh not run)" : "non-zero");
+		snprintf(err, CONF_ERRLEN, "%.200s%s", line[0] ? line : "exit status ", line[0] ? "" : rc == 127 ? "127 (ssh not run)" : "non-zero");
 	}
 	return rc;
 }
@@ -602,14 +602,14 @@ int agent_open(struct agent *a, const struct conf_opts *o, char err[CONF_ERRLEN]
 	probe_cmd(o, cmd, sizeof(cmd));
 	int rc = remote(a, cmd, out, sizeof(out), AGENT_PROBE_MS, why);
 	if (rc != 0) {
-		snprintf(err, CONF_ERRLEN, "the DUT agent %s%s%s is unreachable: %s%s", target, a->port ? ":" : "",
+		snprintf(err, CONF_ERRLEN, "the DUT agent %.40s%s%.6s is unreachable: %.80s%s", target, a->port ? ":" : "",
 			 a->port ? a->port_s : "", why,
 			 strstr(why, "ermission denied") ? " (a key-based login is needed: --dut-ssh-key FILE, its public "
 							   "half in the DUT's authorized_keys)" : "");
 		return -1;
 	}
 	if (agent_parse_facts(a, out, why) < 0) {
-		snprintf(err, CONF_ERRLEN, "the DUT agent %s: %s", target, why);
+		snprintf(err, CONF_ERRLEN, "the DUT agent %.80s: %.150s", target, why);
 		return -1;
 	}
 	return 0;
@@ -652,7 +652,7 @@ int agent_test_begin(struct agent *a, const struct conf_opts *o, const struct se
 	while (pid && strncmp(pid, "pid=", 4) != 0)   /* the line "pid=N" */
 		pid = (pid = strchr(pid, '\n')) ? pid + 1 : NULL;
 	if (srv[0] && (!pid || (a->server_pid = strtol(pid + 4, NULL, 10)) <= 0)) {
-		snprintf(err, CONF_ERRLEN, "the DUT agent did not start %s", srv);
+		snprintf(err, CONF_ERRLEN, "the DUT agent did not start %.200s", srv);
 		return -1;
 	}
 	kill_cmd(a, a->kill_cmd, sizeof(a->kill_cmd));
@@ -685,8 +685,10 @@ int agent_test_end(struct agent *a, struct agent_delta **d, size_t *n, char err[
 void agent_close(struct agent *a)
 {
 	char cmd[512], out[256], err[CONF_ERRLEN];
-	if (!a->on)
+	if (!a->on) {  /* never opened, or agent_on_signal did the rest */
+		agent_counters_free(&a->before);
 		return;
+	}
 	if (a->server_pid) {
 		kill_cmd(a, cmd, sizeof(cmd));
 		remote(a, cmd, out, sizeof(out), 15000, err);

@@ -355,6 +355,7 @@ Test(agent, over_a_fake_ssh)
 	char ctl_dir[64];
 	snprintf(ctl_dir, sizeof(ctl_dir), "%s", a.dir);
 	agent_on_signal(&a);
+	agent_close(&a);  /* after the signal's clean-up: frees what is left */
 	cr_expect_neq(access(ctl_dir, F_OK), 0, "%s left behind", ctl_dir);
 	snprintf(path, sizeof(path), "%s/log", dir);
 	FILE *f = fopen(path, "r");
