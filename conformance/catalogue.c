@@ -4,7 +4,8 @@
  * RoCEv2 annex A17's CA17-n; otherwise the section alone) and the kind of verdict it gives. The
  * groups: A responder sequencing and ACKs, B requests that must be NAKed, C silent drops, D READ
  * and ATOMIC duplicates (and CMP_SWAP), E the DUT as requester, F ECN/CNP, G PFC, H the IP and UDP
- * headers of the DUT's own packets, M multi-packet messages at each path MTU, V RoCEv1 framing. */
+ * headers of the DUT's own packets and its source ports across QPs, M multi-packet messages and
+ * packets longer than the PMTU at each path MTU, V RoCEv1 framing. */
 #include "conform.h"
 #include "tests.h"
 
@@ -16,6 +17,10 @@
 	"IBTA 9.7.5.2.3 FIRST/MIDDLE = PMTU", NEED_MR_WRITE, 0, false, test_m1, NULL, "9.7.5.2.3", K_ACKS, p}
 #define M2(id, p) {id, "READ of 3 x " #p " bytes at PMTU " #p " -> FIRST/MIDDLE/LAST responses of " #p " bytes each", \
 	"IBTA 9.7.5.1.4 READ responses at the PMTU", NEED_MR_READ, 0, false, test_m2, NULL, "9.7.5.1.4", K_SEGS, p}
+
+/* A packet longer than the PMTU, at each PMTU: the same test on a QP brought up at PMTU p. */
+#define M3(id, p) {id, "WRITE_ONLY of " #p " + 4 bytes (its DMALen too) at PMTU " #p " -> NAK invalid request", \
+	"IBTA 9.7.5.2.3 no packet longer than the PMTU", NEED_MR_WRITE, 0, false, test_m3, NULL, "9.7.5.2.3", K_NAK, p}
 
 const struct conf_test conf_tests[] = {
 	{"A1", "SEND at ePSN with AckReq -> ACK with its PSN, MSN + 1", "IBTA 9.7.5.1 ACK generation", PROBE, 0, false, test_a1,
@@ -140,20 +145,26 @@ const struct conf_test conf_tests[] = {
 	 "CA17-44", "A17.9.3", K_CNPS},
 	{"F3", "ECT(0) request -> no CNP", "Annex A17.9 CE only", NEED_ECN | PROBE, 0, false, test_f3,
 	 "CA17-44", "A17.9.3", K_NOCNP},
-	{"G1", "PFC XOFF on the DUT's priority -> it stops sending until XON", "IEEE 802.1Qbb", NEED_PFC | REQ, 0, false, test_g1,
+	{"G1", "PFC XOFF on the DUT's priority, on a direct link -> it stops sending until XON",
+	 "IEEE 802.1Qbb PFC (a direct link: a switch consumes PFC frames, a Linux bridge does not forward them)",
+	 NEED_PFC | REQ, 0, false, test_g1,
 	 NULL, NULL, K_PFC},
-	{"H1", "the DUT's packets in an exchange -> IP ECN 00 (Not-ECT) unless declared to do congestion management", "Annex A17.9 ECN only with RoCE congestion management", PROBE, 0, false, test_h1,
-	 NULL, "A17.9", K_HDR},
-	{"H2", "the DUT's packets in an exchange -> IPv4 Don't Fragment set", "Annex A17.4 IPv4 encapsulation", PROBE, 0, false, test_h2,
-	 NULL, "A17.4", K_HDR},
-	{"H3", "the DUT's packets in an exchange -> UDP checksum 0", "Annex A17.4 UDP checksum", PROBE, 0, false, test_h3,
-	 NULL, "A17.4", K_HDR},
-	{"H4", "the DUT's packets in an exchange -> UDP destination port 4791", "Annex A17.4 UDP destination port", PROBE, 0, false, test_h4,
-	 NULL, "A17.4", K_HDR},
-	{"H5", "the DUT's packets in an exchange -> one UDP source port for the QP", "Annex A17.4 UDP source port (flow identifier)", PROBE, 0, false, test_h5,
-	 NULL, "A17.4", K_HDR},
+	{"H1", "the DUT's packets in an exchange -> IP ECN 00 (Not-ECT) unless declared to do congestion management", "Annex A17.3.1.1.3 ECN 00 without RoCE congestion management", PROBE, 0, false, test_h1,
+	 "CA17-5, CA17-14", "A17.3.1.1.3, A17.3.1.2.2", K_HDR},
+	{"H2", "the DUT's packets in an exchange -> IPv4 Don't Fragment set", "Annex A17.3.1.1.5 IPv4 flags 010 (DF)", PROBE, 0, false, test_h2,
+	 "CA17-7", "A17.3.1.1.5", K_HDR},
+	{"H3", "the DUT's packets in an exchange -> UDP checksum 0", "Annex A17.3.2.4 UDP checksum (should be 0)", PROBE, 0, false, test_h3,
+	 NULL, "A17.3.2.4", K_HDR},
+	{"H4", "the DUT's packets in an exchange -> UDP destination port 4791", "Annex A17.3.2.2 UDP destination port (IANA's 4791)", PROBE, 0, false, test_h4,
+	 "CA17-20", "A17.3.2.2", K_HDR},
+	{"H5", "the DUT's packets in an exchange -> one UDP source port for the QP", "Annex A17.3.2.1 UDP source port fixed within a QP (should)", PROBE, 0, false, test_h5,
+	 NULL, "A17.3.2.1", K_HDR},
+	{"H6", "the DUT's QPs of the run (one per test) -> UDP source ports spread per QP, not all on one port",
+	 "Annex A17.9.4 ECMP: the source port as a per-flow identifier", PROBE, 0, false, test_h6,
+	 NULL, "A17.9.4, A17.3.2.1", K_SPREAD},
 	M1("M1a", 256), M1("M1b", 512), M1("M1c", 1024), M1("M1d", 2048), M1("M1e", 4096),
 	M2("M2a", 256), M2("M2b", 512), M2("M2c", 1024), M2("M2d", 2048), M2("M2e", 4096),
+	M3("M3a", 256), M3("M3b", 512), M3("M3c", 1024), M3("M3d", 2048), M3("M3e", 4096),
 	{"V1", "the setup's request in RoCEv1 framing (EtherType 0x8915, GRH with the QP's GIDs) -> ACK", "Annex A16 RoCEv1 encapsulation", PROBE, 0, false, test_v1,
 	 NULL, "Annex A16", K_V1},
 };

@@ -1,6 +1,8 @@
 /* link.c: roceconform's link layer (see link.h). ARP is RFC 826, IPv6 neighbour discovery is
  * RFC 4861 §4.3-4.4 (solicitation / advertisement with the link-layer address option). Sending is
- * paced: never more than one frame per 1/pps seconds (CONF_MAX_PPS is the hard cap). */
+ * paced: never more than one frame per 1/pps seconds (CONF_MAX_PPS is the hard cap), except the
+ * link-level control frames link_inject sends (PFC refreshes, whose rate the link speed sets). */
+#define _GNU_SOURCE   /* ppoll: waits shorter than a millisecond */
 #include "link.h"
 #include "options.h"
 
@@ -206,6 +208,16 @@ void link_close(struct link *l)
 	l->p = NULL;
 }
 
+int link_inject(struct link *l, const uint8_t *frame, uint32_t len, char err[CONF_ERRLEN])
+{
+	if (pcap_inject(l->p, frame, len) != (int)len) {
+		snprintf(err, CONF_ERRLEN, "send: %s", pcap_geterr(l->p));
+		return -1;
+	}
+	l->sent++;
+	return 0;
+}
+
 int link_send(struct link *l, const uint8_t *frame, uint32_t len, char err[CONF_ERRLEN])
 {
 	int64_t t = now_ns(), next = l->last_send_ns + l->min_gap_ns;
@@ -213,12 +225,9 @@ int link_send(struct link *l, const uint8_t *frame, uint32_t len, char err[CONF_
 		struct timespec d = {(time_t)((next - t) / 1000000000), (long)((next - t) % 1000000000)};
 		nanosleep(&d, NULL);
 	}
-	if (pcap_inject(l->p, frame, len) != (int)len) {
-		snprintf(err, CONF_ERRLEN, "send: %s", pcap_geterr(l->p));
+	if (link_inject(l, frame, len, err) < 0)
 		return -1;
-	}
 	l->last_send_ns = now_ns();
-	l->sent++;
 	return 0;
 }
 
@@ -340,7 +349,11 @@ static int on_ip6(struct link *l, const uint8_t *f, uint32_t n)
 
 int link_next(struct link *l, int timeout_ms, struct link_frame *f, char err[CONF_ERRLEN])
 {
-	int64_t deadline = now_ns() + (int64_t)timeout_ms * 1000000;
+	return link_next_until(l, now_ns() + (int64_t)timeout_ms * 1000000, f, err);
+}
+
+int link_next_until(struct link *l, int64_t deadline, struct link_frame *f, char err[CONF_ERRLEN])
+{
 	for (;;) {
 		struct pcap_pkthdr *h;
 		const uint8_t *d;
@@ -367,8 +380,10 @@ int link_next(struct link *l, int timeout_ms, struct link_frame *f, char err[CON
 		if (left <= 0)
 			return 0;
 		struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
-		int ms = (int)(left / 1000000) + 1;
-		poll(&pfd, 1, ms > 50 ? 50 : ms);
+		if (left > 50000000)
+			left = 50000000;
+		struct timespec wait = {0, (long)left};   /* (to the nanosecond: PFC refreshes come sub-millisecond) */
+		ppoll(&pfd, 1, &wait, NULL);
 	}
 }
 

@@ -41,9 +41,15 @@ void link_close(struct link *l);
 /* Send one frame, waiting first as the pacing requires. 0, or -1 with the reason in err. */
 int link_send(struct link *l, const uint8_t *frame, uint32_t len, char err[CONF_ERRLEN]);
 
+/* Send one frame now, outside the pacing (link-level control frames: PFC). 0, or -1 with the reason
+ * in err. */
+int link_inject(struct link *l, const uint8_t *frame, uint32_t len, char err[CONF_ERRLEN]);
+
 /* Wait up to timeout_ms for a frame that is not ARP/ND (those are answered here). 1 with *f set
  * (valid until the next call), 0 on timeout, -1 on a capture error (reason in err). */
 int link_next(struct link *l, int timeout_ms, struct link_frame *f, char err[CONF_ERRLEN]);
+/* The same until the time deadline (now_ns()'s clock), to the nanosecond. */
+int link_next_until(struct link *l, int64_t deadline, struct link_frame *f, char err[CONF_ERRLEN]);
 
 /* Resolve the DUT's MAC by ARP or ND (unless given). 0, or -1 with the reason in err. */
 int link_resolve(struct link *l, int timeout_ms, char err[CONF_ERRLEN]);

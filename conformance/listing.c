@@ -56,11 +56,13 @@ static const struct {
 		   "no CNP from a DUT that shows life otherwise, a CNP to another QP (named), or a CNP with any of those "
 		   "fields wrong (each named)", NULL},
 	[K_NOCNP] = {"no CNP within 500 ms from a DUT that shows life", "a CNP", NULL},
-	[K_PFC] = {"no DUT frame while the PAUSE is refreshed for four ACK timeouts, a resend after XON",
-		   "a DUT frame during the PAUSE", "nothing after XON either: the pause's effect is not proven"},
+	[K_PFC] = {"no DUT frame while the PAUSE is refreshed (every half PAUSE, a rate the link speed sets, outside "
+		   "the --pps cap) for four ACK timeouts, a resend after XON",
+		   "a DUT frame during the PAUSE (also what a switch or a Linux bridge between tester and DUT gives: "
+		   "G1 needs a direct link)", "nothing after XON either: the pause's effect is not proven"},
 	[K_HDR] = {"the field as stated on every packet the DUT sends to the tester's QP in an exchange of two probes "
-		   "(its ACKs; on rc-pingpong its own SEND too); H5: one source port on all of them (whether other QPs "
-		   "get other ports is a note: one QP is seen); H2 over IPv6: N/A (no DF bit)",
+		   "(its ACKs; on rc-pingpong its own SEND too); H5: one source port on all of them (other QPs' ports: "
+		   "H6); H2 over IPv6: N/A (no DF bit)",
 		   "any DUT packet with another value (the first such packet named); H5: a source port that changes "
 		   "within the QP", "H5: only one DUT packet to compare"},
 	[K_CMPSWAP] = {"the CMP_SWAP's ATOMIC_ACK carries the value a FETCH_ADD of 0 read before it, and a FETCH_ADD of "
@@ -76,6 +78,11 @@ static const struct {
 		    "marked packets", NULL},
 	[K_V1] = {"an ACK with the request's PSN, no NAK",
 		  "a NAK, or no ACK from a DUT whose QP is on a RoCEv1 GID", NULL},
+	[K_SPREAD] = {"more than one UDP source port among the DUT's QPs of the run (each test brings up its own QP: "
+		      "the source port of each QP's first packet to the tester); how many ports for how many QPs is "
+		      "a note (two QPs may hash to one port)",
+		      "every QP (two or more DUT QPNs) on one source port: no entropy for ECMP",
+		      "fewer than two DUT QPs seen in the run (H6 run alone)"},
 	[K_NONE] = {NULL, NULL, NULL},
 };
 
@@ -126,7 +133,7 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 		snprintf(buf, n, "without --ecn (a DUT declared to do ECN -> CNP)%s%s", every ? "" : "; with a setup other than ",
 			 every ? "" : ok);
 	else if (t->needs & NEED_PFC)
-		snprintf(buf, n, "without --pfc PRIO (a DUT declared to do PFC)%s%s", every ? "" : "; with a setup other than ",
+		snprintf(buf, n, "without --pfc PRIO (a DUT declared to do PFC, on a direct link)%s%s", every ? "" : "; with a setup other than ",
 			 every ? "" : ok);
 	else if (every)
 		snprintf(buf, n, "never for want of a setup: every setup runs it");

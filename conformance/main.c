@@ -20,6 +20,7 @@
 #include "pcapng.h"
 #include "report.h"
 #include "setup.h"
+#include "tests.h"
 #include "verdict.h"
 
 /* What a run holds, released by run_free() on every way out, die() included: the report
@@ -110,7 +111,8 @@ static const char *missing(const struct conf_test *t, unsigned caps, const struc
 	if (need & NEED_ECN)
 		snprintf(buf, n, "the DUT is not declared to do ECN -> CNP (--ecn); Linux rxe has no CNP support");
 	else if (need & NEED_PFC)
-		snprintf(buf, n, "the DUT is not declared to do PFC (--pfc PRIO); veth/rxe links have no PFC");
+		snprintf(buf, n, "the DUT is not declared to do PFC (--pfc PRIO, on a direct link: a switch consumes PFC frames, "
+			 "a Linux bridge does not forward them); rxe has no PFC");
 	else if (need & NEED_DUT_READ)
 		snprintf(buf, n, "needs a DUT that issues RDMA READs (an rdma-cm setup against rping -s)");
 	else if (need & (NEED_MR_WRITE | NEED_MR_READ | NEED_MR_ATOMIC | NEED_MR_ANY))
@@ -515,6 +517,8 @@ int main(int argc, char **argv)
 				agent_before(&o, m, port, x);
 				run_one(&o, &held.link, m, port, t, &held.s, &x->r, &setup_ok);
 				agent_after(x);
+				if (setup_ok)
+					note_qp_port(&held.s);   /* (H6 judges the run's QPs) */
 				if (!setup_ok && !any_setup)   /* the DUT never answered the setup */
 					die(EXIT_CONF_USAGE, "%s: %s", t->id, x->r.reason);
 				any_setup |= setup_ok;

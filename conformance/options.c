@@ -35,7 +35,7 @@ void options_usage(FILE *f)
 		"  --vlan ID --pcp N     send 802.1Q-tagged (default untagged)\n"
 		"  --dscp N              IP DSCP of the stimuli (default 0)\n"
 		"  --ecn                 the DUT does ECN -> CNP (enables F tests)\n"
-		"  --pfc PRIO            the DUT does PFC on priority PRIO (enables G tests)\n"
+		"  --pfc PRIO            the DUT does PFC on priority PRIO (enables G tests; a direct link)\n"
 		"DUT agent (the DUT's servers started for each test, its facts and counters in the reports):\n"
 		"  --dut-ssh USER@HOST[:PORT]  log in to the DUT with OpenSSH's ssh (key-based, BatchMode)\n"
 		"  --dut-ssh-key FILE    the private key for it (default: ssh's own)\n"

@@ -146,10 +146,12 @@ void sess_note(struct session *s, unsigned frame, const char *fmt, ...)
 	va_end(ap);
 }
 
-int sess_send_raw(struct session *s, const uint8_t *frame, uint32_t len, const char *note)
+/* Send frame (paced, or at once) and record it with note. 0 or -1. */
+static int send_frame(struct session *s, const uint8_t *frame, uint32_t len, const char *note, bool paced)
 {
 	if (s->link) {
-		if (s->link_failed || link_send(s->link, frame, len, s->err) < 0) {
+		if (s->link_failed ||
+		    (paced ? link_send(s->link, frame, len, s->err) : link_inject(s->link, frame, len, s->err)) < 0) {
 			s->link_failed = true;
 			return -1;
 		}
@@ -160,6 +162,16 @@ int sess_send_raw(struct session *s, const uint8_t *frame, uint32_t len, const c
 	if (s->o->verbose)
 		fprintf(stderr, "  > %s\n", note);
 	return 0;
+}
+
+int sess_send_raw(struct session *s, const uint8_t *frame, uint32_t len, const char *note)
+{
+	return send_frame(s, frame, len, note, true);
+}
+
+int sess_send_ctl(struct session *s, const uint8_t *frame, uint32_t len, const char *note)
+{
+	return send_frame(s, frame, len, note, false);
 }
 
 int sess_send(struct session *s, const struct stim *st, const char *fmt, ...)
@@ -221,19 +233,18 @@ static struct resp *take(struct session *s, const struct link_frame *lf)
 	return r;
 }
 
-long sess_wait(struct session *s, int ms, resp_pred pred, const void *arg)
+/* sess_wait until the time deadline. */
+static long wait_until(struct session *s, int64_t deadline, resp_pred pred, const void *arg)
 {
 	if (!s->link || s->link_failed)
 		return -1;
-	int64_t deadline = now_ns() + (int64_t)ms * 1000000;
 	if (deadline > s->deadline_ns)
 		deadline = s->deadline_ns;
 	for (;;) {
-		int64_t left = deadline - now_ns();
-		if (left <= 0)
+		if (deadline - now_ns() <= 0)
 			return -1;
 		struct link_frame f;
-		int rc = link_next(s->link, (int)(left / 1000000) + 1, &f, s->err);
+		int rc = link_next_until(s->link, deadline, &f, s->err);
 		if (rc < 0) {
 			s->link_failed = true;
 			return -1;
@@ -246,9 +257,19 @@ long sess_wait(struct session *s, int ms, resp_pred pred, const void *arg)
 	}
 }
 
+long sess_wait(struct session *s, int ms, resp_pred pred, const void *arg)
+{
+	return wait_until(s, now_ns() + (int64_t)ms * 1000000, pred, arg);
+}
+
 void sess_collect(struct session *s, int ms)
 {
-	sess_wait(s, ms, NULL, NULL);
+	wait_until(s, now_ns() + (int64_t)ms * 1000000, NULL, NULL);
+}
+
+void sess_collect_until(struct session *s, int64_t deadline)
+{
+	wait_until(s, deadline, NULL, NULL);
 }
 
 bool pred_response(const struct resp *r, const void *arg)

@@ -96,6 +96,8 @@ int sess_send(struct session *s, const struct stim *st, const char *fmt, ...)
 
 /* Send a frame made elsewhere (recorded with note). 0 or -1. */
 int sess_send_raw(struct session *s, const uint8_t *frame, uint32_t len, const char *note);
+/* The same at once, outside the --pps pacing: a link-level control frame (a PFC refresh). */
+int sess_send_ctl(struct session *s, const uint8_t *frame, uint32_t len, const char *note);
 
 /* Receive for up to ms, stopping early once pred(resp, arg) is true for a new packet. Returns the
  * index of that packet in s->resps, or -1 (time out, dry run, capture error). */
@@ -109,6 +111,8 @@ const struct resp *sess_take(struct session *s, const uint8_t *data, uint32_t ca
 
 /* Receive everything for ms. */
 void sess_collect(struct session *s, int ms);
+/* Receive everything until the time deadline (now_ns()'s clock), to the nanosecond. */
+void sess_collect_until(struct session *s, int64_t deadline);
 
 /* Predicates. */
 bool pred_response(const struct resp *r, const void *arg);   /* any ACK/NAK/READ resp/atomic ACK */

@@ -19,7 +19,14 @@ T(test_d1) T(test_d2) T(test_d3) T(test_d4) T(test_d5)
 T(test_e1) T(test_e2) T(test_e3) T(test_e4) T(test_e5) T(test_e6a) T(test_e6b) T(test_e6c) T(test_e7)
 T(test_f1) T(test_f2) T(test_f3) T(test_g1)
 T(test_h1) T(test_h2) T(test_h3) T(test_h4) T(test_h5) T(test_v1)
-T(test_m1) T(test_m2) T(test_d6) T(test_d7) T(test_d8) T(test_b12)
+T(test_m1) T(test_m2) T(test_d6) T(test_d7) T(test_d8) T(test_b12) T(test_h6) T(test_m3)
 #undef T
+
+/* Keep the DUT QP of a test's session and its UDP source port for H6 (called after every test). */
+void note_qp_port(const struct session *s);
+
+/* G1's PFC refresh interval at a link speed (Mb/s): half a full PAUSE (0xffff quanta of 512 bit
+ * times); 0 when the speed is unknown. */
+double pfc_refresh_us(unsigned speed_mbps);
 
 #endif

@@ -2,8 +2,9 @@
  * the CNP of A17.9.3: opcode 0x81, DestQP = the QP that sent the CE-marked packet, PSN 0, SE 0,
  * M 0, its P_Key; BECN 1 in the format's example, ignored by receivers, CA17-29) and G
  * (IEEE 802.1Qbb priority flow control: a PAUSE for priority p stops the DUT's frames of that
- * priority for quanta x 512 bit times). Run only when the DUT is declared to do them (--ecn,
- * --pfc PRIO); otherwise N/A. */
+ * priority for quanta x 512 bit times; it needs a direct link to the DUT: a switch consumes PFC frames
+ * and a Linux bridge does not forward 01:80:c2:00:00:01). Run only when the DUT is declared to do
+ * them (--ecn, --pfc PRIO); otherwise N/A. */
 #include "tests.h"
 #include "textnum.h"
 
@@ -107,20 +108,21 @@ static unsigned link_speed(const char *iface)
 	return read_number_file(path, &v) && v <= UINT32_MAX ? (unsigned)v : 0;
 }
 
+double pfc_refresh_us(unsigned speed_mbps)
+{
+	return speed_mbps ? 65535.0 * 512 / speed_mbps / 2 : 0;   /* half a full PAUSE: quanta x 512 bit times */
+}
+
 /* G1: while the DUT resends its unacknowledged SEND (on priority p), a PFC XOFF for p refreshed
- * for four timeouts stops it; XON lets it go on. */
+ * for four timeouts stops it; XON lets it go on. The refreshes leave every half PAUSE, a rate the
+ * link speed sets (335 us at 100 Gb/s), outside the --pps pacing: they are link-level frames the
+ * DUT's port consumes, never RoCE packets for its stack. */
 void test_g1(struct session *s, struct conf_result *r)
 {
 	unsigned speed = link_speed(s->o->iface), p = s->o->pfc_prio;
+	double refresh_us = pfc_refresh_us(speed);
 	if (!speed) {
 		v_set(r, V_NA, "the interface's speed is unknown: the pause time cannot be computed");
-		return;
-	}
-	double pause_us = 65535.0 * 512 / speed;  /* bit times at speed Mb/s */
-	double refresh_us = pause_us / 2, min_gap_us = 1e6 / s->o->pps;
-	if (refresh_us < min_gap_us) {
-		v_set(r, V_NA, "a full PAUSE lasts %.0f us at %u Mb/s: refreshing it needs more than --pps %u", pause_us,
-		      speed, s->o->pps);
 		return;
 	}
 	uint32_t first, last;
@@ -131,27 +133,20 @@ void test_g1(struct session *s, struct conf_result *r)
 	int n = pfc_frame(mac, p, 0xffff, f);
 	double w = 4 * s->qp.dut_ack_timeout_ms * (1 + s->o->tolerance_pct / 100.0);
 	int64_t end = now_ns() + (int64_t)(w * 1e6);
+	if (end > s->deadline_ns)
+		end = s->deadline_ns;   /* (never refreshing past the test's time limit) */
 	size_t m = s->n_resps;
-	char note[80];
-	snprintf(note, sizeof(note), "G1: PFC XOFF priority %u, 0xffff quanta", p);
+	char note[96];
+	snprintf(note, sizeof(note), "G1: PFC XOFF priority %u, 0xffff quanta (refreshed every %.0f us)", p, refresh_us);
 	while (now_ns() < end) {
-		sess_send_raw(s, f, (uint32_t)n, note);
-		sess_collect(s, (int)(refresh_us / 1000) + 1);
-		if (!s->link)
+		if (sess_send_ctl(s, f, (uint32_t)n, note) < 0 || !s->link)
 			break;
+		sess_collect_until(s, now_ns() + (int64_t)(refresh_us * 1000));
 	}
 	size_t during = n_since(s, m);
 	n = pfc_frame(mac, p, 0, f);
-	sess_send_raw(s, f, (uint32_t)n, "G1: PFC XON");
+	sess_send_ctl(s, f, (uint32_t)n, "G1: PFC XON");
 	size_t m2 = s->n_resps;
-	long i = sess_wait(s, (int)w, pred_request, NULL);
-	v_expected(r, "no DUT frame on priority %u for %.0f ms of refreshed PAUSE; resent after XON", p, w);
-	v_observed(r, "%zu DUT frames during the pause; %s after XON", during, i >= 0 ? "a resend" : "nothing");
-	if (during)
-		v_set(r, V_FAIL, "the DUT sent during the PAUSE");
-	else if (i < 0)
-		v_set(r, V_INCONCLUSIVE, "the DUT sent nothing after XON either: the pause effect is not proven");
-	else
-		v_set(r, V_PASS, NULL);
-	(void)m2;
+	sess_wait(s, (int)w, pred_request, NULL);
+	rule_pfc(since(s, m), during, since(s, m2), n_since(s, m2), p, w, r);
 }

@@ -1,8 +1,9 @@
-/* tests_h.c: catalogue group H, the IP and UDP headers of the DUT's own packets (IBTA Annex A17.4,
- * the RoCEv2 encapsulation: UDP destination port 4791, the source port the QP's flow identifier,
- * UDP checksum 0 as the ICRC covers the packet, IPv4 DF; Annex A17.9: ECN other than Not-ECT only
- * from a DUT that does RoCE congestion management), judged on the packets the DUT sends in an
- * ordinary exchange (its ACKs, and on rc-pingpong its own SEND); and V1, a request in RoCEv1 framing
+/* tests_h.c: catalogue group H, the IP and UDP headers of the DUT's own packets (IBTA Annex A17.3,
+ * the RoCEv2 packet format: ECN 00 from a DUT without RoCE congestion management, CA17-5 / CA17-14;
+ * IPv4 DF, CA17-7; UDP destination port 4791, CA17-20; UDP checksum 0 as the ICRC covers the packet,
+ * A17.3.2.4; the source port the QP's flow identifier, A17.3.2.1, spread across QPs for ECMP,
+ * A17.9.4), judged on the packets the DUT sends in an ordinary exchange (its ACKs, and on
+ * rc-pingpong its own SEND; H6 on the first packet of every QP of the run); and V1, a request in RoCEv1 framing
  * (Annex A16: EtherType 0x8915, a GRH with the QP's GIDs), which needs a DUT QP on a RoCEv1 GID. */
 #include "tests.h"
 
@@ -43,6 +44,33 @@ void test_h4(struct session *s, struct conf_result *r)
 void test_h5(struct session *s, struct conf_result *r)
 {
 	judge_field(s, r, HDR_SPORT, "H5: the DUT's UDP source port");
+}
+
+/* The DUT QPs of this run and each one's source port, for H6 (the run brings up one QP a test). */
+static struct qp_port run_qps[256];
+static size_t n_run_qps;
+
+void note_qp_port(const struct session *s)
+{
+	struct dut_hdr h;
+	if (n_run_qps >= sizeof(run_qps) / sizeof(run_qps[0]) || !dut_hdrs_since(s, 0, &h, 1))
+		return;
+	for (size_t i = 0; i < n_run_qps; i++)
+		if (run_qps[i].dut_qpn == s->qp.dut_qpn)
+			return;
+	run_qps[n_run_qps++] = (struct qp_port){s->qp.dut_qpn, h.sport, s->test ? s->test->id : NULL};
+}
+
+/* H6: one exchange on this test's QP, then the source ports of every DUT QP of the run (those of
+ * the tests before it and this one) judged together. */
+void test_h6(struct session *s, struct conf_result *r)
+{
+	bool ok = probe_ok(s, "H6: the DUT's UDP source port on this QP");
+	sess_collect(s, 100);
+	note_qp_port(s);
+	rule_sport_spread(run_qps, n_run_qps, r);
+	if (!ok && s->link && r->v == V_PASS)
+		precondition(s, r, "the probe was not acknowledged");
 }
 
 /* V1: the setup's probe in RoCEv1 framing -> acknowledged. No setup of this version brings the

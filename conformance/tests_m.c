@@ -1,5 +1,6 @@
 /* tests_m.c: catalogue group M, multi-packet messages at each path MTU (IBTA Vol 1 §9.7.5.2.3:
- * FIRST and MIDDLE packets carry exactly the PMTU; §9.7.5.1.4: READ responses segmented at it), on
+ * FIRST and MIDDLE packets carry exactly the PMTU, no packet more; §9.7.5.1.4: READ responses
+ * segmented at it), and a packet longer than the PMTU, on
  * a QP the perftest setup brings up at the test's PMTU (256, 512, 1024, 2048, 4096; the server
  * takes the smaller of its own and the tester's: a PMTU larger than the DUT's is N/A); and the
  * CMP_SWAP tests of group D (§9.4.5 atomic operations: compare equal swaps, unequal leaves memory
@@ -62,6 +63,29 @@ void test_m2(struct session *s, struct conf_result *r)
 	rule_read_segments(since(s, m), n_since(s, m), psn, 3, pmtu, dut_alive(s, m, 500), r);
 	if (r->v == V_PASS)
 		accepted(s, psn_add(psn, 2), 1);
+}
+
+/* M3: a WRITE_ONLY of PMTU + 4 bytes, its DMALen too (a packet longer than the PMTU the QP came up
+ * with) -> NAK invalid request; the QP is then in error. */
+void test_m3(struct session *s, struct conf_result *r)
+{
+	if (!at_pmtu(s, r))
+		return;
+	unsigned pmtu = qp_pmtu(s);
+	struct stim st;
+	stim_init(s, &st, ROCE_OPC_WRITE_ONLY);
+	st.psn = s->epsn;
+	st.ackreq = true;
+	st.payload_len = pmtu + 4;
+	st.fill = 0x3c;
+	st.extra.reth.va = s->qp.va;
+	st.extra.reth.rkey = s->qp.rkey;
+	st.extra.reth.dmalen = pmtu + 4;
+	char what[64];
+	snprintf(what, sizeof(what), "M3: longer than PMTU %u", pmtu);
+	expect_nak(s, &st, 1, INV, what, r);
+	if (r->v == V_PASS)
+		qp_killed(s);
 }
 
 /* Send an atomic (FETCH_ADD add = swap, or CMP_SWAP) at ePSN and wait for its answer; ePSN moves on. */

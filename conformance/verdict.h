@@ -119,14 +119,34 @@ bool dut_hdr_of(const uint8_t *frame, uint32_t caplen, const struct conf_addr *d
 size_t dut_hdrs_since(const struct session *s, size_t m, struct dut_hdr *hs, size_t max);
 
 enum hdr_field { HDR_ECN, HDR_DF, HDR_UDP_CSUM, HDR_DPORT, HDR_SPORT };
-/* One header field of every DUT packet hs[0..n) (Annex A17.4 RoCEv2 encapsulation): HDR_ECN Not-ECT
- * (00) unless the DUT is declared to do RoCE congestion management (ecn_declared: then anything but
- * CE, which only a congested switch sets); HDR_DF the IPv4 Don't Fragment bit set (IPv6 has none:
- * N/A); HDR_UDP_CSUM 0; HDR_DPORT 4791; HDR_SPORT one source port for all of the QP's packets (at
- * least two needed; whether other QPs get other ports is a note: one QP is seen). No packet at all
- * is INCONCLUSIVE. */
+/* One header field of every DUT packet hs[0..n) (Annex A17.3 RoCEv2 packet format): HDR_ECN Not-ECT
+ * (00, CA17-5 / CA17-14) unless the DUT is declared to do RoCE congestion management (ecn_declared: then anything but
+ * CE, which only a congested switch sets); HDR_DF the IPv4 Don't Fragment bit set (CA17-7; IPv6 has
+ * none: N/A); HDR_UDP_CSUM 0 (A17.3.2.4); HDR_DPORT 4791 (CA17-20); HDR_SPORT one source port for all
+ * of the QP's packets (A17.3.2.1; at least two needed; other QPs' ports: rule_sport_spread). No
+ * packet at all is INCONCLUSIVE. */
 enum conf_verdict rule_dut_headers(const struct dut_hdr *hs, size_t n, enum hdr_field f, bool ecn_declared,
 				   struct conf_result *r);
+
+/* A DUT QP seen in a run: its QPN, the UDP source port of its first packet to the tester, the test. */
+struct qp_port {
+	uint32_t dut_qpn;
+	uint16_t sport;
+	const char *test;
+};
+/* The source port spread per QP (A17.9.4 ECMP, A17.3.2.1: the port is the flow identifier, constant
+ * within a QP; packets without ordering constraints, those of different QPs, can carry different
+ * ones): over qs[0..n), the QPs of a run, at least two different DUT QPNs needed (else
+ * INCONCLUSIVE); every QP on one port is FAIL (no entropy for ECMP); how many ports for how many
+ * QPs is a note (two QPs may share a port by hashing). */
+enum conf_verdict rule_sport_spread(const struct qp_port *qs, size_t n, struct conf_result *r);
+
+/* PFC (IEEE 802.1Qbb) on priority prio: during[0..nd) the DUT's packets while the PAUSE was
+ * refreshed for w_ms, after[0..na) those after XON. A packet during the PAUSE is FAIL (the reason
+ * says that a switch or bridge on the path would keep the PAUSE from the DUT); nothing after XON
+ * either is INCONCLUSIVE (the pause's effect is not proven). */
+enum conf_verdict rule_pfc(const struct resp *during, size_t nd, const struct resp *after, size_t na, unsigned prio,
+			   double w_ms, struct conf_result *r);
 
 /* CMP_SWAP (IBTA 9.4.5, C9-148's atomic semantics): psn[0] a FETCH_ADD of 0 that reads the value v,
  * psn[1] the CMP_SWAP (compare cmp, swap swap), psn[2] a FETCH_ADD of 0 that reads it back. Each

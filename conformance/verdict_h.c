@@ -1,5 +1,6 @@
 /* verdict_h.c: the verdict rules of the catalogue's later groups (declared in verdict.h): the IP
- * and UDP header fields of the DUT's own packets (H), CMP_SWAP's two outcomes and its duplicate
+ * and UDP header fields of the DUT's own packets (H) and its source ports across QPs (H6), PFC (G1),
+ * CMP_SWAP's two outcomes and its duplicate
  * (D6-D8), READ responses segmented at the PMTU the QP was brought up with (M2), and how many CNPs
  * answer a burst of CE-marked packets (F2). Pure functions of the DUT's recorded packets, like
  * verdict.c's. */
@@ -101,8 +102,68 @@ enum conf_verdict rule_dut_headers(const struct dut_hdr *hs, size_t n, enum hdr_
 			return v_set(r, V_FAIL, "packet %zu of %zu: %s %s%u", i + 1, n, field_name[f],
 				     f == HDR_SPORT ? "changed to " : "", field(&hs[i], f));
 	if (f == HDR_SPORT)
-		return v_set(r, V_PASS, "note: one QP seen (port %u); whether each QP gets its own source port (ECMP "
-			     "entropy) needs several QPs at once, which no setup of this version brings up", hs[0].sport);
+		return v_set(r, V_PASS, "note: port %u; whether other QPs get other ports is H6's", hs[0].sport);
+	return v_set(r, V_PASS, NULL);
+}
+
+/* Whether the QPN of qs[i] is already among qs[0..i). */
+static bool qpn_seen_before(const struct qp_port *qs, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (qs[k].dut_qpn == qs[i].dut_qpn)
+			return true;
+	return false;
+}
+
+/* Whether the port of qs[i] is already among qs[0..i). */
+static bool port_seen_before(const struct qp_port *qs, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (qs[k].sport == qs[i].sport)
+			return true;
+	return false;
+}
+
+enum conf_verdict rule_sport_spread(const struct qp_port *qs, size_t n, struct conf_result *r)
+{
+	v_expected(r, "the DUT's QPs of this run (each test brings up its own) on more than one UDP source port: the "
+		   "flow identifier spread per QP for ECMP");
+	v_observed(r, "%zu DUT QP%s (QPN:port):", n, n == 1 ? "" : "s");
+	size_t qpns = 0, ports = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i < 24)
+			v_observed_add(r, " %s 0x%06x:%u", qs[i].test ? qs[i].test : "?", qs[i].dut_qpn, qs[i].sport);
+		qpns += !qpn_seen_before(qs, i);
+		ports += !port_seen_before(qs, i);
+	}
+	if (qpns < 2)
+		return v_set(r, V_INCONCLUSIVE, "%s: the spread needs the packets of two QPs or more (every test brings up "
+			     "one QP: run H6 after other tests, e.g. --tests H)", n ? "one DUT QP seen in this run" :
+			     "no DUT packet seen in this run");
+	if (ports == 1)
+		return v_set(r, V_FAIL, "all %zu QPs used UDP source port %u: no entropy for ECMP (A17.9.4)", qpns,
+			     qs[0].sport);
+	return v_set(r, V_PASS, "note: %zu source ports for %zu QPs", ports, qpns);
+}
+
+enum conf_verdict rule_pfc(const struct resp *during, size_t nd, const struct resp *after, size_t na, unsigned prio,
+			   double w_ms, struct conf_result *r)
+{
+	v_expected(r, "no DUT frame on priority %u for %.0f ms of refreshed PAUSE; resent after XON", prio, w_ms);
+	v_observed(r, "%zu DUT frame%s during the PAUSE", nd, nd == 1 ? "" : "s");
+	for (size_t i = 0; i < nd && i < 8; i++)
+		v_observed_add(r, "%s %s PSN 0x%06x", i ? "," : ":", roce_opcode_info(during[i].h.bth.opcode)->name,
+			       during[i].h.bth.psn);
+	size_t k = 0;
+	while (k < na && after[k].response)
+		k++;
+	v_observed_add(r, "; %s after XON", k < na ? "a request" : "nothing");
+	if (nd)
+		return v_set(r, V_FAIL, "the DUT sent during the PAUSE: it does not honour PFC on priority %u, or the PAUSE "
+			     "never reached it (G1 needs a direct link: a switch consumes PFC frames, a Linux bridge does "
+			     "not forward 01:80:c2:00:00:01)", prio);
+	if (k == na)
+		return v_set(r, V_INCONCLUSIVE, "the DUT sent nothing after XON either: the pause's effect is not proven");
 	return v_set(r, V_PASS, NULL);
 }
 

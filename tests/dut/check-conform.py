@@ -49,15 +49,16 @@ wr, rd, at = results("write"), results("read"), results("atomic")
 for res, tid in ((wr, "B7"), (wr, "B8a"), (wr, "B8b"), (wr, "B8c"), (wr, "B9"), (rd, "D1"), (rd, "D2"), (rd, "D3"),
                  (rd, "D4"), (at, "B11"), (at, "D5")):
     check(verdict(res, tid) == "PASS", f"perftest: {tid} PASS (got {verdict(res, tid)})")
-# the DUT's own headers (group H), CMP_SWAP (D6-D8, B12) and the PMTU variants (M) rxe runs; V1 and F2 N/A
-for tid in ("H1", "H2", "H3", "H4", "H5"):
+# the DUT's own headers (group H; H6 the source ports of the run's QPs), CMP_SWAP (D6-D8, B12) and the PMTU
+# variants (M; M3 a packet longer than the PMTU) rxe runs; V1 and F2 N/A
+for tid in ("H1", "H2", "H3", "H4", "H5", "H6"):
     check(verdict(rc, tid) == "PASS", f"rcpp: {tid} PASS (got {verdict(rc, tid)}: {rc.get(tid, {}).get('reason')})")
 for tid in ("V1", "F2"):
     check(verdict(rc, tid) == "N/A" and rc.get(tid, {}).get("reason"), f"rcpp: {tid} N/A with a reason (got {verdict(rc, tid)})")
 for res, tid in ((at, "D6"), (at, "D7"), (at, "D8"), (at, "B12"), (wr, "M1a"), (wr, "M1b"), (wr, "M1c"),
                  (rd, "M2a"), (rd, "M2b"), (rd, "M2c")):
     check(verdict(res, tid) == "PASS", f"perftest: {tid} PASS (got {verdict(res, tid)}: {res.get(tid, {}).get('reason')})")
-for res, tid in ((wr, "M1d"), (wr, "M1e"), (rd, "M2d"), (rd, "M2e")):
+for res, tid in ((wr, "M1d"), (wr, "M1e"), (rd, "M2d"), (rd, "M2e"), (wr, "M3d"), (wr, "M3e")):
     check(verdict(res, tid) == "N/A" and "PMTU 1024" in res.get(tid, {}).get("reason", ""),
           f"perftest: {tid} N/A, the QP at PMTU 1024 (got {verdict(res, tid)}: {res.get(tid, {}).get('reason')})")
 total = sum(1 for res in (rc, wr, rd, at) for r in res.values() if r["verdict"] != "N/A")

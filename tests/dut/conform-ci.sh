@@ -21,7 +21,7 @@ run() {  # run NAME ARGS...
 }
 # the catalogue, rc-pingpong (the tests the perftest setups add run below)
 run rcpp --setup rc-pingpong:$DUT_PORT --tests A,B1,B2,B3,B4,B5,B6,C,E,F,G,H,V
-run write --setup perftest-write:$((DUT_PORT + 1)) --tests B7,B8,B9,M1
+run write --setup perftest-write:$((DUT_PORT + 1)) --tests B7,B8,B9,M1,M3
 run read --setup perftest-read:$((DUT_PORT + 2)) --tests D1,D2,D3,D4,B10,M2
 run atomic --setup perftest-atomic:$((DUT_PORT + 3)) --tests B11,B12,D5,D6,D7,D8
 # faults, each of which must turn the verdicts. The DUT's server stopped mid-run: the first test is

@@ -17,6 +17,7 @@
 #include "session.h"
 #include "setup.h"
 #include "testlib.h"
+#include "tests.h"
 #include "verdict.h"
 
 #ifndef CONFORM_DATA
@@ -1178,5 +1179,159 @@ Test(rules_h, read_segments_recorded)
 	cr_expect_eq(rule_read_segments(f, 3, f->h.bth.psn, 3, 256, true, &r), V_PASS, "%s", r.reason);
 	r = res();
 	cr_expect_eq(rule_read_segments(f, 3, f->h.bth.psn, 3, 1024, true, &r), V_FAIL, "not at PMTU 1024");
+	sess_reset(&s);
+}
+
+/* The DUT's QPN in a recorded test: the destination QP of the tester's packets to the DUT. */
+static uint32_t recorded_dut_qpn(const struct session *s)
+{
+	for (size_t i = 0; i < s->n_frames; i++) {
+		struct roce_pkt p;
+		if (roce_decode(NULL, s->frames[i].bytes, s->frames[i].len, s->frames[i].len, 1, &p) == 1 && p.version == 2 &&
+		    !memcmp(s->frames[i].bytes + p.net.addr_off + 4, opts.dut.ip, 4))
+			return p.h.bth.dqpn;
+	}
+	return 0;
+}
+
+/* H6 on rxe's recorded QPs (A1, E1, D1: three QPs, three source ports): PASS; note_qp_port keeps
+ * each QP once. */
+Test(rules_h, sport_spread_recorded)
+{
+	static const char *const tests[] = {"A1", "E1", "D1", "A1"};
+	struct qp_port qs[4];
+	for (size_t t = 0; t < 4; t++) {
+		struct session s;
+		struct dut_hdr h;
+		load(&s, tests[t]);
+		s.qp.dut_qpn = recorded_dut_qpn(&s);
+		cr_assert(s.qp.dut_qpn, "%s: the DUT's QPN", tests[t]);
+		cr_assert_eq(dut_hdrs_since(&s, 0, &h, 1), 1, "%s", tests[t]);
+		qs[t] = (struct qp_port){s.qp.dut_qpn, h.sport, tests[t]};
+		sess_reset(&s);
+	}
+	struct conf_result r = res();
+	cr_expect_eq(rule_sport_spread(qs, 3, &r), V_PASS, "%s (%s)", r.reason, r.observed);
+	cr_expect(strstr(r.reason, "3 source ports for 3 QPs"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_sport_spread(qs, 1, &r), V_INCONCLUSIVE, "one QP");
+	cr_expect(strstr(r.reason, "one DUT QP seen"), "%s", r.reason);
+	struct qp_port same[2] = {qs[0], qs[3]};   /* the same QP twice proves nothing */
+	r = res();
+	cr_expect_eq(rule_sport_spread(same, 2, &r), V_INCONCLUSIVE, "one QPN twice: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_sport_spread(NULL, 0, &r), V_INCONCLUSIVE);
+}
+
+/* A broken DUT: every QP on one source port -> H6 FAILs naming the port; two of three sharing a
+ * port (a hash collision) still PASS. */
+Test(rules_h, sport_spread_broken)
+{
+	struct qp_port qs[3] = {{0x11, 0xc000, "A1"}, {0x12, 0xc000, "A2"}, {0x13, 0xc000, "A3"}};
+	struct conf_result r = res();
+	cr_expect_eq(rule_sport_spread(qs, 3, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "all 3 QPs used UDP source port 49152"), "%s", r.reason);
+	cr_expect(strstr(r.observed, "A2 0x000012:49152"), "%s", r.observed);
+	qs[2].sport = 0xc001;
+	r = res();
+	cr_expect_eq(rule_sport_spread(qs, 3, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.reason, "2 source ports for 3 QPs"), "%s", r.reason);
+}
+
+/* G1's verdict on rxe's recorded resends (E1: the SEND resent on every ACK timeout): seen during
+ * the PAUSE, a DUT that ignores PFC (or a PAUSE a bridge never delivered): FAIL, the reason naming
+ * the direct link; seen after XON only: PASS; nothing after XON: INCONCLUSIVE. */
+Test(rules_h, pfc_recorded)
+{
+	struct session s;
+	load(&s, "E1");
+	const struct resp *req = first_request(&s);
+	cr_assert(req);
+	size_t n = s.n_resps - (size_t)(req - s.resps);
+	struct conf_result r = res();
+	cr_expect_eq(rule_pfc(req, n, req, n, 3, 335, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "direct link") && strstr(r.reason, "priority 3"), "%s", r.reason);
+	cr_expect(strstr(r.observed, "SEND"), "the packets named: %s", r.observed);
+	r = res();
+	cr_expect_eq(rule_pfc(NULL, 0, req, n, 3, 335, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.observed, "a request after XON"), "%s", r.observed);
+	r = res();
+	cr_expect_eq(rule_pfc(NULL, 0, NULL, 0, 3, 335, &r), V_INCONCLUSIVE);
+	sess_reset(&s);
+}
+
+/* G1's refreshes follow the link speed, outside --pps: every half PAUSE (65535 quanta of 512 bit
+ * times), 167.8 us at 100 Gb/s, faster than the 1,000/s default pacing would allow. */
+Test(rules_h, pfc_refresh_from_link_speed)
+{
+	cr_expect_float_eq(pfc_refresh_us(100000), 167.77, 0.01);
+	cr_expect_float_eq(pfc_refresh_us(10000), 1677.7, 0.1);
+	cr_expect_float_eq(pfc_refresh_us(400000), 41.94, 0.01);
+	cr_expect_eq(pfc_refresh_us(0), 0);
+	cr_expect_lt(pfc_refresh_us(25000), 1e6 / CONF_DEFAULT_PPS, "above ~17 Gb/s the refresh outpaces --pps");
+}
+
+/* M3: its stimulus is one WRITE_ONLY of PMTU + 4 bytes with DMALen PMTU + 4 at each PMTU. */
+Test(stimuli, m3_longer_than_pmtu)
+{
+	static const char *const ids[] = {"M3a", "M3b", "M3c", "M3d", "M3e"};
+	static const unsigned pmtus[] = {256, 512, 1024, 2048, 4096};
+	for (size_t i = 0; i < 5; i++) {
+		struct session s;
+		dry_run_one("perftest-write", ids[i], &s);
+		size_t k = 0;
+		for (size_t j = 0; j < s.n_frames; j++)
+			if (s.frames[j].has_stim) {
+				const struct stim *st = &s.frames[j].stim;
+				k++;
+				cr_expect_eq(st->opcode, ROCE_OPC_WRITE_ONLY, "%s", ids[i]);
+				cr_expect_eq(st->payload_len, pmtus[i] + 4, "%s", ids[i]);
+				cr_expect_eq(st->extra.reth.dmalen, pmtus[i] + 4, "%s", ids[i]);
+			}
+		cr_expect_eq(k, 1, "%s: one packet", ids[i]);
+		sess_reset(&s);
+	}
+}
+
+/* M3a on rxe's recorded answer (a WRITE_ONLY of 260 bytes at PMTU 256): NAK invalid request, PASS;
+ * a broken DUT that takes the packet (an ACK of its PSN, as rxe 6.1 does for B6a's SEND_ONLY): FAIL. */
+Test(rules_h, longer_than_pmtu_recorded)
+{
+	struct session s;
+	load(&s, "M3a");
+	const struct resp *n = first_response(&s);
+	cr_assert(n && resp_is_nak(n, ROCE_NAK_INVALID_REQUEST), "rxe's NAK invalid request");
+	uint32_t psn = n->h.bth.psn;
+	struct conf_result r = res();
+	cr_expect_eq(rule_nak(s.resps, s.n_resps, 1u << ROCE_NAK_INVALID_REQUEST, psn, psn, (long)psn_add(psn, -1), true,
+			      &r), V_PASS, "%s", r.reason);
+	struct resp ack = *n;
+	ack.h.aeth.syndrome = 0x1f;   /* an ACK (credit count 31) of the packet longer than the PMTU */
+	r = res();
+	cr_expect_eq(rule_nak(&ack, 1, 1u << ROCE_NAK_INVALID_REQUEST, psn, psn, (long)psn_add(psn, -1), true, &r), V_FAIL,
+		     "accepted: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_nak(NULL, 0, 1u << ROCE_NAK_INVALID_REQUEST, psn, psn, (long)psn_add(psn, -1), true, &r), V_FAIL,
+		     "silence from a live DUT: %s", r.reason);
+	sess_reset(&s);
+}
+
+/* B12 on rxe's recorded answer (CMP_SWAP at VA + 4): a NAK invalid request or remote access error,
+ * PASS; a broken DUT that executes it (an ATOMIC_ACK of its PSN): FAIL. */
+Test(rules_h, cmp_swap_misaligned_recorded)
+{
+	struct session s;
+	load(&s, "B12");
+	const struct resp *n = first_response(&s);
+	unsigned codes = 1u << ROCE_NAK_INVALID_REQUEST | 1u << ROCE_NAK_REMOTE_ACCESS;
+	cr_assert(n && (resp_is_nak(n, ROCE_NAK_INVALID_REQUEST) || resp_is_nak(n, ROCE_NAK_REMOTE_ACCESS)), "rxe's NAK");
+	uint32_t psn = n->h.bth.psn;
+	struct conf_result r = res();
+	cr_expect_eq(rule_nak(s.resps, s.n_resps, codes, psn, psn, (long)psn_add(psn, -1), true, &r), V_PASS, "%s",
+		     r.reason);
+	struct resp done = atomic_ack_of(psn, 0x1122334455667788ULL);
+	r = res();
+	cr_expect_eq(rule_nak(&done, 1, codes, psn, psn, (long)psn_add(psn, -1), true, &r), V_FAIL, "executed: %s",
+		     r.reason);
 	sess_reset(&s);
 }
