@@ -15,6 +15,10 @@ apt-get install -y -q --no-install-recommends qemu-system-x86 kmod cpio iproute2
 apt-get install -y -q --no-install-recommends openssh-client
 # plugin/ (roce.so): Wireshark 4.0's epan headers and glib (pkg-config wireshark needs both)
 apt-get install -y -q --no-install-recommends libwireshark-dev libglib2.0-dev
+# the plugin in Wireshark's own Qt window under a virtual X server (tests/plugin/plugin_gui.py): clicks
+# with xdotool, windows listed with xwininfo (x11-utils), the clipboard read with xclip, screenshots
+# with ImageMagick
+apt-get install -y -q --no-install-recommends wireshark-qt xvfb xdotool x11-utils xclip imagemagick
 # jq: README.md's JSON example pipes rocedump into it (tests/cli/readme_examples.py runs it);
 # groff-base: the man page is checked with groff -man -ww (tests/cli/test-docs.sh)
 apt-get install -y -q --no-install-recommends jq groff-base
