@@ -108,8 +108,11 @@ static tap_packet_status conv_packet(void *tapdata, packet_info *pinfo, epan_dis
 	bool a_to_b = ti->stream == ti->pair;
 	conv_item_t *c = conv_row(ch, pinfo, ti, a_to_b);
 	/* counted in the table's figures unless the display filter left the frame out (then in
-	 * the totals only, as add_conversation_table_data does) */
-	bool counted = !((flags | ch->flags) & TL_DISPLAY_FILTER_IGNORED);
+	 * the totals only, as add_conversation_table_data does). The flags are this call's, kept in
+	 * the table as Wireshark's own handlers keep them: the Qt dialog leaves ch->flags
+	 * uninitialised until a handler sets it, and a stray bit there zeroed every count. */
+	ch->flags = flags;
+	bool counted = !(flags & TL_DISPLAY_FILTER_IGNORED);
 	if (a_to_b) {
 		count(&c->tx_frames, &c->tx_bytes, &c->tx_frames_total, &c->tx_bytes_total, ti->frame_len, counted);
 		c->dst_port = ti->dqpn;
