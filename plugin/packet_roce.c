@@ -1,9 +1,11 @@
 /* packet_roce.c: "RoCE Analysis", a Wireshark post-dissector (filter prefix roce) over the
  * rocedump core: every frame's bytes go to roce_decode(); a RoCE frame gets a tree of the field
  * table's fields (include/roce/fields.def, the names rocedump's JSON and -Y use) at the offsets
- * the core reports, an expert info per event of the event table (events.def) under the
- * umbrella roce.analysis.flags, and tags in the Info column. Wireshark's own infiniband tree and
- * everything hanging off it stay as they are.
+ * the core reports; as TCP's tree ends with its SEQ/ACK analysis, an analysis subtree with the
+ * cross-frame facts and, last, the umbrella roce.analysis.flags holding a subtree per finding
+ * (its details as fields) with an expert info per event of the event table (events.def), its
+ * summary the event's constant title; and tags in the Info column. Wireshark's own infiniband
+ * tree and everything hanging off it stay as they are.
  *
  * The transport analysis runs once, on the first pass, in file order; what it adds to a frame
  * (its events and their details) is kept with the frame (p_add_proto_data, file scope), so that
@@ -16,17 +18,21 @@
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/tap.h>
+#include <epan/tfs.h>
+#include <epan/to_str.h>
 #include <wiretap/wtap.h>
 
 #include "roce_plugin.h"
 
 static int proto_roce = -1;
 static int hf_field[ROCE_F_COUNT];
-static int hf_analysis_flags = -1;
+static int hf_analysis = -1, hf_analysis_flags = -1, hf_event = -1;
 static int hf_finding_expected = -1, hf_finding_seen = -1, hf_finding_delta = -1;
 static int hf_stream = -1, hf_pair = -1, hf_response_time = -1, hf_original_frame = -1, hf_ref_frame = -1;
 static int hf_ce_frame = -1, hf_ce_to_cnp = -1;
-static gint ett_roce = -1, ett_group = -1, ett_analysis = -1;
+static int hf_qpn = -1, hf_acked_before = -1, hf_resends_seen = -1, hf_resends_inferred = -1;
+static int hf_priority = -1, hf_quanta = -1, hf_expired = -1, hf_paused_by = -1;
+static gint ett_roce = -1, ett_group = -1, ett_analysis = -1, ett_flags = -1, ett_finding = -1;
 static expert_field ei_event[ROCE_EV_COUNT];
 static int roce_tap = -1;
 
@@ -91,6 +97,20 @@ static void frame_ids_put(guint32 num, const struct frame_ids *ids)
 	while (n_frame_ids < i)
 		frame_ids[n_frame_ids++] = none;
 	frame_ids[n_frame_ids++] = *ids;
+}
+
+/* A frame's findings: where the core's struct roce_findings holds them (findings_of), or the copy
+ * kept with the frame. */
+struct finding_list {
+	const struct roce_finding *f;
+	unsigned n;
+};
+
+/* The findings fi holds: the one place that reads how the core stores them. */
+static struct finding_list findings_of(const struct roce_findings *fi)
+{
+	struct finding_list fl = {fi->f, fi->n};
+	return fl;
 }
 
 struct frame_result {
@@ -174,14 +194,16 @@ static int64_t ts_ns_of(const packet_info *pinfo)
 	return s * 1000000000 + pinfo->abs_ts.nsecs;
 }
 
-/* The analysis of the frame into fi: run on the first pass (and what it found kept with the
- * frame), read back after. Adds its events to p->events. False when the analysis is off. */
-static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes, struct roce_findings *fi)
+/* The analysis of the frame into fi (its ids, response time, CNP link) and fl (its findings): run
+ * on the first pass (and what it found kept with the frame), read back after. Adds its events to
+ * p->events. False when the analysis is off. */
+static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes, struct roce_findings *fi,
+		    struct finding_list *fl)
 {
-	fi->n = 0;
-	fi->stream = fi->pair = 0;
+	memset(fi, 0, sizeof(*fi));
+	fl->f = NULL;
+	fl->n = 0;
 	fi->response_ns = -1;
-	fi->cnp_ce_frame = 0;
 	fi->cnp_ce_ns = -1;
 	if (!analyzer)
 		return false;
@@ -197,8 +219,8 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 			return true;
 		for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++)
 			p->events.w[w] |= r->added.w[w];
-		fi->n = r->n;
-		memcpy(fi->f, r->f, r->n * sizeof(r->f[0]));
+		fl->f = r->f;
+		fl->n = r->n;
 		fi->cnp_ce_frame = r->cnp_ce_frame;
 		fi->cnp_ce_ns = r->cnp_ce_ns;
 		return true;
@@ -211,16 +233,18 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 		frame_ids_put(pinfo->num, &ids);
 	}
 	struct roce_evset added;
-	bool any = fi->n != 0 || fi->cnp_ce_frame != 0;
+	*fl = findings_of(fi);
+	bool any = fl->n != 0 || fi->cnp_ce_frame != 0;
 	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
 		added.w[w] = p->events.w[w] & ~before.w[w];
 		any |= added.w[w] != 0;
 	}
 	if (any) {
-		struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fi->n * sizeof(fi->f[0]));
+		struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fl->n * sizeof(r->f[0]));
 		r->added = added;
-		r->n = fi->n;
-		memcpy(r->f, fi->f, fi->n * sizeof(fi->f[0]));
+		r->n = fl->n;
+		if (fl->n)
+			memcpy(r->f, fl->f, fl->n * sizeof(r->f[0]));
 		r->cnp_ce_frame = fi->cnp_ce_frame;
 		r->cnp_ce_ns = fi->cnp_ce_ns;
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_roce, 0, r);
@@ -278,6 +302,20 @@ static proto_tree *group_tree(proto_tree *root, tvbuff_t *tvb, const char *path,
 	return g->tree;
 }
 
+/* The BTH's one-bit flags, shown as booleans (Set/Not set) over their bit of the byte; the JSON
+ * and rocedump -Y keep them 0/1. */
+static guint64 flag_bit(enum roce_field f)
+{
+	switch (f) {
+	case ROCE_F_SE: return 0x80;
+	case ROCE_F_M: return 0x40;
+	case ROCE_F_FECN: return 0x80;
+	case ROCE_F_BECN: return 0x40;
+	case ROCE_F_ACKREQ: return 0x80;
+	default: return 0;
+	}
+}
+
 static void add_field(proto_tree *t, tvbuff_t *tvb, const struct roce_pkt *p, enum roce_field f, unsigned idx,
 		      const struct roce_field_val *v)
 {
@@ -293,7 +331,10 @@ static void add_field(proto_tree *t, tvbuff_t *tvb, const struct roce_pkt *p, en
 	}
 	proto_item *it;
 
-	switch (roce_field_info(f)->ft) {
+	switch (flag_bit(f) ? ROCE_FT_NONE : roce_field_info(f)->ft) {
+	case ROCE_FT_NONE:  /* a BTH flag (flag_bit): no field of the table's type NONE gets here */
+		it = proto_tree_add_boolean(t, hf_field[f], tvb, start, length, v->u ? (guint32)flag_bit(f) : 0);
+		break;
 	case ROCE_FT_STRING:
 		it = proto_tree_add_string(t, hf_field[f], tvb, start, length, v->s);
 		break;
@@ -366,61 +407,166 @@ static const char *info_tag(enum roce_event e)
 	}
 }
 
-/* The stream and pair ids, the response time, and a CNP's CE frame: cross-frame facts on the
- * later frame. */
-static void add_analysis(proto_tree *root, tvbuff_t *tvb, const struct roce_findings *fi)
+/* The stream and pair ids: in the protocol's tree, as tcp.stream. */
+static void add_ids(proto_tree *root, tvbuff_t *tvb, const struct roce_findings *fi)
 {
 	if (fi->stream) {
 		proto_item_set_generated(proto_tree_add_uint(root, hf_stream, tvb, 0, 0, fi->stream));
 		proto_item_set_generated(proto_tree_add_uint(root, hf_pair, tvb, 0, 0, fi->pair));
 	}
-	if (fi->response_ns >= 0) {
-		nstime_t t = ns_time(fi->response_ns);
-		proto_item_set_generated(proto_tree_add_time(root, hf_response_time, tvb, 0, 0, &t));
-	}
+}
+
+/* A relative time with its label saying since what: "Time since the NAK: 0.000012000 seconds". */
+static void add_time(proto_tree *t, int hf, tvbuff_t *tvb, packet_info *pinfo, const char *label, int64_t ns)
+{
+	nstime_t d = ns_time(ns);
+	proto_item_set_generated(proto_tree_add_time_format(t, hf, tvb, 0, 0, &d, "%s: %s seconds", label,
+							    rel_time_to_secs_str(pinfo->pool, &d)));
+}
+
+/* The response time and a CNP's CE frame: cross-frame facts on the later frame. */
+static void add_facts(proto_tree *at, tvbuff_t *tvb, packet_info *pinfo, const struct roce_findings *fi)
+{
+	if (fi->response_ns >= 0)
+		add_time(at, hf_response_time, tvb, pinfo, "Time since the request", fi->response_ns);
 	if (fi->cnp_ce_frame && fi->cnp_ce_frame <= G_MAXUINT32) {
-		nstime_t t = ns_time(fi->cnp_ce_ns);
-		proto_item_set_generated(proto_tree_add_uint(root, hf_ce_frame, tvb, 0, 0, (guint32)fi->cnp_ce_frame));
-		proto_item_set_generated(proto_tree_add_time(root, hf_ce_to_cnp, tvb, 0, 0, &t));
+		proto_item_set_generated(proto_tree_add_uint(at, hf_ce_frame, tvb, 0, 0, (guint32)fi->cnp_ce_frame));
+		add_time(at, hf_ce_to_cnp, tvb, pinfo, "Time since the CE-marked frame", fi->cnp_ce_ns);
 	}
 }
 
-static void add_events(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, const struct roce_pkt *p,
-		       const struct roce_findings *fi)
-{
-	char text[512];  /* a PFC frame's findings on eight classes */
+/* What a finding's frame reference and time are of, by event: the labels of roce.analysis.ref_frame
+ * and roce.analysis.delta. */
+struct finding_refs {
+	const char *frame;  /* "Frame of the NAK" */
+	const char *since;  /* "Time since the NAK" */
+};
 
+static struct finding_refs refs_of(enum roce_event e)
+{
+	switch (e) {
+	case ROCE_EV_RETRANSMIT_TIMEOUT:
+	case ROCE_EV_PSN_RETRANSMIT: return (struct finding_refs){"Original frame", "Time since the first sending"};
+	case ROCE_EV_NAK_RESTART_WRONG: return (struct finding_refs){"Frame of the NAK", "Time since the NAK"};
+	case ROCE_EV_RNR_RETRY_EARLY: return (struct finding_refs){"Frame of the RNR NAK", "Time since the RNR NAK"};
+	case ROCE_EV_FRAME_COPY:
+		return (struct finding_refs){"First seen in frame", "Time since the first sighting"};
+	case ROCE_EV_RETRANSMIT_SPURIOUS: return (struct finding_refs){"Frame of the resend", "Time since the resend"};
+	case ROCE_EV_CNP_MISSING:
+	case ROCE_EV_CNP_UNEXPECTED:
+		return (struct finding_refs){"CE-marked frame", "Time since the CE-marked frame"};
+	case ROCE_EV_PFC_RESUME:
+	case ROCE_EV_PFC_STORM:
+	case ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED:
+		return (struct finding_refs){"Refers to frame", "Time since the pause began"};
+	default: return (struct finding_refs){"Refers to frame", "Time since the frame referred to"};
+	}
+}
+
+/* A congestion finding's priority (a legacy PAUSE: all of them), pause time, timer and pauser. */
+static void add_congestion(proto_tree *t, tvbuff_t *tvb, const struct roce_finding *x)
+{
+	enum roce_event e = (enum roce_event)x->event;
+	if (e == ROCE_EV_CNP_MISSING || e == ROCE_EV_CNP_UNEXPECTED) {
+		proto_item_set_generated(proto_tree_add_uint(t, hf_qpn, tvb, 0, 0, x->qpn));
+		return;
+	}
+	if (x->priority < 0)
+		proto_item_set_generated(proto_tree_add_int_format_value(t, hf_priority, tvb, 0, 0, -1,
+									 "all (legacy PAUSE)"));
+	else
+		proto_item_set_generated(proto_tree_add_int(t, hf_priority, tvb, 0, 0, x->priority));
+	if (e == ROCE_EV_PFC_PAUSE)
+		proto_item_set_generated(proto_tree_add_uint(t, hf_quanta, tvb, 0, 0, x->quanta));
+	if (e == ROCE_EV_PFC_RESUME)
+		proto_item_set_generated(proto_tree_add_boolean(t, hf_expired, tvb, 0, 0, x->expired));
+	if (e == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED)
+		proto_item_set_generated(proto_tree_add_string(t, hf_paused_by, tvb, 0, 0, x->pause ? "pause" : "pfc"));
+}
+
+/* One finding's details, as fields (rocedump's JSON "findings" keys). */
+static void add_finding(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct roce_finding *x)
+{
+	enum roce_event e = (enum roce_event)x->event;
+	struct finding_refs refs = refs_of(e);
+	if (roce_event_is_congestion(e))
+		add_congestion(t, tvb, x);
+	if (x->has_psn) {
+		const char *what = x->msn ? "MSN" : "PSN";
+		proto_item_set_generated(proto_tree_add_uint_format(t, hf_finding_expected, tvb, 0, 0, x->expected_psn,
+								    "Expected %s: %u", what, x->expected_psn));
+		proto_item_set_generated(proto_tree_add_uint_format(t, hf_finding_seen, tvb, 0, 0, x->seen_psn,
+								    "Seen %s: %u", what, x->seen_psn));
+	}
+	if (x->ref_frame && x->ref_frame <= G_MAXUINT32) {
+		bool resend = e == ROCE_EV_PSN_RETRANSMIT || e == ROCE_EV_RETRANSMIT_TIMEOUT;
+		proto_item_set_generated(proto_tree_add_uint_format(t, resend ? hf_original_frame : hf_ref_frame, tvb,
+								    0, 0, (guint32)x->ref_frame, "%s: %u", refs.frame,
+								    (guint32)x->ref_frame));
+	}
+	if (x->delta_ns >= 0)
+		add_time(t, hf_finding_delta, tvb, pinfo, refs.since, x->delta_ns);
+	if (e == ROCE_EV_RETRANSMIT_RETRY_EXCEEDED) {
+		proto_item_set_generated(proto_tree_add_uint(t, hf_resends_seen, tvb, 0, 0, x->resends_seen));
+		proto_item_set_generated(proto_tree_add_uint(t, hf_resends_inferred, tvb, 0, 0, x->resends_inferred));
+	}
+	if (x->acked_before)
+		proto_item_set_generated(proto_tree_add_boolean(t, hf_acked_before, tvb, 0, 0, TRUE));
+}
+
+/* A subtree headed by event e's title (roce.analysis.event, the event's name): the expert info's
+ * item. */
+static proto_tree *event_subtree(proto_tree *ft, tvbuff_t *tvb, enum roce_event e, proto_item **head)
+{
+	*head = proto_tree_add_string_format(ft, hf_event, tvb, 0, 0, roce_event_name(e), "%s",
+					     roce_event_title(e));
+	proto_item_set_generated(*head);
+	return proto_item_add_subtree(*head, ett_finding);
+}
+
+/* Event e: one subtree per finding of it (one without details if it has none); the expert info,
+ * once, on the first. */
+static void add_event(proto_tree *ft, tvbuff_t *tvb, packet_info *pinfo, enum roce_event e,
+		      const struct finding_list *fl)
+{
+	proto_item *first = NULL, *head;
+	for (unsigned i = 0; i < fl->n; i++) {
+		if (fl->f[i].event != e)
+			continue;
+		add_finding(event_subtree(ft, tvb, e, &head), tvb, pinfo, &fl->f[i]);
+		if (!first)
+			first = head;
+	}
+	if (!first)
+		event_subtree(ft, tvb, e, &first);
+	expert_add_info(pinfo, first, &ei_event[e]);
+	const char *tag = info_tag(e);
+	if (tag)
+		col_append_str(pinfo->cinfo, COL_INFO, tag);
+}
+
+/* The analysis subtree, as TCP's "SEQ/ACK analysis": the cross-frame facts (only when full, the
+ * tree asked for), then last the flags item roce.analysis.flags with an event's subtrees under it
+ * (always: the expert infos hang on them). */
+static void add_analysis(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, const struct roce_pkt *p,
+			 const struct roce_findings *fi, const struct finding_list *fl, bool full)
+{
+	bool facts = full && (fi->response_ns >= 0 || (fi->cnp_ce_frame && fi->cnp_ce_frame <= G_MAXUINT32));
+	if (!facts && roce_evset_empty(&p->events))
+		return;
+	proto_item *ai = proto_tree_add_item(root, hf_analysis, tvb, 0, 0, ENC_NA);
+	proto_item_set_generated(ai);
+	proto_tree *at = proto_item_add_subtree(ai, ett_analysis);
+	if (facts)
+		add_facts(at, tvb, pinfo, fi);
 	if (roce_evset_empty(&p->events))
 		return;
-	proto_item *flags = proto_tree_add_item(root, hf_analysis_flags, tvb, 0, 0, ENC_NA);
+	proto_item *flags = proto_tree_add_item(at, hf_analysis_flags, tvb, 0, 0, ENC_NA);
 	proto_item_set_generated(flags);
-	proto_tree *at = proto_item_add_subtree(flags, ett_analysis);
-	for (unsigned i = 0; i < fi->n; i++) {
-		const struct roce_finding *x = &fi->f[i];
-		if (x->ref_frame && x->ref_frame <= G_MAXUINT32) {
-			bool resend = x->event == ROCE_EV_PSN_RETRANSMIT || x->event == ROCE_EV_RETRANSMIT_TIMEOUT;
-			proto_item_set_generated(proto_tree_add_uint(at, resend ? hf_original_frame : hf_ref_frame, tvb,
-								     0, 0, (guint32)x->ref_frame));
-		}
-		if (x->has_psn) {
-			proto_item_set_generated(proto_tree_add_uint(at, hf_finding_expected, tvb, 0, 0, x->expected_psn));
-			proto_item_set_generated(proto_tree_add_uint(at, hf_finding_seen, tvb, 0, 0, x->seen_psn));
-		}
-		if (x->delta_ns >= 0) {
-			nstime_t d = ns_time(x->delta_ns);
-			proto_item_set_generated(proto_tree_add_time(at, hf_finding_delta, tvb, 0, 0, &d));
-		}
-	}
-	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
-		if (!roce_evset_has(&p->events, (enum roce_event)e))
-			continue;
-		roce_event_text(text, sizeof(text), (enum roce_event)e, p, fi);
-		expert_add_info_format(pinfo, flags, &ei_event[e], "%s: %s", text,
-				       roce_event_description((enum roce_event)e));
-		const char *tag = info_tag((enum roce_event)e);
-		if (tag)
-			col_append_str(pinfo->cinfo, COL_INFO, tag);
-	}
+	proto_tree *ft = proto_item_add_subtree(flags, ett_flags);
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
+		if (roce_evset_has(&p->events, (enum roce_event)e))
+			add_event(ft, tvb, pinfo, (enum roce_event)e, fl);
 }
 
 /* The frame as the conversation table and the flow graph take it (roce_views.c); NULL for a
@@ -469,7 +615,8 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 		p.capture_if = ((guint32)pinfo->rec->section_number << 16 |
 				(pinfo->rec->rec_header.packet_header.interface_id & 0xffff)) + 1;
 	struct roce_findings fi;
-	analyze(pinfo, &p, bytes, &fi);
+	struct finding_list fl;
+	analyze(pinfo, &p, bytes, &fi, &fl);
 	bool macc = p.net.kind == ROCE_NET_MACC;  /* PFC, PAUSE: the fields pfc.*, pause.* */
 	if (roce != 1 && !macc && roce_evset_empty(&p.events))
 		return 0;
@@ -488,12 +635,13 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 				       p.op->name ? p.op->name : "RESERVED", p.h.bth.dqpn, p.h.bth.psn,
 				       roce_icrc_status_name((enum roce_icrc_status)p.icrc_status));
 	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
-	if (tree && proto_field_is_referenced(tree, proto_roce)) {
+	bool full = tree && proto_field_is_referenced(tree, proto_roce);
+	if (full) {
 		if (p.version || macc)
 			add_fields(root, tvb, &p, bytes, pinfo->num);
-		add_analysis(root, tvb, &fi);
+		add_ids(root, tvb, &fi);
 	}
-	add_events(root, tvb, pinfo, &p, &fi);
+	add_analysis(root, tvb, pinfo, &p, &fi, &fl, full);
 	tap_queue_packet(roce_tap, pinfo, roce == 1 && have_tap_listener(roce_tap) ?
 			 tap_info(pinfo, &p, bytes, &fi) : NULL);
 	return (int)caplen;
@@ -516,7 +664,7 @@ static const value_string *opcode_vals(void)
 
 static void register_fields(void)
 {
-	static hf_register_info hf[ROCE_F_COUNT + 11];
+	static hf_register_info hf[ROCE_F_COUNT + 21];
 	static const enum ftenum ft_of[] = {
 		[ROCE_FT_UINT8] = FT_UINT8, [ROCE_FT_UINT16] = FT_UINT16, [ROCE_FT_UINT24] = FT_UINT24,
 		[ROCE_FT_UINT32] = FT_UINT32, [ROCE_FT_UINT64] = FT_UINT64, [ROCE_FT_STRING] = FT_STRING,
@@ -543,18 +691,46 @@ static void register_fields(void)
 			"with roce.icrc.value" : f == ROCE_F_ICRC_STATUS ?
 			"0 bad, 1 good, 2 unverified (the frame was cut before its end, or checking is off)" :
 			g_strconcat("rocedump JSON: ", fi->path, NULL);
-		hf[n++] = (hf_register_info){&hf_field[f], {fi->label, abbrev, ft_of[fi->ft], display, strings, 0,
-							     blurb, HFILL}};
+		if (flag_bit((enum roce_field)f))
+			hf[n++] = (hf_register_info){&hf_field[f], {fi->label, abbrev, FT_BOOLEAN, 8, TFS(&tfs_set_notset),
+								     flag_bit((enum roce_field)f), blurb, HFILL}};
+		else
+			hf[n++] = (hf_register_info){&hf_field[f], {fi->label, abbrev, ft_of[fi->ft], display, strings,
+								     0, blurb, HFILL}};
 	}
+	hf[n++] = (hf_register_info){&hf_analysis, {"RoCE analysis", "roce.analysis", FT_NONE, BASE_NONE, NULL, 0,
+		"The analysis across frames: response time, CE-marked frame, and the flags item with the events",
+		HFILL}};
 	hf[n++] = (hf_register_info){&hf_analysis_flags, {"RoCE analysis flags", "roce.analysis.flags", FT_NONE,
 		BASE_NONE, NULL, 0, "The frame has events (expert info roce.*): for colouring rules", HFILL}};
+	hf[n++] = (hf_register_info){&hf_event, {"Event", "roce.analysis.event", FT_STRING, BASE_NONE, NULL, 0,
+		"An event of the frame, by name (rocedump --list-events), heading its finding's details", HFILL}};
+	hf[n++] = (hf_register_info){&hf_qpn, {"QP", "roce.analysis.qpn", FT_UINT24, BASE_HEX, NULL, 0,
+		"The QP a CNP finding is about", HFILL}};
+	hf[n++] = (hf_register_info){&hf_acked_before, {"ACKed before the resend", "roce.analysis.acked_before",
+		FT_BOOLEAN, BASE_NONE, TFS(&tfs_yes_no), 0,
+		"An ACK covering the resent PSN came before it: the PSN arrived, not counted lost", HFILL}};
+	hf[n++] = (hf_register_info){&hf_resends_seen, {"Restarts seen", "roce.analysis.resends_seen", FT_UINT16,
+		BASE_DEC, NULL, 0, "Restarts of the stuck PSN in the capture", HFILL}};
+	hf[n++] = (hf_register_info){&hf_resends_inferred, {"Restarts inferred", "roce.analysis.resends_inferred",
+		FT_UINT16, BASE_DEC, NULL, 0,
+		"Restarts at a later PSN of the stuck PSN's run: its own resend is missing from the capture", HFILL}};
+	hf[n++] = (hf_register_info){&hf_priority, {"Priority", "roce.analysis.priority", FT_INT8, BASE_DEC, NULL, 0,
+		"The priority paused (-1: all, a legacy PAUSE)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_quanta, {"Pause time (quanta)", "roce.analysis.quanta", FT_UINT16, BASE_DEC,
+		NULL, 0, "The pause time of the priority, in quanta of 512 bit times", HFILL}};
+	hf[n++] = (hf_register_info){&hf_expired, {"Pause timer expired", "roce.analysis.expired", FT_BOOLEAN,
+		BASE_NONE, TFS(&tfs_yes_no), 0, "The pause ended by its timer, not by an XON", HFILL}};
+	hf[n++] = (hf_register_info){&hf_paused_by, {"Paused by", "roce.analysis.paused_by", FT_STRING, BASE_NONE,
+		NULL, 0, "What paused the priority: pfc, or pause (a legacy PAUSE)", HFILL}};
 	hf[n++] = (hf_register_info){&hf_finding_expected, {"Expected PSN", "roce.analysis.expected_psn",
 		FT_UINT24, BASE_DEC, NULL, 0, "The PSN (or MSN) the stream expected", HFILL}};
 	hf[n++] = (hf_register_info){&hf_finding_seen, {"Seen PSN", "roce.analysis.seen_psn", FT_UINT24,
 		BASE_DEC, NULL, 0, "The PSN (or MSN) the frame carries", HFILL}};
 	hf[n++] = (hf_register_info){&hf_finding_delta, {"Time since", "roce.analysis.delta",
 		FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
-		"Time since the frame the finding refers to (a timed-out PSN's first sending, the NAK)", HFILL}};
+		"Time since what the finding refers to (its label names it: a timed-out PSN's first sending, "
+		"the NAK, the pause's start)", HFILL}};
 	hf[n++] = (hf_register_info){&hf_stream, {"Stream", "roce.stream", FT_UINT32, BASE_DEC, NULL, 0,
 		"The stream (one direction of a queue pair) of the frame: its id in the analysis, as the "
 		"RoCE Queue Pairs table lists it", HFILL}};
@@ -592,7 +768,7 @@ static void register_expert(void)
 		enum roce_event ev = (enum roce_event)e;
 		ei[e] = (ei_register_info){&ei_event[e], {g_strconcat("roce.", roce_event_name(ev), NULL),
 			group_of[roce_event_group(ev)], severity_of[roce_event_severity(ev)],
-			roce_event_description(ev), EXPFILL}};
+			roce_event_title(ev), EXPFILL}};
 	}
 	expert_module_t *em = expert_register_protocol(proto_roce);
 	expert_register_field_array(em, ei, ROCE_EV_COUNT);
@@ -641,7 +817,7 @@ static void register_prefs(void)
 
 void roce_proto_register(void)
 {
-	static gint *ett[] = {&ett_roce, &ett_group, &ett_analysis};
+	static gint *ett[] = {&ett_roce, &ett_group, &ett_analysis, &ett_flags, &ett_finding};
 
 	proto_roce = proto_register_protocol("RoCE Analysis", "RoCE", "roce");
 	register_fields();

@@ -16,6 +16,14 @@ static const struct event_row rows[ROCE_EV_COUNT] = {
 #undef ROCE_EVENT
 };
 
+/* the titles, by event (ROCE_EVENT_TITLE; an event without one has NULL, roce_event_title() its
+ * name, and the unit test fails) */
+static const char *const titles[ROCE_EV_COUNT] = {
+#define ROCE_EVENT_TITLE(id, title) [ROCE_EV_##id] = (title),
+#include "roce/events.def"
+#undef ROCE_EVENT_TITLE
+};
+
 _Static_assert(ROCE_EV_COUNT <= 64 * ROCE_EVSET_WORDS, "grow ROCE_EVSET_WORDS");
 
 const char *roce_event_name(enum roce_event e)
@@ -26,6 +34,13 @@ const char *roce_event_name(enum roce_event e)
 const char *roce_event_description(enum roce_event e)
 {
 	return (unsigned)e < ROCE_EV_COUNT ? rows[e].description : "?";
+}
+
+const char *roce_event_title(enum roce_event e)
+{
+	if ((unsigned)e >= ROCE_EV_COUNT)
+		return "?";
+	return titles[e] ? titles[e] : rows[e].name;
 }
 
 enum roce_severity roce_event_severity(enum roce_event e)

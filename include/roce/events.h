@@ -39,6 +39,9 @@ static inline bool roce_evset_empty(const struct roce_evset *s)
 
 ROCE_API const char *roce_event_name(enum roce_event e);        /* "icrc.bad" */
 ROCE_API const char *roce_event_description(enum roce_event e); /* one line */
+/* A few words naming the event, the same on every frame ("RoCE retransmission (timeout)"): the
+ * plugin's expert info summary. Its name for an event the table gives no title. */
+ROCE_API const char *roce_event_title(enum roce_event e);
 ROCE_API enum roce_severity roce_event_severity(enum roce_event e);
 ROCE_API const char *roce_severity_name(enum roce_severity s);  /* "info", "warn", "error" */
 ROCE_API enum roce_event_group roce_event_group(enum roce_event e);

@@ -10,14 +10,19 @@ WIRESHARK_PLUGIN_DIR, pcommon.py):
     (roce.wrapper.*, roce.vlan.*, roce.pfc.*, roce.pause.* and roce.mac_control.* are the JSON's
     paths without "roce."; an array is one value per element; roce.icrc.status is the JSON's
     status in Wireshark's checksum convention: bad 0, good 1, anything else 2), present on the
-    same frames; roce.analysis.expected_psn/seen_psn equal the findings' PSNs (or MSNs);
+    same frames; the BTH flags (FT_BOOLEAN, Set/Not set) print as the JSON's 1 or 0;
+  * findings: each frame's analysis subtrees (roce.analysis.event: per event in the table's order,
+    one per finding of it, or one if it has none) hold, in that order, the JSON findings' details:
+    roce.analysis.expected_psn/seen_psn (PSNs or MSNs), .delta, .original_frame or .ref_frame,
+    .acked_before, .resends_seen/.resends_inferred, .priority (-1 for null), .quanta, .expired,
+    .paused_by, and .qpn of the cnp.* findings;
   * MAC control: on every frame tshark's own MAC control dissector decodes, the plugin's
     roce.pfc.opcode (roce.pause.*: 0x0001, roce.mac_control.opcode), roce.pfc.enbv,
     roce.pfc.quanta and roce.pause.quanta equal tshark's macc.opcode, macc.cbfc.enbv,
     macc.cbfc.pause_time.c0..c7 and macc.pause_time (where tshark shows them);
-  * events: each frame's expert infos (_ws.expert.message "TEXT: description") are, in order, the
-    events rocedump writes in that frame's -w comment (TEXT is rocedump's text of the event, with
-    its details), read from the -w copy of the capture;
+  * events: each frame's expert infos (_ws.expert.message, the event's constant title: the expert
+    field's name in tshark -G fields) are, in order, the events rocedump writes in that frame's -w
+    comment (their details are the findings' fields above), read from the -w copy of the capture;
   * -Y roce.EVENT selects exactly the frames whose JSON events hold EVENT, for every event the
     capture has and for one it has not;
   * tshark -2 (two passes) gives the same fields and expert infos as one pass;
@@ -47,7 +52,8 @@ SEP = "\x1f"
 
 
 def plugin_fields(ts):
-    """The plugin's fields (abbrev -> type), from tshark -G fields."""
+    """The plugin's fields (abbrev -> type), from tshark -G fields; the expert fields' names (the
+    events' titles) into TITLES (title -> event name)."""
     st, out, err = ts.run(["-G", "fields"], data=b"")
     if st != 0:
         raise RuntimeError("tshark -G fields: %s" % err)
@@ -56,6 +62,8 @@ def plugin_fields(ts):
         cols = line.split("\t")
         if len(cols) >= 5 and cols[0] == "F" and cols[4] == "roce" and cols[3] != "FT_NONE":
             fields[cols[2]] = cols[3]
+        if len(cols) >= 5 and cols[0] == "F" and cols[3] == "FT_NONE" and cols[2][5:] in EVENT_NAMES:
+            TITLES[cols[1]] = cols[2][5:]
     return fields
 
 
@@ -133,7 +141,9 @@ def macc_diffs(num, row, obj):
 def norm(name, ftype, vals):
     out = []
     for v in vals:
-        if ftype.startswith("FT_UINT"):
+        if ftype == "FT_BOOLEAN":
+            out.append({"True": 1, "False": 0}.get(v, None) if v in ("True", "False") else int(v, 0))
+        elif ftype.startswith(("FT_UINT", "FT_INT", "FT_FRAMENUM")):
             out.append(int(v, 0))
         else:
             out.append(v)
@@ -193,7 +203,7 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
                 diffs.append("frame %d roce.%s: plugin %s, rocedump %s" % (num, ev, bool(row["roce." + ev]),
                                                                          ev in obj["events"]))
         ours = ours_of(row)
-        want = split_events(row["frame.comment"][0] if row["frame.comment"] else "")
+        want = names_of(split_events(row["frame.comment"][0] if row["frame.comment"] else ""))
         counts["events"] += len(want)
         if ours != want:
             diffs.append("frame %d events: plugin %s, rocedump %s" % (num, ours, want))
@@ -216,13 +226,7 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
             counts["values"] += len(want)
             if got != want:
                 diffs.append("frame %d %s: plugin %s, rocedump %s" % (num, n, got, want))
-        fnd = [f for f in obj.get("findings", []) if "expected_psn" in f or "expected_msn" in f]
-        for n, keys in (("roce.analysis.expected_psn", ("expected_psn", "expected_msn")),
-                        ("roce.analysis.seen_psn", ("seen_psn", "seen_msn"))):
-            if n in fields:
-                want = [f[keys[0]] if keys[0] in f else f[keys[1]] for f in fnd]
-                if norm(n, fields[n], row[n]) != want:
-                    diffs.append("frame %d %s: plugin %s, rocedump %s" % (num, n, row[n], want))
+        diffs += finding_diffs(num, row, obj, fields)
         # a CNP's link to the CE frame it answers, and the time since: the JSON's "analysis"
         link = obj.get("analysis", {})
         if "roce.analysis.ce_frame" in fields:
@@ -275,6 +279,47 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
 
 
 EVENT_NAMES = set()
+TITLES = {}  # an event's title (its expert infos' summary) -> its name
+
+# a finding's field in the analysis subtree -> its value in a JSON finding (None: not shown)
+FINDING_FIELDS = {
+    "roce.analysis.expected_psn": lambda x: x.get("expected_psn", x.get("expected_msn")),
+    "roce.analysis.seen_psn": lambda x: x.get("seen_psn", x.get("seen_msn")),
+    "roce.analysis.delta": lambda x: x.get("delta_ns"),
+    "roce.analysis.original_frame": lambda x: x.get("ref_frame") if x["event"] in
+    ("psn.retransmit", "retransmit.timeout") else None,
+    "roce.analysis.ref_frame": lambda x: None if x["event"] in ("psn.retransmit", "retransmit.timeout")
+    else x.get("ref_frame"),
+    "roce.analysis.acked_before": lambda x: 1 if x.get("acked_before") else None,
+    "roce.analysis.resends_seen": lambda x: x.get("resends_seen"),
+    "roce.analysis.resends_inferred": lambda x: x.get("resends_inferred"),
+    "roce.analysis.priority": lambda x: (-1 if x["priority"] is None else x["priority"]) if "priority" in x
+    else None,
+    "roce.analysis.quanta": lambda x: x.get("quanta"),
+    "roce.analysis.expired": lambda x: None if "expired" not in x else int(x["expired"]),
+    "roce.analysis.paused_by": lambda x: x.get("by"),
+    "roce.analysis.qpn": lambda x: x.get("qpn") if x["event"] in ("cnp.missing", "cnp.unexpected") else None,
+}
+
+
+def finding_diffs(num, row, obj, fields):
+    """The analysis subtrees of a frame against its JSON events and findings."""
+    order = []  # per event (the JSON's order: the table's), its findings, or one without details
+    for e in obj["events"]:
+        order += [x for x in obj.get("findings", []) if x["event"] == e] or [{"event": e}]
+    diffs = []
+    if row["roce.analysis.event"] != [x["event"] for x in order]:
+        diffs.append("frame %d roce.analysis.event: plugin %s, rocedump %s" % (num, row["roce.analysis.event"],
+                                                                            [x["event"] for x in order]))
+    for n, get in FINDING_FIELDS.items():
+        want = [v for v in map(get, order) if v is not None]
+        got = norm(n, fields[n], row[n])
+        if n == "roce.analysis.delta":
+            got = [round(float(v) * 1e9) for v in row[n]]
+        if got != want:
+            diffs.append("frame %d %s: plugin %s, rocedump %s" % (num, n, got, want))
+    return diffs
+
 
 TABLE_COUNTS = {"Packets": "packets", "Requests": "requests", "Responses": "responses",
                 "Messages": "messages", "Gaps": "gaps", "Missing PSNs": "missing_psns",
@@ -308,9 +353,13 @@ def compare_table(out, rocedump, path):
 
 
 def ours_of(row):
-    """The plugin's expert infos of a row, each as its event's text (before ": description")."""
-    return [m.split(": ", 1)[0] for m in row["_ws.expert.message"]
-            if m.split("(", 1)[0].split(": ", 1)[0] in EVENT_NAMES]
+    """The plugin's expert infos of a row (their summaries, the events' titles) as event names."""
+    return [TITLES[m] for m in row["_ws.expert.message"] if m in TITLES]
+
+
+def names_of(texts):
+    """rocedump's event texts ("psn.gap(expected 1 seen 3)") as their event names."""
+    return [t.split("(", 1)[0] for t in texts]
 
 
 def main():

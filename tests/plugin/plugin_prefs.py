@@ -7,8 +7,9 @@ Usage: plugin_prefs.py --plugin roce.so --rocedump PATH [--tshark PATH] CAPTURES
 For each setting (roce.link_speed, roce.pfc_storm_ms, roce.dscp_prio, roce.cnp_interval_us,
 roce.cnp_timeout_us; alone and together) and each capture it concerns (captures/gen/pfc_*.pcap,
 cnp_*.pcap, captures/rxe/*ecn*.pcap; pfc_dscp.pcap has untagged traffic into pauses): `tshark -o roce.X:Y` gives, frame by frame and in order, the
-expert infos that are the events of `rocedump --X Y -w`'s comments (details included: pause times,
-waits, CE frames), and each event's expert field is on exactly the frames rocedump's JSON gives it.
+expert infos that are the events of `rocedump --X Y -w`'s comments, the findings' fields (pause
+times, waits, CE frames) those of rocedump's JSON (plugin_compare.finding_diffs), and each event's
+expert field is on exactly the frames rocedump's JSON gives it.
 So that no setting passes by being ignored, each must change rocedump's events on at least one of
 its captures (against the defaults, or the base setting named). A value rocedump refuses leaves
 the plugin at the default, with a warning on standard error. Exit status: 0 all agree, 1 a
@@ -54,7 +55,7 @@ def rocedump_json(rocedump, path, opts):
     return {o["frame"]: o for o in map(json.loads, res.stdout.decode().splitlines())}
 
 
-def compare(ts, rocedump, path, opts, prefs, tmp):
+def compare(ts, rocedump, path, opts, prefs, tmp, fields):
     """Differences between tshark -o PREFS and rocedump OPTS on one capture; and the events."""
     js = rocedump_json(rocedump, path, opts)
     wfile = os.path.join(tmp, "w.pcapng")
@@ -65,8 +66,8 @@ def compare(ts, rocedump, path, opts, prefs, tmp):
     extra = []
     for p in prefs:
         extra += ["-o", p]
-    rows = pc.fields_run(ts, ["frame.number", "frame.comment", "_ws.expert.message"] + evf, path=wfile,
-                         extra=extra)
+    rows = pc.fields_run(ts, ["frame.number", "frame.comment", "_ws.expert.message"] + evf +
+                         ["roce.analysis.event"] + list(pc.FINDING_FIELDS), path=wfile, extra=extra)
     diffs = []
     n_events = 0
     for num, obj in js.items():
@@ -74,7 +75,7 @@ def compare(ts, rocedump, path, opts, prefs, tmp):
         if row is None:
             diffs.append("frame %d: not in tshark's output" % num)
             continue
-        want = pc.split_events(row["frame.comment"][0] if row["frame.comment"] else "")
+        want = pc.names_of(pc.split_events(row["frame.comment"][0] if row["frame.comment"] else ""))
         n_events += len(want)
         if pc.ours_of(row) != want:
             diffs.append("frame %d: plugin %s, rocedump %s" % (num, pc.ours_of(row), want))
@@ -82,6 +83,7 @@ def compare(ts, rocedump, path, opts, prefs, tmp):
             if bool(row["roce." + ev]) != (ev in obj["events"]):
                 diffs.append("frame %d roce.%s: plugin %s, rocedump %s" % (num, ev, bool(row["roce." + ev]),
                                                                          ev in obj["events"]))
+        diffs += pc.finding_diffs(num, row, obj, fields)
     events = {n: (o["events"], o.get("findings")) for n, o in js.items()}
     return diffs, n_events, events
 
@@ -106,14 +108,15 @@ def main():
     tmp = tempfile.mkdtemp()
     bad = runs = n_events = 0
     try:
-        if "roce.psn" not in pc.plugin_fields(ts):
+        fields = pc.plugin_fields(ts)
+        if "roce.psn" not in fields:
             print("error: tshark did not load the plugin (no roce.psn field)", file=sys.stderr)
             return 2
         for opts, prefs, caps, base in SETTINGS:
             changed = False
             for c in caps:
                 path = os.path.join(args.captures, c)
-                diffs, n, events = compare(ts, args.rocedump, path, opts, prefs, tmp)
+                diffs, n, events = compare(ts, args.rocedump, path, opts, prefs, tmp, fields)
                 runs += 1
                 n_events += n
                 before = {k: (o["events"], o.get("findings")) for k, o in
@@ -133,7 +136,7 @@ def main():
             if st != 0 or sanitizer_report(err) or warning not in err:
                 print("DIFF -o %s: exit %d, no warning naming %s: %s" % (prefs[0], st, warning, err[-300:]))
                 bad += 1
-            diffs, _n, events = compare(ts, args.rocedump, path, [], prefs, tmp)
+            diffs, _n, events = compare(ts, args.rocedump, path, [], prefs, tmp, fields)
             if diffs or events != {k: (o["events"], o.get("findings")) for k, o in default.items()}:
                 print("DIFF -o %s: not the defaults: %s" % (prefs[0], diffs[:3]))
                 bad += 1

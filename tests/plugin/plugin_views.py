@@ -5,6 +5,14 @@
           (rxe/snap_rc_pingpong-s96.pcap) `truncated` is a Note in group Protocol and no RoCE
           item is Malformed; a packet whose own length fields disagree
           (gen/anomalies.pcap: packet.too_short) still is an Error in group Malformed;
+  groups  `-z expert` on every lossy capture (rxe/*loss*): one RoCE row per event the capture has
+          (rocedump's JSON), its summary the event's constant title (the expert field's name in
+          `tshark -G fields`), no frame's details in it;
+  tree    `-V` on rxe/rc_pingpong_loss.pcap (-T pdml): the analysis subtree roce.analysis after
+          the frame's fields, the flags item roce.analysis.flags last in it, one subtree per
+          finding under it headed by its event (roce.analysis.event) holding that finding's PSNs,
+          its time labelled "Time since ..."; the BTH flags (SE, MigReq, FECN, BECN, AckReq) shown
+          Set or Not set as the JSON's 1 or 0;
   conv    `-z conv,roce` (one pass and -2): one row per queue pair of `rocedump -T json
           --summary`, its frames and bytes each way those of the pair's two streams (A -> B the
           stream whose id is the pair id), bytes as tshark prints them;
@@ -14,9 +22,11 @@
 Usage: plugin_views.py --plugin roce.so --rocedump ROCEDUMP [--tshark PATH] CHECK CAPTURES-DIR
 Exit status: 0 pass, 1 a failure (printed), 2 a tool failed, 77 skipped.
 """
+import glob
 import json
 import os
 import re
+import xml.etree.ElementTree as ET
 import subprocess
 import sys
 
@@ -55,16 +65,107 @@ class Checks:
                 rows.append((section, m.group(1), m.group(2)))
         return rows
 
+    def titles(self):
+        """Event name -> its expert summary, from tshark -G fields (the expert field's name)."""
+        st, out, err = self.ts.run(["-G", "fields"], data=b"")
+        if st != 0:
+            raise RuntimeError("tshark -G fields: %s" % err)
+        names = subprocess.run([self.rocedump, "--list-events"], stdout=subprocess.PIPE, text=True).stdout
+        events = set(line.split()[0] for line in names.splitlines() if line.strip())
+        got = {}
+        for line in out.splitlines():
+            cols = line.split("\t")
+            if len(cols) >= 5 and cols[0] == "F" and cols[2].startswith("roce.") and cols[2][5:] in events:
+                got[cols[2][5:]] = cols[1]
+        if set(got) != events:
+            raise RuntimeError("no expert field for %s" % sorted(events - set(got))[:5])
+        return got
+
+    def events_of(self, capture):
+        """The JSON objects of rocedump -T json on a capture, by frame number."""
+        res = subprocess.run([self.rocedump, "-T", "json", "-r", os.path.join(self.captures, capture)],
+                             stdout=subprocess.PIPE, check=True)
+        return {o["frame"]: o for o in map(json.loads, res.stdout.decode().splitlines())}
+
+    def groups(self):
+        titles = self.titles()
+        caps = sorted(os.path.relpath(c, self.captures) for c in glob.glob(os.path.join(self.captures, "rxe", "*loss*")))
+        if not caps:
+            raise RuntimeError("no rxe/*loss* capture")
+        for cap in caps:
+            events = sorted(set(e for o in self.events_of(cap).values() for e in o["events"]))
+            rows = self.expert_rows(cap)
+            want = sorted(titles[e] for e in events)
+            got = sorted(r[2] for r in rows)
+            if got != want:
+                self.fail("%s: -z expert RoCE rows %s, want one per event %s" % (cap, got[:6], want[:6]))
+            print("groups: %s: %d RoCE rows for %d events" % (cap, len(rows), len(events)))
+
+    def tree(self):
+        cap = "rxe/rc_pingpong_loss.pcap"
+        js = self.events_of(cap)
+        pdml = ET.fromstring(self.tshark(["-r", "-", "-T", "pdml", "-O", "roce"], cap))
+        flags = {"se": "Solicited event", "m": "MigReq", "fecn": "FECN", "becn": "BECN", "ackreq": "Acknowledge request"}
+        seen_set, two = set(), 0
+        for pkt in pdml.iter("packet"):
+            num = int(pkt.find("proto[@name='geninfo']/field[@name='num']").get("show"))
+            roce = pkt.find("proto[@name='roce']")
+            obj = js.get(num, {})
+            if roce is None or "roce" not in obj:
+                continue
+            for f, label in flags.items():
+                el = roce.find(".//field[@name='roce.%s']" % f)
+                if el is None:
+                    continue
+                want = "Set" if obj["roce"][f] else "Not set"
+                if not el.get("showname", "").endswith("= %s: %s" % (label, want)):
+                    self.fail("frame %d roce.%s: '%s', want %s" % (num, f, el.get("showname"), want))
+                if want == "Set":
+                    seen_set.add(f)
+            kids = list(roce)
+            an = roce.find("field[@name='roce.analysis']")
+            if not obj["events"]:
+                continue
+            if an is None or kids[-1] is not an:
+                self.fail("frame %d: roce.analysis is not the tree's last item" % num)
+                continue
+            if list(an)[-1].get("name") != "roce.analysis.flags":
+                self.fail("frame %d: roce.analysis.flags is not last in roce.analysis" % num)
+                continue
+            heads = list(list(an)[-1])
+            # per event, in the table's order: a subtree per finding of it, or one without details
+            want = []
+            for e in obj["events"]:
+                want += [x for x in obj.get("findings", []) if x["event"] == e] or [{"event": e}]
+            if [h.get("show") for h in heads] != [x["event"] for x in want] or \
+                    any(h.get("name") != "roce.analysis.event" for h in heads):
+                self.fail("frame %d: finding subtrees %s, want %s" % (num, [h.get("show") for h in heads],
+                                                                    [x["event"] for x in want]))
+                continue
+            for h, x in zip(heads, want):
+                psn = [int(c.get("show")) for c in h if c.get("name") == "roce.analysis.seen_psn"]
+                if psn != ([x["seen_psn"]] if "seen_psn" in x else []):
+                    self.fail("frame %d %s: seen PSNs %s in its subtree, JSON %s" % (num, x["event"], psn, x))
+                for c in h:
+                    if c.get("name") == "roce.analysis.delta" and not c.get("showname", "").startswith("Time since the "):
+                        self.fail("frame %d: time '%s' says not since what" % (num, c.get("showname")))
+            two += len(obj.get("findings", [])) >= 2
+        if not two or "ackreq" not in seen_set:
+            self.fail("tree: %d frames with two findings, flags seen Set %s: the capture checks nothing" %
+                      (two, sorted(seen_set)))
+        print("tree: %d frames with two findings in subtrees of their own; flags Set: %s" % (two, sorted(seen_set)))
+
     def expert(self):
+        titles = self.titles()
         rows = self.expert_rows("rxe/snap_rc_pingpong-s96.pcap")
-        cut = [r for r in rows if r[2].startswith("truncated:")]
+        cut = [r for r in rows if r[2] == titles["truncated"]]
         if not cut or any(r[:2] != ("Notes", "Protocol") for r in cut):
             self.fail("snap_rc_pingpong-s96: truncated should be Notes/Protocol: %s" % cut[:3])
         bad = [r for r in rows if r[1] == "Malformed"]
         if bad:
             self.fail("snap_rc_pingpong-s96: %d Malformed RoCE rows, e.g. %s" % (len(bad), bad[0]))
         rows = self.expert_rows("gen/anomalies.pcap")
-        short = [r for r in rows if r[2].startswith("packet.too_short")]
+        short = [r for r in rows if r[2] == titles["packet.too_short"]]
         if not short or any(r[:2] != ("Errors", "Malformed") for r in short):
             self.fail("anomalies: packet.too_short should be Errors/Malformed: %s" % short)
         print("expert: %d truncated rows Notes/Protocol, no Malformed on the cut capture; "
@@ -161,7 +262,7 @@ class Checks:
 def main():
     def extra(ap):
         ap.add_argument("--rocedump", required=True)
-        ap.add_argument("check", choices=["expert", "conv", "flow"])
+        ap.add_argument("check", choices=["expert", "groups", "tree", "conv", "flow"])
     args, status = parse_args(__doc__, extra)
     if status is not None:
         return status

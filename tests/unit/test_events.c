@@ -144,6 +144,23 @@ Test(events, groups)
 	cr_assert_eq(roce_event_group((enum roce_event)-1), ROCE_GROUP_PROTOCOL);
 }
 
+/* events.def's titles: one per event, short, unique (the plugin's expert infos group by them), none
+ * the event's name (the fallback of an event without a title). */
+Test(events, titles)
+{
+	for (unsigned i = 0; i < ROCE_EV_COUNT; i++) {
+		const char *t = roce_event_title((enum roce_event)i);
+		cr_assert_str_neq(t, roce_event_name((enum roce_event)i), "%s has no ROCE_EVENT_TITLE",
+				  roce_event_name((enum roce_event)i));
+		cr_assert(strlen(t) > 0 && strlen(t) <= 48, "%s: title '%s' not 1-48 characters",
+			  roce_event_name((enum roce_event)i), t);
+		for (unsigned j = 0; j < i; j++)
+			cr_assert_str_neq(t, roce_event_title((enum roce_event)j), "two events titled '%s'", t);
+	}
+	cr_assert_str_eq(roce_event_title(ROCE_EV_RETRANSMIT_TIMEOUT), "RoCE retransmission (timeout)");
+	cr_assert_str_eq(roce_event_title((enum roce_event)-1), "?");
+}
+
 /* roce_event_text(): the event as the text line, the -w comment and the plugin's expert info
  * show it, with its finding's details or the reserved fields it names; cut to the buffer. */
 Test(events, event_text)
