@@ -179,6 +179,7 @@ static int64_t ts_ns_of(const packet_info *pinfo)
 static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes, struct roce_findings *fi)
 {
 	fi->n = 0;
+	fi->f = NULL;
 	fi->stream = fi->pair = 0;
 	fi->response_ns = -1;
 	fi->cnp_ce_frame = 0;
@@ -198,7 +199,7 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 		for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++)
 			p->events.w[w] |= r->added.w[w];
 		fi->n = r->n;
-		memcpy(fi->f, r->f, r->n * sizeof(r->f[0]));
+		fi->f = r->f;
 		fi->cnp_ce_frame = r->cnp_ce_frame;
 		fi->cnp_ce_ns = r->cnp_ce_ns;
 		return true;
@@ -220,7 +221,8 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 		struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fi->n * sizeof(fi->f[0]));
 		r->added = added;
 		r->n = fi->n;
-		memcpy(r->f, fi->f, fi->n * sizeof(fi->f[0]));
+		if (fi->n)  /* fi->f: the analyzer's, until the next frame */
+			memcpy(r->f, fi->f, fi->n * sizeof(fi->f[0]));
 		r->cnp_ce_frame = fi->cnp_ce_frame;
 		r->cnp_ce_ns = fi->cnp_ce_ns;
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_roce, 0, r);
