@@ -23,6 +23,7 @@
 /* ---- findings ---- */
 
 struct frame_ctx {
+	struct roce_analyzer *a;
 	struct roce_pkt *p;
 	struct roce_findings *out;
 	uint32_t qpn;
@@ -37,7 +38,7 @@ struct frame_ctx {
 static struct roce_finding *find(struct frame_ctx *f, enum roce_event e, bool has_psn, uint32_t expected,
 				 uint32_t seen, int64_t delta)
 {
-	struct roce_finding *x = finding_add(f->p, f->out, e, f->qpn);
+	struct roce_finding *x = finding_add(f->a, f->p, f->out, e, f->qpn);
 	if (x) {
 		x->has_psn = has_psn;
 		x->expected_psn = expected;
@@ -1058,6 +1059,17 @@ static struct stream *frame_stream(struct roce_analyzer *a, const struct roce_pk
 	return stream_add(a, stream_key(src, dst, qpn), h, idx);
 }
 
+/* The frame's stream and pair ids, on it and on its transport findings (from first on). */
+static void set_ids(const struct roce_analyzer *a, struct roce_findings *out, unsigned first, uint32_t idx)
+{
+	out->stream = a->ids[idx].id;
+	out->pair = a->ids[idx].pair;
+	for (unsigned i = first; i < out->n; i++) {
+		a->found.f[i].stream = out->stream;
+		a->found.f[i].pair = out->pair;
+	}
+}
+
 /* Capture times are held to ±(2^62 - 1) ns, years 1824 to 2116: two of them differ by less
  * than INT64_MAX, and the intervals taken between them cannot overflow. */
 #define TS_LIMIT ((INT64_C(1) << 62) - 1)
@@ -1067,6 +1079,7 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 {
 	if (out) {
 		out->n = 0;
+		out->f = a->found.f;
 		out->stream = out->pair = 0;
 		out->response_ns = -1;
 		out->recovery_ns = -1;
@@ -1087,7 +1100,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		cong_frame_slow(a, p, frame, ts_ns, out);
 	if (!transport_analysable(p))
 		return;
-	struct frame_ctx f = {p, out, p->h.bth.dqpn, ts_ns, number};
+	unsigned tr_first = out ? out->n : 0;  /* the transport findings', after the congestion ones */
+	struct frame_ctx f = {a, p, out, p->h.bth.dqpn, ts_ns, number};
 	if (a->copies && is_copy(a, &f, frame))
 		return;
 	const struct roce_net *n = &p->net;
@@ -1170,8 +1184,6 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 			pair_set_head(a, pair_key(src, dst), idx);
 		}
 	}
-	if (out) {  /* after the analysis: pairing may have given the stream its pair id */
-		out->stream = a->ids[idx].id;
-		out->pair = a->ids[idx].pair;
-	}
+	if (out)  /* after the analysis: pairing may have given the stream its pair id */
+		set_ids(a, out, tr_first, idx);
 }

@@ -158,6 +158,14 @@ static void due_done(struct cong_state *c, struct cong_block *b, uint32_t n, uin
 		b->due_head = b->due_tail = 0;
 }
 
+/* The ids of stream st on finding x. */
+static void finding_ids(const struct roce_analyzer *a, const struct stream *st, struct roce_finding *x)
+{
+	const struct stream_ids *id = &a->ids[st - a->s];
+	x->stream = id->id;
+	x->pair = id->pair;
+}
+
 /* cnp.missing for each waiting mark whose deadline ts has passed. */
 static void expire(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, struct roce_findings *out)
 {
@@ -182,10 +190,12 @@ static void expire(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, stru
 		} else {
 			d->state = DUE_MISSED;  /* its stream was evicted */
 		}
-		struct roce_finding *x = finding_add(p, out, ROCE_EV_CNP_MISSING, d->qpn);
+		struct roce_finding *x = finding_add(a, p, out, ROCE_EV_CNP_MISSING, d->qpn);
 		if (x) {
 			x->ref_frame = d->ce_frame;
 			x->delta_ns = ts - d->ce_ts;
+			if (st)  /* the CE-marked frame's stream (gone: evicted) */
+				finding_ids(a, st, x);
 		}
 	}
 	set_next_deadline(c);
@@ -330,14 +340,16 @@ void cong_cnp(struct roce_analyzer *a, struct roce_pkt *p, int64_t ts, uint32_t 
 	if (!b) {
 		cnp_pair_count(c, src, dst, ambiguous);
 		if (!ambiguous)
-			finding_add(p, out, ROCE_EV_CNP_UNEXPECTED, q);
+			finding_add(a, p, out, ROCE_EV_CNP_UNEXPECTED, q);
 		return;
 	}
 	b->cnps++;
 	bool unexpected = b->last_ce_ts == NONE || ts - b->last_ce_ts > c->timeout_ns;
 	if (unexpected) {
 		b->unexpected++;
-		finding_add(p, out, ROCE_EV_CNP_UNEXPECTED, key_qpn(t->key));
+		struct roce_finding *x = finding_add(a, p, out, ROCE_EV_CNP_UNEXPECTED, key_qpn(t->key));
+		if (x)
+			finding_ids(a, t, x);
 	}
 	/* it answers the stream's oldest due mark still waiting (the ones past their deadline were
 	 * missed before this frame), else the first mark since the last CNP, within the timeout */
@@ -438,9 +450,10 @@ static void pause_close(const struct cong_state *c, struct pfc_src *s, unsigned 
 	}
 }
 
-static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *frame, int64_t ts,
+static void pfc_frame(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame, int64_t ts,
 		      struct roce_findings *out)
 {
+	struct cong_state *c = &a->cong;
 	const struct roce_macc *m = &p->macc;
 	const uint8_t *mac;
 	if (m->malformed || (m->opcode != ROCE_MACC_PFC && m->opcode != ROCE_MACC_PAUSE) ||
@@ -455,7 +468,7 @@ static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *f
 		struct pfc_prio *r = &s->prio[k];
 		if (r->open && r->end <= ts) {
 			pause_close(c, s, k, r->end, true);
-			if ((x = finding_add(p, out, ROCE_EV_PFC_RESUME, 0))) {
+			if ((x = finding_add(a, p, out, ROCE_EV_PFC_RESUME, 0))) {
 				x->priority = row_priority(k);
 				x->expired = true;
 				x->delta_ns = r->end - r->start;
@@ -473,7 +486,7 @@ static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *f
 			r->xon++;
 			if (r->open) {
 				pause_close(c, s, k, ts, false);
-				if ((x = finding_add(p, out, ROCE_EV_PFC_RESUME, 0))) {
+				if ((x = finding_add(a, p, out, ROCE_EV_PFC_RESUME, 0))) {
 					x->priority = row_priority(k);
 					x->delta_ns = ts - r->start;
 				}
@@ -487,7 +500,7 @@ static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *f
 			if (!r->storm_fired && ts - r->start > c->storm_ns) {
 				r->storm_fired = true;
 				r->storms++;
-				if ((x = finding_add(p, out, ROCE_EV_PFC_STORM, 0))) {
+				if ((x = finding_add(a, p, out, ROCE_EV_PFC_STORM, 0))) {
 					x->priority = row_priority(k);
 					x->delta_ns = ts - r->start;
 				}
@@ -497,7 +510,7 @@ static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *f
 			r->storm_fired = false;
 			r->start = ts;
 			r->end = end;
-			if ((x = finding_add(p, out, ROCE_EV_PFC_PAUSE, 0))) {
+			if ((x = finding_add(a, p, out, ROCE_EV_PFC_PAUSE, 0))) {
 				x->priority = row_priority(k);
 				x->quanta = (uint16_t)q;
 			}
@@ -508,9 +521,10 @@ static void pfc_frame(struct cong_state *c, struct roce_pkt *p, const uint8_t *f
 }
 
 /* A RoCE frame toward a MAC that paused its priority (or all traffic), inside the pause. */
-static void paused_traffic(struct cong_state *c, struct roce_pkt *p, const uint8_t *frame, int64_t ts,
+static void paused_traffic(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t *frame, int64_t ts,
 			   struct roce_findings *out)
 {
+	struct cong_state *c = &a->cong;
 	if (p->eth_off < 0)
 		return;  /* no destination MAC: the direction is not known */
 	const struct pfc_src *s = pfc_source(c, frame + p->eth_off, false);
@@ -525,7 +539,7 @@ static void paused_traffic(struct cong_state *c, struct roce_pkt *p, const uint8
 			return;
 		pause = true;
 	}
-	struct roce_finding *x = finding_add(p, out, ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED, p->op ? p->h.bth.dqpn : 0);
+	struct roce_finding *x = finding_add(a, p, out, ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED, p->op ? p->h.bth.dqpn : 0);
 	if (x) {
 		x->priority = (int8_t)prio;
 		x->pause = pause;
@@ -540,9 +554,9 @@ void cong_frame_slow(struct roce_analyzer *a, struct roce_pkt *p, const uint8_t 
 	if (ts > c->next_deadline)
 		expire(a, p, ts, out);
 	if (p->net.kind == ROCE_NET_MACC)
-		pfc_frame(c, p, frame, ts, out);
+		pfc_frame(a, p, frame, ts, out);
 	else if (p->version && ts < c->pause_until)
-		paused_traffic(c, p, frame, ts, out);
+		paused_traffic(a, p, frame, ts, out);
 }
 
 /* ---- reports ---- */

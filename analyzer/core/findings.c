@@ -114,20 +114,26 @@ static const char *ref_text(const struct roce_finding *x)
 size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
 		       const struct roce_findings *fi)
 {
+	return roce_event_text_n(buf, cap, e, p, fi, 2);
+}
+
+size_t roce_event_text_n(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
+			 const struct roce_findings *fi, unsigned max_shown)
+{
 	int n = snprintf(buf, cap, "%s", roce_event_name(e));
 	if (n >= 0 && e == ROCE_EV_BTH_RESERVED_NONZERO && p) {
 		size_t at = (size_t)n < cap ? (size_t)n : cap;
 		n += reserved_fields(buf + at, cap - at, p);
 	}
 	if (roce_event_is_congestion(e)) {
-		/* the first two findings of the event, "; " between them, and how many more (the JSON
-		 * has them all; an expert info's text has 240 bytes in all) */
+		/* the first max_shown findings of the event (0: all), "; " between them, and how many
+		 * more (the JSON has them all; an expert info's text has 240 bytes in all) */
 		const char *sep = "(";
 		unsigned shown = 0, more = 0;
 		for (unsigned i = 0; fi && i < fi->n; i++) {
 			if (fi->f[i].event != e)
 				continue;
-			if (shown == 2) {
+			if (max_shown && shown == max_shown) {
 				more++;
 				continue;
 			}

@@ -411,6 +411,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	free(a->addrs);
 	free(a->sends);
 	free(a->copies);
+	free(a->found.f);
 	pages_free(a->req_pool.mem, (size_t)a->req_pool.n_alloc * a->req_pool.size);
 	pages_free(a->loss_pool.mem, (size_t)a->loss_pool.n_alloc * a->loss_pool.size);
 	pages_free(a->resp_pool.mem, (size_t)a->resp_pool.n_alloc * a->resp_pool.size);
@@ -617,4 +618,25 @@ uint64_t roce_analyzer_evictions(const struct roce_analyzer *a)
 uint64_t roce_analyzer_refused(const struct roce_analyzer *a)
 {
 	return a->refused;
+}
+
+/* ---- the frame's findings ---- */
+
+/* Room for one more finding in the analyzer's array (8 at first, then doubled), out->f following
+ * it; false, the array as it was, when memory runs out (that finding's details are lost). */
+bool finding_grow(struct roce_analyzer *a, struct roce_findings *out)
+{
+	struct roce_finding *f = grow_array(a->found.f, &a->found.alloc, sizeof(*f), 8, UINT32_MAX);
+	if (!f) {
+		a->found.lost++;
+		return false;
+	}
+	a->found.f = f;
+	out->f = f;
+	return true;
+}
+
+uint64_t roce_analyzer_findings(const struct roce_analyzer *a, enum roce_event e)
+{
+	return (unsigned)e < ROCE_EV_COUNT ? a->found.count[e] : 0;
 }

@@ -356,6 +356,14 @@ struct roce_analyzer {
 	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
 	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
+	struct found {            /* the frame's findings (roce_findings.f points at f): emptied per
+				   * frame, grown when a frame has more than ever before (no allocation
+				   * per frame once it holds the most a frame has had) */
+		struct roce_finding *f;
+		uint32_t alloc;
+		uint64_t lost;        /* findings whose details memory could not hold (the event is set) */
+		uint64_t count[ROCE_EV_COUNT];  /* findings so far, by event (roce_analyzer_findings) */
+	} found;
 	/* the arrays new streams fill, published for roce_analyzer_prefault() (prefault.c): the
 	 * analysing thread stores, another thread loads, about once a millisecond */
 	struct prefault_area pf[PF_AREAS];
@@ -382,15 +390,19 @@ struct roce_analyzer {
 	} ahead;
 };
 
-/* The frame gets event e; out, when there is one and room in it, the details: a pointer to them
- * is returned (NULL otherwise), zeroed but for qpn (delta_ns and priority -1), for more. */
-static inline struct roce_finding *finding_add(struct roce_pkt *p, struct roce_findings *out, enum roce_event e,
-					       uint32_t qpn)
+bool finding_grow(struct roce_analyzer *a, struct roce_findings *out);
+
+/* The frame gets event e, counted; out, when there is one, the details: a pointer to them is
+ * returned (NULL without out, or out of memory), zeroed but for qpn (delta_ns and priority -1),
+ * for more; it is valid until the next finding_add(). */
+static inline struct roce_finding *finding_add(struct roce_analyzer *a, struct roce_pkt *p, struct roce_findings *out,
+					       enum roce_event e, uint32_t qpn)
 {
 	roce_evset_add(&p->events, e);
-	if (!out || out->n >= ROCE_MAX_FINDINGS)
+	a->found.count[e]++;
+	if (!out || (out->n >= a->found.alloc && !finding_grow(a, out)))
 		return NULL;
-	struct roce_finding *x = &out->f[out->n++];
+	struct roce_finding *x = &a->found.f[out->n++];
 	*x = (struct roce_finding){.event = (uint16_t)e, .qpn = qpn, .delta_ns = -1, .priority = -1};
 	return x;
 }

@@ -159,7 +159,7 @@ static void write_frame(struct sink_ctx *sc, const struct frame *f, const struct
 	sb_reset(&comment);
 	if (!roce_evset_empty(&pkt->events)) {
 		sb_puts(&comment, "rocedump: ");
-		print_events(&comment, pkt, fi);
+		print_events(&comment, pkt, fi, sc->o->print.verbose > 1);
 	}
 	rotor_frame(sc->out, f, comment.buf, comment.len);
 }
@@ -369,6 +369,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rocedump: listening on %s, link-type %s, snapshot length %d bytes\n", in.name,
 			pcap_datalink_val_to_name(pcap_datalink(in.pcap)), pcap_snapshot(in.pcap));
 	sb_reset(&line);
+	line.spill = stdout;  /* a record longer than the builder (many findings) goes out in parts */
 	periodic(&sc);
 	/* with more than one thread, another keeps the analyzer's memory populated ahead of the
 	 * sink thread (prefaulter.h); ROCEDUMP_NO_PREFAULT (any value) leaves it out, for measuring

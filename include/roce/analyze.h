@@ -58,6 +58,11 @@ struct roce_finding {
 	bool msn;              /* ... and hold MSNs, not PSNs (ack.msn_mismatch) */
 	uint32_t qpn;          /* the frame's destination QP */
 	uint32_t expected_psn, seen_psn;
+	/* the stream the finding is about, and its pair id (as struct roce_findings's): a transport
+	 * finding's is its frame's; cnp.*'s the stream of the CE-marked frame (cnp.missing) or of the
+	 * marks a CNP was taken to answer (cnp.unexpected), 0 when not known (the CNP matched no
+	 * stream, the stream was evicted); pfc.*'s 0 (a priority of a MAC, no stream) */
+	uint32_t stream, pair;
 	int64_t delta_ns;      /* e.g. NAK to retransmission, age of a timed-out PSN; -1 if none */
 	uint64_t ref_frame;    /* the frame number the finding refers to, 0 if none: the first
 				* sending of a resent PSN (psn.retransmit, retransmit.timeout), the
@@ -79,9 +84,8 @@ struct roce_finding {
 	bool acked_before;
 };
 
-/* The most details a frame keeps: more than the analyzer's events pile up on one frame in
- * practice (five do on a frame built for it); any further ones are in p->events only. */
-#define ROCE_MAX_FINDINGS 8
+/* A frame's findings: all of them, however many (a pause in traffic may expire a thousand due
+ * CNPs on the frame after it). */
 struct roce_findings {
 	unsigned n;                /* findings in f[] */
 	uint32_t stream, pair;     /* the frame's stream id and pair id; 0 for a frame that no stream
@@ -89,7 +93,10 @@ struct roce_findings {
 	int64_t response_ns;       /* a response: request->response time measured on this frame (from
 				    * the request it is the first to answer, resends excluded, as the
 				    * summary's figures), in ns; -1 if none */
-	struct roce_finding f[ROCE_MAX_FINDINGS];
+	/* the n findings: the analyzer's own array (grown as a frame needs, kept for the next
+	 * frames), valid until the next roce_analyze() or roce_analyzer_free(); a caller that keeps
+	 * them copies them. NULL or not when n is 0. */
+	const struct roce_finding *f;
 	/* the requester's restart after a NAK or RNR NAK (the summary's nak_recovery figures):
 	 * the time from that NAK to this frame in ns, -1 if this frame is no such restart, and the
 	 * NAK's frame number (0 if unknown) */
@@ -109,6 +116,10 @@ struct roce_findings {
  * CLI's text line, its -w comments and the Wireshark plugin's expert info all use it. */
 ROCE_API size_t roce_event_text(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
 				const struct roce_findings *fi);
+/* roce_event_text(), which shows a congestion event's first 2 findings and "; +N more", showing
+ * its first shown ones instead (0: all of them). */
+ROCE_API size_t roce_event_text_n(char *buf, size_t cap, enum roce_event e, const struct roce_pkt *p,
+				  const struct roce_findings *fi, unsigned shown);
 
 /* Whether e is a congestion event (pfc.*, cnp.*): its findings refer to a priority, a MAC or a
  * CE-marked frame (ref_frame), not to the stream of the frame they are noted on. */
@@ -222,6 +233,12 @@ ROCE_API uint64_t roce_analyzer_evictions(const struct roce_analyzer *a);
  * stream, or out of room for addresses (2^20 distinct ones); such frames get no stream id and no
  * transport findings. 0 on any ordinary capture: nonzero means the analysis is incomplete. */
 ROCE_API uint64_t roce_analyzer_refused(const struct roce_analyzer *a);
+/* The findings of event e the analyzer has made so far, on all frames (also those analyzed with
+ * out NULL): the details a caller's roce_findings got, counted. A frame may carry several of one
+ * event (cnp.missing: one for each CE mark whose CNP's deadline passed before it), so this may
+ * be more than the number of frames with e. 0 for an event the analyzer does not find (the
+ * decoder's). */
+ROCE_API uint64_t roce_analyzer_findings(const struct roce_analyzer *a, enum roce_event e);
 
 #ifdef __cplusplus
 }

@@ -148,6 +148,26 @@ def stuck(rxe, out):
     write_pcap(os.path.join(out, 'rc_pingpong_loss_stuck.pcap'), head, kept)
 
 
+# rc_pingpong_ecn_ce.pcap: every frame CE-marked (the router marks all of them)
+CE_BURST_FRAMES = 24          # frames 1-24 made a burst ...
+CE_BURST_GAP_US = 35          # ... this far apart (each stream's marks some 70 us apart: each due a CNP)
+
+
+def ce_burst(rxe, out):
+    """rc_pingpong_ecn_ce_burst.pcap: rc_pingpong_ecn_ce.pcap with its first 24 frames (all
+    CE-marked, as every frame of it) moved 35 us apart, from frame 1's time on: a burst of CE marks
+    within 1 ms, no CNP, then the pause to frame 25 (17 ms on): every mark's CNP is missing, and
+    all of them expire on frame 25, more than 8 findings on one frame."""
+    src = os.path.join(rxe, 'rc_pingpong_ecn_ce.pcap')
+    head, recs = read_pcap(src)
+    check_icrc(src, recs)
+    t0 = usec_of(recs[0])
+    if usec_of(recs[CE_BURST_FRAMES]) - t0 < CE_BURST_FRAMES * CE_BURST_GAP_US + 2000:
+        raise ValueError('%s: no pause after frame %d: not the capture this script knows' % (src, CE_BURST_FRAMES))
+    burst = [at_usec(r, t0 + i * CE_BURST_GAP_US) for i, r in enumerate(recs[:CE_BURST_FRAMES])]
+    write_pcap(os.path.join(out, 'rc_pingpong_ecn_ce_burst.pcap'), head, burst + recs[CE_BURST_FRAMES:])
+
+
 def main():
     if len(sys.argv) != 3 or not os.path.isdir(sys.argv[1]) or not os.path.isdir(sys.argv[2]):
         sys.stderr.write('usage: derive_captures.py RXE_DIR OUT_DIR (both directories)\n')
@@ -155,6 +175,7 @@ def main():
     try:
         early_first(sys.argv[1], sys.argv[2])
         stuck(sys.argv[1], sys.argv[2])
+        ce_burst(sys.argv[1], sys.argv[2])
     except (OSError, ValueError) as e:
         sys.stderr.write('derive_captures.py: %s\n' % e)
         return 2

@@ -6,5 +6,5 @@ int header_analyze_check(void);
 int header_analyze_check(void)
 {
 	struct roce_findings f = {0};
-	return (int)ROCE_MAX_FINDINGS + (int)f.n;   /* 8 */
+	return (int)f.n + (f.f != NULL);   /* 0: the findings are a pointer and a count */
 }

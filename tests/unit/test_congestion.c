@@ -638,6 +638,31 @@ Test(cnp, one_missing_per_interval_of_uncovered_marks)
 	cr_assert_eq(stream_of(1, QP_B).cnp_pending, 0);
 }
 
+/* A burst of CE marks, then a pause longer than the CNP timeout: every due mark expires on the
+ * one frame after it, and that frame carries all of their findings (more than 8), each with
+ * the CE-marked frame's stream, as many as the stream's row and the analyzer's count have. */
+Test(cnp, all_missing_on_one_frame)
+{
+	mk(NULL);
+	struct flow f = {false, 0, 1, 2, 0};
+	uint64_t due[15];
+	for (unsigned i = 0; i < 15; i++)  /* 60 us apart, within the timeout: each due a CNP */
+		due[i] = send_at(&f, (int64_t)i * 60 * US, 3, false, false);
+	send_at(&f, 5000 * US, 0, false, false);
+	cr_assert_eq(F.n, 15, "%u findings", F.n);
+	struct roce_stream_stats st = stream_of(1, QP_B);
+	for (unsigned i = 0; i < F.n; i++) {
+		cr_assert_eq(F.f[i].event, ROCE_EV_CNP_MISSING);
+		cr_assert_eq(F.f[i].ref_frame, due[i], "missing #%u", i);
+		cr_assert_eq(F.f[i].stream, st.stream, "the CE-marked frame's stream");
+		cr_assert_eq(F.f[i].pair, st.pair);
+	}
+	cr_assert_eq(st.cnp_missing, 15);
+	cr_assert_eq(roce_analyzer_findings(A, ROCE_EV_CNP_MISSING), 15);
+	send_at(&f, 5010 * US, 0, false, false);
+	cr_assert_eq(F.n, 0, "the list is emptied on the next frame");
+}
+
 Test(cnp, interval_zero_every_mark_due)
 {
 	struct roce_congestion_config cc = {.cnp_interval_zero = true};

@@ -166,18 +166,19 @@ Test(events, titles)
 Test(events, event_text)
 {
 	char b[128];
-	struct roce_findings fi = {.n = 2};
-	fi.f[0] = (struct roce_finding){.event = ROCE_EV_PSN_GAP, .has_psn = true, .expected_psn = 100, .seen_psn = 103,
-					.delta_ns = -1};
-	fi.f[1] = (struct roce_finding){.event = ROCE_EV_RETRANSMIT_TIMEOUT, .has_psn = true, .expected_psn = 9,
-					.seen_psn = 3, .delta_ns = 4210000};
+	struct roce_finding f[2];
+	struct roce_findings fi = {.n = 2, .f = f};
+	f[0] = (struct roce_finding){.event = ROCE_EV_PSN_GAP, .has_psn = true, .expected_psn = 100, .seen_psn = 103,
+				     .delta_ns = -1};
+	f[1] = (struct roce_finding){.event = ROCE_EV_RETRANSMIT_TIMEOUT, .has_psn = true, .expected_psn = 9,
+				     .seen_psn = 3, .delta_ns = 4210000};
 	cr_assert_eq(roce_event_text(b, sizeof(b), ROCE_EV_PSN_GAP, NULL, &fi), strlen("psn.gap(expected 100 seen 103)"));
 	cr_assert_str_eq(b, "psn.gap(expected 100 seen 103)");
 	roce_event_text(b, sizeof(b), ROCE_EV_RETRANSMIT_TIMEOUT, NULL, &fi);
 	cr_assert_str_eq(b, "retransmit.timeout(expected 9 seen 3, first sent 4.210 ms before)");
 	roce_event_text(b, sizeof(b), ROCE_EV_ICRC_BAD, NULL, &fi);
 	cr_assert_str_eq(b, "icrc.bad");
-	fi.f[0].seen_psn = 100;
+	f[0].seen_psn = 100;
 	roce_event_text(b, sizeof(b), ROCE_EV_PSN_GAP, NULL, &fi);
 	cr_assert_str_eq(b, "psn.gap(psn 100)");
 	struct roce_pkt p;

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output/fmt.h"
@@ -83,6 +84,32 @@ Test(sb, appends_stop_at_the_end_and_say_so)
 	sb_puthex(&line, 0xabc, 8);
 	cr_assert_lt(line.len, sizeof(line.buf));
 	cr_assert_eq(strlen(line.buf), line.len);
+}
+
+/* A builder with a spill file takes a record longer than itself (a frame's JSON with a thousand
+ * findings): what it held goes to the file, nothing is cut. */
+Test(sb, spill_keeps_a_long_record_whole)
+{
+	static struct sb big;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	sb_reset(&big);
+	big.spill = f;
+	char want[64];
+	size_t n = 0;
+	for (unsigned i = 0; i < 5000; i++) {  /* some 70 KB */
+		sb_printf(&big, "{\"i\":%u},", i);
+		sb_puts(&big, "abc");
+		n += (size_t)snprintf(want, sizeof(want), "{\"i\":%u},abc", i);
+	}
+	cr_assert(!big.full);
+	sb_flush(&big, f);
+	fclose(f);
+	cr_assert_eq(len, n);
+	cr_assert(strncmp(text + len - 14, "{\"i\":4999},abc", 14) == 0, "%s", text + len - 14);
+	free(text);
 }
 
 /* ---- time stamps (fmt_time) ---- */

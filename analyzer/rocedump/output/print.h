@@ -27,8 +27,9 @@ struct print_opts {
 /* fi: the transport analyzer's findings on the frame (details of its transport events), or NULL */
 void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
 		const struct roce_pkt *p, const struct roce_findings *fi);
-/* The frame's events as the text line shows them between its brackets: "name(details),name". */
-void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi);
+/* The frame's events as the text line shows them between its brackets: "name(details),name";
+ * a congestion event's first 2 findings and "+N more", or, all true (-vv), all of them. */
+void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi, bool all);
 /* -x/-X: the frame's bytes after its line, 16 a line as tcpdump prints them; written to out as
  * the builder fills. */
 void print_hex(struct sb *s, FILE *out, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p);

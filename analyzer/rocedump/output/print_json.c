@@ -229,11 +229,11 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 		for (unsigned i = 0; i < fi->n; i++) {
 			const struct roce_finding *x = &fi->f[i];
 			sb_printf(s, "%s{\"event\":\"%s\"", i ? "," : "", roce_event_name((enum roce_event)x->event));
-			if (!roce_event_is_congestion((enum roce_event)x->event)) {  /* those name their own */
-				sb_printf(s, ",\"stream\":%" PRIu32 ",\"pair\":%" PRIu32, fi->stream, fi->pair);
-				if (a_src[0])
-					sb_printf(s, ",\"src\":\"%s\",\"dst\":\"%s\"", a_src, a_dst);
-			}
+			bool cong = roce_event_is_congestion((enum roce_event)x->event);
+			if (!cong || x->stream)  /* the stream it is about: pfc.* have none, cnp.* the CE marks' */
+				sb_printf(s, ",\"stream\":%" PRIu32 ",\"pair\":%" PRIu32, x->stream, x->pair);
+			if (!cong && a_src[0])  /* congestion findings name their own QP, priority or MAC */
+				sb_printf(s, ",\"src\":\"%s\",\"dst\":\"%s\"", a_src, a_dst);
 			sb_key_u(s, ",\"qpn\":", x->qpn);
 			if (x->has_psn)
 				sb_printf(s, x->msn ? ",\"expected_msn\":%" PRIu32 ",\"seen_msn\":%" PRIu32

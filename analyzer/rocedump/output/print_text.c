@@ -4,6 +4,7 @@
  * -v adds the IP/UDP facts and the remaining BTH fields, -vv the ICRC values of good packets,
  * -e the link layer. A header cut by the capture shows as [|layer], as tcpdump does. */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "output/fmt.h"
 #include "output/print.h"
@@ -305,7 +306,7 @@ static void put_other(struct sb *s, const struct print_opts *o, const struct fra
  * a transport finding adds its PSNs: psn.gap(expected 100 seen 103), and a
  * timeout the age of the resent PSN: retransmit.timeout(expected 106 seen 103, first sent 4.210 ms
  * before in frame 12). */
-void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
+void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi, bool all)
 {
 	const char *sep = "";
 	char text[512];  /* a PFC frame's findings on eight classes */
@@ -313,18 +314,24 @@ void print_events(struct sb *s, const struct roce_pkt *p, const struct roce_find
 		if (!roce_evset_has(&p->events, (enum roce_event)e))
 			continue;
 		sb_puts(s, sep);
-		roce_event_text(text, sizeof(text), (enum roce_event)e, p, fi);
-		sb_puts(s, text);
+		unsigned shown = all ? 0 : 2;
+		size_t n = roce_event_text_n(text, sizeof(text), (enum roce_event)e, p, fi, shown);
+		char *big = n < sizeof(text) ? NULL : malloc(n + 1);  /* all of a thousand findings */
+		if (big)
+			roce_event_text_n(big, n + 1, (enum roce_event)e, p, fi, shown);
+		sb_puts(s, big ? big : text);
+		free(big);
 		sep = ",";
 	}
 }
 
-static void put_events(struct sb *s, const struct roce_pkt *p, const struct roce_findings *fi)
+static void put_events(struct sb *s, const struct print_opts *o, const struct roce_pkt *p,
+		       const struct roce_findings *fi)
 {
 	if (roce_evset_empty(&p->events))
 		return;
 	sb_puts(s, " [");
-	print_events(s, p, fi);
+	print_events(s, p, fi, o->verbose > 1);
 	sb_puts(s, "]");
 }
 
@@ -390,7 +397,7 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	}
 	if (p->version)
 		print_mad_text(s, o, f, p);
-	put_events(s, p, fi);
+	put_events(s, o, p, fi);
 	sb_puts(s, "\n");
 }
 

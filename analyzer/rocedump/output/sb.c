@@ -13,11 +13,33 @@ void sb_printf(struct sb *s, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
+	if ((size_t)n >= room && s->spill && s->len) {  /* out with what it held, and again */
+		s->buf[s->len] = '\0';
+		sb_flush(s, s->spill);
+		room = sizeof(s->buf);
+		va_start(ap, fmt);
+		n = vsnprintf(s->buf, room, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+	}
 	if ((size_t)n >= room) {
 		s->len = sizeof(s->buf) - 1;
 		s->full = true;
 	} else {
 		s->len += (size_t)n;
+	}
+}
+
+void sb_spill_putn(struct sb *s, const char *str, size_t n)
+{
+	sb_flush(s, s->spill);
+	if (n < sizeof(s->buf)) {
+		memcpy(s->buf, str, n);
+		s->len = n;
+		s->buf[n] = '\0';
+	} else {
+		fwrite(str, 1, n, s->spill);
 	}
 }
 

@@ -1,5 +1,7 @@
 /* sb.h: a fixed-size string builder for one output record (a text line or a JSON object).
- * Appends never overflow: past the end they truncate and set `full`. */
+ * Appends never overflow: past the end they truncate and set `full`, or, for a builder with a
+ * `spill` file, write what it holds there and go on (a record of any length: a frame's JSON with
+ * a thousand findings). */
 #ifndef ROCEDUMP_SB_H
 #define ROCEDUMP_SB_H
 
@@ -16,6 +18,7 @@ struct sb {
 	char buf[2 * SB_RECORD_MAX];
 	size_t len;
 	bool full;
+	FILE *spill;   /* NULL: truncate a record past the end */
 };
 
 static inline void sb_reset(struct sb *s)
@@ -29,10 +32,17 @@ __attribute__((format(printf, 2, 3))) void sb_printf(struct sb *s, const char *f
 /* Fast paths for the per-frame hot fields (printf costs ~70 % of text output otherwise). */
 void sb_putu0(struct sb *s, uint64_t v, unsigned width); /* decimal, zero-padded to width digits */
 void sb_puthex(struct sb *s, uint64_t v, unsigned width); /* lower-case hex, at least width digits */
+/* sb_putn() past the end of a builder with a spill file. */
+void sb_spill_putn(struct sb *s, const char *str, size_t n);
+
 /* Append n bytes. Inline, so that a literal's length and copy are known at compile time. */
 static inline void sb_putn(struct sb *s, const char *str, size_t n)
 {
 	size_t room = sizeof(s->buf) - 1 - s->len;
+	if (n > room && s->spill) {
+		sb_spill_putn(s, str, n);
+		return;
+	}
 	if (n > room) {
 		n = room;
 		s->full = true;

@@ -5,6 +5,38 @@
 
 #include "output/congestion_out.h"
 
+/* The analyzer's findings by event, beside the frames that carry them (the events above count
+ * frames; a frame may carry several findings of one event: cnp.missing). */
+static void findings_print_text(const struct summary *s, const struct roce_analyzer *an, FILE *out)
+{
+	bool any = false;
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
+		uint64_t n = roce_analyzer_findings(an, (enum roce_event)e);
+		if (!n)
+			continue;
+		if (!any)
+			fprintf(out, "findings:\n");
+		any = true;
+		fprintf(out, "  %s: %" PRIu64 " on %" PRIu64 " frame%s\n", roce_event_name((enum roce_event)e), n,
+			s->events[e], s->events[e] == 1 ? "" : "s");
+	}
+}
+
+static void findings_print_json(const struct summary *s, const struct roce_analyzer *an, FILE *out)
+{
+	const char *sep = "";
+	fprintf(out, "\"findings\":{");
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
+		uint64_t n = roce_analyzer_findings(an, (enum roce_event)e);
+		if (!n)
+			continue;
+		fprintf(out, "%s\"%s\":{\"count\":%" PRIu64 ",\"frames\":%" PRIu64 "}", sep,
+			roce_event_name((enum roce_event)e), n, s->events[e]);
+		sep = ",";
+	}
+	fprintf(out, "},");
+}
+
 void summary_print_text(const struct summary *s, const struct capstats *cs, const struct roce_analyzer *an,
 			uint64_t link_bps, FILE *out)
 {
@@ -38,6 +70,7 @@ void summary_print_text(const struct summary *s, const struct capstats *cs, cons
 	}
 	if (!any)
 		fprintf(out, "events: none\n");
+	findings_print_text(s, an, out);
 	congestion_print_text(an, link_bps, out);
 }
 
@@ -67,6 +100,7 @@ void summary_print_json(const struct summary *s, const struct capstats *cs, cons
 		sep = ",";
 	}
 	fprintf(out, "},");
+	findings_print_json(s, an, out);
 	capstats_print_json(cs, out);
 	fprintf(out, "}");
 	congestion_print_json(an, out);

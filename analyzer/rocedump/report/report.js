@@ -232,8 +232,11 @@
 		const evRows = Object.entries(sum.events).map(([name, n]) => ({ name: name, n: n, sev: (evInfo[name] || {}).severity || 'info' }));
 		evRows.sort((a, b) => SEV_ORDER[a.sev] - SEV_ORDER[b.sev] || b.n - a.n || (a.name < b.name ? -1 : 1));
 		const events = evRows.length
-			? table(['event', 'severity', { class: 'n', text: 'count' }, 'meaning'], evRows.map(e => [
-				{ class: 'mono', text: e.name }, { class: 'sev-' + e.sev, text: e.sev }, num(e.n), (evInfo[e.name] || {}).description || '']), 'events')
+			? table(['event', 'severity', { class: 'n', text: 'count', title: 'frames with the event' },
+				{ class: 'n', text: 'findings', title: 'the analyzer\'s findings of it: a frame may carry several (cnp.missing: each CE mark whose CNP did not come)' },
+				'meaning'], evRows.map(e => [
+				{ class: 'mono', text: e.name }, { class: 'sev-' + e.sev, text: e.sev }, num(e.n),
+				(sum.findings || {})[e.name] ? num(sum.findings[e.name].count) : '', (evInfo[e.name] || {}).description || '']), 'events')
 			: el('p', { text: 'No events.' });
 		sec.append(el('div', { class: 'grid' }, table(null, facts, 'facts'), icrc), el('h3', { text: 'Events' }), events);
 		timeline(sec, rep);
