@@ -521,20 +521,84 @@ static void turn_sample(struct stream *s, struct req_block *rq, struct frame_ctx
 		k->turn_max_us = us;
 }
 
-/* A request sent in its order (a new one, or one of the stream's start): it times a round trip
- * if it asks for a response and none is being timed (one at a time: resends do not count), and
- * ends the requester's turn. */
-static void time_sending(struct stream *s, struct req_block *rq, struct frame_ctx *f)
+static struct rtt_ring *ring_of(const struct roce_analyzer *a, const struct ack_block *r)
+{
+	return block_at(&a->rtt_pool, (uint32_t)r->ts);
+}
+
+/* The requests waiting in the ack block move to a ring of their own (struct rtt_ring): false when
+ * out of memory. */
+static bool ring_take(struct roce_analyzer *a, struct ack_block *r, bool waiting)
+{
+	uint32_t i = block_take(&a->rtt_pool);
+	if (!i)
+		return false;
+	struct rtt_ring *g = block_at(&a->rtt_pool, i);
+	if (waiting) {
+		g->psn[0] = r->psn;
+		g->ts[0] = r->ts;
+		g->n = 1;
+	}
+	r->psn = RTT_IN_RING;
+	r->ts = i;
+	return true;
+}
+
+/* A request sent at ts with PSN psn waits for its response: in the ack block if no other does,
+ * else in the ring; not timed (counted) when RTT_OUTSTANDING wait already. */
+static void rtt_wait(struct roce_analyzer *a, struct stream *s, struct ack_block *r, uint32_t psn, int64_t ts)
+{
+	if (r->psn != RTT_IN_RING) {
+		if (!(s->flags & F_RTT_PENDING)) {
+			s->flags |= F_RTT_PENDING;
+			r->psn = psn;
+			r->ts = ts;
+			return;
+		}
+		if (!ring_take(a, r, true))
+			return;  /* out of memory: one at a time */
+	}
+	struct rtt_ring *g = ring_of(a, r);
+	if (g->n == RTT_OUTSTANDING) {
+		g->untimed++;
+		return;
+	}
+	uint32_t k = (g->head + g->n++) % RTT_OUTSTANDING;
+	g->psn[k] = psn;
+	g->ts[k] = ts;
+	s->flags |= F_RTT_PENDING;
+}
+
+/* Karn's rule: a request resent (PSNs psn .. psn + span - 1) is not timed, its response could
+ * answer either sending. */
+static void rtt_resent(const struct roce_analyzer *a, struct stream *s, uint32_t psn, uint32_t span)
+{
+	if (!(s->flags & F_RTT_PENDING))
+		return;
+	struct ack_block *r = ack_of(a, s);  /* F_RTT_PENDING has one */
+	uint32_t end = (psn + (span ? span : 1)) & PSN_MASK;
+	if (r->psn != RTT_IN_RING) {
+		if (in_range(r->psn, psn, end))
+			s->flags &= (uint16_t)~F_RTT_PENDING;
+		return;
+	}
+	struct rtt_ring *g = ring_of(a, r);
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint32_t k = (g->head + i) % RTT_OUTSTANDING;
+		if (in_range(g->psn[k], psn, end))
+			g->ts[k] = RTT_DROPPED;
+	}
+}
+
+/* A request sent in its order (a new one, or one of the stream's start): it is timed if it asks
+ * for a response (rtt_wait), and ends the requester's turn. */
+static void time_sending(struct roce_analyzer *a, struct stream *s, struct req_block *rq, struct frame_ctx *f)
 {
 	const struct roce_pkt *p = f->p;
-	if (rq->transport != ROCE_TR_UC && !(s->flags & F_RTT_PENDING) &&
+	if (rq->transport != ROCE_TR_UC &&
 	    (p->h.bth.ackreq || p->op->op == ROCE_OP_READ_REQ || p->op->op == ROCE_OP_CMP_SWAP ||
-	     p->op->op == ROCE_OP_FETCH_ADD)) {
-		struct ack_block *r = req_ack(rq);
-		s->flags |= F_RTT_PENDING;
-		r->psn = p->h.bth.psn;
-		r->ts = f->ts;
-	}
+	     p->op->op == ROCE_OP_FETCH_ADD))
+		rtt_wait(a, s, req_ack(rq), p->h.bth.psn, f->ts);
 	if (s->flags & F_TURN_PENDING)
 		turn_sample(s, rq, f);
 }
@@ -604,7 +668,7 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 		check_message(s, rq, f);
 		advance(s, rq, f, psn, span, (uint32_t)d);
 		log_send(a, s, rq, psn, span, f);
-		time_sending(s, rq, f);
+		time_sending(a, s, rq, f);
 		return;
 	}
 
@@ -613,9 +677,9 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 	bool hole = k < HOLE_BITS && ((rq->holes >> k) & 1);
 	bool start = hole && sent_before_first(s, rq, f);
 	if (start)
-		time_sending(s, rq, f);
-	else
-		s->flags &= (uint16_t)~F_RTT_PENDING;  /* a pending round trip is no longer clean */
+		time_sending(a, s, rq, f);
+	else if (!hole)
+		rtt_resent(a, s, psn, span);
 	/* its PSNs (a READ's span) are taken, first sending or not: bits k down to k + 1 - span
 	 * (a span reaching past next_psn is taken up below) */
 	uint32_t lo = span <= k + 1 ? k + 1 - span : 0;
@@ -732,19 +796,13 @@ static struct stream *peer_of(struct roce_analyzer *a, struct stream *r, uint32_
 	return q;
 }
 
-/* A response at psn answers q's timed request if it covers its PSN (coalesced ACKs included):
- * the time goes to the frame's findings and to q's statistics. */
-static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, struct frame_ctx *f)
+/* One response time: the request sent at sent, answered by frame f. It goes to the frame's
+ * findings (the last request the frame answers: the newest) and to r's statistics. */
+static void rtt_sample(struct roce_analyzer *a, struct ack_block *r, int64_t sent, struct frame_ctx *f)
 {
-	int64_t ts = f->ts;
-	if (!q || !(q->flags & F_RTT_PENDING))
-		return;
-	struct ack_block *r = ack_of(a, q);  /* F_RTT_PENDING has one */
-	if (psn_diff(psn, r->psn) < 0 || ts < r->ts)
-		return;
 	if (f->out)
-		f->out->response_ns = ts - r->ts;
-	uint64_t us = (uint64_t)(ts - r->ts) / 1000;
+		f->out->response_ns = f->ts - sent;
+	uint64_t us = (uint64_t)(f->ts - sent) / 1000;
 	uint32_t v = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 	if (!r->count || v < r->min_us)
 		r->min_us = v;
@@ -752,7 +810,6 @@ static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, 
 		r->max_us = v;
 	r->sum_us += v;
 	r->count++;
-	q->flags &= (uint16_t)~F_RTT_PENDING;
 	unsigned b = 0;
 	if (v >= 1) {
 		unsigned k = 31u - (unsigned)__builtin_clz(v);
@@ -761,6 +818,33 @@ static void rtt_sample(struct roce_analyzer *a, struct stream *q, uint32_t psn, 
 			b = RTT_BUCKETS - 1;
 	}
 	rtt_hist_add(a, &r->hist, b);
+}
+
+/* A response at psn (an ACK, coalesced or not, an atomic ACK, a READ's first response packet)
+ * answers every request of q's waiting for one whose PSN is psn or before: each is timed, but
+ * those resent meanwhile and those sent after the response (clocks of two capture points). */
+static void rtt_answered(struct roce_analyzer *a, struct stream *q, uint32_t psn, struct frame_ctx *f)
+{
+	if (!q || !(q->flags & F_RTT_PENDING))
+		return;
+	struct ack_block *r = ack_of(a, q);  /* F_RTT_PENDING has one */
+	if (r->psn != RTT_IN_RING) {
+		if (psn_diff(psn, r->psn) < 0 || f->ts < r->ts)
+			return;
+		q->flags &= (uint16_t)~F_RTT_PENDING;
+		rtt_sample(a, r, r->ts, f);
+		return;
+	}
+	struct rtt_ring *g = ring_of(a, r);
+	while (g->n && psn_diff(psn, g->psn[g->head]) >= 0) {
+		int64_t sent = g->ts[g->head];
+		g->head = (g->head + 1) % RTT_OUTSTANDING;
+		g->n--;
+		if (sent != RTT_DROPPED && f->ts >= sent)
+			rtt_sample(a, r, sent, f);
+	}
+	if (!g->n)
+		q->flags &= (uint16_t)~F_RTT_PENDING;
 }
 
 /* An ACK's MSN (IBTA Vol 1 §9.7.5.1.4: the responder counts the request messages it completed) is
@@ -868,7 +952,7 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		if (q && !q->pmtu_log)
 			q->pmtu_log = r->pmtu_log;  /* the READs' PSN spans need the path MTU */
 		if (p->op->seg == ROCE_SEG_FIRST || p->op->seg == ROCE_SEG_ONLY)
-			rtt_sample(a, q, psn, f);
+			rtt_answered(a, q, psn, f);
 		if (q && !f->late)
 			ack_covers(a, q, psn);
 	}
@@ -904,7 +988,7 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 				ack_covers(a, q, psn);
 		}
 		r->flags |= F_ACK_SEEN;
-		rtt_sample(a, q, psn, f);
+		rtt_answered(a, q, psn, f);
 		break;
 	case ROCE_AETH_RNR_NAK:
 		find(f, ROCE_EV_NAK_RNR, true, psn, psn, -1);

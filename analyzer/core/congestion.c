@@ -260,17 +260,39 @@ static void lat_add(struct cong_block *b, int64_t ns)
 	hist_add(b->hist, LAT_BUCKETS, lat_bucket(ns));
 }
 
-static int64_t lat_quantile(const struct cong_block *b, double q)
+/* The smallest nanoseconds lat_bucket() puts in bucket b (its thresholds, rounded up). */
+static int64_t lat_bucket_lo(unsigned b)
+{
+	static const uint64_t t[4] = {65536, 77935, 92682, 110218};  /* 2^16 · 2^(j/4) */
+	if (!b)
+		return 0;
+	unsigned k = (b - 1) / 4;
+	return (int64_t)(((t[(b - 1) % 4] << k) + 65535) >> 16);
+}
+
+/* The q-quantile of b's latencies and the nanoseconds its bucket may hold (within [min, max]). */
+static void lat_quantile(const struct cong_block *b, double q, int64_t *v, int64_t range[2])
 {
 	int k = hist_quantile_bucket(b->hist, LAT_BUCKETS, q);
-	if (k <= 0 || k == LAT_BUCKETS - 1)
-		return k < 0 ? 0 : k ? b->lat_max : 0;
-	/* the bucket's geometric middle, 2^((k - 1/2) / 4) = 2^((2k - 1) / 8), within [min, max] */
+	*v = range[0] = range[1] = 0;
+	if (k < 0)
+		return;
+	range[0] = lat_bucket_lo((unsigned)k);
+	range[1] = k == LAT_BUCKETS - 1 ? b->lat_max : lat_bucket_lo((unsigned)k + 1) - 1;
+	if (range[0] < b->lat_min)
+		range[0] = b->lat_min;
+	if (range[1] > b->lat_max)
+		range[1] = b->lat_max;
+	if (k == 0 || k == LAT_BUCKETS - 1) {
+		*v = k ? b->lat_max : 0;
+		return;
+	}
+	/* the bucket's geometric middle, 2^((k - 1/2) / 4) = 2^((2k - 1) / 8), within its samples */
 	static const double eighth[8] = {1.0, 1.0905077, 1.1892071, 1.2968396, 1.4142136, 1.5422108, 1.6817928,
 					 1.8340081};
 	unsigned e = 2 * (unsigned)k - 1;
-	int64_t v = (int64_t)((double)(UINT64_C(1) << (e >> 3)) * eighth[e & 7] + 0.5);
-	return v < b->lat_min ? b->lat_min : v > b->lat_max ? b->lat_max : v;
+	int64_t m = (int64_t)((double)(UINT64_C(1) << (e >> 3)) * eighth[e & 7] + 0.5);
+	*v = m < range[0] ? range[0] : m > range[1] ? range[1] : m;
 }
 
 /* A CNP that answered no one stream, counted for its address pair. */
@@ -580,8 +602,8 @@ void cong_fill_stats(const struct roce_analyzer *a, const struct stream *s, stru
 	if (b->lat_n) {
 		st->ce_to_cnp_min_ns = b->lat_min;
 		st->ce_to_cnp_max_ns = b->lat_max;
-		st->ce_to_cnp_p50_ns = lat_quantile(b, 0.50);
-		st->ce_to_cnp_p99_ns = lat_quantile(b, 0.99);
+		lat_quantile(b, 0.50, &st->ce_to_cnp_p50_ns, st->ce_to_cnp_p50_range_ns);
+		lat_quantile(b, 0.99, &st->ce_to_cnp_p99_ns, st->ce_to_cnp_p99_range_ns);
 	}
 }
 

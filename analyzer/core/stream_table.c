@@ -198,7 +198,7 @@ void rtt_hist_add_slow(struct roce_analyzer *a, struct rtt_hist *h, unsigned k)
 	memcpy(h->w, &i, sizeof(i));
 }
 
-/* An evicted stream's requester block back to its pool, its spilled histogram with it. */
+/* An evicted stream's requester block back to its pool, its spilled histogram and ring with it. */
 static void req_give(struct roce_analyzer *a, uint32_t i)
 {
 	if (!i)
@@ -206,6 +206,8 @@ static void req_give(struct roce_analyzer *a, uint32_t i)
 	const struct req_block *b = block_at(&a->req_pool, i);
 	if (b->ack_taken && b->ack.hist.base == RTT_SPILLED)
 		block_give(&a->hist_pool, rtt_hist_block(&b->ack.hist));
+	if (b->ack_taken && b->ack.psn == RTT_IN_RING)
+		block_give(&a->rtt_pool, (uint32_t)b->ack.ts);
 	block_give(&a->req_pool, i);
 }
 
@@ -380,6 +382,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->resp_pool.size = sizeof(struct resp_block);
 	a->cong_pool.size = sizeof(struct cong_block);
 	a->hist_pool.size = RTT_BUCKETS;
+	a->rtt_pool.size = sizeof(struct rtt_ring);
 	a->req_pool.pf = &a->pf[PF_REQ];
 	a->loss_pool.pf = &a->pf[PF_LOSS];
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
@@ -416,6 +419,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	pages_free(a->loss_pool.mem, (size_t)a->loss_pool.n_alloc * a->loss_pool.size);
 	pages_free(a->resp_pool.mem, (size_t)a->resp_pool.n_alloc * a->resp_pool.size);
 	pages_free(a->hist_pool.mem, (size_t)a->hist_pool.n_alloc * a->hist_pool.size);
+	pages_free(a->rtt_pool.mem, (size_t)a->rtt_pool.n_alloc * a->rtt_pool.size);
 	cong_free(a);
 	pages_free(a->cong_pool.mem, (size_t)a->cong_pool.n_alloc * a->cong_pool.size);
 	free(a);
@@ -441,23 +445,48 @@ int hist_quantile_bucket(const uint8_t *hist, unsigned n, double q)
 	return (int)n - 1;
 }
 
-uint32_t rtt_quantile_us(const struct roce_analyzer *a, const struct ack_block *r, double q)
+/* The smallest and largest whole microseconds bucket b (RTT_BUCKETS) holds: bucket 2k from 2^k to
+ * below 2^k·√2, 2k+1 from there to below 2^(k+1); bucket 0 holds 0 and 1 (1 is 2^0). */
+static void rtt_bucket_range(unsigned b, uint32_t *lo, uint32_t *hi)
 {
+	unsigned k = b / 2;
+	uint64_t two = UINT64_C(2) << (2 * k);  /* 2^(2k+1): v·v below it is below 2^k·√2 */
+	uint64_t r = (uint64_t)((double)(UINT64_C(1) << k) * 1.4142135);  /* then exact: */
+	while (r * r > two - 1)
+		r--;
+	while ((r + 1) * (r + 1) <= two - 1)
+		r++;
+	if (b % 2 == 0) {
+		*lo = k ? UINT32_C(1) << k : 0;
+		*hi = (uint32_t)r;
+	} else {
+		*lo = (uint32_t)r + 1;
+		*hi = b == RTT_BUCKETS - 1 ? UINT32_MAX : (UINT32_C(1) << (k + 1)) - 1;
+	}
+}
+
+struct rtt_q rtt_quantile(const struct roce_analyzer *a, const struct ack_block *r, double q)
+{
+	struct rtt_q out = {0, 0, 0};
 	uint8_t hist[RTT_BUCKETS];
 	rtt_hist_get(a, &r->hist, hist);
 	int b = hist_quantile_bucket(hist, RTT_BUCKETS, q);
 	if (b < 0)
-		return 0;
-	if (b == RTT_BUCKETS - 1)
-		return r->max_us;  /* open above: its largest sample */
-	/* the bucket's geometric middle: 2^k · 2^(1/4) or 2^k · 2^(3/4), within [min, max] */
+		return out;
+	rtt_bucket_range((unsigned)b, &out.lo, &out.hi);
+	if (out.lo < r->min_us)
+		out.lo = r->min_us;
+	if (out.hi > r->max_us)
+		out.hi = r->max_us;
+	if (b == RTT_BUCKETS - 1) {
+		out.v = r->max_us;  /* open above: its largest sample */
+		return out;
+	}
+	/* the bucket's geometric middle: 2^k · 2^(1/4) or 2^k · 2^(3/4), within its samples */
 	double v = (double)(1u << (b / 2)) * (b % 2 ? 1.6817928 : 1.1892071);
 	uint32_t u = (uint32_t)(v + 0.5);
-	if (u < r->min_us)
-		u = r->min_us;
-	if (u > r->max_us)
-		u = r->max_us;
-	return u;
+	out.v = u < out.lo ? out.lo : u > out.hi ? out.hi : u;
+	return out;
 }
 
 /* One stream's row. */
@@ -515,6 +544,8 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 		st->messages_atomic = r->by_kind[MSG_ATOMIC];
 		st->messages_other = r->by_kind[MSG_OTHER];
 	}
+	if (r && r->psn == RTT_IN_RING)
+		st->response_untimed = ((const struct rtt_ring *)block_at(&a->rtt_pool, (uint32_t)r->ts))->untimed;
 	if (r && r->turn_count) {
 		st->turn_count = r->turn_count;
 		st->turn_max_us = r->turn_max_us;
@@ -525,8 +556,13 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 		st->response_min_us = r->min_us;
 		st->response_max_us = r->max_us;
 		st->response_mean_us = (uint32_t)(r->sum_us / r->count);
-		st->response_p50_us = rtt_quantile_us(a, r, 0.50);
-		st->response_p99_us = rtt_quantile_us(a, r, 0.99);
+		struct rtt_q p50 = rtt_quantile(a, r, 0.50), p99 = rtt_quantile(a, r, 0.99);
+		st->response_p50_us = p50.v;
+		st->response_p50_range_us[0] = p50.lo;
+		st->response_p50_range_us[1] = p50.hi;
+		st->response_p99_us = p99.v;
+		st->response_p99_range_us[0] = p99.lo;
+		st->response_p99_range_us[1] = p99.hi;
 	}
 	st->max_idle_us = e->max_idle_us;
 	st->ecn[0] = st->packets;  /* less the marked ones, which cong_fill_stats() counts */

@@ -40,7 +40,7 @@
 #define F_IPID 0x0080u         /* the stream's IPv4 ids count (seen to change); ip_id: the newest */
 #define F_NAK_SEEN 0x0100u     /* nak_psn / nak_code valid */
 #define F_READ_UNKNOWN 0x0200u /* last READ's PSN span unknown (no PMTU yet) */
-#define F_RTT_PENDING 0x0400u  /* rtt_psn / rtt_ts wait for their response */
+#define F_RTT_PENDING 0x0400u  /* timed requests wait for their response (struct rtt_ring) */
 #define F_PAIRED_PSN 0x0800u   /* peer_qpn learned by PSN matching */
 #define F_PAIRED_CM 0x1000u    /* peer_qpn learned from an RDMA-CM REQ/REP exchange */
 #define F_MSN_KNOWN 0x2000u    /* the ack block's msn_psn / msn hold the last ACK */
@@ -151,12 +151,30 @@ struct rtt_hist {
 	uint8_t w[RTT_WINDOW];
 };
 
+/* Response time: every request asking for a response is timed, up to RTT_OUTSTANDING of a
+ * stream's at a time (the per-stream budget; a request sent while that many wait is not timed,
+ * and counted: untimed). One waiting request waits in the ack block (ts, psn); when a second is
+ * timed while one waits, the stream takes a ring (struct rtt_ring, 784 bytes, from rtt_pool)
+ * that holds its waiting requests from then on, in the order sent, and keeps it (ack.psn
+ * RTT_IN_RING, ack.ts the ring's index). A stream with one request out at a time takes none. */
+#define RTT_OUTSTANDING 64u
+#define RTT_IN_RING 0xffffffffu   /* ack.psn: no PSN (24 bits), the requests are in the ring */
+#define RTT_DROPPED INT64_MIN     /* a ring entry's ts: resent (Karn's rule), not timed */
+struct rtt_ring {
+	uint32_t head, n;         /* the oldest entry's slot, the entries waiting */
+	uint64_t untimed;         /* requests not timed: RTT_OUTSTANDING were waiting */
+	int64_t ts[RTT_OUTSTANDING];   /* send times */
+	uint32_t psn[RTT_OUTSTANDING];
+};
+_Static_assert(sizeof(struct rtt_ring) == 784, "784 bytes (docs/transport.md)");
+
 /* Two cache lines: what a request touches in the first (the block starts on a line), but for its
  * turn (after a response, the second); a response touches both. */
 struct ack_block {
 	holes_t msg_ends;         /* bit k: PSN next_psn - 1 - k ended a request message (as holes) */
-	int64_t ts;               /* round trip: the pending request's send time (F_RTT_PENDING) */
-	uint32_t psn;             /* the pending request's PSN */
+	int64_t ts;               /* round trip: the waiting request's send time (F_RTT_PENDING); or
+				   * the stream's ring (psn RTT_IN_RING) */
+	uint32_t psn;             /* the waiting request's PSN, or RTT_IN_RING */
 	uint32_t by_kind[MSG_KINDS];  /* completed request messages by kind (enum msg_kind) */
 	uint64_t sum_us;          /* round trips: their sum ... */
 	uint32_t msn_psn, msn;    /* the last ACK's PSN and MSN (F_MSN_KNOWN) */
@@ -352,6 +370,7 @@ struct roce_analyzer {
 	uint32_t send_seq;        /* the newest entry's number */
 	struct block_pool req_pool, loss_pool, resp_pool, cong_pool;
 	struct block_pool hist_pool;  /* spilled round-trip histograms (struct rtt_hist) */
+	struct block_pool rtt_pool;   /* rings of requests waiting for their response (struct rtt_ring) */
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
 	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
 	int64_t copy_window_ns;
@@ -459,8 +478,12 @@ static inline void rtt_hist_add(struct roce_analyzer *a, struct rtt_hist *h, uns
 /* h as the whole histogram. */
 void rtt_hist_get(const struct roce_analyzer *a, const struct rtt_hist *h, uint8_t hist[RTT_BUCKETS]);
 
-/* The round trip below which a fraction q (0..1) of a stream's samples lie, in microseconds. */
-uint32_t rtt_quantile_us(const struct roce_analyzer *a, const struct ack_block *r, double q);
+/* The round trip below which a fraction q (0..1) of a stream's samples lie, in microseconds (v),
+ * with the whole microseconds its bucket may hold: lo <= v <= hi, within [min, max]. */
+struct rtt_q {
+	uint32_t v, lo, hi;
+};
+struct rtt_q rtt_quantile(const struct roce_analyzer *a, const struct ack_block *r, double q);
 
 /* A zeroed block's index, or 0 when out of memory; block_give() hands one back (0: nothing).
  * block_reserve(): room for the next block_take() made (it then cannot fail); -1 when out of

@@ -517,7 +517,7 @@ assert set(t) == {"count", "evicted", "capture", "rows"} and len(t["rows"]) == t
 always = ["pair", "stream", "src", "dst", "dqpn", "paired", "peer_qpn", "transport", "pmtu", "packets", "bytes",
           "requests", "responses", "messages", "messages_by_op", "gaps", "missing_psns", "retransmits", "out_of_order",
           "timeouts", "lost_before_capture", "lost_after_capture", "copies", "naks", "rnr_naks", "max_idle_us", "congestion"]
-sometimes = {"first_psn": None, "last_psn": None, "response_time_us": {"count", "min", "mean", "p50", "p99", "max"},
+sometimes = {"first_psn": None, "last_psn": None, "response_time_us": {"count", "untimed", "min", "mean", "p50", "p50_range_us", "p99", "p99_range_us", "max"},
              "requester_turn_us": {"count", "mean", "max"},
              "nak_recovery_us": {"count", "mean", "max"}, "timeout_age_us": {"count", "mean", "max"}}
 for row in t["rows"]:
@@ -544,7 +544,12 @@ for i, row in enumerate(rows):  # a QP's two directions, paired with each other:
     c = row["congestion"]
     assert set(c) == {"ecn", "cnps", "cnp_unexpected", "ce_to_cnp_ns", "cnp_missing", "cnp_pending", "fecn", "becn"}, c
     assert set(c["ecn"]) == {"not_ect", "ect0", "ect1", "ce"} and sum(c["ecn"].values()) == row["packets"], row
-    assert c["ce_to_cnp_ns"] is None or set(c["ce_to_cnp_ns"]) == {"count", "min", "p50", "p99", "max"}, c
+    assert c["ce_to_cnp_ns"] is None or set(c["ce_to_cnp_ns"]) == {"count", "min", "p50", "p50_range_ns", "p99", "p99_range_ns", "max"}, c
+    for q, unit, o in (("p50", "us", row.get("response_time_us")), ("p99", "us", row.get("response_time_us")),
+                       ("p50", "ns", c["ce_to_cnp_ns"]), ("p99", "ns", c["ce_to_cnp_ns"])):
+        if o:  # a quantile lies in its bucket's range, within the samples' min and max
+            lo, hi = o[q + "_range_" + unit]
+            assert o["min"] <= lo <= o[q] <= hi <= o["max"], (q, o)
 PYEOF
 done
 [ "$bad" = 0 ] && ok "summary and --summary JSON carry the documented keys" || not_ok "summary JSON keys" "$bad files failed"

@@ -363,7 +363,9 @@ def check_timings(name, rows, series):
             timed["response times"] += len(rt)
             got = (len(rt), int(min(rt)) if rt else 0, int(max(rt)) if rt else 0)
             want = (r["count"], r["min"], r["max"]) if r else (0, 0, 0)
-            if got != want:
+            # a response answering several requests is one point, the newest's time (its smallest):
+            # as many points or fewer, the same min, the same max or less
+            if not (got[0] <= want[0] and got[1] == want[1] and got[2] <= want[2] and (got[0] > 0) == (want[0] > 0)):
                 fail(f"{name}: {row['src']}>{row['dst']}/{row['dqpn']}: response time points (count, min, max) {got}, summary {want}")
 
 

@@ -1923,11 +1923,87 @@ Test(analyze, rtt_quantiles)
 	cr_assert_eq(st.response_mean_us, 190);
 	cr_assert(st.response_p50_us >= 81 && st.response_p50_us <= 119, "p50 %u", st.response_p50_us);
 	cr_assert(st.response_p99_us >= 810 && st.response_p99_us <= 1000, "p99 %u", st.response_p99_us);
+	/* their buckets: 91..127 us (from the smallest sample, 100) and 725..1023 us (to the largest) */
+	cr_assert(st.response_p50_range_us[0] == 100 && st.response_p50_range_us[1] == 127, "p50 in [%u, %u]",
+		  st.response_p50_range_us[0], st.response_p50_range_us[1]);
+	cr_assert(st.response_p99_range_us[0] == 725 && st.response_p99_range_us[1] == 1000, "p99 in [%u, %u]",
+		  st.response_p99_range_us[0], st.response_p99_range_us[1]);
 
 	/* a timeout resend: its ACK times nothing */
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 150, .len = 64, .ts = t), "retransmit.timeout", "psn.retransmit");
 	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 199, .syn = SYN_ACK, .ts = t + 50000000));
 	cr_assert_eq(req_stats().response_count, 100);
+}
+
+/* Requests sent back to back are each timed against the first response covering them: a
+ * coalesced ACK answers every one up to its PSN, each from its own sending; the frame carries the
+ * newest's time. */
+Test(analyze, rtt_every_request_of_a_burst)
+{
+	mk(0, 0);
+	for (uint32_t i = 0; i < 10; i++)
+		EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100 + i, .len = 64, .ts = 1000000 + i * 10000));
+	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 104, .syn = SYN_ACK, .ts = 2000000));  /* 100..104 */
+	cr_assert_eq(F.response_ns, 2000000 - 1040000);
+	cr_assert_eq(req_stats().response_count, 5);
+	EXPECT_NO_EVENTS(RSP(.op = ACK, .psn = 109, .syn = SYN_ACK, .ts = 3000000));  /* 105..109 */
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.response_count, 10);
+	cr_assert_eq(st.response_untimed, 0);
+	cr_assert_eq(st.response_min_us, 960);   /* 104: 2000 - 1040 us */
+	cr_assert_eq(st.response_max_us, 1950);  /* 105: 3000 - 1050 us */
+	cr_assert_eq(F.response_ns, 3000000 - 1090000);
+}
+
+/* A READ is answered by its first response packet; the write before it by the same packet. */
+Test(analyze, rtt_read_answered_by_its_first_response)
+{
+	mk(0, 1024);
+	EXPECT_NO_EVENTS(send_only(99));
+	EXPECT_NO_EVENTS(REQ(.op = READ_REQ, .psn = 100, .dmalen = 2048));  /* 100, 101 */
+	EXPECT_NO_EVENTS(REQ(.op = READ_REQ, .psn = 102, .dmalen = 1024));
+	EXPECT_NO_EVENTS(RSP(.op = READ_FIRST, .psn = 100, .len = 1024, .syn = SYN_ACK));
+	cr_assert_eq(req_stats().response_count, 2);
+	EXPECT_NO_EVENTS(RSP(.op = READ_LAST, .psn = 101, .len = 1024, .syn = SYN_ACK));
+	cr_assert_eq(req_stats().response_count, 2);
+	EXPECT_NO_EVENTS(RSP(.op = READ_ONLY, .psn = 102, .len = 1024, .syn = SYN_ACK));
+	cr_assert_eq(req_stats().response_count, 3);
+}
+
+/* Karn's rule: a request resent after a NAK is not timed (its response answers either sending);
+ * those before it, not resent, are, and the next new one again. */
+Test(analyze, rtt_karn_resent_requests_not_timed)
+{
+	mk(0, 0);
+	for (uint32_t i = 0; i < 5; i++)
+		EXPECT_NO_EVENTS(send_only(100 + i));
+	EXPECT_EVENTS(nak(102, 0), "nak.psn_seq_err");
+	for (uint32_t i = 2; i < 5; i++)
+		REQ(.op = SEND_ONLY, .psn = 100 + i, .len = 64);  /* go-back-N from 102 */
+	EXPECT_NO_EVENTS(ack(104));
+	cr_assert_eq(req_stats().response_count, 2, "100 and 101 timed, the resent 102..104 not");
+	EXPECT_NO_EVENTS(send_only(105));
+	EXPECT_NO_EVENTS(ack(105));
+	cr_assert_eq(req_stats().response_count, 3);
+}
+
+/* At most RTT_OUTSTANDING requests wait for a response: one sent while that many wait is not
+ * timed and counted; once answered, the ring times again. */
+Test(analyze, rtt_ring_full_counts_untimed)
+{
+	mk(0, 0);
+	for (uint32_t i = 0; i < RTT_OUTSTANDING + 6; i++)
+		EXPECT_NO_EVENTS(send_only(1000 + i));
+	EXPECT_NO_EVENTS(ack(1000 + RTT_OUTSTANDING + 5));
+	struct roce_stream_stats st = req_stats();
+	cr_assert_eq(st.response_count, RTT_OUTSTANDING);
+	cr_assert_eq(st.response_untimed, 6);
+	for (uint32_t i = 0; i < 3; i++)
+		EXPECT_NO_EVENTS(send_only(1000 + RTT_OUTSTANDING + 6 + i));
+	EXPECT_NO_EVENTS(ack(1000 + RTT_OUTSTANDING + 8));
+	st = req_stats();
+	cr_assert_eq(st.response_count, RTT_OUTSTANDING + 3);
+	cr_assert_eq(st.response_untimed, 6);
 }
 
 /* Round trips of a tenth and half a second, and of 20 s (in the last bucket, from 11.9 s): the

@@ -574,6 +574,11 @@ static void cnp_delays_and_bursts(bool v6, unsigned n_vlan)
 	cr_assert_eq(s.ce_to_cnp_max_ns, 7250);
 	cr_assert(s.ce_to_cnp_p50_ns >= 3500 * 91 / 100 && s.ce_to_cnp_p50_ns <= 3500 * 110 / 100,
 		  "p50 %lld", (long long)s.ce_to_cnp_p50_ns);
+	/* their quarter-octave buckets: 3445..4095 ns from the smallest sample, 6889..8191 to the largest */
+	cr_assert(s.ce_to_cnp_p50_range_ns[0] == 3500 && s.ce_to_cnp_p50_range_ns[1] == 4095, "p50 in [%lld, %lld]",
+		  (long long)s.ce_to_cnp_p50_range_ns[0], (long long)s.ce_to_cnp_p50_range_ns[1]);
+	cr_assert(s.ce_to_cnp_p99_range_ns[0] == 6889 && s.ce_to_cnp_p99_range_ns[1] == 7250, "p99 in [%lld, %lld]",
+		  (long long)s.ce_to_cnp_p99_range_ns[0], (long long)s.ce_to_cnp_p99_range_ns[1]);
 	struct roce_stream_stats r = stream_of(2, QP_A);
 	cr_assert_eq(r.cnps, 0, "CNPs make no stream and count on the stream they answer");
 	cr_assert_eq(r.ecn[2], 6, "the ACKs: ECT(0), as u_base() makes them");

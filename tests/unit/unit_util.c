@@ -402,7 +402,7 @@ void u_assert_same_row(size_t k, const struct roce_stream_stats *x, const struct
 	SAME(first_psn); SAME(last_psn); SAME(has_psn); SAME(gaps); SAME(missing_psns); SAME(retransmits);
 	SAME(out_of_order); SAME(timeouts); SAME(lost_before); SAME(lost_after); SAME_ARRAY(naks);
 	SAME(rnr_naks); SAME(messages); SAME(messages_send); SAME(messages_write); SAME(messages_read);
-	SAME(messages_atomic); SAME(messages_other); SAME(response_count); SAME(response_min_us);
+	SAME(messages_atomic); SAME(messages_other); SAME(response_count); SAME(response_untimed); SAME(response_min_us);
 	SAME(response_mean_us); SAME(response_max_us); SAME(response_p50_us); SAME(response_p99_us);
 	SAME(turn_count); SAME(turn_mean_us); SAME(turn_max_us); SAME(recover_count); SAME(recover_mean_us);
 	SAME(recover_max_us); SAME(timeout_aged); SAME(timeout_age_mean_us); SAME(timeout_age_max_us);

@@ -163,9 +163,11 @@ void congestion_stream_json(const struct roce_stream_stats *s, FILE *out)
 		s->ecn[0], s->ecn[2], s->ecn[1], s->ecn[3], s->cnps, s->cnp_unexpected);
 	if (s->ce_to_cnp_count)
 		fprintf(out, ",\"ce_to_cnp_ns\":{\"count\":%" PRIu64 ",\"min\":%" PRId64 ",\"p50\":%" PRId64
-			     ",\"p99\":%" PRId64 ",\"max\":%" PRId64 "}",
-			s->ce_to_cnp_count, s->ce_to_cnp_min_ns, s->ce_to_cnp_p50_ns, s->ce_to_cnp_p99_ns,
-			s->ce_to_cnp_max_ns);
+			     ",\"p50_range_ns\":[%" PRId64 ",%" PRId64 "],\"p99\":%" PRId64 ",\"p99_range_ns\":[%" PRId64
+			     ",%" PRId64 "],\"max\":%" PRId64 "}",
+			s->ce_to_cnp_count, s->ce_to_cnp_min_ns, s->ce_to_cnp_p50_ns, s->ce_to_cnp_p50_range_ns[0],
+			s->ce_to_cnp_p50_range_ns[1], s->ce_to_cnp_p99_ns, s->ce_to_cnp_p99_range_ns[0],
+			s->ce_to_cnp_p99_range_ns[1], s->ce_to_cnp_max_ns);
 	else
 		fputs(",\"ce_to_cnp_ns\":null", out);
 	fprintf(out, ",\"cnp_missing\":%" PRIu64 ",\"cnp_pending\":%" PRIu64 ",\"fecn\":%" PRIu64 ",\"becn\":%" PRIu64 "}",

@@ -64,16 +64,40 @@ static void time_line(FILE *out, uint32_t stream, const char *what, uint64_t n, 
 	fprintf(out, "stream %" PRIu32 " %s: %" PRIu64 ", %s %s, %s %s\n", stream, what, n, k1, a, k2, b);
 }
 
+/* How far a quantile v may be from the samples it stands for (its bucket [lo, hi]), in whole
+ * percent rounded up: "±9 %". */
+static unsigned spread_pct(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	uint64_t d = hi > v ? hi - v : 0;
+	if (v > lo && v - lo > d)
+		d = v - lo;
+	return v ? (unsigned)((d * 100 + v - 1) / v) : 0;
+}
+
+/* "stream 3 response time: 13, min 0.012 ms, p50 431 µs (±19 %), p99 980 µs (±2 %), max 1.002 ms"
+ * (and how many were not timed, if any) */
+static void response_line(FILE *out, const struct roce_stream_stats *s)
+{
+	char mn[32], mx[32];
+	fmt_ms(mn, sizeof(mn), s->response_min_us);
+	fmt_ms(mx, sizeof(mx), s->response_max_us);
+	fprintf(out, "stream %" PRIu32 " response time: %" PRIu64 ", min %s, p50 %" PRIu32 " µs (±%u %%), p99 %" PRIu32
+		     " µs (±%u %%), max %s",
+		s->stream, s->response_count, mn, s->response_p50_us,
+		spread_pct(s->response_p50_us, s->response_p50_range_us[0], s->response_p50_range_us[1]),
+		s->response_p99_us, spread_pct(s->response_p99_us, s->response_p99_range_us[0], s->response_p99_range_us[1]),
+		mx);
+	if (s->response_untimed)
+		fprintf(out, ", untimed %" PRIu64, s->response_untimed);
+	fputc('\n', out);
+}
+
 /* The times of a stream that the table has no room for. */
 static void text_times(const struct roce_stream_stats *s, void *user)
 {
 	FILE *out = user;
 	if (s->response_count)
-		fprintf(out, "stream %" PRIu32 " response time: %" PRIu64 ", min %" PRIu32 ".%03" PRIu32 " ms, p99 %" PRIu32
-			     ".%03" PRIu32 " ms, max %" PRIu32 ".%03" PRIu32 " ms\n",
-			s->stream, s->response_count, s->response_min_us / 1000, s->response_min_us % 1000,
-			s->response_p99_us / 1000, s->response_p99_us % 1000, s->response_max_us / 1000,
-			s->response_max_us % 1000);
+		response_line(out, s);
 	if (s->turn_count)
 		time_line(out, s->stream, "requester's turn", s->turn_count, "mean", s->turn_mean_us, "max", s->turn_max_us);
 	if (s->recover_count)
@@ -201,10 +225,12 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 		s->gaps, s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->lost_before, s->lost_after,
 		s->copies, s->naks[0], s->naks[1], s->naks[2], s->naks[3], s->naks[4], s->rnr_naks);
 	if (s->response_count)
-		fprintf(j->out, ",\"response_time_us\":{\"count\":%" PRIu64 ",\"min\":%" PRIu32 ",\"mean\":%" PRIu32
-				",\"p50\":%" PRIu32 ",\"p99\":%" PRIu32 ",\"max\":%" PRIu32 "}",
-			s->response_count, s->response_min_us, s->response_mean_us, s->response_p50_us, s->response_p99_us,
-			s->response_max_us);
+		fprintf(j->out, ",\"response_time_us\":{\"count\":%" PRIu64 ",\"untimed\":%" PRIu64 ",\"min\":%" PRIu32
+				",\"mean\":%" PRIu32 ",\"p50\":%" PRIu32 ",\"p50_range_us\":[%" PRIu32 ",%" PRIu32
+				"],\"p99\":%" PRIu32 ",\"p99_range_us\":[%" PRIu32 ",%" PRIu32 "],\"max\":%" PRIu32 "}",
+			s->response_count, s->response_untimed, s->response_min_us, s->response_mean_us, s->response_p50_us,
+			s->response_p50_range_us[0], s->response_p50_range_us[1], s->response_p99_us,
+			s->response_p99_range_us[0], s->response_p99_range_us[1], s->response_max_us);
 	if (s->turn_count)
 		fprintf(j->out, ",\"requester_turn_us\":{\"count\":%" PRIu64 ",\"mean\":%" PRIu32 ",\"max\":%" PRIu32 "}",
 			s->turn_count, s->turn_mean_us, s->turn_max_us);
