@@ -353,7 +353,7 @@ struct roce_analyzer {
 	struct block_pool req_pool, loss_pool, resp_pool, cong_pool;
 	struct block_pool hist_pool;  /* spilled round-trip histograms (struct rtt_hist) */
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
-	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
+	struct sightings *copies; /* the sightings table (copies.h); NULL: copies not looked for */
 	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 	/* the arrays new streams fill, published for roce_analyzer_prefault() (prefault.c): the

@@ -222,6 +222,10 @@ ROCE_API uint64_t roce_analyzer_evictions(const struct roce_analyzer *a);
  * stream, or out of room for addresses (2^20 distinct ones); such frames get no stream id and no
  * transport findings. 0 on any ordinary capture: nonzero means the analysis is incomplete. */
 ROCE_API uint64_t roce_analyzer_refused(const struct roce_analyzer *a);
+/* Packets the copy detection forgot for room (past its bound of sightings) before every capture
+ * point had passed them by the copy window: a copy of one of them would not have been known. 0
+ * on any ordinary capture; copies not looked for: 0. */
+ROCE_API uint64_t roce_analyzer_copies_unchecked(const struct roce_analyzer *a);
 
 #ifdef __cplusplus
 }
