@@ -1071,12 +1071,16 @@ static void cm_pair(struct roce_analyzer *a, const struct roce_mad *m, uint32_t 
 static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t *frame)
 {
 	const struct roce_pkt *p = f->p;
+	struct sightings *t = a->copies;
 	enum copy_seen seen;
+	uint32_t icrc;
+	bool has_icrc = copy_icrc(p, &icrc);
 	uint64_t key = p->copy_hint ? p->copy_hint : copy_content_key(p, frame);  /* never 0 */
 	uint32_t where = copy_where(p, frame), src, dst, i;
-	struct copy_slot *slot = copy_find(a->copies, a->copy_window_ns, key, where, f->ts, f->frame, &seen);
+	struct sighting x = {f->ts, (uint32_t)f->frame, where, sightings_point(t, copy_point(p, frame), f->ts)};
+	struct sight_entry *e = sightings_find(t, key, icrc, has_icrc, f->ts, where, &seen);
 	if (seen == COPY_NEW) {
-		copy_note(slot, key, where, f->ts, f->frame);
+		sightings_add(t, key, icrc, has_icrc, &x);
 		return false;
 	}
 	bool known = p->op->op != ROCE_OP_CNP && addr_pair_ids(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst) &&
@@ -1084,12 +1088,14 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 	/* the same place, the same bytes: a copy (a network duplicate) only when the stream's IPv4 ids
 	 * count, so that a resend would have had a new one */
 	if (seen == COPY_SAME_PLACE && !(known && (a->s[i].flags & F_IPID) && p->net.kind == ROCE_NET_IPV4 && p->net.ip_id)) {
-		copy_note(slot, key, where, f->ts, f->frame);
+		sightings_add(t, key, icrc, has_icrc, &x);
 		return false;
 	}
-	struct roce_finding *x = find(f, ROCE_EV_FRAME_COPY, true, p->h.bth.psn, p->h.bth.psn, f->ts - slot->ts);
-	if (x)
-		x->ref_frame = frame_back(f->frame, slot->frame);
+	/* the packet's first sighting is the one referred to */
+	struct roce_finding *r = find(f, ROCE_EV_FRAME_COPY, true, p->h.bth.psn, p->h.bth.psn, f->ts - e->s[0].ts);
+	if (r)
+		r->ref_frame = frame_back(f->frame, e->s[0].frame);
+	sightings_also(e, &x);
 	if (known) {
 		a->ids[i].copies++;
 		if (f->out) {

@@ -1,8 +1,9 @@
-/* copies.c: copies of a frame (see copies.h). The content key reuses the ICRC (IBTA Vol 1
- * §7.8.1; RoCEv2 Annex A17.3.3), which already covers every byte of the packet that no hop may
- * change, so a key costs a few loads, not a pass over the payload. */
+/* copies.c: copies of a frame and the sightings table (see copies.h). The ICRC (IBTA Vol 1
+ * §7.8.1; RoCEv2 Annex A17.3.3) already covers every byte of the packet that no hop may change,
+ * so the headers and it tell packets apart in a few loads, not a pass over the payload. */
 #include "copies.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -27,7 +28,7 @@ static inline uint32_t ld32(const uint8_t *b)
 	return w;
 }
 
-/* n bytes (n < 8 after whole words), for the rare paths */
+/* n bytes (n < 8 after whole words) */
 static uint64_t mix_bytes(uint64_t h, const uint8_t *b, uint32_t n)
 {
 	for (; n >= 8; b += 8, n -= 8)
@@ -38,8 +39,7 @@ static uint64_t mix_bytes(uint64_t h, const uint8_t *b, uint32_t n)
 	return mix(h, w);
 }
 
-/* Runs for every frame: a few loads and multiplies on the common path (IPv4 or IPv6, the ICRC
- * captured), a byte loop only for a frame cut before its ICRC. */
+/* Runs for every frame: a few loads and multiplies. */
 uint64_t copy_content_key(const struct roce_pkt *p, const uint8_t *frame)
 {
 	uint32_t have = roce_readable_len(p->caplen);
@@ -49,16 +49,24 @@ uint64_t copy_content_key(const struct roce_pkt *p, const uint8_t *frame)
 	h ^= ld64(addr) * UINT64_C(0x165667b19e3779f9);
 	if (p->net.addr_len == 16)
 		h = mix(h, ld64(addr + 8) ^ ld64(addr + 16) * 3 ^ ld64(addr + 24) * 5);
-	uint32_t bth_end = (uint32_t)p->bth_off + ROCE_BTH_LEN;
-	if (bth_end <= have)
+	if ((uint32_t)p->bth_off + ROCE_BTH_LEN <= have)
 		h = mix(h, ld64(frame + p->bth_off) ^ (uint64_t)ld32(frame + p->bth_off + 8) << 17);
-	if (p->icrc_off && p->icrc_off + 4 <= have) {
-		h = mix(h, (uint64_t)p->icrc_wire << 1 | 1);
-	} else if (bth_end < have) {
-		uint32_t n = have - bth_end;
-		h = mix_bytes(h, frame + bth_end, n < 64 ? n : 64);
-	}
+	else
+		h = mix(h, (uint64_t)p->h.bth.dqpn << 32 | p->h.bth.psn);
 	return h ? h : 1;
+}
+
+/* The mirror wrapper into h: kind, ERSPAN session and direction, GRE key, VXLAN VNI, hardware id,
+ * and the mirror's own address (the outer IP source). */
+static uint64_t mix_wrap(uint64_t h, const struct roce_pkt *p, const uint8_t *frame)
+{
+	const struct roce_wrap *w = &p->wrap;
+	if (w->kind == ROCE_WRAP_NONE)
+		return h;
+	h = mix(h, (uint64_t)w->kind << 56 | (uint64_t)w->session_id << 40 | (uint64_t)w->direction << 32 |
+			   (w->has_key ? w->gre_key : 0));
+	h = mix(h, (uint64_t)w->vni << 16 | w->hwid);
+	return mix_bytes(h, frame + w->ip_off + (w->ip_version == 6 ? 8 : 12), w->ip_version == 6 ? 16 : 4);
 }
 
 uint32_t copy_where(const struct roce_pkt *p, const uint8_t *frame)
@@ -71,33 +79,208 @@ uint32_t copy_where(const struct roce_pkt *p, const uint8_t *frame)
 		h ^= (uint64_t)p->vlan[p->n_vlan - 1].vid << 36 ^ (uint64_t)p->n_vlan << 60;
 	if (p->eth_off >= 0)  /* destination and source MAC, captured whenever the IP header is */
 		h ^= (ld64(frame + p->eth_off) ^ (uint64_t)ld32(frame + p->eth_off + 8) << 16) * 0x9e3779b97f4a7c15u;
-	const struct roce_wrap *w = &p->wrap;
-	if (w->kind != ROCE_WRAP_NONE) {
-		h = mix(h, (uint64_t)w->kind << 56 | (uint64_t)w->session_id << 40 | (uint64_t)w->direction << 32 |
-				   (w->has_key ? w->gre_key : 0));
-		h = mix(h, (uint64_t)w->vni << 16 | w->hwid);
-		/* the mirror's own address: the outer IP source */
-		h = mix_bytes(h, frame + w->ip_off + (w->ip_version == 6 ? 8 : 12), w->ip_version == 6 ? 16 : 4);
-	}
+	h = mix_wrap(h, p, frame);
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-struct copy_slot *copy_find(struct copy_slot *table, int64_t window_ns, uint64_t key, uint32_t where, int64_t ts,
-			    uint64_t frame, enum copy_seen *seen)
+uint64_t copy_point(const struct roce_pkt *p, const uint8_t *frame)
 {
-	struct copy_slot *set = copy_set(table, key);
-	_Static_assert(COPY_WAYS == 4, "the ways are compared unrolled");
-	struct copy_slot *s = set[0].key == key ? &set[0] : set[1].key == key ? &set[1] :
-			      set[2].key == key ? &set[2] : set[3].key == key ? &set[3] : NULL;
-	*seen = COPY_NEW;
-	if (s) {
-		int64_t d = ts - s->ts;
-		if ((d < 0 ? -d : d) <= window_ns)
-			*seen = s->where != where ? COPY_ELSEWHERE : COPY_SAME_PLACE;
-		return s;
+	return mix_wrap(mix((uint64_t)p->capture_if << 32 | p->sll_ifindex, p->linktype), p, frame);
+}
+
+/* ---- the sightings table ---- */
+
+int sightings_init(struct sightings *t, int64_t window_ns)
+{
+	*t = (struct sightings){.mask = COPY_SIGHTINGS_MIN - 1, .window_ns = window_ns};
+	t->ring = calloc(COPY_SIGHTINGS_MIN, sizeof(*t->ring));
+	t->bucket = malloc(COPY_SIGHTINGS_MIN * sizeof(*t->bucket));
+	if (!t->ring || !t->bucket) {
+		sightings_free(t);
+		return -1;
 	}
-	/* a new packet replaces one of the set's four, by its frame number: copies come within a
-	 * few frames, or a few hundred (a pcapng's per-interface batches), long before a set has
-	 * taken four more */
-	return &set[frame & (COPY_WAYS - 1)];
+	/* head - 1: a sequence number no entry has */
+	memset(t->bucket, 0xff, COPY_SIGHTINGS_MIN * sizeof(*t->bucket));
+	return 0;
+}
+
+void sightings_free(struct sightings *t)
+{
+	if (t->ring)
+		for (uint32_t q = t->head; q != t->tail; q++)
+			free(t->ring[q & t->mask].more);
+	free(t->ring);
+	free(t->bucket);
+	t->ring = NULL;
+	t->bucket = NULL;
+}
+
+uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
+{
+	uint32_t i = t->last_point;
+	if (i >= t->n_points || t->points[i].id != id) {
+		for (i = 0; i < t->n_points && t->points[i].id != id; i++)
+			;
+		if (i == t->n_points) {
+			if (t->n_points < COPY_POINTS_MAX)
+				t->points[t->n_points++] = (struct capture_point){id, ts};
+			else  /* shared with another: it holds the older entries a little less long */
+				i = (uint32_t)(id % COPY_POINTS_MAX);
+		}
+		t->last_point = i;
+	}
+	if (ts > t->points[i].newest)
+		t->points[i].newest = ts;
+	return i;
+}
+
+static inline const struct sighting *sighting_at(const struct sight_entry *e, unsigned k)
+{
+	return k < COPY_INLINE ? &e->s[k] : &e->more[k - COPY_INLINE];
+}
+
+/* How e's packet was seen within the window of ts: not (its first sighting is not within it), at
+ * where already (a sighting there within it), or only elsewhere. The window runs from the first
+ * sighting, the packet's own: a chain of copies does not stretch it. */
+static enum copy_seen sighting_seen(const struct sightings *t, const struct sight_entry *e, int64_t ts, uint32_t where)
+{
+	int64_t d = ts - e->s[0].ts;
+	if ((d < 0 ? -d : d) > t->window_ns)
+		return COPY_NEW;
+	for (unsigned k = 0; k < e->n; k++) {
+		const struct sighting *x = sighting_at(e, k);
+		d = ts - x->ts;
+		if (x->where == where && (d < 0 ? -d : d) <= t->window_ns)
+			return COPY_SAME_PLACE;
+	}
+	return COPY_ELSEWHERE;
+}
+
+struct sight_entry *sightings_find(struct sightings *t, uint64_t key, uint32_t icrc, bool has_icrc, int64_t ts,
+				   uint32_t where, enum copy_seen *seen)
+{
+	struct sight_entry *found = NULL;
+	int64_t found_d = 0;
+	*seen = COPY_NEW;
+	/* newest first; each step to an older entry, so that a stale sequence number taken for a
+	 * live one (after 2^32 entries) cannot make a loop. Of the packets seen only elsewhere, the
+	 * one first seen nearest in time; else one seen here already (another sending of it). */
+	uint32_t age = t->tail - t->head;
+	for (uint32_t q = t->bucket[sightings_bucket_index(t, key)]; q - t->head < age; q = t->ring[q & t->mask].next) {
+		age = q - t->head;
+		struct sight_entry *e = &t->ring[q & t->mask];
+		if (e->key != key || (has_icrc && e->has_icrc && e->icrc != icrc))
+			continue;
+		enum copy_seen how = sighting_seen(t, e, ts, where);
+		int64_t d = ts - e->s[0].ts;
+		d = d < 0 ? -d : d;
+		if (how == COPY_ELSEWHERE && (*seen != COPY_ELSEWHERE || d < found_d)) {
+			*seen = how;
+			found = e;
+			found_d = d;
+		} else if (how == COPY_SAME_PLACE && *seen == COPY_NEW) {
+			*seen = how;
+			found = e;
+		}
+	}
+	return found;
+}
+
+void sightings_also(struct sight_entry *e, const struct sighting *x)
+{
+	if (e->n == UINT8_MAX)
+		return;
+	if (e->n < COPY_INLINE) {
+		e->s[e->n++] = *x;
+		return;
+	}
+	unsigned k = e->n - COPY_INLINE;
+	if (k == e->more_alloc) {
+		unsigned n = k ? 2 * k : 2;
+		struct sighting *m = realloc(e->more, n * sizeof(*m));
+		if (!m)
+			return;
+		e->more = m;
+		e->more_alloc = (uint16_t)n;
+	}
+	e->more[k] = *x;
+	e->n++;
+}
+
+/* The oldest time every capture point has passed: no frame to come is older. */
+static int64_t sightings_passed(const struct sightings *t)
+{
+	int64_t m = INT64_MAX;
+	for (uint32_t i = 0; i < t->n_points; i++)
+		if (t->points[i].newest < m)
+			m = t->points[i].newest;
+	return m;
+}
+
+/* Whether no frame to come can be a copy of e's packet: every point is past its first sighting
+ * plus the window. */
+static inline bool sighting_done(const struct sightings *t, const struct sight_entry *e, int64_t passed)
+{
+	return e->s[0].ts < passed && passed - e->s[0].ts > t->window_ns;
+}
+
+static void sightings_pop(struct sightings *t)
+{
+	struct sight_entry *e = &t->ring[t->head++ & t->mask];
+	free(e->more);
+	e->more = NULL;
+}
+
+/* Twice the room: the ring's entries to their new places, the chains made again. */
+static int sightings_grow(struct sightings *t)
+{
+	uint32_t n = 2 * (t->mask + 1), mask = n - 1;
+	struct sight_entry *ring = malloc((size_t)n * sizeof(*ring));
+	uint32_t *bucket = malloc((size_t)n * sizeof(*bucket));
+	if (!ring || !bucket) {
+		free(ring);
+		free(bucket);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		bucket[i] = t->head - 1;
+	for (uint32_t q = t->head; q != t->tail; q++) {
+		struct sight_entry *e = &ring[q & mask];
+		*e = t->ring[q & t->mask];
+		uint32_t *b = &bucket[(e->key ^ (e->key >> 29)) & mask];  /* sightings_bucket_index's */
+		e->next = *b;
+		*b = q;
+	}
+	free(t->ring);
+	free(t->bucket);
+	t->ring = ring;
+	t->bucket = bucket;
+	t->mask = mask;
+	return 0;
+}
+
+/* Room for one more entry in a full ring: the entries no frame can match any more forgotten; if
+ * few were, the ring twice as large; at COPY_SIGHTINGS_MAX, the oldest forgotten regardless. */
+static void sightings_room(struct sightings *t)
+{
+	uint32_t size = t->mask + 1, freed = 0;
+	int64_t passed = sightings_passed(t);
+	while (t->head != t->tail && sighting_done(t, &t->ring[t->head & t->mask], passed)) {
+		sightings_pop(t);
+		freed++;
+	}
+	if (freed >= size / 16 || (size < COPY_SIGHTINGS_MAX && sightings_grow(t) == 0) || freed)
+		return;
+	t->unchecked++;
+	sightings_pop(t);
+}
+
+void sightings_add(struct sightings *t, uint64_t key, uint32_t icrc, bool has_icrc, const struct sighting *x)
+{
+	if (t->tail - t->head > t->mask)
+		sightings_room(t);
+	uint32_t q = t->tail++, *b = &t->bucket[sightings_bucket_index(t, key)];
+	struct sight_entry *e = &t->ring[q & t->mask];
+	*e = (struct sight_entry){.key = key, .next = *b, .icrc = icrc, .n = 1, .has_icrc = has_icrc, .s = {*x}};
+	*b = q;
 }

@@ -10,16 +10,49 @@
 
 #include "roce/decode.h"
 
-/* A small table of recent sightings, set-associative by the packet's content key (COPY_WAYS
- * slots a set, a new packet taking the slot its frame number picks): a sighting is found again
- * for about COPY_SLOTS packets. */
-#define COPY_SLOTS 8192u
-#define COPY_WAYS 4u
-struct copy_slot {
-	uint64_t key;             /* content key, 0: empty */
+/* The sightings table: every packet seen within the copy window, with every place it was seen.
+ * An entry is kept until every capture point's newest frame is past its newest sighting plus the
+ * window (no later frame of any point can then be a copy of it), or until room is needed past
+ * COPY_SIGHTINGS_MAX entries: then the oldest is forgotten and counted (copies_unchecked). The
+ * entries sit in a ring in the order they were made, which grows from COPY_SIGHTINGS_MIN; each
+ * hash bucket heads a chain of entries, newest first, so that the ring's head moving on forgets
+ * them without touching the chains. */
+#define COPY_SIGHTINGS_MIN 8192u
+#define COPY_SIGHTINGS_MAX (1u << 20)
+#define COPY_INLINE 2u            /* sightings an entry holds inline; more go to an array */
+#define COPY_POINTS_MAX 256u      /* capture points told apart; beyond, points share a slot */
+
+struct sighting {
 	int64_t ts;
 	uint32_t frame;           /* its frame number's low 32 bits */
-	uint32_t where;           /* where it was seen */
+	uint32_t where;           /* where it was seen (copy_where) */
+	uint32_t point;           /* the capture point: its index in struct sightings' points */
+};
+
+/* A packet: its key, its ICRC when some point captured it whole, where it was seen. */
+struct sight_entry {
+	uint64_t key;             /* copy_content_key */
+	uint32_t next;            /* the previous entry of its bucket (a sequence number) */
+	uint32_t icrc;            /* has_icrc: the ICRC on the wire */
+	uint8_t n;                /* sightings (at most UINT8_MAX are kept) */
+	bool has_icrc;
+	uint16_t more_alloc;      /* room in more */
+	struct sighting *more;    /* sightings COPY_INLINE and on */
+	struct sighting s[COPY_INLINE];
+};
+
+struct sightings {
+	struct sight_entry *ring; /* entry of sequence number q: ring[q & mask] */
+	uint32_t *bucket;         /* newest entry's sequence number per bucket */
+	uint32_t mask;            /* ring and buckets: mask + 1 each */
+	uint32_t head, tail;      /* sequence numbers: the oldest entry, the next one */
+	uint32_t n_points, last_point;
+	int64_t window_ns;
+	uint64_t unchecked;       /* entries forgotten for room while a copy could still come */
+	struct capture_point {
+		uint64_t id;
+		int64_t newest;   /* the newest time a frame of it had */
+	} points[COPY_POINTS_MAX];
 };
 
 /* Whether roce_analyze() runs the transport analysis on a frame (copy detection included): a
@@ -31,18 +64,31 @@ static inline bool transport_analysable(const struct roce_pkt *p)
 	       p->net.addr_len;
 }
 
-/* The packet's content from the IP header (or GRH) on, with the bytes the ICRC leaves out masked
- * (TTL / hop limit, TOS / traffic class, flow label, checksums): its addresses, IPv4 id, UDP source
- * port, BTH and length, and the ICRC on the wire, which covers all the rest. A frame captured
- * short of its ICRC has its captured bytes after the BTH (up to 64) instead. Never 0. */
+/* The packet's key: what no hop changes and every capture point captured, from the IP header (or
+ * GRH) on: its addresses, IPv4 id, UDP source port, BTH and length (not the TTL / hop limit,
+ * TOS / traffic class, flow label or checksums). The ICRC is compared beside it where both
+ * sightings captured it (copy_icrc), so that a frame cut before it still matches a whole one.
+ * Never 0. */
 uint64_t copy_content_key(const struct roce_pkt *p, const uint8_t *frame);
+
+/* Whether the frame holds its ICRC whole (*icrc: its value). */
+static inline bool copy_icrc(const struct roce_pkt *p, uint32_t *icrc)
+{
+	*icrc = p->icrc_wire;
+	return p->icrc_off && p->icrc_off + 4 <= roce_readable_len(p->caplen);
+}
 
 /* Where the frame was seen: the capture interface, SLL2 interface index and packet type, the
  * mirror wrapper (kind, ERSPAN session and direction, GRE key, VXLAN VNI, outer source address),
  * the VLAN tags and the Ethernet addresses (a routed hop changes them). */
 uint32_t copy_where(const struct roce_pkt *p, const uint8_t *frame);
 
-/* How a frame's packet was seen before (copy_find). */
+/* The capture point a frame was seen at, for the table's forgetting: the capture interface, SLL2
+ * interface index, mirror session (kind, ERSPAN session and direction, GRE key, VXLAN VNI, outer
+ * source address). Frames of one point come in time order. */
+uint64_t copy_point(const struct roce_pkt *p, const uint8_t *frame);
+
+/* How a frame's packet was seen before (sightings_find). */
 enum copy_seen {
 	COPY_NEW,                 /* not within the window */
 	COPY_ELSEWHERE,           /* within it, somewhere else: a copy */
@@ -50,20 +96,28 @@ enum copy_seen {
 				   * explain it (the caller's call: a counted IPv4 id that did not change) */
 };
 
-/* The set of COPY_WAYS slots where a packet with this content key is looked for. */
-static inline struct copy_slot *copy_set(struct copy_slot *table, uint64_t key)
+int sightings_init(struct sightings *t, int64_t window_ns);
+void sightings_free(struct sightings *t);
+
+/* The bucket a key's entries are chained from. */
+static inline uint32_t sightings_bucket_index(const struct sightings *t, uint64_t key)
 {
-	return &table[((key ^ (key >> 29)) & (COPY_SLOTS / COPY_WAYS - 1)) * COPY_WAYS];
+	return (uint32_t)((key ^ (key >> 29)) & t->mask);
 }
 
-/* Look the frame's packet up: *seen says how it was seen, and the slot returned holds that
- * sighting, or is the one to record this frame in (copy_note) when it is not a copy. */
-struct copy_slot *copy_find(struct copy_slot *table, int64_t window_ns, uint64_t key, uint32_t where, int64_t ts,
-			    uint64_t frame, enum copy_seen *seen);
+/* The index of the point with this id, its newest time moved on to ts. */
+uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts);
 
-static inline void copy_note(struct copy_slot *s, uint64_t key, uint32_t where, int64_t ts, uint64_t frame)
-{
-	*s = (struct copy_slot){key, ts, (uint32_t)frame, where};
-}
+/* The packet with this key (and ICRC, has_icrc) sighted within the window of ts: *seen says how,
+ * and the entry returned holds its sightings (NULL: COPY_NEW). It is valid until the next
+ * sightings_add. */
+struct sight_entry *sightings_find(struct sightings *t, uint64_t key, uint32_t icrc, bool has_icrc, int64_t ts,
+				   uint32_t where, enum copy_seen *seen);
+
+/* One more sighting of entry e's packet (from sightings_find). */
+void sightings_also(struct sight_entry *e, const struct sighting *x);
+
+/* A new packet, first sighted as x. */
+void sightings_add(struct sightings *t, uint64_t key, uint32_t icrc, bool has_icrc, const struct sighting *x);
 
 #endif

@@ -72,10 +72,10 @@ bool roce_analyze_prefetch(struct roce_analyzer *a, struct roce_pkt *p, const ui
 		r->response = p->op->flags & ROCE_OPF_RESPONSE;
 		r->hash = (uint32_t)p->stream_hint;
 		load(&a->streams.slots[r->hash & a->streams.mask]);
-		if (a->copies) {  /* its set among the recent sightings (copies.h) */
+		if (a->copies) {  /* its bucket in the sightings table (copies.h) */
 			if (!p->copy_hint)  /* unless the decoder found it (ROCE_DECODE_COPY_KEY) */
 				p->copy_hint = copy_content_key(p, frame);
-			load(copy_set(a->copies, p->copy_hint));
+			load(&a->copies->bucket[sightings_bucket_index(a->copies, p->copy_hint)]);
 		}
 	}
 	/* 2: the frame AHEAD_STEP before: its slot has arrived; its stream's core (the first slot of

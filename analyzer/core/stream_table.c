@@ -389,7 +389,13 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	int64_t window_us = cfg && cfg->copy_window_us ? cfg->copy_window_us : 1000;
 	if (window_us >= 0) {
 		a->copy_window_ns = window_us > INT64_MAX / 1000 ? INT64_MAX : window_us * 1000;
-		a->copies = calloc(COPY_SLOTS, sizeof(*a->copies));
+		a->copies = malloc(sizeof(*a->copies));
+		if (a->copies && sightings_init(a->copies, a->copy_window_ns) < 0) {
+			if (a->copies)
+		sightings_free(a->copies);
+	free(a->copies);
+			a->copies = NULL;
+		}
 	}
 	if (!a->sends || (window_us >= 0 && !a->copies) || idxmap_init(&a->streams, 1024) < 0 ||
 	    idxmap_init(&a->pairs, 256) < 0 || u64map_init(&a->addr_index, 256) < 0 ||
@@ -413,6 +419,8 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	free(a->evict.rec);
 	free(a->addrs);
 	free(a->sends);
+	if (a->copies)
+		sightings_free(a->copies);
 	free(a->copies);
 	free(a->found.f);
 	pages_free(a->req_pool.mem, (size_t)a->req_pool.n_alloc * a->req_pool.size);
@@ -675,4 +683,9 @@ bool finding_grow(struct roce_analyzer *a, struct roce_findings *out)
 uint64_t roce_analyzer_findings(const struct roce_analyzer *a, enum roce_event e)
 {
 	return (unsigned)e < ROCE_EV_COUNT ? a->found.count[e] : 0;
+}
+
+uint64_t roce_analyzer_copies_unchecked(const struct roce_analyzer *a)
+{
+	return a->copies ? a->copies->unchecked : 0;
 }

@@ -372,7 +372,7 @@ struct roce_analyzer {
 	struct block_pool hist_pool;  /* spilled round-trip histograms (struct rtt_hist) */
 	struct block_pool rtt_pool;   /* rings of requests waiting for their response (struct rtt_ring) */
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
-	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
+	struct sightings *copies; /* the sightings table (copies.h); NULL: copies not looked for */
 	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 	struct found {            /* the frame's findings (roce_findings.f points at f): emptied per

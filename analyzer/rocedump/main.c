@@ -407,6 +407,12 @@ int main(int argc, char **argv)
 			"rocedump: warning: %" PRIu64 " frames not analysed: no memory (or no room among 2^20 addresses) "
 			"for their streams\n",
 			refused);
+	uint64_t unchecked = roce_analyzer_copies_unchecked(an);
+	if (unchecked)  /* a copy of these may have been taken for a resend */
+		fprintf(stderr,
+			"rocedump: warning: %" PRIu64 " packets not checked for copies to the end of the copy window: "
+			"too many sightings at once\n",
+			unchecked);
 	uint64_t n_streams = roce_analyzer_streams(an);
 	if (o.streams || (o.quiet && n_streams >= 1 && n_streams <= QUIET_TABLE_MAX)) {
 		if (o.format == OUT_JSON)

@@ -239,6 +239,10 @@ ROCE_API uint64_t roce_analyzer_refused(const struct roce_analyzer *a);
  * be more than the number of frames with e. 0 for an event the analyzer does not find (the
  * decoder's). */
 ROCE_API uint64_t roce_analyzer_findings(const struct roce_analyzer *a, enum roce_event e);
+/* Packets the copy detection forgot for room (past its bound of sightings) before every capture
+ * point had passed them by the copy window: a copy of one of them would not have been known. 0
+ * on any ordinary capture; copies not looked for: 0. */
+ROCE_API uint64_t roce_analyzer_copies_unchecked(const struct roce_analyzer *a);
 
 #ifdef __cplusplus
 }

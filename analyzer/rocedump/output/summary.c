@@ -71,6 +71,10 @@ void summary_print_text(const struct summary *s, const struct capstats *cs, cons
 	if (!any)
 		fprintf(out, "events: none\n");
 	findings_print_text(s, an, out);
+	uint64_t unchecked = roce_analyzer_copies_unchecked(an);
+	if (unchecked)  /* only then: an ordinary capture has none */
+		fprintf(out, "copies unchecked: %" PRIu64 " packets forgotten for room before their window ended\n",
+			unchecked);
 	congestion_print_text(an, link_bps, out);
 }
 
@@ -101,6 +105,9 @@ void summary_print_json(const struct summary *s, const struct capstats *cs, cons
 	}
 	fprintf(out, "},");
 	findings_print_json(s, an, out);
+	uint64_t unchecked = roce_analyzer_copies_unchecked(an);
+	if (unchecked)
+		fprintf(out, "\"copies_unchecked\":%" PRIu64 ",", unchecked);
 	capstats_print_json(cs, out);
 	fprintf(out, "}");
 	congestion_print_json(an, out);

@@ -1,0 +1,125 @@
+/* test_copies.c: the sightings table copy detection keeps (analyzer/core/copies.c): a packet is
+ * found again from another capture point however far apart the two sightings are in the file,
+ * as long as they are within the window of each other; it is forgotten only when every point is
+ * past its window, or, past COPY_SIGHTINGS_MAX entries, for room, counted as unchecked. */
+#include <criterion/criterion.h>
+
+#include "copies.h"
+
+#define WINDOW 1000  /* ns */
+
+static struct sightings T;
+
+static void teardown(void)
+{
+	sightings_free(&T);
+}
+
+TestSuite(copies, .fini = teardown);
+
+static uint64_t key_of(uint32_t i)
+{
+	return (uint64_t)i * 0x9e3779b97f4a7c15u | 1;
+}
+
+/* A sighting of packet i at point pt (its where: pt) at ts: how it was seen before; new, noted. */
+static enum copy_seen sight(uint32_t i, uint32_t pt, int64_t ts, uint32_t frame, uint32_t *first_frame)
+{
+	enum copy_seen seen;
+	struct sighting x = {ts, frame, pt, sightings_point(&T, pt, ts)};
+	struct sight_entry *e = sightings_find(&T, key_of(i), i, true, ts, pt, &seen);
+	if (seen == COPY_NEW) {
+		sightings_add(&T, key_of(i), i, true, &x);
+		return seen;
+	}
+	if (first_frame)
+		*first_frame = e->s[0].frame;
+	sightings_also(e, &x);
+	return seen;
+}
+
+/* Point 1's frames come in blocks of 3 x COPY_SIGHTINGS_MIN after point 0's, the packets 1 ns
+ * apart and the two sightings of one 3 ns apart: every one is found, its first sighting named.
+ * (A point is known from its first frame on: here one at the start.) */
+Test(copies, far_apart_in_the_file)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	sightings_point(&T, 1, 0);
+	uint32_t n = 3 * COPY_SIGHTINGS_MIN, frame = 0;
+	for (uint32_t block = 0; block < 3; block++) {
+		uint32_t first = block * n;
+		for (uint32_t i = first; i < first + n; i++)
+			cr_assert_eq(sight(i, 0, i, ++frame, NULL), COPY_NEW);
+		for (uint32_t i = first; i < first + n; i++) {
+			uint32_t ref = 0;
+			cr_assert_eq(sight(i, 1, i + 3, ++frame, &ref), COPY_ELSEWHERE, "packet %u", i);
+			cr_assert_eq(ref, 2 * first + (i - first) + 1);
+		}
+	}
+	cr_assert_eq(T.unchecked, 0);
+	cr_assert_leq(T.tail - T.head, 2 * n + 2 * COPY_SIGHTINGS_MIN, "the older blocks forgotten");
+}
+
+/* Outside the window of the first sighting: another packet; at the same place: another sending. */
+Test(copies, window_and_place)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	cr_assert_eq(sight(7, 0, 10000, 1, NULL), COPY_NEW);
+	cr_assert_eq(sight(7, 1, 10000 - WINDOW, 2, NULL), COPY_ELSEWHERE, "before it, within the window");
+	cr_assert_eq(sight(7, 2, 10000 + WINDOW + 1, 3, NULL), COPY_NEW, "past the window of the first");
+	cr_assert_eq(sight(8, 0, 20000, 4, NULL), COPY_NEW);
+	cr_assert_eq(sight(8, 1, 20010, 5, NULL), COPY_ELSEWHERE);
+	cr_assert_eq(sight(8, 1, 20020, 6, NULL), COPY_SAME_PLACE, "seen at point 1 already");
+	cr_assert_eq(sight(8, 0, 20030, 7, NULL), COPY_SAME_PLACE);
+}
+
+/* The ICRC tells packets with the same headers apart only where both sightings have it. */
+Test(copies, icrc_only_where_both_have_it)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	enum copy_seen seen;
+	struct sighting x = {100, 1, 0, sightings_point(&T, 0, 100)};
+	sightings_add(&T, 42, 0xaabbccdd, true, &x);
+	cr_assert_null(sightings_find(&T, 42, 0x11223344, true, 101, 1, &seen));
+	cr_assert_eq(seen, COPY_NEW, "another ICRC: another packet");
+	cr_assert_not_null(sightings_find(&T, 42, 0, false, 101, 1, &seen));
+	cr_assert_eq(seen, COPY_ELSEWHERE, "cut short of its ICRC: the same packet");
+	cr_assert_not_null(sightings_find(&T, 42, 0xaabbccdd, true, 101, 1, &seen));
+	cr_assert_eq(seen, COPY_ELSEWHERE);
+}
+
+/* One point moving on: its entries are forgotten as the window passes, the table stays small. */
+Test(copies, one_point_forgets)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	for (uint32_t i = 0; i < 20 * COPY_SIGHTINGS_MIN; i++)
+		cr_assert_eq(sight(i, 0, (int64_t)i * 10, i + 1, NULL), COPY_NEW);
+	cr_assert_eq(T.mask + 1, COPY_SIGHTINGS_MIN);
+	cr_assert_eq(T.unchecked, 0);
+}
+
+/* A point that stopped holds every entry: past COPY_SIGHTINGS_MAX, the oldest go, counted. */
+Test(copies, bound_counts_unchecked)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	sightings_point(&T, 1, 0);
+	for (uint32_t i = 0; i < COPY_SIGHTINGS_MAX + 5; i++)
+		sight(i, 0, (int64_t)i * 10, i + 1, NULL);
+	cr_assert_eq(T.mask + 1, COPY_SIGHTINGS_MAX);
+	cr_assert_eq(T.unchecked, 5);
+}
+
+/* Many sightings of one packet: kept past the inline ones. */
+Test(copies, many_points)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	cr_assert_eq(sight(3, 0, 500, 1, NULL), COPY_NEW);
+	for (uint32_t pt = 1; pt < 10; pt++)
+		cr_assert_eq(sight(3, pt, 500 + pt, pt + 1, NULL), COPY_ELSEWHERE);
+	enum copy_seen seen;
+	struct sight_entry *e = sightings_find(&T, key_of(3), 3, true, 520, 99, &seen);
+	cr_assert_not_null(e);
+	cr_assert_eq(e->n, 10);
+	cr_assert_eq(e->more[7].frame, 10);
+	cr_assert_eq(e->more[7].point, 9);
+}
