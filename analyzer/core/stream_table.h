@@ -13,6 +13,7 @@
 #include "congestion.h"
 #include "copies.h"
 #include "idxmap.h"
+#include "mirror.h"
 #include "stream_hash.h"
 #include "roce/analyze.h"
 #include "u64map.h"
@@ -354,6 +355,7 @@ struct roce_analyzer {
 	struct block_pool hist_pool;  /* spilled round-trip histograms (struct rtt_hist) */
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
 	struct copy_slot *copies; /* recent sightings, COPY_SLOTS; NULL: copies not looked for */
+	struct mirror_table mirror;  /* mirror sessions (mirror.h) */
 	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 	/* the arrays new streams fill, published for roce_analyzer_prefault() (prefault.c): the

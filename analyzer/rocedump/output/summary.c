@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "output/congestion_out.h"
+#include "output/mirror_out.h"
 
 void summary_print_text(const struct summary *s, const struct capstats *cs, const struct roce_analyzer *an,
 			uint64_t link_bps, FILE *out)
@@ -38,6 +39,7 @@ void summary_print_text(const struct summary *s, const struct capstats *cs, cons
 	}
 	if (!any)
 		fprintf(out, "events: none\n");
+	mirror_print_text(an, cs, out);
 	congestion_print_text(an, link_bps, out);
 }
 
@@ -68,6 +70,7 @@ void summary_print_json(const struct summary *s, const struct capstats *cs, cons
 	}
 	fprintf(out, "},");
 	capstats_print_json(cs, out);
+	mirror_print_json(an, cs, out);
 	fprintf(out, "}");
 	congestion_print_json(an, out);
 	fprintf(out, "}\n");
