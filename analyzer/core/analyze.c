@@ -667,6 +667,8 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 	} else if (!(s->flags & F_RESEND) && !start) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, rq->next_psn, psn, -1);
 		l->ooo++;
+		if (f->mirror.late)  /* came late past the mirror too: not lost at it after all */
+			mirror_unclaim(&a->mirror, &f->mirror, a->ids[s - a->s].id);
 	}
 	uint32_t end = (psn + span) & PSN_MASK;
 	int32_t over = psn_diff(end, rq->next_psn);

@@ -75,8 +75,8 @@ static int32_t session_of(struct mirror_table *t, const struct roce_mirror_point
 }
 
 /* A frame below the expected number, back numbers before it: a skipped one comes late (taken back
- * from the loss), a duplicate or one too late to tell, or the tunnel started again. */
-static void seq_back(struct mirror_sess *s, uint32_t seq, uint32_t back)
+ * from the loss: true), a duplicate or one too late to tell, or the tunnel started again. */
+static bool seq_back(struct mirror_sess *s, uint32_t seq, uint32_t back)
 {
 	uint64_t bit = back <= 64 ? UINT64_C(1) << (back - 1) : 0;
 	if (s->holes & bit) {
@@ -85,7 +85,9 @@ static void seq_back(struct mirror_sess *s, uint32_t seq, uint32_t back)
 		s->row.lost--;
 		if (s->credit)
 			s->credit--;
-	} else if (back < MIRROR_RESTART_BACK) {
+		return true;
+	}
+	if (back < MIRROR_RESTART_BACK) {
 		s->row.late++;
 	} else {
 		s->row.restarts++;
@@ -93,6 +95,7 @@ static void seq_back(struct mirror_sess *s, uint32_t seq, uint32_t back)
 		s->holes = 0;
 		s->credit = 0;
 	}
+	return false;
 }
 
 /* A frame d numbers past the expected one (d > 0): a gap of d frames. */
@@ -111,7 +114,7 @@ void mirror_frame(struct mirror_table *t, const struct roce_pkt *p, const uint8_
 {
 	struct roce_mirror_point pt;
 	out->sess = -1;
-	out->gap = false;
+	out->gap = out->late = false;
 	if (!roce_mirror_point_of(p, frame, &pt))
 		return;
 	int32_t i = session_of(t, &pt);
@@ -131,7 +134,7 @@ void mirror_frame(struct mirror_table *t, const struct roce_pkt *p, const uint8_
 	int32_t d = (int32_t)(seq - s->next);  /* modulo 2^32: the numbers wrap */
 	out->seq = seq;
 	if (d < 0) {
-		seq_back(s, seq, (uint32_t)-(int64_t)d);
+		out->late = seq_back(s, seq, (uint32_t)-(int64_t)d);
 		return;
 	}
 	if (d > 0) {
@@ -161,6 +164,15 @@ bool mirror_claim(struct mirror_table *t, const struct mirror_seen *m, uint32_t 
 	s->credit -= missing;
 	s->row.lost_psns += missing;
 	return true;
+}
+
+void mirror_unclaim(struct mirror_table *t, const struct mirror_seen *m, uint32_t stream_id)
+{
+	uint32_t had = 0;
+	if (m->sess < 0 || !t->by_stream.slots || !u64map_get(&t->by_stream, stream_id, &had) || !had)
+		return;
+	if (u64map_put(&t->by_stream, stream_id, had - 1) == 0 && t->s[m->sess].row.lost_psns)
+		t->s[m->sess].row.lost_psns--;
 }
 
 uint32_t mirror_stream_lost(const struct mirror_table *t, uint32_t stream_id)

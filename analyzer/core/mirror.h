@@ -38,6 +38,7 @@ struct mirror_seen {
 	int32_t sess;              /* the frame's session, -1: none (not mirrored, no room) */
 	uint32_t seq;              /* its sequence number (when the session has them) */
 	bool gap;                  /* it follows a gap: expected .. seq - 1 never came */
+	bool late;                 /* it is one a gap skipped, come late (reordered) */
 	uint32_t expected;
 };
 
@@ -46,6 +47,8 @@ void mirror_frame(struct mirror_table *t, const struct roce_pkt *p, const uint8_
 /* Whether a gap of the session before sequence number seq accounts for missing packets of a
  * stream (it takes them from the gap's lost frames, and counts them on the stream's id). */
 bool mirror_claim(struct mirror_table *t, const struct mirror_seen *m, uint32_t stream_id, uint32_t missing);
+/* A packet of stream_id a gap's claim counted lost at the mirror came late (m->late): one less. */
+void mirror_unclaim(struct mirror_table *t, const struct mirror_seen *m, uint32_t stream_id);
 /* PSNs of stream_id's psn.gap events counted lost at a mirror. */
 uint32_t mirror_stream_lost(const struct mirror_table *t, uint32_t stream_id);
 void mirror_free(struct mirror_table *t);
