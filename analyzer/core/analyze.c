@@ -31,6 +31,7 @@ struct frame_ctx {
 	uint64_t frame;           /* its number in the file */
 	bool late;                /* its IPv4 id says it was sent before a frame already seen on its
 				   * stream: reordered on the way */
+	struct mirror_seen mirror; /* its mirror session and sequence number (mirror.h) */
 };
 
 /* The frame gets event e; out, when there is one and room in it, the details: a pointer to
@@ -657,7 +658,10 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 			d = 0;
 		}
 		if (d > 0) {
-			find(f, ROCE_EV_PSN_GAP, true, rq->next_psn, psn, -1);
+			struct roce_finding *x = find(f, ROCE_EV_PSN_GAP, true, rq->next_psn, psn, -1);
+			bool at_mirror = mirror_claim(&a->mirror, &f->mirror, a->ids[s - a->s].id, (uint32_t)d);
+			if (x)
+				x->at_mirror = at_mirror;
 			if ((l = loss_need(a, s))) {
 				l->gaps++;
 				l->missing += (uint32_t)d;
@@ -728,6 +732,8 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 	} else if (!(s->flags & F_RESEND) && !start) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, rq->next_psn, psn, -1);
 		l->ooo++;
+		if (f->mirror.late)  /* came late past the mirror too: not lost at it after all */
+			mirror_unclaim(&a->mirror, &f->mirror, a->ids[s - a->s].id);
 	}
 	uint32_t end = (psn + span) & PSN_MASK;
 	int32_t over = psn_diff(end, rq->next_psn);
@@ -1188,10 +1194,20 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		c->last_ts = ts_ns;
 	if (ts_ns > c->next_deadline || ts_ns < c->pause_until || p->net.kind == ROCE_NET_MACC)
 		cong_frame_slow(a, p, frame, ts_ns, out);
+	struct frame_ctx f = {a, p, out, p->op ? p->h.bth.dqpn : 0, ts_ns, number};
+	mirror_frame(&a->mirror, p, frame, &f.mirror);
+	if (f.mirror.gap) {
+		struct roce_finding *x = finding_add(a, p, out, ROCE_EV_MIRROR_GAP, 0);
+		if (x) {
+			x->has_psn = true;
+			x->expected_psn = f.mirror.expected;
+			x->seen_psn = f.mirror.seq;
+			x->delta_ns = -1;
+		}
+	}
 	if (!transport_analysable(p))
 		return;
 	unsigned tr_first = out ? out->n : 0;  /* the transport findings', after the congestion ones */
-	struct frame_ctx f = {a, p, out, p->h.bth.dqpn, ts_ns, number};
 	if (a->copies && is_copy(a, &f, frame))
 		return;
 	const struct roce_net *n = &p->net;

@@ -13,6 +13,13 @@ static bool eth_ok(const struct roce_field_src *c)
 {
 	return c->p->eth_off >= 0 && (uint32_t)c->p->eth_off + 14 <= roce_readable_len(c->p->caplen);
 }
+/* The mirror's own link layer: the outer Ethernet header of a wrapped frame (link.* is the
+ * innermost one's). */
+static bool wrap_eth(const struct roce_field_src *c)
+{
+	return c->p->wrap.kind != ROCE_WRAP_NONE && c->p->linktype == ROCE_LINK_ETHERNET &&
+	       14 <= roce_readable_len(c->p->caplen);
+}
 static bool is_sll(const struct roce_pkt *p) { return p->linktype == ROCE_LINK_SLL || p->linktype == ROCE_LINK_SLL2; }
 static bool W(const struct roce_pkt *p) { return p->wrap.kind != ROCE_WRAP_NONE; }
 static bool VX(const struct roce_pkt *p) { return p->wrap.kind == ROCE_WRAP_VXLAN; }

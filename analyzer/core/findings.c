@@ -104,7 +104,8 @@ static const char *ref_text(const struct roce_finding *x)
 			   x->event == ROCE_EV_NAK_RESTART_WRONG ? ", NAK in frame " :
 			   x->event == ROCE_EV_RNR_RETRY_EARLY ? ", RNR NAK in frame " :
 			   x->event == ROCE_EV_RETRANSMIT_SPURIOUS ? ", resend in frame " : NULL;
-	const char *end = x->acked_before ? ", ACKed before it, not counted lost)" : ")";
+	const char *end = x->acked_before ? ", ACKed before it, not counted lost)" :
+			  x->at_mirror ? ", lost at the mirror)" : ")";
 	if (!x->ref_frame || !what)  /* psn.retransmit: the JSON has it */
 		return end;
 	snprintf(t, sizeof(t), "%s%" PRIu64 "%s", what, x->ref_frame, end);
@@ -166,6 +167,11 @@ size_t roce_event_text_n(char *buf, size_t cap, enum roce_event e, const struct 
 			k = snprintf(buf + at, cap - at, ", resent %u times, %u seen, %u inferred",
 				     (unsigned)x->resends_seen + x->resends_inferred, (unsigned)x->resends_seen,
 				     (unsigned)x->resends_inferred);
+			n += k > 0 ? k : 0;
+			at = (size_t)n < cap ? (size_t)n : cap;
+		}
+		if (e == ROCE_EV_MIRROR_GAP) {
+			k = snprintf(buf + at, cap - at, ", %" PRIu32 " lost", x->seen_psn - x->expected_psn);
 			n += k > 0 ? k : 0;
 			at = (size_t)n < cap ? (size_t)n : cap;
 		}

@@ -423,6 +423,7 @@ void roce_analyzer_free(struct roce_analyzer *a)
 		sightings_free(a->copies);
 	free(a->copies);
 	free(a->found.f);
+	mirror_free(&a->mirror);
 	pages_free(a->req_pool.mem, (size_t)a->req_pool.n_alloc * a->req_pool.size);
 	pages_free(a->loss_pool.mem, (size_t)a->loss_pool.n_alloc * a->loss_pool.size);
 	pages_free(a->resp_pool.mem, (size_t)a->resp_pool.n_alloc * a->resp_pool.size);
@@ -527,6 +528,8 @@ static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_st
 	if (l) {
 		st->lost_after = l->lost_after;
 		st->lost_before = l->missing > l->ooo ? l->missing - l->ooo : 0;
+		st->lost_mirror = mirror_stream_lost(&a->mirror, a->ids[i].id);
+		st->lost_before -= st->lost_mirror < st->lost_before ? st->lost_mirror : st->lost_before;
 		st->gaps = l->gaps;
 		st->missing_psns = l->missing;
 		st->retransmits = l->retransmits;

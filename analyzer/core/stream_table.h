@@ -13,6 +13,7 @@
 #include "congestion.h"
 #include "copies.h"
 #include "idxmap.h"
+#include "mirror.h"
 #include "stream_hash.h"
 #include "roce/analyze.h"
 #include "u64map.h"
@@ -373,6 +374,7 @@ struct roce_analyzer {
 	struct block_pool rtt_pool;   /* rings of requests waiting for their response (struct rtt_ring) */
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
 	struct sightings *copies; /* the sightings table (copies.h); NULL: copies not looked for */
+	struct mirror_table mirror;  /* mirror sessions (mirror.h) */
 	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */
 	struct found {            /* the frame's findings (roce_findings.f points at f): emptied per

@@ -82,6 +82,9 @@ struct roce_finding {
 	/* retransmit.timeout: an ACK covering the resent PSN was seen before the resend (the PSN
 	 * arrived; the ACK may have been lost after the capture point): not counted lost */
 	bool acked_before;
+	/* psn.gap: a mirror.gap of the frame's mirror session (mirror.h) accounts for the missing
+	 * packets: lost at the mirror, not before the capture point */
+	bool at_mirror;
 };
 
 /* A frame's findings: all of them, however many (a pause in traffic may expire a thousand due
@@ -180,6 +183,8 @@ struct roce_stream_stats {
 	 * the PSNs after them were discarded by the responder, not lost; a timeout resend of a PSN
 	 * already ACKed, or shown spurious by a second ACK, does not count) */
 	uint64_t lost_before, lost_after;
+	uint64_t lost_mirror;      /* missing PSNs a gap of the mirror's own sequence numbers accounts
+				    * for (mirror.h): not in lost_before */
 	uint64_t naks[5], rnr_naks;   /* NAKs and RNR NAKs reporting this stream's PSNs, by code (sent
 				       * on the reverse stream; there when the pair is not known) */
 	uint64_t messages;         /* completed request messages (LAST/ONLY) */

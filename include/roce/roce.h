@@ -9,6 +9,7 @@
 #include "roce/decode.h"
 #include "roce/build.h"
 #include "roce/analyze.h"
+#include "roce/mirror.h"
 #include "roce/congestion.h"
 #include "roce/mad.h"
 #include "roce/fields.h"

@@ -168,6 +168,26 @@ def ce_burst(rxe, out):
     write_pcap(os.path.join(out, 'rc_pingpong_ecn_ce_burst.pcap'), head, burst + recs[CE_BURST_FRAMES:])
 
 
+def erspan_seq(frame):
+    """The GRE sequence number of an Ethernet/IPv4/GRE(S)/ERSPAN II frame."""
+    ihl = (frame[ETH_LEN] & 0x0f) * 4
+    return struct.unpack_from('!I', frame, ETH_LEN + ihl + 4)[0]
+
+
+def mirror_gap(rxe, out):
+    """erspan2_mirror_gap.pcap: erspan2_rc_pingpong.pcap without its frame 16 (GRE sequence 18,
+    a SEND_MIDDLE, PSN 769175), and its frames 30 and 31 swapped (the later sent first: reordered
+    on the way to the collector): one mirror.gap of 1 frame, whose psn.gap is the mirror's loss,
+    and one frame taken back as reordered."""
+    src = os.path.join(rxe, 'erspan2_rc_pingpong.pcap')
+    head, recs = read_pcap(src)
+    if erspan_seq(recs[15][3]) != 18 or erspan_seq(recs[29][3]) != 32:
+        raise ValueError('%s: not the capture this script knows' % src)
+    kept = recs[:15] + recs[16:29] + [at_usec(recs[30], usec_of(recs[29])), at_usec(recs[29], usec_of(recs[30]))] \
+        + recs[31:]
+    write_pcap(os.path.join(out, 'erspan2_mirror_gap.pcap'), head, kept)
+
+
 def main():
     if len(sys.argv) != 3 or not os.path.isdir(sys.argv[1]) or not os.path.isdir(sys.argv[2]):
         sys.stderr.write('usage: derive_captures.py RXE_DIR OUT_DIR (both directories)\n')
@@ -176,6 +196,7 @@ def main():
         early_first(sys.argv[1], sys.argv[2])
         stuck(sys.argv[1], sys.argv[2])
         ce_burst(sys.argv[1], sys.argv[2])
+        mirror_gap(sys.argv[1], sys.argv[2])
     except (OSError, ValueError) as e:
         sys.stderr.write('derive_captures.py: %s\n' % e)
         return 2

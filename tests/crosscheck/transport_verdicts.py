@@ -20,6 +20,10 @@ right verdict is known from how the capture was made.
                 resend, already had, and its ref_frame is a retransmit.timeout it covers; a
                 timeout resend an ACK had covered says so (acked_before, rc_pingpong_ecn_part
                 frames 43 and 107); "lost after" per capture as listed in LOST_AFTER
+  mirror        erspan2_mirror_gap (derived: one mirrored frame left out, two swapped): the
+                mirror.gap and its psn.gap, counted lost at the mirror, not before the capture
+                point; the swapped frame taken back as reordered; with a capture filter the
+                session's counts are an upper bound
 Exit 0 when every check holds, 1 otherwise (each failure printed), 2 on a usage error.
 """
 import argparse
@@ -181,6 +185,29 @@ def check_spurious(c, rocedump, caps):
             c.check('spurious: %s: lost after %d' % (name, LOST_AFTER[name]), lost == LOST_AFTER[name], str(lost))
 
 
+def check_mirror(c, rocedump, caps):
+    path = os.path.join(caps, 'derived', 'erspan2_mirror_gap.pcap')
+    frames, rest = run_json(rocedump, path, ['-q', '--summary'])
+    frames, _ = run_json(rocedump, path)
+    gaps = [(n, x.get('expected_seq'), x.get('seen_seq'), x.get('lost')) for n, x in events_of(frames, 'mirror.gap')]
+    psn = [(n, x.get('lost_at_mirror', False)) for n, x in events_of(frames, 'psn.gap')]
+    c.check('mirror: erspan2_mirror_gap: mirror.gap on frames 16 and 29', gaps == [(16, 18, 19, 1), (29, 32, 33, 1)],
+            str(gaps))
+    c.check('mirror: erspan2_mirror_gap: their psn.gap lost at the mirror', psn == [(16, True), (29, True)], str(psn))
+    _, rest = run_json(rocedump, path, ['-q'])
+    sess = [s for obj in rest for s in obj.get('summary', {}).get('mirror', {}).get('sessions', [])]
+    got = [(s['point'], s['gaps'], s['lost'], s['reordered'], s['lost_psns']) for s in sess]
+    c.check('mirror: erspan2_mirror_gap: session 101 lost 1, reordered 1',
+            got == [('erspan2 10.77.0.1>10.77.0.200 session 101', 2, 1, 1, 1)], str(got))
+    rows = stream_rows(rocedump, path)
+    lost = sorted((r['lost_before_capture'], r.get('lost_at_mirror', 0)) for r in rows.values())
+    c.check('mirror: erspan2_mirror_gap: streams lost before 0, at the mirror 1 and 0', lost == [(0, 0), (0, 1)],
+            str(lost))
+    _, rest = run_json(rocedump, path, ['-q', 'not tcp'])
+    bound = [obj['summary']['mirror']['upper_bound'] for obj in rest if 'mirror' in obj.get('summary', {})]
+    c.check('mirror: with a filter, an upper bound', bound == [True], str(bound))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--rocedump', required=True)
@@ -191,6 +218,7 @@ def main():
     check_early_first(c, args.rocedump, args.captures)
     check_retry(c, args.rocedump, args.captures)
     check_spurious(c, args.rocedump, args.captures)
+    check_mirror(c, args.rocedump, args.captures)
     print('%d failed' % c.failed if c.failed else 'all checks hold')
     return 1 if c.failed else 0
 

@@ -60,6 +60,8 @@ struct capstats {
 	bool too_many_ifaces;           /* statistics of more interfaces than iface[] holds: the
 					 * totals are not known */
 	struct capstats_iface iface[CAPSTATS_MAX_IFACES];
+	bool filtered;                  /* a capture filter was applied: frames it left out were not
+					 * seen (a mirror's sequence gaps may be them) */
 
 	/* interfaces (capstats_track_packets) */
 	bool track;

@@ -206,6 +206,7 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
 			input_close(in);
 			return -1;
 		}
+		in->source->stats.filtered = true;
 	}
 	if (in->source->plain) {
 		in->direct = pcapread_open(&in->records, in->source->fd, in->pcap, &in->source->stats);
@@ -238,6 +239,7 @@ static int set_live_filter(struct input *in, const char *filter, bpf_u_int32 net
 		snprintf(errbuf, errlen, "filter: %s", pcap_geterr(in->pcap));
 		return -1;
 	}
+	in->source->stats.filtered = true;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "output/fmt.h"
+#include "roce/mirror.h"
 
 static bool ranks_above(const struct roce_stream_stats *a, const struct roce_stream_stats *b)
 {
@@ -191,6 +192,47 @@ static void streams(FILE *f, const struct roce_analyzer *an, const struct metric
 	}
 }
 
+/* ---- mirror sessions (roce/mirror.h): one series per session and counter ---- */
+
+struct mirror_series {
+	FILE *f;
+	const char *name;
+	unsigned which;  /* 0 frames, 1 lost, 2 reordered, 3 lost PSNs */
+};
+
+static void mirror_row(const struct roce_mirror_row *r, void *user)
+{
+	struct mirror_series *m = user;
+	const uint64_t v[4] = {r->frames, r->lost, r->reordered, r->lost_psns};
+	char name[ROCE_MIRROR_NAME_MAX];
+	if (m->which && !r->has_seq)
+		return;
+	roce_mirror_point_name(name, sizeof(name), &r->point);
+	fprintf(m->f, "%s{session=\"%s\"} %" PRIu64 "\n", m->name, name, v[m->which]);
+}
+
+static void mirror(FILE *f, const struct roce_analyzer *an, const struct capstats *cs)
+{
+	static const char *const names[4][2] = {
+		{"rocedump_mirror_frames_total", "Frames seen per GRE tunnel or ERSPAN session."},
+		{"rocedump_mirror_lost_frames_total", "Frames the session's own sequence numbers show lost by the mirror "
+						      "or on the way to the collector (an upper bound with a filter)."},
+		{"rocedump_mirror_reordered_frames_total", "Frames of the session that came late, taken back from a gap."},
+		{"rocedump_mirror_lost_psns_total", "Missing PSNs of psn.gap events counted lost at the session's mirror."},
+	};
+	if (!roce_analyzer_mirror_sessions(an))
+		return;
+	struct mirror_series m = {f, NULL, 0};
+	for (unsigned i = 0; i < 4; i++) {
+		m.name = names[i][0];
+		m.which = i;
+		head(f, names[i][0], "counter", names[i][1]);
+		roce_analyzer_mirror_foreach(an, mirror_row, &m);
+	}
+	head(f, "rocedump_mirror_upper_bound", "gauge", "1 when a capture filter was applied: mirror losses may be its.");
+	fprintf(f, "rocedump_mirror_upper_bound %d\n", cs && cs->filtered ? 1 : 0);
+}
+
 char *metrics_render(const struct metrics_view *v, size_t *len)
 {
 	char *buf = NULL;
@@ -205,6 +247,7 @@ char *metrics_render(const struct metrics_view *v, size_t *len)
 	frames(f, v->sum);
 	congestion(f, v->sum, v->an);
 	streams(f, v->an, v->top);
+	mirror(f, v->an, v->cs);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

@@ -7,6 +7,7 @@
 
 #include "output/fmt.h"
 #include "output/print.h"
+#include "roce/mirror.h"
 
 /* The length of each field's parent path ("roce.reth" of "roce.reth.va"; 0 at the top). */
 static uint8_t parent_len[ROCE_F_COUNT];
@@ -182,6 +183,19 @@ static void put_fields(struct sb *s, const struct roce_field_src *src)
 
 /* A congestion finding's own keys: the priority of a pfc.* event (null: a legacy PAUSE), a
  * missing CNP's CE frame. */
+/* mirror.gap: the session (its capture point's name), the sequence numbers, the frames lost. */
+static void put_mirror_gap(struct sb *s, const struct frame *f, const struct roce_pkt *p, const struct roce_finding *x)
+{
+	struct roce_mirror_point pt;
+	char name[ROCE_MIRROR_NAME_MAX];
+	if (roce_mirror_point_of(p, f->data, &pt)) {
+		roce_mirror_point_name(name, sizeof(name), &pt);
+		sb_printf(s, ",\"mirror\":\"%s\"", name);
+	}
+	sb_printf(s, ",\"expected_seq\":%" PRIu32 ",\"seen_seq\":%" PRIu32 ",\"lost\":%" PRIu32, x->expected_psn,
+		  x->seen_psn, x->seen_psn - x->expected_psn);
+}
+
 static void put_congestion_finding(struct sb *s, const struct roce_finding *x)
 {
 	switch (x->event) {
@@ -229,6 +243,11 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 		for (unsigned i = 0; i < fi->n; i++) {
 			const struct roce_finding *x = &fi->f[i];
 			sb_printf(s, "%s{\"event\":\"%s\"", i ? "," : "", roce_event_name((enum roce_event)x->event));
+			if (x->event == ROCE_EV_MIRROR_GAP) {  /* the mirror's sequence numbers, not a stream's */
+				put_mirror_gap(s, f, p, x);
+				sb_puts(s, "}");
+				continue;
+			}
 			bool cong = roce_event_is_congestion((enum roce_event)x->event);
 			if (!cong || x->stream)  /* the stream it is about: pfc.* have none, cnp.* the CE marks' */
 				sb_printf(s, ",\"stream\":%" PRIu32 ",\"pair\":%" PRIu32, x->stream, x->pair);
@@ -245,6 +264,8 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 				sb_key_u(s, ",\"ref_frame\":", x->ref_frame);
 			if (x->acked_before)
 				sb_puts(s, ",\"acked_before\":true");
+			if (x->at_mirror)
+				sb_puts(s, ",\"lost_at_mirror\":true");
 			if (x->event == ROCE_EV_RETRANSMIT_RETRY_EXCEEDED)
 				sb_printf(s, ",\"resends_seen\":%u,\"resends_inferred\":%u", x->resends_seen,
 					  x->resends_inferred);

@@ -22,8 +22,21 @@ static const char *sll_pkttype_name(unsigned t)
 	return t < 5 ? n[t] : "?";
 }
 
-/* -e: where the frame was seen (pcapng interface, SLL/SLL2 interface and direction), then the
- * Ethernet addresses and VLAN tags. */
+/* The outer IP addresses of a wrapped frame, " 10.0.0.1 > 10.0.0.2", if captured. */
+static void put_wrap_addrs(struct sb *s, const struct frame *f, const struct roce_wrap *w)
+{
+	char a[FMT_ADDR_MAX], b[FMT_ADDR_MAX];
+	unsigned alen = w->ip_version == 6 ? 16 : 4, aoff = w->ip_version == 6 ? 8 : 12;
+	if (w->ip_off && w->ip_off + aoff + 2 * alen <= roce_readable_len(f->caplen)) {
+		fmt_ip(a, f->data + w->ip_off + aoff, alen);
+		fmt_ip(b, f->data + w->ip_off + aoff + alen, alen);
+		sb_printf(s, " %s > %s", a, b);
+	}
+}
+
+/* -e: where the frame was seen (pcapng interface, SLL/SLL2 interface and direction; a wrapped
+ * frame's mirror: its outer Ethernet and IP addresses), then the Ethernet addresses and VLAN tags
+ * of the innermost frame. */
 static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt *p)
 {
 	if (f->iface) {
@@ -31,6 +44,14 @@ static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt 
 		if (f->iface_name[0])
 			sb_printf(s, " (%s)", f->iface_name);
 		sb_puts(s, " ");
+	}
+	if (p->wrap.kind && p->linktype == ROCE_LINK_ETHERNET && p->eth_off > 0 && roce_readable_len(f->caplen) >= 14) {
+		char src[18], dst[18];
+		fmt_mac(dst, f->data);
+		fmt_mac(src, f->data + 6);
+		sb_printf(s, "outer %s > %s", src, dst);
+		put_wrap_addrs(s, f, &p->wrap);
+		sb_puts(s, ", ");
 	}
 	if (p->eth_off >= 0 && (uint32_t)p->eth_off + 14 <= roce_readable_len(f->caplen)) {
 		char src[18], dst[18];
@@ -53,15 +74,8 @@ static void put_wrap(struct sb *s, const struct print_opts *o, const struct fram
 	const struct roce_wrap *w = &p->wrap;
 
 	sb_puts(s, roce_wrap_name(w->kind));
-	if (o->verbose && w->ip_off) {
-		char a[FMT_ADDR_MAX], b[FMT_ADDR_MAX];
-		unsigned alen = w->ip_version == 6 ? 16 : 4, aoff = w->ip_version == 6 ? 8 : 12;
-		if (w->ip_off + aoff + 2 * alen <= roce_readable_len(f->caplen)) {
-			fmt_ip(a, f->data + w->ip_off + aoff, alen);
-			fmt_ip(b, f->data + w->ip_off + aoff + alen, alen);
-			sb_printf(s, " %s > %s", a, b);
-		}
-	}
+	if (o->verbose)
+		put_wrap_addrs(s, f, w);
 	if (w->kind == ROCE_WRAP_VXLAN) {
 		sb_printf(s, " vni %" PRIu32, w->vni);
 	} else {  /* GRE-carried: ERSPAN's own fields, then GRE's */

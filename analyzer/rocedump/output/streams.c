@@ -106,6 +106,9 @@ static void text_times(const struct roce_stream_stats *s, void *user)
 	if (s->timeout_aged)
 		time_line(out, s->stream, "timeout resends aged", s->timeout_aged, "mean", s->timeout_age_mean_us, "max",
 			  s->timeout_age_max_us);
+	if (s->lost_mirror)
+		fprintf(out, "stream %" PRIu32 " lost at the mirror: %" PRIu64 " (its sequence numbers skipped them; not in "
+			     "\"lost before\")\n", s->stream, s->lost_mirror);
 }
 
 /* ---- -v: the full table ---- */
@@ -224,6 +227,8 @@ static void json_row(const struct roce_stream_stats *s, void *user)
 			",\"invalid_rd\":%" PRIu64 "},\"rnr_naks\":%" PRIu64,
 		s->gaps, s->missing_psns, s->retransmits, s->out_of_order, s->timeouts, s->lost_before, s->lost_after,
 		s->copies, s->naks[0], s->naks[1], s->naks[2], s->naks[3], s->naks[4], s->rnr_naks);
+	if (s->lost_mirror)  /* mirror.h: only a mirrored capture has them */
+		fprintf(j->out, ",\"lost_at_mirror\":%" PRIu64, s->lost_mirror);
 	if (s->response_count)
 		fprintf(j->out, ",\"response_time_us\":{\"count\":%" PRIu64 ",\"untimed\":%" PRIu64 ",\"min\":%" PRIu32
 				",\"mean\":%" PRIu32 ",\"p50\":%" PRIu32 ",\"p50_range_us\":[%" PRIu32 ",%" PRIu32

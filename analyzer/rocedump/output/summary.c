@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "output/congestion_out.h"
+#include "output/mirror_out.h"
 
 /* The analyzer's findings by event, beside the frames that carry them (the events above count
  * frames; a frame may carry several findings of one event: cnp.missing). */
@@ -75,6 +76,7 @@ void summary_print_text(const struct summary *s, const struct capstats *cs, cons
 	if (unchecked)  /* only then: an ordinary capture has none */
 		fprintf(out, "copies unchecked: %" PRIu64 " packets forgotten for room before their window ended\n",
 			unchecked);
+	mirror_print_text(an, cs, out);
 	congestion_print_text(an, link_bps, out);
 }
 
@@ -109,6 +111,7 @@ void summary_print_json(const struct summary *s, const struct capstats *cs, cons
 	if (unchecked)
 		fprintf(out, "\"copies_unchecked\":%" PRIu64 ",", unchecked);
 	capstats_print_json(cs, out);
+	mirror_print_json(an, cs, out);
 	fprintf(out, "}");
 	congestion_print_json(an, out);
 	fprintf(out, "}\n");
