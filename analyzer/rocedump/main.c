@@ -323,6 +323,7 @@ int main(int argc, char **argv)
 			       .record_overhead = input_capstats(&in)->format == CAPSTATS_PCAPNG ? 32 : 16,
 			       .offset = 24};
 	if (o.write_file) {
+		o.rotate.source = in.live ? NULL : input_capstats(&in);
 		if (rotor_open(&out, &o.rotate, in.linktype, live_counts, &in, err, sizeof(err)) < 0) {
 			fprintf(stderr, "rocedump: %s\n", err);
 			roce_analyzer_free(an);
@@ -390,6 +391,8 @@ int main(int argc, char **argv)
 	}
 	if (sc.error)
 		status = sc.error;
+	if (o.write_file && !in.live)
+		rotor_input_isbs(&out);  /* the reading threads are done */
 	if (o.write_file && rotor_close(&out, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rocedump: %s\n", err);
 		status = EXIT_USAGE;

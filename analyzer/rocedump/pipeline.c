@@ -155,12 +155,20 @@ static bool direct_size(uint64_t bytes, uint64_t n)
 
 /* Frame f, which does not stay where it lies (input_frame_kept), copied to to: only its first
  * ROCE_DECODE_MAX_CAPLEN bytes, which is all anything reads (decode.h); caplen stays what the
- * capture says. */
-static void copy_frame(struct frame *f, uint8_t *to)
+ * capture says. Its pcapng options (-w writes them again; at most FRAME_OPTS_MAX bytes from
+ * libpcap's reading) follow. The bytes used. */
+static size_t copy_frame(struct frame *f, uint8_t *to)
 {
-	memcpy(to, f->data, roce_readable_len(f->caplen));
+	size_t n = roce_readable_len(f->caplen);
+	memcpy(to, f->data, n);
 	f->data = to;
+	if (f->opts_len) {
+		memcpy(to + n, f->opts, f->opts_len);
+		f->opts = to + n;
+	}
+	return n + f->opts_len;
 }
+#define COPY_MAX (ROCE_DECODE_MAX_CAPLEN + FRAME_OPTS_MAX)  /* what copy_frame() may use */
 
 /* The look-ahead of the frames read one at a time (run_one_thread, run_direct). While the peek
  * hook wants it (the analyzer holds more streams than the caches do), a frame is read and
@@ -177,7 +185,7 @@ struct look_ahead {
 	struct frame frames[LOOK_AHEAD];
 	struct roce_pkt pkts[LOOK_AHEAD];
 	pipeline_peek peek;       /* NULL: no look-ahead (no hook, or no memory for the copies) */
-	uint8_t *bytes;           /* LOOK_AHEAD copies of ROCE_DECODE_MAX_CAPLEN bytes */
+	uint8_t *bytes;           /* LOOK_AHEAD copies of COPY_MAX bytes */
 	unsigned first, n;        /* the oldest frame's slot; the frames held */
 	unsigned until_ask;       /* frames until the peek hook is asked again (1: at the next) */
 	bool wanted;              /* its last answer */
@@ -234,14 +242,14 @@ static int read_decode_sink(struct input *in, const struct pipeline_config *cfg,
 		}
 		++*n;
 		*bytes += f->caplen;
-		roce_decode(cfg->decoder, f->data, f->caplen, f->wirelen, in->linktype, p);
+		roce_decode(cfg->decoder, f->data, f->caplen, f->wirelen, f->linktype, p);
 		if (!hold_back(la, ctx, f, p)) {
 			if (!sink(ctx, f, p))
 				return 1;
 			continue;
 		}
 		if (!input_frame_kept(in))  /* its bytes go with the next input_next() */
-			copy_frame(f, la->bytes + (size_t)at * ROCE_DECODE_MAX_CAPLEN);
+			copy_frame(f, la->bytes + (size_t)at * COPY_MAX);
 		if (++la->n == LOOK_AHEAD && !sink_oldest(la, sink, ctx))
 			return 1;
 	}
@@ -331,11 +339,12 @@ static void fill_batch(struct shared *s, uint64_t seq, struct batch *b, struct f
 			s->input_done = true;
 			break;
 		}
+		size_t n = roce_readable_len(f.caplen);  /* kept frames count too */
 		if (!input_frame_kept(s->in)) {
-			copy_frame(&f, b->bytes + used);
+			n = copy_frame(&f, b->bytes + used);
 			copied += f.caplen;
 		}
-		used += (roce_readable_len(f.caplen) + 15) & ~(size_t)15;  /* kept frames count too */
+		used += (n + 15) & ~(size_t)15;
 		if (mine)
 			mine[b->n] = f;
 		if (!mine || !b->n)  /* a batch's first frame: release_sunk() reads it while it is decoded */
@@ -360,7 +369,7 @@ static void decode_batch(const struct shared *s, struct batch *b, const struct f
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct frame *f = &frames[i];
 		struct roce_pkt *p = mine ? &scratch : &b->pkts[i];
-		roce_decode(s->cfg->decoder, f->data, f->caplen, f->wirelen, s->in->linktype, p);
+		roce_decode(s->cfg->decoder, f->data, f->caplen, f->wirelen, f->linktype, p);
 		if (mine) {
 			handoff_copy(&b->pkts[i], p, roce_pkt_extent(p));  /* what the decode set */
 			if (i)
@@ -607,7 +616,7 @@ static bool batch_alloc(struct batch *b, unsigned frames)
 	atomic_init(&b->state, SLOT_FREE);
 	b->frames = malloc(sizeof(*b->frames) * frames);
 	b->pkts = malloc(sizeof(*b->pkts) * frames);
-	b->bytes = malloc(BATCH_BYTES + ROCE_DECODE_MAX_CAPLEN + 16);
+	b->bytes = malloc(BATCH_BYTES + COPY_MAX + 16);
 	return b->frames && b->pkts && b->bytes;
 }
 
@@ -637,7 +646,7 @@ int pipeline_run(struct input *in, const struct pipeline_config *cfg, pipeline_s
 		 char *errbuf, size_t errlen)
 {
 	unsigned threads = cfg->threads > PIPELINE_MAX_THREADS ? PIPELINE_MAX_THREADS : cfg->threads;
-	struct look_ahead la = {.bytes = cfg->peek ? malloc((size_t)LOOK_AHEAD * ROCE_DECODE_MAX_CAPLEN) : NULL,
+	struct look_ahead la = {.bytes = cfg->peek ? malloc((size_t)LOOK_AHEAD * COPY_MAX) : NULL,
 				.until_ask = 1};
 	la.peek = la.bytes ? cfg->peek : NULL;
 	int rc;

@@ -4,7 +4,8 @@
 For every capture below the directories given: rocedump -w OUT -r CAPTURE writes OUT (pcapng);
 rocedump -r OUT must print what rocedump -r CAPTURE prints (-vv -e: every field of every frame,
 events included), and tshark must read OUT with each frame's comment ("rocedump: " and the events
-between the brackets of the frame's text line) on exactly the frames that have events.
+between the brackets of the frame's text line) on exactly the frames that have events, after
+the comments the frame had in CAPTURE.
 
     write_comments.py --rocedump PATH --tshark PATH [--selftest] DIR|FILE...
 
@@ -32,6 +33,14 @@ def events_of(line):
     return line[line.rindex(" [") + 2:-1]
 
 
+def comments(tshark, path):
+    """tshark's frame.comment of every frame of path."""
+    rc, fields, err = run(tshark_prefix(tshark) + ["-r", path, "-T", "fields", "-e", "frame.comment"])
+    if rc != 0:
+        raise RuntimeError("tshark failed (%d) on %s: %s" % (rc, path, err.strip()[:200]))
+    return fields.splitlines()
+
+
 def check(rocedump, tshark, path, tmp, selftest):
     """(frames, first difference or None, frames with events)."""
     out = os.path.join(tmp, "w.pcapng")
@@ -56,10 +65,11 @@ def check(rocedump, tshark, path, tmp, selftest):
     if selftest and with_events:
         i = next(i for i, w in enumerate(want) if w)
         want[i] = ""
-    rc, fields, err = run(tshark_prefix(tshark) + ["-r", out, "-T", "fields", "-e", "frame.comment"])
-    if rc != 0:
-        raise RuntimeError("tshark failed (%d) on %s: %s" % (rc, out, err.strip()[:200]))
-    got = fields.splitlines()
+    got = comments(tshark, out)
+    own = comments(tshark, path) if path.endswith(".pcapng") else want  # pcap files have no comments
+    # the input's own comments are kept, rocedump's comes after them (tshark joins them by commas)
+    if own is not want and len(own) == len(want):
+        want = [",".join(c for c in (o, w) if c) for o, w in zip(own, want)]
     if len(got) != len(want):
         return 0, "tshark reads %d frames, rocedump printed %d" % (len(got), len(want)), with_events
     for n, (g, w) in enumerate(zip(got, want), 1):

@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -175,8 +176,30 @@ def tshark_check_args(doc):
     return tool_check_args(doc, "tshark")
 
 
+def several_link_types(path):
+    """Whether path is a pcapng (little-endian) whose interfaces have several link types, which
+    libpcap, and so tcpdump, refuses to read."""
+    with open(path, "rb") as fp:
+        data = fp.read()
+    if data[:4] != b"\x0a\x0d\x0d\x0a" or data[8:12] != b"\x4d\x3c\x2b\x1a":
+        return False
+    types, at = set(), 0
+    while at + 12 <= len(data):
+        btype, blen = struct.unpack_from("<II", data, at)
+        if blen < 12:
+            break
+        if btype == 1 and at + 10 <= len(data):
+            types.add(struct.unpack_from("<H", data, at + 8)[0])
+        at += blen
+    return len(types) > 1
+
+
 def tcpdump_check_args(doc):
-    return tool_check_args(doc, "tcpdump")
+    """tool_check_args() for tcpdump, without the captures it cannot read (several_link_types)."""
+    args, files, status = tool_check_args(doc, "tcpdump")
+    if files:
+        files = [f for f in files if not several_link_types(f)]
+    return args, files, status
 
 
 def tshark_main(doc, check, counted, caught, summary):

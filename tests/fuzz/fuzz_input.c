@@ -5,10 +5,12 @@
  * libpcap handle; and by input.c from standard input open on it, which no direct reader takes.
  * The first two must hand out the same frames (bytes, lengths, time stamps, numbers) and end the
  * same way (the end, or the same message); the first and third must also give each frame the
- * same interface and name, and find the same drop counts. Any difference aborts. Under libFuzzer
+ * same interface and name, and find the same drop counts (a file whose interfaces mix link
+ * types, which libpcap refuses, is only read by input.c). Any difference aborts. Under libFuzzer
  * with -Dfuzzing_engine=libfuzzer; otherwise fuzz_input_replay runs it over the project's pcapng
  * captures with deterministic mutations (replay_files.c). */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +115,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_libpcap(path, &alone);
 	if ((direct.end == 2) != (alone.end == 2))
 		abort();  /* one opened it, the other did not */
-	if (direct.end != 2) {
+	/* interfaces of several link types: libpcap refuses them where the direct reader reads on
+	 * (pcapngread.c), standard input too (libpcap's): only the direct reading is run */
+	bool mixed = alone.end == -1 && strstr(alone.err, "different from the type of the first interface");
+	if (direct.end != 2 && !mixed) {
 		if (direct.frames != alone.frames || direct.sum != alone.sum || direct.end != alone.end ||
 		    strcmp(message(direct.err), alone.err) != 0)
 			abort();

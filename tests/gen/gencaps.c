@@ -904,6 +904,17 @@ static void scenario_ports(const char *dir)
 	w_close(&w);
 }
 
+/* The default flow's requests (req) and the acknowledgements back (ack, to QP 0x000456). */
+static void req_ack_flows(struct roce_build *req, struct roce_build *ack)
+{
+	base_flow(req);
+	base_flow(ack);
+	memcpy(ack->eth_src, MAC_B, 6);
+	memcpy(ack->eth_dst, MAC_A, 6);
+	ack->src[3] = 2, ack->dst[3] = 1;
+	ack->h.bth.dqpn = 0x000456;
+}
+
 /* A pcapng capture whose interface statistics record drops, with the PSN gap such drops leave:
  * requests 100..109 of one QP with 103 and 104 missing, each acknowledged. */
 static void scenario_capture_drops(const char *dir)
@@ -912,12 +923,7 @@ static void scenario_capture_drops(const char *dir)
 	struct roce_build req, ack;
 
 	w_open_pcapng(&w, dir, "capture_drops.pcapng");
-	base_flow(&req);
-	base_flow(&ack);
-	memcpy(ack.eth_src, MAC_B, 6);
-	memcpy(ack.eth_dst, MAC_A, 6);
-	ack.src[3] = 2, ack.dst[3] = 1;
-	ack.h.bth.dqpn = 0x000456;
+	req_ack_flows(&req, &ack);
 	for (uint32_t psn = 100; psn < 110; psn++) {
 		if (psn == 103 || psn == 104)
 			continue;
@@ -932,6 +938,222 @@ static void scenario_capture_drops(const char *dir)
 	w.if_drop = 3;
 	w.os_drop = 1;
 	w_close(&w);
+}
+
+/* ---- pcapng blocks of any kind: what a pcapng input carries besides its frames ---- */
+
+/* A block's body being built: its bytes, then ng_block() writes it whole. */
+struct ng_body {
+	uint8_t b[20000];
+	uint32_t n;
+};
+
+static void nb_bytes(struct ng_body *nb, const void *p, uint32_t n)
+{
+	if (nb->n + n + 3 > sizeof(nb->b))
+		die("pcapng block", "too long");
+	memcpy(nb->b + nb->n, p, n);
+	nb->n += n;
+	while (nb->n % 4)
+		nb->b[nb->n++] = 0;
+}
+
+static void nb_u16(struct ng_body *nb, uint16_t a, uint16_t b)
+{
+	uint8_t v[4] = {(uint8_t)a, (uint8_t)(a >> 8), (uint8_t)b, (uint8_t)(b >> 8)};
+	nb_bytes(nb, v, 4);
+}
+
+static void nb_u32(struct ng_body *nb, uint32_t v)
+{
+	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	nb_bytes(nb, b, 4);
+}
+
+/* An option: code, length, value (padded). */
+static void nb_opt(struct ng_body *nb, uint16_t code, const void *v, uint16_t len)
+{
+	nb_u16(nb, code, len);
+	if (len)
+		nb_bytes(nb, v, len);
+}
+
+static void nb_opt_str(struct ng_body *nb, uint16_t code, const char *v)
+{
+	nb_opt(nb, code, v, (uint16_t)strlen(v));
+}
+
+static void nb_opt_u64(struct ng_body *nb, uint16_t code, uint64_t v)
+{
+	uint8_t b[8];
+	for (unsigned i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	nb_opt(nb, code, b, 8);
+}
+
+static void ng_block(struct writer *w, uint32_t type, const struct ng_body *nb)
+{
+	ng_u32(w, type);
+	ng_u32(w, 12 + nb->n);
+	ng_bytes(w, nb->b, nb->n);
+	ng_u32(w, 12 + nb->n);
+}
+
+static void ng_open_bare(struct writer *w, const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(w, 0, sizeof(*w));
+	w->ng = fopen(path, "wb");
+	if (!w->ng)
+		die(path, strerror(errno));
+}
+
+/* An interface: link type, snapshot length 262144, if_name, if_tsresol (10^-tsresol). */
+static void ng_idb(struct writer *w, uint16_t linktype, const char *name, uint8_t tsresol)
+{
+	struct ng_body nb = {.n = 0};
+	nb_u16(&nb, linktype, 0);
+	nb_u32(&nb, 262144);
+	nb_opt_str(&nb, 2, name);
+	nb_opt(&nb, 9, &tsresol, 1);
+	nb_u32(&nb, 0);
+	ng_block(w, 1, &nb);
+}
+
+/* A RoCE frame b as an Enhanced Packet Block on interface id at ts (in its units), with the
+ * options opts (ending with opt_endofopt, or none). */
+static void ng_epb(struct writer *w, uint32_t id, uint64_t ts, const uint8_t *frame, int len, const struct ng_body *opts)
+{
+	struct ng_body nb = {.n = 0};
+	if (len < 0)
+		die("builder", roce_strerror(len));
+	nb_u32(&nb, id);
+	nb_u32(&nb, (uint32_t)(ts >> 32));
+	nb_u32(&nb, (uint32_t)ts);
+	nb_u32(&nb, (uint32_t)len);
+	nb_u32(&nb, (uint32_t)len);
+	nb_bytes(&nb, frame, (uint32_t)len);
+	if (opts && opts->n)
+		nb_bytes(&nb, opts->b, opts->n);
+	ng_block(w, 6, &nb);
+}
+
+/* What -w must keep (rocedump.1): a section header with comments and the capturing machine's
+ * description, two Ethernet interfaces (nanosecond and microsecond time stamps), frames with
+ * packet comments (two on one), epb_flags and an epb_hash, a copy of one request on the second
+ * interface, and a statistics block of each interface with drop counts and a comment. */
+static void scenario_pcapng_options(const char *dir)
+{
+	struct writer w;
+	struct roce_build req, ack;
+	static uint8_t frame[2048];
+	struct ng_body nb = {.n = 0};
+
+	ng_open_bare(&w, dir, "pcapng_options.pcapng");
+	nb_u32(&nb, 0x1A2B3C4D);
+	nb_u16(&nb, 1, 0);
+	nb_u32(&nb, UINT32_MAX);
+	nb_u32(&nb, UINT32_MAX);
+	nb_opt_str(&nb, 1, "lab capture, rack 4");
+	nb_opt_str(&nb, 1, "second section comment");
+	nb_opt_str(&nb, 2, "x86_64 lab host");   /* shb_hardware */
+	nb_opt_str(&nb, 3, "Linux 6.8");         /* shb_os */
+	nb_opt_str(&nb, 4, "gencaps");           /* shb_userappl */
+	nb_u32(&nb, 0);
+	ng_block(&w, 0x0A0D0D0A, &nb);
+	ng_idb(&w, 1, "eth0", 9);
+	ng_idb(&w, 1, "eth1", 6);
+	req_ack_flows(&req, &ack);
+	uint64_t ns = (uint64_t)TS_BASE * 1000000000u;
+	for (uint32_t psn = 10; psn < 14; psn++, ns += 1000000) {
+		struct ng_body o = {.n = 0};
+		uint32_t flags = 1;  /* inbound */
+		char text[64];
+		fill_ext(&req, 0x04, psn);
+		req.h.bth.ackreq = 1;
+		req.payload_len = 32;
+		req.ip_id = (uint16_t)(0x100 + psn);
+		snprintf(text, sizeof(text), "request %u", psn);
+		nb_opt_str(&o, 1, text);
+		if (psn == 11)
+			nb_opt_str(&o, 1, "second comment");
+		nb_opt(&o, 2, &flags, 4);  /* epb_flags */
+		if (psn == 12) {
+			static const uint8_t hash[5] = {2, 0xde, 0xad, 0xbe, 0xef};  /* CRC32 */
+			nb_opt(&o, 3, hash, sizeof(hash));
+		}
+		nb_u32(&o, 0);
+		int len = roce_build_frame(&req, frame, sizeof(frame));
+		ng_epb(&w, 0, ns, frame, len, &o);
+		if (psn == 12)  /* the same packet on eth1: a copy */
+			ng_epb(&w, 1, ns / 1000 + 3, frame, len, NULL);
+		fill_ext(&ack, 0x11, psn);
+		len = roce_build_frame(&ack, frame, sizeof(frame));
+		ng_epb(&w, 0, ns + 500000, frame, len, NULL);
+	}
+	for (uint32_t id = 0; id < 2; id++) {
+		nb.n = 0;
+		uint64_t t = id ? ns / 1000 : ns;
+		nb_u32(&nb, id);
+		nb_u32(&nb, (uint32_t)(t >> 32));
+		nb_u32(&nb, (uint32_t)t);
+		nb_opt_str(&nb, 1, id ? "eth1 statistics" : "eth0 statistics");
+		nb_opt_u64(&nb, 4, id ? 1 : 9);  /* isb_ifrecv */
+		nb_opt_u64(&nb, 5, id ? 2 : 1);  /* isb_ifdrop */
+		nb_opt_u64(&nb, 7, 1);           /* isb_osdrop */
+		nb_u32(&nb, 0);
+		ng_block(&w, 5, &nb);
+	}
+	if (fclose(w.ng) != 0)
+		die("writing pcapng", strerror(errno));
+}
+
+/* As dumpcap -i eth0 -i any writes: interfaces of link types Ethernet, Linux cooked (SLL) and
+ * SLL2 (interface index 7) in one section, which libpcap refuses: requests and their
+ * acknowledgements seen on all three (the second and third sightings are copies), and after each
+ * pair a request of its own on one of them. */
+static void scenario_mixed_linktypes(const char *dir)
+{
+	static const struct { uint16_t lt; unsigned link; const char *name; } ifs[] = {
+		{1, ROCE_LINK_ETHERNET, "eth0"}, {113, ROCE_LINK_SLL, "any"}, {276, ROCE_LINK_SLL2, "any2"},
+	};
+	struct writer w;
+	struct roce_build req, ack;
+	static uint8_t frame[2048];
+
+	w_open_pcapng(&w, dir, "mixed_linktypes.pcapng");  /* interface 0: Ethernet */
+	ng_idb(&w, 113, "any", 9);
+	ng_idb(&w, 276, "any2", 9);
+	req_ack_flows(&req, &ack);
+	uint64_t ns = (uint64_t)TS_BASE * 1000000000u;
+	for (uint32_t psn = 20; psn < 23; psn++) {
+		for (unsigned i = 0; i < 3; i++) {
+			if (psn == 22 && i)
+				break;
+			struct roce_build *b[2] = {&req, &ack};
+			for (unsigned k = 0; k < 2; k++, ns += 1000) {
+				fill_ext(b[k], k ? 0x11 : 0x04, psn);
+				b[k]->ip_id = (uint16_t)(0x200 + psn * 2 + k);
+				b[k]->linktype = ifs[i].link;
+				b[k]->sll_pkttype = k ? 0 : 4;
+				int len = roce_build_frame(b[k], frame, sizeof(frame));
+				if (len > 8 && ifs[i].lt == 276)
+					frame[7] = 7;  /* the SLL2 interface index: 7 */
+				ng_epb(&w, i, ns, frame, len, NULL);
+			}
+		}
+		struct roce_build one = req;  /* another queue pair */
+		fill_ext(&one, 0x04, psn + 100);
+		one.h.bth.dqpn = 0x000789;
+		one.linktype = ifs[psn % 3].link;
+		one.ip_id = (uint16_t)(0x300 + psn);
+		int len = roce_build_frame(&one, frame, sizeof(frame));
+		ng_epb(&w, psn % 3, ns, frame, len, NULL);
+		ns += 1000;
+	}
+	if (fclose(w.ng) != 0)
+		die("writing pcapng", strerror(errno));
 }
 
 /* ---- RDMA-CM on QP1 ---- */
@@ -1302,6 +1524,8 @@ int main(int argc, char **argv)
 	scenario_snaplen(argv[1]);
 	scenario_ports(argv[1]);
 	scenario_capture_drops(argv[1]);
+	scenario_pcapng_options(argv[1]);
+	scenario_mixed_linktypes(argv[1]);
 	scenario_cm(argv[1]);
 	return 0;
 }

@@ -22,6 +22,8 @@
 #define SPB_DATA (PCAPNG_BLOCK_HDR + PCAPNG_SPB_FIXED)
 #define SHB_HDR 12u                           /* type, length, byte-order magic */
 #define ISB_OPTIONS (PCAPNG_BLOCK_HDR + 12u)  /* interface ID, timestamp high and low */
+#define SHB_OPTIONS (PCAPNG_BLOCK_HDR + 16u)  /* byte-order magic, versions, section length */
+#define IDB_OPTIONS (PCAPNG_BLOCK_HDR + PCAPNG_IDB_FIXED)
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -64,11 +66,79 @@ bool capstats_track_packets(struct capstats *s)
 	return s->track;
 }
 
+static void opts_free(struct capstats_opts *o)
+{
+	free(o->bytes);
+	*o = (struct capstats_opts){0};
+}
+
 void capstats_free(struct capstats *s)
 {
+	for (uint32_t i = 0; i < s->pkt_n; i++)
+		opts_free(&s->pkts[(s->pkt_head + i) % s->pkt_alloc].opts);
 	free(s->pkts);
 	s->pkts = NULL;
+	s->pkt_n = 0;
 	s->track = false;
+	for (uint32_t i = 0; i < s->n_names && i < CAPSTATS_MAX_NAMES; i++)
+		opts_free(&s->names[i].opts);
+	for (uint32_t i = 0; i < s->n_ifaces; i++)
+		opts_free(&s->iface[i].isb_opts);
+	opts_free(&s->shb_opts);
+	opts_free(&s->taken_opts);
+	free(s->tail);
+	s->tail = NULL;
+}
+
+/* How the value of option code in a block of type type is swapped to this machine's byte order:
+ * 8 as one 64-bit number, 4 as 32-bit words (a time stamp's high and low words), 0 not at all
+ * (strings, addresses, hashes, options not known). */
+static unsigned swap_unit(uint32_t type, uint16_t code)
+{
+	switch (type) {
+	case PCAPNG_BT_EPB: return code == 2 || code == 6 ? 4 : code == 4 || code == 5 ? 8 : 0;  /* flags, queue; dropcount, packetid */
+	case PCAPNG_BT_IDB: return code == 8 || code == PCAPNG_OPT_IF_TSOFFSET ? 8 : 0;      /* if_speed, if_tsoffset */
+	case PCAPNG_BT_ISB: return code == PCAPNG_OPT_ISB_STARTTIME || code == PCAPNG_OPT_ISB_ENDTIME ? 4 :
+			   code >= PCAPNG_OPT_ISB_IFRECV && code <= 8 ? 8 : 0;  /* times; counts */
+	default: return 0;
+	}
+}
+
+/* The options in p[0 .. n) of a block of type type, copied into *o (see capstats_opts). Out of
+ * memory: none. */
+static void opts_copy(const struct capstats *s, uint32_t type, const uint8_t *p, uint32_t n, struct capstats_opts *o)
+{
+	opts_free(o);
+	uint32_t len = 0;
+	for (uint32_t at = 0; at + 4 <= n;) {  /* how far they go */
+		uint16_t code = rd16(s, p + at), olen = rd16(s, p + at + 2);
+		uint32_t padded = (olen + 3u) & ~3u;
+		if (code == PCAPNG_OPT_ENDOFOPT || padded > n - at - 4)
+			break;
+		at += 4 + padded;
+		len = at;
+	}
+	if (!len || !(o->bytes = malloc(len)))
+		return;
+	memcpy(o->bytes, p, len);
+	o->len = len;
+	for (uint32_t at = 0; s->swapped && at < len;) {
+		uint8_t *q = o->bytes + at;
+		uint16_t code = rd16(s, q), olen = rd16(s, q + 2);
+		memcpy(q, &code, 2);
+		memcpy(q + 2, &olen, 2);
+		unsigned unit = swap_unit(type, code);
+		for (uint32_t k = 0; unit && k + unit <= olen; k += unit) {
+			if (unit == 8) {
+				uint64_t v = rd64(s, q + 4 + k);
+				memcpy(q + 4 + k, &v, 8);
+			} else {
+				uint32_t v = rd32(s, q + 4 + k);
+				memcpy(q + 4 + k, &v, 4);
+			}
+		}
+		at += 4 + ((olen + 3u) & ~3u);
+	}
 }
 
 /* Bytes of the current block to keep in head[]: an ISB's or IDB's options, a packet block's
@@ -78,6 +148,7 @@ static uint32_t keep_limit(const struct capstats *s)
 	switch (s->block_type) {
 	case PCAPNG_BT_ISB:
 	case PCAPNG_BT_IDB: return sizeof(s->head);
+	case PCAPNG_BT_SHB: return s->section == 1 ? sizeof(s->head) : PCAPNG_BLOCK_HDR;
 	case PCAPNG_BT_EPB:
 	case PCAPNG_BT_PB: return s->track ? PKT_DATA + CAPSTATS_HEAD_BYTES : PCAPNG_BLOCK_HDR;
 	case PCAPNG_BT_SPB: return s->track ? SPB_DATA + CAPSTATS_HEAD_BYTES : PCAPNG_BLOCK_HDR;
@@ -85,13 +156,13 @@ static uint32_t keep_limit(const struct capstats *s)
 	}
 }
 
-static void push_packet(struct capstats *s, uint32_t iface, uint32_t caplen, uint32_t wirelen, const uint8_t *data,
-			uint32_t have)
+static struct capstats_pkt *push_packet(struct capstats *s, uint32_t iface, uint32_t caplen, uint32_t wirelen,
+				       const uint8_t *data, uint32_t have)
 {
 	if (s->pkt_n == s->pkt_alloc) {  /* grow: unwrap into a twice larger ring */
 		struct capstats_pkt *p = malloc(2 * (size_t)s->pkt_alloc * sizeof(*p));
 		if (!p)
-			return;  /* this frame's interface stays unknown */
+			return NULL;  /* this frame's interface stays unknown */
 		for (uint32_t i = 0; i < s->pkt_n; i++)
 			p[i] = s->pkts[(s->pkt_head + i) % s->pkt_alloc];
 		free(s->pkts);
@@ -104,6 +175,7 @@ static void push_packet(struct capstats *s, uint32_t iface, uint32_t caplen, uin
 	*e = (struct capstats_pkt){.iface = iface, .caplen = caplen, .wirelen = wirelen,
 				   .n = n < CAPSTATS_HEAD_BYTES ? n : CAPSTATS_HEAD_BYTES};
 	memcpy(e->head, data, e->n);
+	return e;
 }
 
 /* head[0 .. have) holds a packet block's first bytes: queue it. */
@@ -121,20 +193,46 @@ static void parse_packet(struct capstats *s)
 	if (end < PKT_DATA)
 		return;
 	uint32_t if_id = s->block_type == PCAPNG_BT_EPB ? rd32(s, s->head + PCAPNG_BLOCK_HDR) : rd16(s, s->head + PCAPNG_BLOCK_HDR);
-	push_packet(s, capstats_iface_key(sect, if_id), rd32(s, s->head + PCAPNG_BLOCK_HDR + 12),
-		    rd32(s, s->head + PCAPNG_BLOCK_HDR + 16), s->head + PKT_DATA, end - PKT_DATA);
+	struct capstats_pkt *e = push_packet(s, capstats_iface_key(sect, if_id), rd32(s, s->head + PCAPNG_BLOCK_HDR + 12),
+					     rd32(s, s->head + PCAPNG_BLOCK_HDR + 16), s->head + PKT_DATA, end - PKT_DATA);
+	if (!e)
+		return;
+	e->ts = (uint64_t)rd32(s, s->head + PCAPNG_BLOCK_HDR + 4) << 32 | rd32(s, s->head + PCAPNG_BLOCK_HDR + 8);
+	if (s->block_type == PCAPNG_BT_EPB)
+		opts_copy(s, PCAPNG_BT_EPB, s->tail, s->tail_len, &e->opts);
+}
+
+/* bytes [at, at + n) of the Enhanced Packet Block being fed (buf): the part of them that holds
+ * options kept in tail[] (its captured length is in head[] by then). */
+static void keep_tail(struct capstats *s, const uint8_t *buf, uint32_t at, size_t n)
+{
+	uint32_t caplen = rd32(s, s->head + PCAPNG_BLOCK_HDR + 12);
+	uint64_t from = PKT_DATA + (((uint64_t)caplen + 3) & ~(uint64_t)3), to = s->block_len - 4;
+	uint64_t lo = at > from ? at : from, hi = at + n < to ? at + n : to;
+	if (lo >= hi || lo - from >= CAPSTATS_OPTS_MAX)
+		return;
+	if (hi - from > CAPSTATS_OPTS_MAX)
+		hi = from + CAPSTATS_OPTS_MAX;
+	if (!s->tail && !(s->tail = malloc(CAPSTATS_OPTS_MAX)))
+		return;
+	memcpy(s->tail + (lo - from), buf + (lo - at), (size_t)(hi - lo));
+	s->tail_len = (uint32_t)(hi - from);
 }
 
 /* head[0 .. have) holds an IDB's first bytes: the section's next interface, and its name. */
 static void parse_idb(struct capstats *s)
 {
 	uint32_t end = s->have < s->block_len ? s->have : s->block_len - 4, key = capstats_iface_key(s->section - 1, s->section_ifs++);
-	if (s->n_names >= CAPSTATS_MAX_NAMES)
+	if (s->n_names >= CAPSTATS_MAX_NAMES || end < IDB_OPTIONS)
 		return;
-	s->names[s->n_names].key = key;
-	char *name = s->names[s->n_names++].name;
+	struct capstats_ifdesc *d = &s->names[s->n_names++];
+	d->key = key;
+	d->linktype = rd16(s, s->head + PCAPNG_BLOCK_HDR);
+	d->snaplen = rd32(s, s->head + PCAPNG_BLOCK_HDR + 4);
+	opts_copy(s, PCAPNG_BT_IDB, s->head + IDB_OPTIONS, end - IDB_OPTIONS, &d->opts);
+	char *name = d->name;
 	name[0] = 0;
-	for (uint32_t o = PCAPNG_BLOCK_HDR + 8; o + 4 <= end;) {
+	for (uint32_t o = IDB_OPTIONS; o + 4 <= end;) {
 		uint16_t code = rd16(s, s->head + o), len = rd16(s, s->head + o + 2);
 		uint32_t padded = (len + 3u) & ~3u;
 		if (code == PCAPNG_OPT_ENDOFOPT || o + 4 + padded > end)
@@ -162,6 +260,11 @@ uint32_t capstats_packet_iface(struct capstats *s, const uint8_t *data, uint32_t
 		if (e->wirelen != wirelen || e->caplen < caplen || memcmp(e->head, data, n) != 0)
 			continue;
 		uint32_t iface = e->iface;  /* the blocks before it were not handed out: filtered */
+		opts_free(&s->taken_opts);
+		s->taken_ts = e->ts;
+		s->taken_opts = e->opts;
+		for (uint32_t k = 0; k < i; k++)
+			opts_free(&s->pkts[(s->pkt_head + k) % s->pkt_alloc].opts);
 		s->pkt_head = (s->pkt_head + i + 1) % s->pkt_alloc;
 		s->pkt_n -= i + 1;
 		return iface;
@@ -169,12 +272,18 @@ uint32_t capstats_packet_iface(struct capstats *s, const uint8_t *data, uint32_t
 	return 0;
 }
 
+const struct capstats_ifdesc *capstats_iface_desc(const struct capstats *s, uint32_t key)
+{
+	for (uint32_t i = 0; i < s->n_names && i < CAPSTATS_MAX_NAMES; i++)
+		if (s->names[i].key == key)
+			return &s->names[i];
+	return NULL;
+}
+
 const char *capstats_iface_name(const struct capstats *s, uint32_t key)
 {
-	for (uint32_t i = 0; i < s->n_names; i++)
-		if (s->names[i].key == key)
-			return s->names[i].name;
-	return "";
+	const struct capstats_ifdesc *d = capstats_iface_desc(s, key);
+	return d ? d->name : "";
 }
 
 void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop)
@@ -234,6 +343,7 @@ static bool start_block(struct capstats *s)
 	if (s->block_len < (type == PCAPNG_BT_SHB ? PCAPNG_SHB_MIN : PCAPNG_BLOCK_MIN) || s->block_len % 4)
 		return false;
 	s->remaining = s->block_len - s->have;
+	s->tail_len = 0;
 	return true;
 }
 
@@ -248,6 +358,9 @@ static void parse_isb(struct capstats *s)
 	struct capstats_iface *f = iface_for(s, s->section - 1, rd32(s, s->head + PCAPNG_BLOCK_HDR));
 	if (!f)
 		return;
+	f->has_isb = true;
+	f->isb_ts = (uint64_t)rd32(s, s->head + PCAPNG_BLOCK_HDR + 4) << 32 | rd32(s, s->head + PCAPNG_BLOCK_HDR + 8);
+	opts_copy(s, PCAPNG_BT_ISB, s->head + ISB_OPTIONS, end - ISB_OPTIONS, &f->isb_opts);
 	for (uint32_t o = ISB_OPTIONS; o + 4 <= end;) {
 		uint16_t code = rd16(s, s->head + o), len = rd16(s, s->head + o + 2);
 		uint32_t padded = (len + 3u) & ~3u;
@@ -299,6 +412,8 @@ void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n)
 			memcpy(s->head + s->have, buf, keep);
 			s->have += (uint32_t)keep;
 		}
+		if (s->track && s->block_type == PCAPNG_BT_EPB && s->have >= PKT_DATA)
+			keep_tail(s, buf, s->block_len - s->remaining, take);
 		s->remaining -= (uint32_t)take;
 		s->offset += take;
 		buf += take;
@@ -306,6 +421,9 @@ void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n)
 		if (!s->remaining) {
 			if (s->block_type == PCAPNG_BT_ISB)
 				parse_isb(s);
+			else if (s->block_type == PCAPNG_BT_SHB && s->section == 1 && s->have > SHB_OPTIONS)
+				opts_copy(s, PCAPNG_BT_SHB, s->head + SHB_OPTIONS,
+					  (s->have < s->block_len ? s->have : s->block_len - 4) - SHB_OPTIONS, &s->shb_opts);
 			else if (s->block_type == PCAPNG_BT_IDB)
 				parse_idb(s);
 			else if (s->track && (s->block_type == PCAPNG_BT_EPB || s->block_type == PCAPNG_BT_SPB || s->block_type == PCAPNG_BT_PB))

@@ -26,6 +26,17 @@
 #include <stdio.h>
 
 #define CAPSTATS_MAX_IFACES 64
+#define CAPSTATS_MAX_NAMES 256
+#define CAPSTATS_NAME_LEN 32
+#define CAPSTATS_OPTS_MAX 16384  /* bytes of a packet block's options kept (libpcap's frames) */
+
+/* A block's options, for -w to write again (pcapng_out.c): a copy in this machine's byte order
+ * (the known numeric options of a section in the other order swapped), up to the end-of-options
+ * or the first option not whole in the bytes kept, without the end-of-options itself. */
+struct capstats_opts {
+	uint8_t *bytes;                 /* malloc()ed; NULL with len 0: none */
+	uint32_t len;
+};
 #define CAPSTATS_ISB_MAX 1024  /* bytes of an ISB kept for its options; longer ones are cut */
 
 enum capstats_format { CAPSTATS_UNKNOWN = 0, CAPSTATS_PCAP, CAPSTATS_PCAPNG, CAPSTATS_LIVE };
@@ -34,6 +45,11 @@ struct capstats_iface {
 	uint32_t section, if_id;
 	uint64_t recv, if_drop, os_drop;
 	bool has_recv, has_if_drop, has_os_drop;
+	/* the last statistics block, for -w to write again: its time stamp (in its interface's
+	 * units) and options (capstats_opts) */
+	bool has_isb;
+	uint64_t isb_ts;
+	struct capstats_opts isb_opts;
 };
 
 #define CAPSTATS_HEAD_BYTES 32u  /* bytes of a frame kept to tell it when libpcap hands it out */
@@ -44,11 +60,20 @@ struct capstats_pkt {
 	uint32_t caplen, wirelen;       /* caplen: what the block holds (libpcap may hand out fewer:
 					 * a Simple Packet Block is cut to the snapshot length) */
 	uint32_t n;                     /* bytes in head[] */
+	uint64_t ts;                    /* its time stamp as written (Enhanced and Packet Blocks) */
+	struct capstats_opts opts;      /* its options (Enhanced Packet Blocks) */
 	uint8_t head[CAPSTATS_HEAD_BYTES];  /* its first bytes */
 };
 
-#define CAPSTATS_MAX_NAMES 256
-#define CAPSTATS_NAME_LEN 32
+/* An interface as its Interface Description Block describes it: enough for -w to describe it
+ * again (link type, snapshot length and options: if_name, if_tsresol, ...). */
+struct capstats_ifdesc {
+	uint32_t key;                   /* capstats_iface_key() */
+	uint16_t linktype;              /* a LINKTYPE_* number */
+	uint32_t snaplen;
+	struct capstats_opts opts;
+	char name[CAPSTATS_NAME_LEN];   /* its if_name, made printable */
+};
 
 struct capstats {
 	/* results */
@@ -69,7 +94,15 @@ struct capstats {
 	uint32_t pkt_alloc, pkt_head, pkt_n;
 	uint32_t n_names;               /* IDBs seen, in order: names[] holds the first CAPSTATS_MAX_NAMES */
 	uint32_t section_ifs;           /* IDBs in the current section */
-	struct { uint32_t key; char name[CAPSTATS_NAME_LEN]; } names[CAPSTATS_MAX_NAMES];
+	struct capstats_ifdesc names[CAPSTATS_MAX_NAMES];
+	struct capstats_opts shb_opts;  /* the first section header's options (its comments, ...) */
+	/* the packet block libpcap handed out last (capstats_packet_iface): its time stamp as
+	 * written and options, valid until the next call */
+	uint64_t taken_ts;
+	struct capstats_opts taken_opts;
+	/* the options of the Enhanced Packet Block being fed, up to CAPSTATS_OPTS_MAX bytes */
+	uint8_t *tail;
+	uint32_t tail_len;
 
 	/* scanner state */
 	bool stopped;                   /* done (classic pcap) or lost (bad block length) */
@@ -96,7 +129,7 @@ void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, 
 void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n);
 
 /* Queue the packet blocks' interfaces from now on (before the first byte is fed); false when out
- * of memory. capstats_free() gives the queue back. */
+ * of memory. capstats_free() gives the queue back, and the options kept. */
 bool capstats_track_packets(struct capstats *s);
 void capstats_free(struct capstats *s);
 /* The interface of a pcapng section's interface id: (section << 16 | if_id) + 1; 0 is none. */
@@ -105,7 +138,8 @@ static inline uint32_t capstats_iface_key(uint32_t section, uint32_t if_id)
 	return (section << 16 | (if_id & 0xffff)) + 1;
 }
 /* The interface of the frame libpcap just handed out (its first caplen bytes, wirelen on the wire),
- * or 0 when not known (not pcapng, not tracked, or no queued block matches it). */
+ * or 0 when not known (not pcapng, not tracked, or no queued block matches it); its block's time
+ * stamp and options then in taken_ts and taken_opts. */
 uint32_t capstats_packet_iface(struct capstats *s, const uint8_t *data, uint32_t caplen, uint32_t wirelen);
 /* Its interface id within its section, and its name ("" if the IDB has none or is not known). */
 static inline uint32_t capstats_iface_id(uint32_t key)
@@ -113,6 +147,8 @@ static inline uint32_t capstats_iface_id(uint32_t key)
 	return (key - 1) & 0xffff;
 }
 const char *capstats_iface_name(const struct capstats *s, uint32_t key);
+/* Its description, NULL if not known (it stays where it is while s is not freed). */
+const struct capstats_ifdesc *capstats_iface_desc(const struct capstats *s, uint32_t key);
 struct capstats_totals capstats_totals(const struct capstats *s);
 
 /* One line for a report, no newline: "capture drops: 3 by the interface, 1 by the OS (pcapng

@@ -20,16 +20,22 @@
 #include "input/live.h"
 #include "input/pcapread.h"
 
+#define INPUT_LINKTYPES 8  /* link types besides the first one a filter is compiled for */
+
 struct input {
 	pcap_t *pcap;
 	FILE *fp;                 /* what libpcap reads: a stdio stream over `source` */
 	struct input_source *source;
 	char *iobuf;
-	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number) */
+	unsigned linktype;  /* ROCE_LINK_* (LINKTYPE_* number): the first interface's */
 	const char *name;
 	struct bpf_program filter;  /* the compiled filter; bf_insns NULL when there is none */
+	const char *filter_text;  /* the filter, compiled again for another link type (more[]) */
+	unsigned n_more;          /* a pcapng of several link types: the filter compiled for each */
+	struct { unsigned linktype; struct bpf_program prog; } more[INPUT_LINKTYPES];
 	uint64_t records_read;    /* records of the file read so far, the filter's rejects too */
 	bool direct;              /* records come from `records` until it hands over to libpcap */
+	bool at_end;              /* a pcapng of several link types read to its end by `records` */
 	struct pcapread records;
 	bool live;                /* a network interface (input_open_live) */
 	bool poll;                /* frames may not be ready yet: live, or a file that is not regular */
@@ -39,6 +45,9 @@ struct input {
 	uint32_t last_recv, last_drop, last_ifdrop;
 	uint64_t recv, drop, ifdrop;
 };
+
+/* The most bytes of options a frame read by libpcap carries (struct frame). */
+#define FRAME_OPTS_MAX CAPSTATS_OPTS_MAX
 
 /* input_next(): no complete frame is ready now (only when in->poll). */
 #define INPUT_AGAIN 2
@@ -54,6 +63,15 @@ struct frame {
 	uint32_t iface;           /* pcapng: capstats_iface_key() of its interface; 0: not known (pcap) */
 	const char *iface_name;   /* its if_name, "" if none (valid while the input is open) */
 	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number) */
+	unsigned linktype;        /* ROCE_LINK_*: its interface's (a pcapng may mix them) */
+	/* pcapng, for -w to write the frame again as it was: its interface's description (NULL
+	 * when not known: then none of these is set), its block's time stamp in that interface's
+	 * units, and its options (comments, flags, hashes, ...: capstats_opts; valid as long as
+	 * the frame's bytes) */
+	uint32_t opts_len;
+	const uint8_t *opts;
+	const struct capstats_ifdesc *ifdesc;
+	uint64_t ts_raw;
 };
 
 /* The frame's time in nanoseconds since 1970, held at the int64 range (years ±292) */

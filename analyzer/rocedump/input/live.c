@@ -71,6 +71,17 @@ static int set_direction(pcap_t *p, const char *name, char *errbuf, size_t errle
 	return -1;
 }
 
+/* On Linux's "any", libpcap 1.10 captures classic Linux cooked headers (SLL), which do not say
+ * which interface a packet crossed: the same packet seen going in on one interface and out on
+ * another then differs only by its packet type, or not at all. SLL2 carries the interface index
+ * (the decoder's sll_ifindex, which copy detection keys on), so it is asked for once the handle
+ * is active, as tcpdump 4.99 does. A libpcap without SLL2 keeps SLL. */
+static void ask_sll2(pcap_t *p, const char *device)
+{
+	if (strcmp(device, "any") == 0 && pcap_datalink(p) == DLT_LINUX_SLL)
+		(void)pcap_set_datalink(p, DLT_LINUX_SLL2);
+}
+
 pcap_t *live_open(const struct live_config *cfg, bool *nano, char *errbuf, size_t errlen)
 {
 	char perr[PCAP_ERRBUF_SIZE] = "";
@@ -111,6 +122,7 @@ pcap_t *live_open(const struct live_config *cfg, bool *nano, char *errbuf, size_
 		return NULL;
 	}
 	*nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
+	ask_sll2(p, cfg->device);
 	if (cfg->direction && set_direction(p, cfg->direction, errbuf, errlen) < 0) {
 		pcap_close(p);
 		return NULL;

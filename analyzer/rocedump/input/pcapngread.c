@@ -15,8 +15,7 @@
  * machine's byte order; blocks whole in the file, of a length that is a multiple of 4, at least
  * 12 bytes and at most PCAPREAD_MARGIN (512 KiB: a block lies whole in the ring's margin; libpcap,
  * whose smallest limit is 16 MiB, reads on from a longer one), with the same length in the trailer;
- * up to 64 interfaces, each after the first of libpcap's link type and the first one's snapshot
- * length, with well-formed options and a time stamp resolution of 10^-k (k <= 9) or 2^-k
+ * up to 64 interfaces, each after the first of the first one's snapshot length, with well-formed options and a time stamp resolution of 10^-k (k <= 9) or 2^-k
  * (k <= 30) seconds, converted to nanoseconds as libpcap converts them (if_tsoffset added
  * modulo 2^64 as libpcap adds it); Enhanced Packet Blocks on a described interface and Simple
  * Packet Blocks (interface 0, no time stamp, cut to the snapshot length), with a captured length
@@ -24,7 +23,18 @@
  * Packet Block, a second section, anything malformed or cut short) and at the end of the bytes
  * to read, it stops: input.c then opens libpcap on this section's header and interface blocks
  * followed by the file from that block on (pcapng_prefix), so that libpcap reads on with exactly
- * the state it would have had, with its own checks and messages. */
+ * the state it would have had, with its own checks and messages.
+ *
+ * Interfaces of several link types (dumpcap -i eth0 -i any: Ethernet and Linux cooked headers)
+ * are one thing libpcap refuses ("an interface has a type ... different from the type of the
+ * first interface") and this reader takes: each frame carries its interface's link type. Once
+ * such an interface is taken libpcap cannot read on (it would refuse the same interface), so
+ * the reader then reads to the end of the file itself (pcapng_mixed()), and a block it does not
+ * take is an error.
+ *
+ * Each frame also carries what -w needs to write it again as it was (struct frame): its
+ * interface's description (from the scanner), its time stamp as written and its options, where
+ * they lie in the window. */
 #include "input/pcapngread.h"
 
 #include <stdlib.h>
@@ -44,7 +54,9 @@ struct pcapng_iface {
 	uint64_t factor;           /* 10^-k s: nanoseconds a unit; 0 for 2^-k s (times 10^9, over
 				    * the resolution, as libpcap scales those) */
 	uint32_t key;              /* capstats_iface_key() */
+	unsigned linktype;         /* its LINKTYPE_* number, which the core speaks */
 	const char *name;          /* its if_name, from the scanner (capstats_iface_name()) */
+	const struct capstats_ifdesc *desc;  /* its description, from the scanner */
 };
 
 struct pcapng_section {
@@ -54,6 +66,7 @@ struct pcapng_section {
 	uint32_t first_snaplen;    /* the first interface's snapshot length as written */
 	uint32_t shb_len;          /* the section header (at offset 0), once taken */
 	uint32_t n_ifaces;
+	bool mixed;                /* an interface of another link type than the first's taken */
 	size_t idb_at[IFACES_TAKEN];
 	uint32_t idb_len[IFACES_TAKEN];
 	struct pcapng_iface iface[IFACES_TAKEN];
@@ -88,8 +101,9 @@ static bool describe_iface(const struct pcapng_section *s, const uint8_t *body, 
 		return false;
 	uint16_t linktype = pcapread_ld16(body);
 	uint32_t snaplen = pcapread_ld32(body + 4);
-	/* libpcap compares a later interface's link type, as written, with its own DLT_ number */
-	if (s->n_ifaces && (linktype != (unsigned)s->dlt || snaplen != s->first_snaplen))
+	/* libpcap compares a later interface's link type, as written, with its own DLT_ number;
+	 * another one is taken here (see above), but for the one whose lengths libpcap rewrites */
+	if (s->n_ifaces && (snaplen != s->first_snaplen || linktype == DLT_USB_LINUX_MMAPPED))
 		return false;
 	uint64_t tsresol = 1000000, tsoffset = 0;
 	bool binary = false, saw_tsresol = false, saw_tsoffset = false;
@@ -127,7 +141,7 @@ static bool describe_iface(const struct pcapng_section *s, const uint8_t *body, 
 		o += 4 + padded;
 		left -= 4 + padded;
 	}
-	*ifc = (struct pcapng_iface){.tsresol = tsresol, .tsoffset = tsoffset,
+	*ifc = (struct pcapng_iface){.tsresol = tsresol, .tsoffset = tsoffset, .linktype = linktype,
 				     .factor = binary ? 0 : NSEC / tsresol};
 	return true;
 }
@@ -185,9 +199,25 @@ static bool take_idb(struct pcapread *r, const uint8_t *b, uint32_t n)
 	capstats_feed(s->stats, b, n);  /* before its name is asked for */
 	ifc->key = capstats_iface_key(0, s->n_ifaces);
 	ifc->name = capstats_iface_name(s->stats, ifc->key);
+	ifc->desc = capstats_iface_desc(s->stats, ifc->key);
+	if (s->n_ifaces && ifc->linktype != s->iface[0].linktype)
+		s->mixed = true;
 	s->idb_at[s->n_ifaces] = r->pos;
 	s->idb_len[s->n_ifaces++] = n;
 	return true;
+}
+
+static inline void set_iface(struct frame *f, const struct pcapng_iface *ifc)
+{
+	f->iface = ifc->key;
+	f->iface_name = ifc->name;
+	f->ifdesc = ifc->desc;
+	f->linktype = ifc->linktype;
+}
+
+bool pcapng_mixed(const struct pcapread *r)
+{
+	return r->section && r->section->mixed;
 }
 
 int pcapng_next(struct pcapread *r, struct frame *f)
@@ -206,12 +236,15 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 			if (id >= s->n_ifaces || caplen > s->snapshot || caplen > room - PCAPNG_EPB_FIXED)
 				return 0;
 			const struct pcapng_iface *ifc = &s->iface[id];
-			set_time(f, ifc, (uint64_t)pcapread_ld32(body + 4) << 32 | pcapread_ld32(body + 8));
+			uint32_t data_room = (caplen + 3u) & ~3u;  /* the options follow the padded data */
+			f->ts_raw = (uint64_t)pcapread_ld32(body + 4) << 32 | pcapread_ld32(body + 8);
+			set_time(f, ifc, f->ts_raw);
 			f->data = body + PCAPNG_EPB_FIXED;
 			f->caplen = caplen;
 			f->wirelen = pcapread_ld32(body + 16);
-			f->iface = ifc->key;
-			f->iface_name = ifc->name;
+			f->opts = f->data + data_room;
+			f->opts_len = room - PCAPNG_EPB_FIXED > data_room ? room - PCAPNG_EPB_FIXED - data_room : 0;
+			set_iface(f, ifc);
 			r->pos += n;
 			return 1;
 		}
@@ -223,11 +256,13 @@ int pcapng_next(struct pcapread *r, struct frame *f)
 			if (caplen > room - PCAPNG_SPB_FIXED)
 				return 0;
 			set_time(f, &s->iface[0], 0);  /* no time stamp: 0, plus if_tsoffset */
+			f->ts_raw = 0;
 			f->data = body + PCAPNG_SPB_FIXED;
 			f->caplen = caplen;
 			f->wirelen = wirelen;
-			f->iface = s->iface[0].key;
-			f->iface_name = s->iface[0].name;
+			f->opts = NULL;
+			f->opts_len = 0;
+			set_iface(f, &s->iface[0]);
 			r->pos += n;
 			return 1;
 		}

@@ -23,6 +23,10 @@ bool pcapng_begin(struct pcapread *r, pcap_t *p, struct capstats *stats);
  * pcapread_next()). */
 int pcapng_next(struct pcapread *r, struct frame *f);
 
+/* Whether interfaces of several link types were taken: libpcap cannot read on after
+ * pcapng_next() stopped (it refuses such files). */
+bool pcapng_mixed(const struct pcapread *r);
+
 /* After pcapng_next() stopped: the bytes libpcap must read before the file's from r->pos on, so
  * that it reads on as it would have, had it read the whole file itself: the section's header
  * and its interfaces' description blocks so far, in the file's order. *out is malloc()ed, its

@@ -60,7 +60,7 @@ static int open_file(struct rotor *r, char *errbuf, size_t errlen)
 {
 	if (make_name(r, errbuf, errlen) < 0)
 		return -1;
-	if (pcapng_out_open(&r->out, r->path, r->linktype, errbuf, errlen) < 0)
+	if (pcapng_out_open(&r->out, r->path, r->linktype, r->cfg.source, errbuf, errlen) < 0)
 		return -1;
 	r->opened_ns = wall_ns();
 	r->at_open = r->counts ? r->counts(r->counts_ctx) : (struct rotate_counts){0};
@@ -97,6 +97,12 @@ static void write_isb(struct rotor *r)
 		.os_drop = now.os_drop - r->at_open.os_drop,
 	};
 	pcapng_out_isb(&r->out, &isb);
+}
+
+void rotor_input_isbs(struct rotor *r)
+{
+	if (r->out.f)
+		pcapng_out_input_isbs(&r->out);
 }
 
 int rotor_close(struct rotor *r, char *errbuf, size_t errlen)

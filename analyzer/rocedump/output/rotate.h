@@ -20,6 +20,7 @@ struct rotate_config {
 	unsigned seconds;          /* -G; 0: no time limit */
 	unsigned max_files;        /* -W; 0: no limit */
 	bool packet_buffered;      /* -U: each frame written out as it comes */
+	const struct capstats *source;  /* a capture file's scanner (pcapng_out_open); NULL live */
 };
 
 /* The capture's cumulative counts at a moment (valid: a live capture). */
@@ -55,6 +56,10 @@ int rotor_open(struct rotor *r, const struct rotate_config *cfg, unsigned linkty
 int rotor_before_frame(struct rotor *r, time_t now, char *errbuf, size_t errlen);
 
 void rotor_frame(struct rotor *r, const struct frame *f, const char *comment, size_t comment_len);
+
+/* The input's statistics blocks, once it has been read (pcapng_out_input_isbs), into the file
+ * being written. */
+void rotor_input_isbs(struct rotor *r);
 
 /* Written out so far (idle moments, -U). */
 void rotor_flush(struct rotor *r);
