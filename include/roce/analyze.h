@@ -94,8 +94,8 @@ struct roce_findings {
 	uint32_t stream, pair;     /* the frame's stream id and pair id; 0 for a frame that no stream
 				    * took (not RoCE, not analyzable, a CNP, the table out of memory) */
 	int64_t response_ns;       /* a response: request->response time measured on this frame (from
-				    * the request it is the first to answer, resends excluded, as the
-				    * summary's figures), in ns; -1 if none */
+				    * the newest request it is the first to answer, resends excluded, as
+				    * the summary's figures), in ns; -1 if none */
 	/* the n findings: the analyzer's own array (grown as a frame needs, kept for the next
 	 * frames), valid until the next roce_analyze() or roce_analyzer_free(); a caller that keeps
 	 * them copies them. NULL or not when n is 0. */
@@ -189,14 +189,19 @@ struct roce_stream_stats {
 				       * on the reverse stream; there when the pair is not known) */
 	uint64_t messages;         /* completed request messages (LAST/ONLY) */
 	uint64_t messages_send, messages_write, messages_read, messages_atomic, messages_other; /* by kind */
-	/* response time of its requests at the capture point: a request asking for a response
-	 * (AckReq, READ, atomic) to the first response covering it, one at a time, resends
-	 * excluded; microseconds. Captured next to the requester this is the round trip through
-	 * the network and the responder; next to the responder, the responder's own time. */
+	/* response time of its requests at the capture point: every request asking for a response
+	 * (AckReq, READ, atomic) to the first response covering it (an ACK or atomic ACK of its PSN
+	 * or a later one, a READ's first response packet), resends excluded (Karn's rule), up to
+	 * 64 waiting at a time; microseconds. Captured next to the requester this is the round
+	 * trip through the network and the responder; next to the responder, the responder's own
+	 * time. */
 	uint64_t response_count;
+	uint64_t response_untimed;  /* requests not timed: 64 of the stream's were waiting already */
 	uint32_t response_min_us, response_mean_us, response_max_us;
 	uint32_t response_p50_us, response_p99_us;  /* from a half-octave histogram: within ±19 % up
 						     * to 11.9 s, the largest sample above */
+	uint32_t response_p50_range_us[2], response_p99_range_us[2];  /* the samples their bucket
+								       * may hold: [lo, hi] */
 	/* the requester's side: from a response to its next new request (its turn: next to the
 	 * requester, its own time; next to the responder, the round trip the other way) */
 	uint64_t turn_count;
@@ -220,6 +225,7 @@ struct roce_stream_stats {
 	uint64_t cnp_pending;      /* CE marks due a CNP whose deadline the capture ended before */
 	uint64_t ce_to_cnp_count;  /* CE (the first since the previous CNP) to CNP, nanoseconds: */
 	int64_t ce_to_cnp_min_ns, ce_to_cnp_p50_ns, ce_to_cnp_p99_ns, ce_to_cnp_max_ns; /* quantiles ±9 % */
+	int64_t ce_to_cnp_p50_range_ns[2], ce_to_cnp_p99_range_ns[2]; /* their buckets: [lo, hi] */
 };
 
 /* Call fn for every stream in the table: least recently used first, each stream followed by the
