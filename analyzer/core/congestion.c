@@ -27,13 +27,14 @@
 int cong_init(struct roce_analyzer *a, const struct roce_congestion_config *cfg)
 {
 	struct cong_state *c = &a->cong;
-	static const struct roce_congestion_config defaults;
-	if (!cfg)
+	struct roce_congestion_config defaults;
+	if (!cfg) {
+		roce_congestion_config_init(&defaults);
 		cfg = &defaults;
+	}
 	c->link_bps = cfg->link_bps ? cfg->link_bps : ROCE_LINK_BPS_DEFAULT;
 	c->storm_ns = cfg->pfc_storm_ns > 0 ? cfg->pfc_storm_ns : ROCE_PFC_STORM_NS_DEFAULT;
-	c->interval_ns = cfg->cnp_interval_zero ? 0 : cfg->cnp_interval_ns > 0 ? cfg->cnp_interval_ns
-										  : ROCE_CNP_INTERVAL_NS_DEFAULT;
+	c->interval_ns = cfg->cnp_interval_ns > 0 ? cfg->cnp_interval_ns : 0;
 	c->timeout_ns = cfg->cnp_timeout_ns > 0 ? cfg->cnp_timeout_ns : ROCE_CNP_TIMEOUT_NS_DEFAULT;
 	for (unsigned d = 0; d < 64; d++)
 		c->dscp_prio[d] = cfg->dscp_map ? (uint8_t)(cfg->dscp_prio[d] & 7) : (uint8_t)(d >> 3);

@@ -108,17 +108,26 @@ static uint32_t msn_model_ack(unsigned src, unsigned dst, uint32_t psn)
 	return n & 0xffffff;
 }
 
-static void mk(uint32_t max_streams, uint32_t pmtu)
+/* A new analyzer A with the settings cfg (NULL: the defaults). */
+static void mk_cfg(const struct roce_analyzer_config *cfg)
 {
 	char err[ROCE_ERRBUF_SIZE] = "";
 	n_sent = 0;
-	model_pmtu = pmtu;
-	struct roce_analyzer_config cfg = {.max_streams = max_streams, .pmtu = pmtu};
+	model_pmtu = cfg ? cfg->pmtu : 0;
 	roce_analyzer_free(A);
-	A = roce_analyzer_new(&cfg, err);
+	A = roce_analyzer_new(cfg, err);
 	cr_assert_not_null(A, "roce_analyzer_new: %s", err);
 	now = 1000000;
 	frame_no = 0;
+}
+
+static void mk(uint32_t max_streams, uint32_t pmtu)
+{
+	struct roce_analyzer_config cfg;
+	roce_analyzer_config_init(&cfg);
+	cfg.max_streams = max_streams;
+	cfg.pmtu = pmtu;
+	mk_cfg(&cfg);
 }
 
 static const struct roce_pkt *feed(struct fr x)
@@ -1344,6 +1353,34 @@ Test(analyze, copies_same_place_same_counted_id)
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .ipid = 8), "frame.copy");
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .ipid = 9), "psn.retransmit", "retransmit.timeout");
 	cr_assert_eq(req_stats().copies, 1);
+}
+
+/* The window: the defaults (NULL, or roce_analyzer_config_init) look for copies within
+ * ROCE_COPY_WINDOW_US_DEFAULT; 0 turns copy detection off, as rocedump's --copy-window-us 0. */
+Test(analyze, copy_window_default_and_zero_off)
+{
+	struct roce_analyzer_config cfg;
+	roce_analyzer_config_init(&cfg);
+	cr_assert_eq(cfg.copy_window_us, ROCE_COPY_WINDOW_US_DEFAULT);
+	cr_assert_eq(cfg.max_streams, ROCE_MAX_STREAMS_DEFAULT);
+	cr_assert_eq(cfg.pmtu, 0);
+	cr_assert_null(cfg.congestion);
+
+	const int64_t window_ns = ROCE_COPY_WINDOW_US_DEFAULT * 1000;
+	mk_cfg(NULL);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .iface = 1, .ts = 1000000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .iface = 2, .ts = 1000000 + window_ns - 1),
+		      "frame.copy");
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .iface = 1, .ts = 3000000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .iface = 2, .ts = 3000000 + window_ns + 1),
+		      "psn.retransmit", "retransmit.timeout");
+
+	cfg.copy_window_us = 0;
+	mk_cfg(&cfg);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .iface = 1, .ts = 1000000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .iface = 2, .ts = 1000000),
+		      "psn.retransmit", "retransmit.timeout");
+	cr_assert_eq(req_stats().copies, 0);
 }
 
 /* A backward resend with no NAK before it: the requester's timer expired. */
