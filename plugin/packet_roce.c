@@ -41,15 +41,17 @@ static range_t *pref_ports;
 static gboolean pref_analysis = TRUE;
 static gboolean pref_icrc = TRUE;
 static gint pref_pmtu = 0;
-static guint pref_max_streams = 0;
+static guint pref_max_streams = ROCE_MAX_STREAMS_DEFAULT;
 /* the congestion analysis' (rocedump's --link-speed, --pfc-storm-ms, --dscp-prio, --cnp-interval-us,
- * --cnp-timeout-us), read into congestion_cfg when applied */
-static const char *pref_link_speed = "100G";
-static guint pref_pfc_storm_ms = 100;
+ * --cnp-timeout-us), read into congestion_cfg when applied; the defaults are the core's, in
+ * rocedump's units */
+static const char *pref_link_speed = ROCE_LINK_SPEED_DEFAULT;
+static guint pref_pfc_storm_ms = ROCE_PFC_STORM_NS_DEFAULT / 1000000;
 static const char *pref_dscp_prio = "";
-static guint pref_cnp_interval_us = 50;
-static guint pref_cnp_timeout_us = 1000;
+static guint pref_cnp_interval_us = ROCE_CNP_INTERVAL_NS_DEFAULT / 1000;
+static guint pref_cnp_timeout_us = ROCE_CNP_TIMEOUT_NS_DEFAULT / 1000;
 static struct roce_congestion_config congestion_cfg;
+static struct roce_analyzer_config analyzer_cfg;  /* with congestion_cfg, when applied */
 
 static struct roce_decoder_config decoder_cfg;
 static struct roce_analyzer *analyzer;
@@ -126,13 +128,11 @@ struct frame_result {
 static void roce_init(void)
 {
 	char err[ROCE_ERRBUF_SIZE];
-	struct roce_analyzer_config cfg = {.max_streams = pref_max_streams, .pmtu = (uint32_t)pref_pmtu,
-					   .congestion = &congestion_cfg};
 
 	generation++;
 	last_analyzed = 0;
 	frame_ids_free();
-	analyzer = pref_analysis ? roce_analyzer_new(&cfg, err) : NULL;
+	analyzer = pref_analysis ? roce_analyzer_new(&analyzer_cfg, err) : NULL;
 	if (pref_analysis && !analyzer)
 		ws_warning("RoCE analysis off: %s", err);
 }
@@ -142,6 +142,15 @@ static void roce_cleanup(void)
 	roce_analyzer_free(analyzer);
 	analyzer = NULL;
 	frame_ids_free();
+}
+
+/* A preference rocedump's option takes from 1 up: 0 leaves the default, with a warning. */
+static guint pref_not_zero(guint v, const char *name, guint dflt)
+{
+	if (v)
+		return v;
+	ws_warning("RoCE: %s 0 is not one (1 or more): %u", name, dflt);
+	return dflt;
 }
 
 static void roce_prefs_apply(void)
@@ -156,16 +165,23 @@ static void roce_prefs_apply(void)
 
 	/* the congestion settings, as rocedump's options take them; a value rocedump would refuse
 	 * leaves the default, with a warning (a preference cannot be refused) */
-	memset(&congestion_cfg, 0, sizeof(congestion_cfg));
+	roce_congestion_config_init(&congestion_cfg);
 	if (pref_link_speed && pref_link_speed[0] && !roce_parse_link_speed(pref_link_speed, &congestion_cfg.link_bps))
-		ws_warning("RoCE: link speed '%s' is not one (e.g. 25G, 100G, 400G): 100G", pref_link_speed);
+		ws_warning("RoCE: link speed '%s' is not one (e.g. 25G, 100G, 400G): %s", pref_link_speed,
+			   ROCE_LINK_SPEED_DEFAULT);
 	if (pref_dscp_prio && pref_dscp_prio[0] && !roce_parse_dscp_map(pref_dscp_prio, &congestion_cfg))
 		ws_warning("RoCE: DSCP to priority map '%s' is not one (DSCP=PRIORITY,...: 0-63=0-7): DSCP >> 3",
 			   pref_dscp_prio);
-	congestion_cfg.pfc_storm_ns = (int64_t)pref_pfc_storm_ms * 1000000;  /* 0: the default */
-	congestion_cfg.cnp_interval_ns = (int64_t)pref_cnp_interval_us * 1000;
-	congestion_cfg.cnp_interval_zero = pref_cnp_interval_us == 0;
-	congestion_cfg.cnp_timeout_ns = (int64_t)pref_cnp_timeout_us * 1000;  /* 0: the default */
+	congestion_cfg.pfc_storm_ns = (int64_t)pref_not_zero(pref_pfc_storm_ms, "PFC storm (ms)",
+							     ROCE_PFC_STORM_NS_DEFAULT / 1000000) * 1000000;
+	congestion_cfg.cnp_interval_ns = (int64_t)pref_cnp_interval_us * 1000;  /* 0: no rate limit */
+	congestion_cfg.cnp_timeout_ns = (int64_t)pref_not_zero(pref_cnp_timeout_us, "CNP timeout (us)",
+							       ROCE_CNP_TIMEOUT_NS_DEFAULT / 1000) * 1000;
+
+	roce_analyzer_config_init(&analyzer_cfg);
+	analyzer_cfg.max_streams = pref_not_zero(pref_max_streams, "Streams tracked at once", ROCE_MAX_STREAMS_DEFAULT);
+	analyzer_cfg.pmtu = (uint32_t)pref_pmtu;
+	analyzer_cfg.congestion = &congestion_cfg;
 }
 
 /* Wireshark's encapsulation as the core's link type (4.0 does not export
@@ -794,25 +810,27 @@ static void register_prefs(void)
 		"The path MTU for READ PSN accounting and the PMTU rules (rocedump --pmtu)", &pref_pmtu,
 		pmtu_vals, FALSE);
 	prefs_register_uint_preference(m, "max_streams", "Streams tracked at once",
-		"Streams the analysis tracks before evicting the least recently used (0: 2097152, "
-		"rocedump --max-streams)", 10, &pref_max_streams);
+		g_strdup_printf("Streams the analysis tracks before evicting the least recently used (default %u, "
+				"rocedump --max-streams)", ROCE_MAX_STREAMS_DEFAULT), 10, &pref_max_streams);
 	prefs_register_bool_preference(m, "check_icrc", "Verify the ICRC",
 		"Compute every RoCE packet's ICRC (off: roce.icrc.status 2, unverified)", &pref_icrc);
 	prefs_register_string_preference(m, "link_speed", "Link speed",
-		"The link's speed, for PFC/PAUSE pause times (a quantum is 512 bit times): 10G, 25G, 100G, 400G, "
-		"or bits per second with a K/M/G/T suffix (rocedump --link-speed)", &pref_link_speed);
+		g_strdup_printf("The link's speed, for PFC/PAUSE pause times (a quantum is 512 bit times): 10G, 25G, "
+				"100G, 400G, or bits per second with a K/M/G/T suffix (default %s, rocedump --link-speed)",
+				ROCE_LINK_SPEED_DEFAULT), &pref_link_speed);
 	prefs_register_uint_preference(m, "pfc_storm_ms", "PFC storm (ms)",
-		"One continuous pause of a priority longer than this is pfc.storm (0: 100; rocedump --pfc-storm-ms)",
-		10, &pref_pfc_storm_ms);
+		g_strdup_printf("One continuous pause of a priority longer than this is pfc.storm (default %u; "
+				"rocedump --pfc-storm-ms)", pref_pfc_storm_ms), 10, &pref_pfc_storm_ms);
 	prefs_register_string_preference(m, "dscp_prio", "DSCP to priority",
 		"The priority of untagged RoCE by DSCP, DSCP=PRIORITY pairs: 26=3,48=6 (empty, and the DSCPs not "
 		"named: DSCP >> 3; rocedump --dscp-prio)", &pref_dscp_prio);
 	prefs_register_uint_preference(m, "cnp_interval_us", "CNP interval (us)",
-		"The least time a NIC leaves between two CNPs to one QP (0: a CNP is due for every CE mark; "
-		"rocedump --cnp-interval-us)", 10, &pref_cnp_interval_us);
+		g_strdup_printf("The least time a NIC leaves between two CNPs to one QP (default %u; 0: a CNP is due "
+				"for every CE mark; rocedump --cnp-interval-us)", pref_cnp_interval_us),
+		10, &pref_cnp_interval_us);
 	prefs_register_uint_preference(m, "cnp_timeout_us", "CNP timeout (us)",
-		"A CE mark due a CNP with none within this is cnp.missing (0: 1000; rocedump --cnp-timeout-us)",
-		10, &pref_cnp_timeout_us);
+		g_strdup_printf("A CE mark due a CNP with none within this is cnp.missing (default %u; "
+				"rocedump --cnp-timeout-us)", pref_cnp_timeout_us), 10, &pref_cnp_timeout_us);
 }
 
 void roce_proto_register(void)

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "grow.h"
 #include "stream_table.h"
+#include "wire.h"
 
 #define NONE INT64_MIN
 #define DUE_WAITING 0
@@ -27,13 +29,14 @@
 int cong_init(struct roce_analyzer *a, const struct roce_congestion_config *cfg)
 {
 	struct cong_state *c = &a->cong;
-	static const struct roce_congestion_config defaults;
-	if (!cfg)
+	struct roce_congestion_config defaults;
+	if (!cfg) {
+		roce_congestion_config_init(&defaults);
 		cfg = &defaults;
+	}
 	c->link_bps = cfg->link_bps ? cfg->link_bps : ROCE_LINK_BPS_DEFAULT;
 	c->storm_ns = cfg->pfc_storm_ns > 0 ? cfg->pfc_storm_ns : ROCE_PFC_STORM_NS_DEFAULT;
-	c->interval_ns = cfg->cnp_interval_zero ? 0 : cfg->cnp_interval_ns > 0 ? cfg->cnp_interval_ns
-										  : ROCE_CNP_INTERVAL_NS_DEFAULT;
+	c->interval_ns = cfg->cnp_interval_ns > 0 ? cfg->cnp_interval_ns : 0;
 	c->timeout_ns = cfg->cnp_timeout_ns > 0 ? cfg->cnp_timeout_ns : ROCE_CNP_TIMEOUT_NS_DEFAULT;
 	for (unsigned d = 0; d < 64; d++)
 		c->dscp_prio[d] = cfg->dscp_map ? (uint8_t)(cfg->dscp_prio[d] & 7) : (uint8_t)(d >> 3);
@@ -436,16 +439,32 @@ static struct pfc_src *pfc_source(struct cong_state *c, const uint8_t *mac, bool
 	return s;
 }
 
-/* The source MAC of a frame: Ethernet's, or a cooked capture's link address; NULL if none. */
+/* The bytes of frame p's readable part (decode.h). */
+static struct span frame_span(const struct roce_pkt *p, const uint8_t *frame)
+{
+	return (struct span){frame, roce_readable_len(p->caplen)};
+}
+
+/* The source MAC of a frame: Ethernet's, or a cooked capture's link address (6 bytes long);
+ * NULL if none. */
 static const uint8_t *src_mac(const struct roce_pkt *p, const uint8_t *frame)
 {
+	const struct span s = frame_span(p, frame);
+	const uint8_t *h;
 	if (p->eth_off >= 0)
-		return frame + p->eth_off + 6;
-	if (p->linktype == ROCE_LINK_SLL && p->caplen >= 16 && frame[4] == 0 && frame[5] == 6)
-		return frame + 6;
-	if (p->linktype == ROCE_LINK_SLL2 && p->caplen >= 20 && frame[11] == 6)
-		return frame + 12;
+		return span_at(&s, (uint32_t)p->eth_off + ETH_SRC, 6);
+	if (p->linktype == ROCE_LINK_SLL && (h = span_at(&s, 0, SLL_HLEN)))
+		return ld_be16(h + SLL_HALEN) == 6 ? h + SLL_ADDR : NULL;
+	if (p->linktype == ROCE_LINK_SLL2 && (h = span_at(&s, 0, SLL2_HLEN)))
+		return h[SLL2_HALEN] == 6 ? h + SLL2_ADDR : NULL;
 	return NULL;
+}
+
+/* The destination MAC of a frame's Ethernet header; NULL if none. */
+static const uint8_t *dst_mac(const struct roce_pkt *p, const uint8_t *frame)
+{
+	const struct span s = frame_span(p, frame);
+	return p->eth_off >= 0 ? span_at(&s, (uint32_t)p->eth_off + ETH_DST, 6) : NULL;
 }
 
 static int8_t row_priority(unsigned k)
@@ -547,9 +566,10 @@ static void paused_traffic(struct roce_analyzer *a, struct roce_pkt *p, const ui
 			   struct roce_findings *out)
 {
 	struct cong_state *c = &a->cong;
-	if (p->eth_off < 0)
+	const uint8_t *dst = dst_mac(p, frame);
+	if (!dst)
 		return;  /* no destination MAC: the direction is not known */
-	const struct pfc_src *s = pfc_source(c, frame + p->eth_off, false);
+	const struct pfc_src *s = pfc_source(c, dst, false);
 	if (!s)
 		return;
 	unsigned prio = p->n_vlan ? p->vlan[0].pcp : c->dscp_prio[roce_dscp(&p->net)];

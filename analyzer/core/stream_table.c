@@ -370,7 +370,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
 		return NULL;
 	}
-	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : 1u << 21;  /* 1 M QPs, two ways */
+	a->max_streams = cfg && cfg->max_streams ? cfg->max_streams : ROCE_MAX_STREAMS_DEFAULT;
 	for (unsigned k = 0; k < AHEAD_RING; k++)  /* the look-ahead's frames in flight: none yet */
 		a->ahead.rec[k].idx = a->ahead.rec[k].peer = NO_IDX;
 	for (unsigned k = 0; k < AHEAD_IDS; k++)
@@ -386,7 +386,7 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	a->req_pool.pf = &a->pf[PF_REQ];
 	a->loss_pool.pf = &a->pf[PF_LOSS];
 	a->sends = calloc(SEND_LOG_SIZE, sizeof(*a->sends));
-	int64_t window_us = cfg && cfg->copy_window_us ? cfg->copy_window_us : 1000;
+	int64_t window_us = !cfg ? ROCE_COPY_WINDOW_US_DEFAULT : cfg->copy_window_us > 0 ? cfg->copy_window_us : -1;
 	if (window_us >= 0) {
 		a->copy_window_ns = window_us > INT64_MAX / 1000 ? INT64_MAX : window_us * 1000;
 		a->copies = malloc(sizeof(*a->copies));

@@ -281,7 +281,7 @@ static int open_input(struct options *o, struct input *in, struct metrics_server
 int main(int argc, char **argv)
 {
 	struct ts_clock clock = {0};
-	struct options o = {.print.clock = &clock, .print.link_bps = ROCE_LINK_BPS_DEFAULT};
+	struct options o = {.print.clock = &clock};
 	struct input in;
 	char err[INPUT_ERRLEN];
 	int rc = parse_options(argc, argv, &o);
@@ -337,7 +337,7 @@ int main(int argc, char **argv)
 	if (o.report_file) {
 		struct report_config rcfg = {.path = o.report_file, .capture = in.live ? o.live.device : o.read_file,
 					     .live = in.live,
-					     .plots = o.report_plots_set ? o.report_plots : REPORT_PLOTS_DEFAULT};
+					     .plots = o.report_plots};
 		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
 			fprintf(stderr, "rocedump: %s\n", err);
 			if (sc.out)
@@ -353,11 +353,11 @@ int main(int argc, char **argv)
 	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
 	/* the decoding threads work out the keys the analysis looks streams and copies up by */
 	o.decoder.flags |= ROCE_DECODE_STREAM_HASH;
-	if (o.copy_window_us >= 0)
+	if (o.copy_window_us > 0)
 		o.decoder.flags |= ROCE_DECODE_COPY_KEY;
 	struct pipeline_config pcfg = {
 		.threads = o.threads ? o.threads : pipeline_default_threads(),
-		.batch_frames = o.batch ? o.batch : PIPELINE_BATCH_DEFAULT,
+		.batch_frames = o.batch,
 		.decoder = &o.decoder,
 		.idle = sink_idle,
 		/* ROCEDUMP_NO_LOOK_AHEAD (any value): the analysis looks no frame up ahead, for tests

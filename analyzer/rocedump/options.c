@@ -2,6 +2,7 @@
  * (the numeric options from one table, num_opts), and the usage messages, each followed by the
  * hint to try --help and exit status 2. */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
@@ -14,7 +15,10 @@
 #include "options.h"
 #include "live/metrics_out.h"
 #include "pipeline.h"
+#include "report/report.h"
 
+/* The --help text; the defaults it states are printed from their names (ROCE_*_DEFAULT in the
+ * public headers, rocedump's own *_DEFAULT). */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -25,8 +29,8 @@ static void usage(FILE *f)
 		"                     CAP_NET_RAW (setcap cap_net_raw+ep rocedump)\n"
 		"  -D                 list the interfaces to capture on\n"
 		"  -J                 list the time stamp types of -i INTERFACE\n"
-		"  -s N               live: snapshot length, bytes kept of each frame (default 262144)\n"
-		"  -B KiB             live: kernel capture ring size (default 262144 KiB = 256 MiB)\n"
+		"  -s N               live: snapshot length, bytes kept of each frame (default %d)\n"
+		"  -B KiB             live: kernel capture ring size (default %d KiB = %d MiB)\n"
 		"  -p                 live: do not put the interface into promiscuous mode\n"
 		"  -Q in|out|inout    live: capture only frames received, sent, or both\n"
 		"  -j, --time-stamp-type TYPE\n"
@@ -69,36 +73,39 @@ static void usage(FILE *f)
 		"  -T text|json       output format (json: one object per frame, JSON Lines)\n"
 		"      --strict       exit 1 if any error-severity event occurred\n"
 		"      --summary      print one row per stream (source > destination QP) at the end\n"
-		"      --max-streams N  streams the transport analysis tracks at once (default 2097152:\n"
+		"      --max-streams N  streams the transport analysis tracks at once (default %" PRIu32 ":\n"
 		"                     1 M queue pairs, both directions)\n"
 		"      --pmtu N       the path MTU (256, 512, 1024, 2048, 4096); default: learned per stream\n"
 		"      --copy-window-us N\n"
 		"                     a packet seen again within N microseconds on another interface or\n"
-		"                     mirror point is a copy (frame.copy), not a resend (default 1000;\n"
+		"                     mirror point is a copy (frame.copy), not a resend (default %" PRId64 ";\n"
 		"                     0: copies are not looked for)\n"
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
 		"      --link-speed S the link's speed for PFC/PAUSE quanta (512 bit times each): e.g.\n"
 		"                     10G, 25G, 100G (default), 400G; bits per second, K/M/G/T suffix\n"
-		"      --pfc-storm-ms N  one continuous pause longer than N ms is pfc.storm (default 100)\n"
+		"      --pfc-storm-ms N  one continuous pause longer than N ms is pfc.storm (default %" PRId64 ")\n"
 		"      --dscp-prio MAP   priority of untagged RoCE by DSCP, e.g. 26=3,48=6 (the DSCPs not\n"
 		"                     listed: DSCP >> 3); tagged frames use their VLAN PCP\n"
-		"      --cnp-interval-us N  the NIC's least time between CNPs on a QP (default 50; 0: a\n"
+		"      --cnp-interval-us N  the NIC's least time between CNPs on a QP (default %" PRId64 "; 0: a\n"
 		"                     CNP is due for every CE mark)\n"
 		"      --cnp-timeout-us N   a CNP later than N us after a CE mark due one is cnp.missing\n"
-		"                     (default 1000)\n"
+		"                     (default %" PRId64 ")\n"
 		"      --threads N    decode on N threads (1-16; default 2 with two CPUs or more, else 1);\n"
 		"                     output is the same whatever N\n"
-		"      --batch N      frames a decoding thread takes at a time (1-65536, default 1024)\n"
+		"      --batch N      frames a decoding thread takes at a time (1-65536, default %d)\n"
 		"      --report FILE\n"
 		"                     also write an HTML report of the capture to FILE: overview, event\n"
 		"                     timeline, queue pairs by trouble, PSN-time and rate plots (one\n"
 		"                     self-contained page; with -q, only the summary and the report)\n"
 		"      --report-plots N\n"
-		"                     queue pairs with plots in the report (default 50)\n"
+		"                     queue pairs with plots in the report (default %d)\n"
 		"      --list-events  print the event table and exit\n"
 		"  -h, --help         this help\n"
 		"      --version      print the version\n"
-		"The filter is a libpcap (BPF) expression, as tcpdump takes it.\n");
+		"The filter is a libpcap (BPF) expression, as tcpdump takes it.\n",
+		LIVE_SNAPLEN_DEFAULT, LIVE_BUFFER_DEFAULT_KIB, LIVE_BUFFER_DEFAULT_KIB / 1024, ROCE_MAX_STREAMS_DEFAULT,
+		ROCE_COPY_WINDOW_US_DEFAULT, ROCE_PFC_STORM_NS_DEFAULT / 1000000, ROCE_CNP_INTERVAL_NS_DEFAULT / 1000,
+		ROCE_CNP_TIMEOUT_NS_DEFAULT / 1000, PIPELINE_BATCH_DEFAULT, REPORT_PLOTS_DEFAULT);
 }
 
 static int fail_usage(const char *msg, const char *arg)
@@ -179,29 +186,6 @@ static const char *add_roce_port(struct options *o, unsigned long long v)
 	return NULL;
 }
 
-/* --copy-window-us 0: copies are not looked for (-1; 0 in the field is the default window). */
-static const char *copy_window_off(struct options *o, unsigned long long v)
-{
-	if (!v)
-		o->copy_window_us = -1;
-	return NULL;
-}
-
-/* --report-plots given: its number stands, 0 (no plots) too, instead of the default. */
-static const char *report_plots_given(struct options *o, unsigned long long v)
-{
-	(void)v;
-	o->report_plots_set = true;
-	return NULL;
-}
-
-/* --cnp-interval-us 0: a CNP is due for every CE mark (0 in the field is the default interval). */
-static const char *cnp_interval_zero(struct options *o, unsigned long long v)
-{
-	o->congestion.cnp_interval_zero = v == 0;
-	return NULL;
-}
-
 #define FIELD(f) offsetof(struct options, f), sizeof(((struct options *)NULL)->f)
 #define NO_FIELD 0, 0
 
@@ -216,19 +200,30 @@ static const struct num_opt num_opts[] = {
 	{OPT_ROCE_PORT, false, 1, 65535, 1, "invalid UDP port", NO_FIELD, add_roce_port},
 	{OPT_MAX_STREAMS, false, 1, UINT32_MAX, 1, "invalid stream count", FIELD(max_streams), NULL},
 	{OPT_COPY_WINDOW, false, 0, 60000000, 1, "invalid copy window (0 to 60000000 microseconds)",
-	 FIELD(copy_window_us), copy_window_off},
+	 FIELD(copy_window_us), NULL},
 	{OPT_PMTU, true, 256, 4096, 1, "invalid path MTU (256, 512, 1024, 2048 or 4096)", FIELD(pmtu), NULL},
 	{OPT_THREADS, false, 1, PIPELINE_MAX_THREADS, 1, "invalid thread count (1-16)", FIELD(threads), NULL},
 	{OPT_BATCH, false, 1, PIPELINE_MAX_BATCH, 1, "invalid batch size (1-65536 frames)", FIELD(batch), NULL},
-	{OPT_REPORT_PLOTS, false, 0, 100000, 1, "invalid plot count (0-100000)", FIELD(report_plots),
-	 report_plots_given},
+	{OPT_REPORT_PLOTS, false, 0, 100000, 1, "invalid plot count (0-100000)", FIELD(report_plots), NULL},
 	{OPT_PFC_STORM, false, 1, 86400000, 1000000, "invalid PFC storm time (1-86400000 ms)",
 	 FIELD(congestion.pfc_storm_ns), NULL},
 	{OPT_CNP_INTERVAL, false, 0, 1000000000, 1000, "invalid CNP interval (0-1000000000 us)",
-	 FIELD(congestion.cnp_interval_ns), cnp_interval_zero},
+	 FIELD(congestion.cnp_interval_ns), NULL},
 	{OPT_CNP_TIMEOUT, false, 1, 1000000000, 1000, "invalid CNP timeout (1-1000000000 us)",
 	 FIELD(congestion.cnp_timeout_ns), NULL},
 };
+
+/* The settings an option leaves as they are: the named defaults (0 where an option's 0 means
+ * "off", as the analysis takes it: --copy-window-us 0, --cnp-interval-us 0). */
+static void options_defaults(struct options *o)
+{
+	o->max_streams = ROCE_MAX_STREAMS_DEFAULT;
+	o->copy_window_us = ROCE_COPY_WINDOW_US_DEFAULT;
+	roce_congestion_config_init(&o->congestion);
+	o->print.link_bps = o->congestion.link_bps;
+	o->batch = PIPELINE_BATCH_DEFAULT;
+	o->report_plots = REPORT_PLOTS_DEFAULT;
+}
 
 static const struct num_opt *num_opt_find(int code)
 {
@@ -298,6 +293,8 @@ int parse_options(int argc, char **argv, struct options *o)
 		{NULL, 0, NULL, 0},
 	};
 	int c, x_count = 0, X_count = 0;
+
+	options_defaults(o);
 
 	/* As tcpdump on Linux: glibc's getopt permutes, so options may follow the filter expression's
 	 * words ("-r f 'udp port 4791' -c 1"); "--" ends the options; with POSIXLY_CORRECT set the

@@ -27,7 +27,7 @@ struct options {
 	bool streams;              /* --summary */
 	uint32_t max_streams;      /* --max-streams */
 	uint32_t pmtu;             /* --pmtu */
-	int64_t copy_window_us;    /* --copy-window-us: 0 default (1000), -1 off */
+	int64_t copy_window_us;    /* --copy-window-us; 0: copies are not looked for */
 	enum out_format format;
 	unsigned threads;          /* --threads; 0 = pipeline_default_threads() */
 	unsigned batch;            /* --batch */
@@ -37,7 +37,6 @@ struct options {
 	struct dfilter *display;   /* -Y */
 	const char *report_file;   /* --report */
 	unsigned report_plots;     /* --report-plots */
-	bool report_plots_set;
 	/* live capture and long runs */
 	struct live_config live;   /* live.device: -i */
 	bool list_devices;         /* -D */
@@ -50,7 +49,7 @@ struct options {
 	const char *metrics_file;  /* --metrics-file */
 };
 
-/* Read the command line into o (zeroed but for print.clock and print.link_bps). 0: run;
+/* Read the command line into o (zeroed but for print.clock), over the defaults. 0: run;
  * -1: done, exit 0 (--help, --version or --list-events printed); EXIT_USAGE: the message and the
  * hint to try --help printed on stderr. What it allocated is freed by free_options(), whatever it
  * returned. */

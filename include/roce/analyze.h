@@ -42,14 +42,23 @@ extern "C" {
 
 struct roce_analyzer;
 
+/* Settings. roce_analyzer_config_init() fills in the defaults; a field set to 0 means what
+ * rocedump's option means with 0 (copy_window_us 0: copies are not looked for), or, where the
+ * option takes no 0, the default. A NULL config is the defaults. */
 struct roce_analyzer_config {
-	uint32_t max_streams;  /* table capacity; 0 means 1 << 21: 1 M QPs, both directions */
+	uint32_t max_streams;  /* table capacity (--max-streams); 0: ROCE_MAX_STREAMS_DEFAULT */
 	uint32_t pmtu;         /* path MTU in bytes if known; 0: learn it from FIRST/MIDDLE payloads */
-	const struct roce_congestion_config *congestion; /* congestion.h; NULL: defaults */
+	const struct roce_congestion_config *congestion; /* congestion.h; NULL: its defaults */
 	int64_t copy_window_us; /* a packet seen again within this many microseconds of its first
-				 * sighting may be a copy (frame.copy, below); 0: 1000; < 0: copies
-				 * are not looked for */
+				 * sighting may be a copy (frame.copy, above; --copy-window-us);
+				 * 0 or less: copies are not looked for */
 };
+#define ROCE_MAX_STREAMS_DEFAULT UINT32_C(2097152)   /* 1 M queue pairs, both directions */
+#define ROCE_COPY_WINDOW_US_DEFAULT INT64_C(1000)
+
+/* The defaults: ROCE_MAX_STREAMS_DEFAULT, the path MTU learned, the congestion defaults,
+ * ROCE_COPY_WINDOW_US_DEFAULT. */
+ROCE_API void roce_analyzer_config_init(struct roce_analyzer_config *cfg);
 
 /* One finding on a frame. */
 struct roce_finding {

@@ -17,20 +17,26 @@ extern "C" {
 
 struct roce_analyzer;
 
-/* Settings; zero-initialised means the defaults. */
+/* Settings. roce_congestion_config_init() fills in the defaults; a field set to 0 means what
+ * rocedump's option means with 0 (cnp_interval_ns 0: no rate limit), or, where the option takes
+ * no 0, the default. */
 struct roce_congestion_config {
-	uint64_t link_bps;         /* the link's speed, for pause quanta (512 bit times); 0: 100 Gb/s */
-	int64_t pfc_storm_ns;      /* one continuous pause longer than this is pfc.storm; 0: 100 ms */
-	int64_t cnp_interval_ns;   /* a NIC's least time between CNPs on a QP; 0: 50 us ... */
-	bool cnp_interval_zero;    /* ... unless this is set: no rate limit, every CE mark is due a CNP */
-	int64_t cnp_timeout_ns;    /* a CNP later than this after a due CE mark is missing; 0: 1 ms */
+	uint64_t link_bps;         /* the link's speed, for pause quanta (512 bit times); 0: default */
+	int64_t pfc_storm_ns;      /* one continuous pause longer than this is pfc.storm; 0: default */
+	int64_t cnp_interval_ns;   /* a NIC's least time between CNPs on a QP; 0: no rate limit,
+				    * every CE mark is due a CNP */
+	int64_t cnp_timeout_ns;    /* a CNP later than this after a due CE mark is missing; 0: default */
 	bool dscp_map;             /* dscp_prio holds the priority of each DSCP of untagged traffic; */
 	uint8_t dscp_prio[64];     /* without it, priority = DSCP >> 3 */
 };
-#define ROCE_LINK_BPS_DEFAULT UINT64_C(100000000000)
-#define ROCE_PFC_STORM_NS_DEFAULT INT64_C(100000000)
-#define ROCE_CNP_INTERVAL_NS_DEFAULT INT64_C(50000)
-#define ROCE_CNP_TIMEOUT_NS_DEFAULT INT64_C(1000000)
+#define ROCE_LINK_BPS_DEFAULT UINT64_C(100000000000)     /* 100 Gb/s ... */
+#define ROCE_LINK_SPEED_DEFAULT "100G"                    /* ... as roce_parse_link_speed() takes it */
+#define ROCE_PFC_STORM_NS_DEFAULT INT64_C(100000000)     /* 100 ms */
+#define ROCE_CNP_INTERVAL_NS_DEFAULT INT64_C(50000)      /* 50 us */
+#define ROCE_CNP_TIMEOUT_NS_DEFAULT INT64_C(1000000)     /* 1 ms */
+
+/* The defaults above, no DSCP map. */
+ROCE_API void roce_congestion_config_init(struct roce_congestion_config *c);
 
 /* The settings from their text forms (rocedump's options, the plugin's preferences); false,
  * and nothing changed, when arg is not one. A link speed: bits per second, with an optional K, M,

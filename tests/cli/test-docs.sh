@@ -5,9 +5,12 @@
 # formats without a warning (groff -man -ww); `meson install` puts the binary and the man page in
 # place; no file points at design notes outside the repository; LICENSE is the licence meson.build
 # declares. TAP output.
-#   test-docs.sh ROCEDUMP SOURCE_ROOT BUILD_ROOT
+#   test-docs.sh ROCEDUMP SOURCE_ROOT BUILD_ROOT PRINT_DEFAULTS
+# PRINT_DEFAULTS prints the options with a default, "OPTION VALUE", from the headers' named
+# defaults: --help, the man page, the tables of options and plugin/README.md's table of
+# preferences state each of them.
 set -u
-R=$1 SRC=$2 BUILD=$3
+R=$1 SRC=$2 BUILD=$3 DEFAULTS=$4
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # shellcheck source=../tap.sh
@@ -51,6 +54,44 @@ for where in man synopsis table; do
 	[ ${#missing[@]} = 0 ] && ok "$what has every option of --help" ||
 		not_ok "$what has every option of --help" "missing: ${missing[*]}"
 done
+
+# The defaults: each option's entry in --help (its line to the next option's), the man page (its
+# .B/.BI line to the next .TP), the tables of options and plugin/README.md's preferences (the row
+# naming it) says "default VALUE" (thousands separators aside), a link speed "VALUE (default)".
+help_entry() { awk -v o="$1" 'f && /^  +-/ {exit} !f && $1 == o {f=1} f' "$T/help"; }
+man_entry() {
+	awk -v o="$1" 'f && /^\.(TP|SS|SH)/ {exit} !f && ($1 == ".BI" || $1 == ".B") && $2 == o {f=1} f' "$T/man" |
+		sed 's/^\.[A-Z]* //'
+}
+table_entry() { grep -F -e "| \`$1 " -e "| \`$1\`" "$T/table"; }
+plugin_entry() { grep -F "| \`$1\` |" "$SRC/plugin/README.md"; }
+states_default() {  # VALUE: standard input says it is the default
+	local text
+	text=$(tr '\n' ' ' | sed -E ':a; s/([0-9]),([0-9]{3})/\1\2/; ta')
+	case $1 in
+	*[!0-9]*) grep -qE -- "$1\`? \((the )?default\)" <<<"$text" ;;
+	*) grep -qE -- "default:? $1([^0-9]|$)" <<<"$text" ;;
+	esac
+}
+if "$DEFAULTS" >"$T/defaults" && [ -s "$T/defaults" ]; then
+	for where in help man table plugin; do
+		wrong=()
+		while read -r opt value; do
+			entry=$("${where}_entry" "$opt")
+			if [ -z "$entry" ]; then
+				[ "$where" = plugin ] || wrong+=("$opt (no entry)")
+			elif ! states_default "$value" <<<"$entry"; then
+				wrong+=("$opt (not $value)")
+			fi
+		done <"$T/defaults"
+		case $where in help) what="--help";; man) what="the man page";; table) what="the tables of options";;
+		plugin) what="plugin/README.md's preferences";; esac
+		[ ${#wrong[@]} = 0 ] && ok "$what states the headers' defaults" ||
+			not_ok "$what states the headers' defaults" "${wrong[*]}"
+	done
+else
+	not_ok "print_defaults prints the defaults"
+fi
 
 # Every event of --list-events is in the man page's EVENTS section, with its severity and
 # description, in the table's order (events.def drives both: a new event needs its man page entry).

@@ -149,7 +149,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (unsigned i = 0; i < N_COUNTED; i++)
 			counted_ids[i] = roce_event_by_name(counted_names[i]);
 	/* at most 12 streams are made (3 connections, 2 directions, a wrong QPN): 64 is room for all */
-	struct roce_analyzer_config all = {.max_streams = 64}, capped = {.max_streams = 3};
+	struct roce_analyzer_config all;
+	roce_analyzer_config_init(&all);
+	all.max_streams = 64;
+	struct roce_analyzer_config capped;
+	roce_analyzer_config_init(&capped);
+	capped.max_streams = 3;
 	if (size && (data[0] & 1))
 		all.pmtu = capped.pmtu = 1024;
 	struct roce_analyzer *a = roce_analyzer_new(&all, err), *b = roce_analyzer_new(&capped, err);

@@ -110,7 +110,9 @@ static void copy_extent(struct roce_pkt *to, const struct roce_pkt *from)
 static struct roce_analyzer *new_analyzer(void)
 {
 	char err[ROCE_ERRBUF_SIZE];
-	struct roce_analyzer_config acfg = {.max_streams = 64};  /* small enough that evictions happen */
+	struct roce_analyzer_config acfg;
+	roce_analyzer_config_init(&acfg);
+	acfg.max_streams = 64;  /* small enough that evictions happen */
 	struct roce_analyzer *an = roce_analyzer_new(&acfg, err);
 	if (!an)
 		abort();

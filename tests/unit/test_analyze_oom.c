@@ -146,7 +146,9 @@ Test(analyze_oom, streams_stop_and_the_rest_goes_on)
 Test(analyze_oom, addresses_run_out)
 {
 	char err[ROCE_ERRBUF_SIZE] = "";
-	struct roce_analyzer_config cfg = {.max_streams = 1000};  /* streams come and go; addresses stay */
+	struct roce_analyzer_config cfg;
+	roce_analyzer_config_init(&cfg);
+	cfg.max_streams = 1000;  /* streams come and go; addresses stay */
 	struct roce_analyzer *a = roce_analyzer_new(&cfg, err);
 	cr_assert_not_null(a, "roce_analyzer_new: %s", err);
 	static struct roce_findings out;

@@ -27,10 +27,20 @@ static void teardown(void)
 	A = NULL;
 }
 
+/* The default settings, for a test to change one of. */
+static struct roce_congestion_config defaults(void)
+{
+	struct roce_congestion_config cc;
+	roce_congestion_config_init(&cc);
+	return cc;
+}
+
 static void mk(const struct roce_congestion_config *cc)
 {
 	char err[ROCE_ERRBUF_SIZE];
-	struct roce_analyzer_config cfg = {.congestion = cc};
+	struct roce_analyzer_config cfg;
+	roce_analyzer_config_init(&cfg);
+	cfg.congestion = cc;
 	roce_analyzer_free(A);
 	A = roce_analyzer_new(&cfg, err);
 	cr_assert_not_null(A, "%s", err);
@@ -282,7 +292,8 @@ TestSuite(pfc, .fini = teardown);
 Test(pfc, refresh_xon_expiry_at_25g)
 {
 	/* 25 Gb/s: one quantum is 512 / 25e9 s = 20.48 ns */
-	struct roce_congestion_config cc = {.link_bps = 25000000000ull};
+	struct roce_congestion_config cc = defaults();
+	cc.link_bps = 25000000000ull;
 	mk(&cc);
 	xoff_at(0, MAC_B, 3, 1000);           /* [0, 20.48 us) */
 	EXPECT_EVENTS(&P, "pfc.pause");
@@ -318,7 +329,8 @@ Test(pfc, several_priorities_in_one_frame_and_speeds)
 		{10000000000ull, 51200}, {100000000000ull, 5120}, {400000000000ull, 1280},
 	};  /* a quantum: 512 bits, in picoseconds */
 	for (unsigned s = 0; s < 3; s++) {
-		struct roce_congestion_config cc = {.link_bps = speeds[s].bps};
+		struct roce_congestion_config cc = defaults();
+		cc.link_bps = speeds[s].bps;
 		mk(&cc);
 		uint16_t q[8] = {0, 100, 0, 65535, 0, 7, 0, 0};
 		pfc_at(1000 * US, MAC_B, 0x2a | 0x01, q);  /* p0 XON, p1, p3, p5 XOFF */
@@ -345,7 +357,8 @@ Test(pfc, several_priorities_in_one_frame_and_speeds)
 
 Test(pfc, legacy_pause_at_400g_and_clipping)
 {
-	struct roce_congestion_config cc = {.link_bps = 400000000000ull};
+	struct roce_congestion_config cc = defaults();
+	cc.link_bps = 400000000000ull;
 	mk(&cc);
 	pause_at(0, MAC_A, 65535);          /* 65535 × 1.28 ns = 83884.8 ns: 83885 */
 	EXPECT_EVENTS(&P, "pfc.pause");
@@ -362,7 +375,8 @@ Test(pfc, legacy_pause_at_400g_and_clipping)
 Test(pfc, storm_once_per_continuous_pause)
 {
 	/* 100 Gb/s: 65535 q = 335.5392 us; refreshed every 100 us from 0 to 1500 us; storm at 1 ms */
-	struct roce_congestion_config cc = {.pfc_storm_ns = 1000 * US};
+	struct roce_congestion_config cc = defaults();
+	cc.pfc_storm_ns = 1000 * US;
 	mk(&cc);
 	for (int64_t t = 0; t <= 1500 * US; t += 100 * US) {
 		xoff_at(t, MAC_B, 6, 65535);
@@ -403,7 +417,8 @@ Test(pfc, traffic_while_paused_by_direction_and_priority)
 	data_at(400 * US, MAC_B, 3, 0, ROCE_LINK_ETHERNET); /* after the pause ran out */
 	EXPECT_NO_EVENTS(&P);
 
-	struct roce_congestion_config cc = {.dscp_map = true};
+	struct roce_congestion_config cc = defaults();
+	cc.dscp_map = true;
 	for (unsigned d = 0; d < 64; d++)
 		cc.dscp_prio[d] = (uint8_t)(d >> 3);
 	cc.dscp_prio[26] = 5;
@@ -670,7 +685,8 @@ Test(cnp, all_missing_on_one_frame)
 
 Test(cnp, interval_zero_every_mark_due)
 {
-	struct roce_congestion_config cc = {.cnp_interval_zero = true};
+	struct roce_congestion_config cc = defaults();
+	cc.cnp_interval_ns = 0;  /* no rate limit */
 	mk(&cc);
 	struct flow f = {false, 0, 1, 2, 0};
 	for (int64_t t = 0; t < 5 * US; t += 1 * US)
@@ -751,10 +767,32 @@ Test(cnp, ib_cnp_opcode_counts_too)
 	cr_assert_eq(stream_of(1, QP_B).becn, 0, "BECN is counted on packets other than CNPs");
 }
 
+/* The defaults are the named ones, and a NULL congestion config is them: a CE mark within
+ * ROCE_CNP_INTERVAL_NS_DEFAULT of a CNP is due none. */
+Test(cnp, defaults_named_and_null_config)
+{
+	struct roce_congestion_config cc = defaults();
+	cr_assert_eq(cc.link_bps, ROCE_LINK_BPS_DEFAULT);
+	cr_assert_eq(cc.pfc_storm_ns, ROCE_PFC_STORM_NS_DEFAULT);
+	cr_assert_eq(cc.cnp_interval_ns, ROCE_CNP_INTERVAL_NS_DEFAULT);
+	cr_assert_eq(cc.cnp_timeout_ns, ROCE_CNP_TIMEOUT_NS_DEFAULT);
+	cr_assert_not(cc.dscp_map);
+	mk(NULL);
+	struct flow f = {false, 0, 1, 2, 0};
+	for (int64_t t = 0; t < 5 * US; t += 1 * US)
+		send_at(&f, t, 3, false, false);
+	cnp_at(&f, 6 * US, QP_A);
+	send_at(&f, 2000 * US, 0, false, false);
+	EXPECT_NO_EVENTS(&P);
+	cr_assert_eq(stream_of(1, QP_B).cnp_missing, 0);
+}
+
 Test(cnp, eviction_gives_the_block_back)
 {
 	char err[ROCE_ERRBUF_SIZE];
-	struct roce_analyzer_config cfg = {.max_streams = 2};
+	struct roce_analyzer_config cfg;
+	roce_analyzer_config_init(&cfg);
+	cfg.max_streams = 2;
 	roce_analyzer_free(A);
 	A = roce_analyzer_new(&cfg, err);
 	n_frames = 0;

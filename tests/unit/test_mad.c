@@ -758,7 +758,9 @@ static void counts_add_up(const struct roce_stream_stats *st, void *user)
 Test(mad, cm_pairing_evicts_the_qp1_stream)
 {
 	char err[ROCE_ERRBUF_SIZE];
-	struct roce_analyzer_config cfg = {.max_streams = 2};
+	struct roce_analyzer_config cfg;
+	roce_analyzer_config_init(&cfg);
+	cfg.max_streams = 2;
 	struct roce_analyzer *a = roce_analyzer_new(&cfg, err);
 	cr_assert_not_null(a, "%s", err);
 	uint8_t f[FRAME_CAP];

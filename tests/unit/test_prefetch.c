@@ -187,7 +187,9 @@ static void decode_upto(uint32_t last, struct roce_pkt *ring, uint32_t *decoded,
 static void compare(uint32_t max_streams, uint64_t *looked, uint64_t *findings)
 {
 	char err[ROCE_ERRBUF_SIZE];
-	struct roce_analyzer_config cfg = {.max_streams = max_streams};
+	struct roce_analyzer_config cfg;
+	roce_analyzer_config_init(&cfg);
+	cfg.max_streams = max_streams;
 	struct roce_analyzer *plain = roce_analyzer_new(&cfg, err), *ahead = roce_analyzer_new(&cfg, err);
 	cr_assert(plain && ahead, "roce_analyzer_new: %s", err);
 	struct roce_pkt *ring = calloc(RING, sizeof(*ring));

@@ -260,7 +260,9 @@ static void same_rows(const struct roce_analyzer *x, const struct roce_analyzer 
  * row, in the order the rows are listed (least recently used first), must be the same. */
 Test(stream_table, clock_renumbered_past_its_width)
 {
-	struct roce_analyzer_config cfg = {.max_streams = 64};
+	struct roce_analyzer_config cfg;
+	roce_analyzer_config_init(&cfg);
+	cfg.max_streams = 64;
 	char err[ROCE_ERRBUF_SIZE];
 	struct roce_analyzer *x = roce_analyzer_new(&cfg, err), *y = roce_analyzer_new(&cfg, err);
 	cr_assert(x && y, "%s", err);
