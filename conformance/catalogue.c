@@ -5,7 +5,8 @@
  * groups: A responder sequencing and ACKs, B requests that must be NAKed, C silent drops, D READ
  * and ATOMIC duplicates (and CMP_SWAP), E the DUT as requester, F ECN/CNP, G PFC, H the IP and UDP
  * headers of the DUT's own packets and its source ports across QPs, M multi-packet messages and
- * packets longer than the PMTU at each path MTU, V RoCEv1 framing. */
+ * packets longer than the PMTU at each path MTU, U the unreliable connected service (a UC QP,
+ * --setup uc-pingpong), V RoCEv1 framing. */
 #include "conform.h"
 #include "tests.h"
 
@@ -165,6 +166,12 @@ const struct conf_test conf_tests[] = {
 	M1("M1a", 256), M1("M1b", 512), M1("M1c", 1024), M1("M1d", 2048), M1("M1e", 4096),
 	M2("M2a", 256), M2("M2b", 512), M2("M2c", 1024), M2("M2d", 2048), M2("M2e", 4096),
 	M3("M3a", 256), M3("M3b", 512), M3("M3c", 1024), M3("M3d", 2048), M3("M3e", 4096),
+	{"U1", "UC SEND_ONLY with AckReq -> no ACK or NAK; the DUT's own SEND shows the message delivered",
+	 "IBTA 9.8 unreliable connection: no acknowledgements", NEED_UC, 0, false, test_u1,
+	 NULL, "9.8", K_UCACK},
+	{"U2", "UC SEND_FIRST, MIDDLE skipped, SEND_LAST -> no NAK, the message not delivered; a SEND_ONLY after it delivered",
+	 "IBTA 9.8 unreliable connection: a PSN gap drops the rest of the message", NEED_UC, 0, false, test_u2,
+	 NULL, "9.8", K_UCGAP},
 	{"V1", "the setup's request in RoCEv1 framing (EtherType 0x8915, GRH with the QP's GIDs) -> ACK", "Annex A16 RoCEv1 encapsulation", PROBE, 0, false, test_v1,
 	 NULL, "Annex A16", K_V1},
 };

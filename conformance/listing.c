@@ -83,12 +83,18 @@ static const struct {
 		      "a note (two QPs may hash to one port)",
 		      "every QP (two or more DUT QPNs) on one source port: no entropy for ECMP",
 		      "fewer than two DUT QPs seen in the run (H6 run alone)"},
+	[K_UCACK] = {"no ACK or NAK within 300 ms after the DUT's own SEND (its server sends once our message completed a "
+		     "receive)", "an ACK or NAK (UC never acknowledges)",
+		     "the DUT's SEND did not come: the delivery is not shown"},
+	[K_UCGAP] = {"no ACK or NAK, no SEND of the DUT's within 1.5 s of the broken message, the DUT's SEND after the "
+		     "control SEND_ONLY", "an ACK or NAK, or the DUT's SEND after the broken message (it was delivered)",
+		     "no SEND of the DUT's after the control either: the drop cannot be told"},
 	[K_NONE] = {NULL, NULL, NULL},
 };
 
 /* The setups this version brings up, for the N/A column. */
 static const struct setup_method *const setups[] = {
-	&setup_rc_pingpong, &setup_perftest_write, &setup_perftest_read, &setup_perftest_atomic,
+	&setup_rc_pingpong, &setup_perftest_write, &setup_perftest_read, &setup_perftest_atomic, &setup_uc_pingpong,
 };
 
 const char *ibta_ref(const struct conf_test *t, char *buf, size_t n)
@@ -128,7 +134,10 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 		snprintf(buf, n, "always in this version: it needs a DUT that issues RDMA READs (an rdma-cm setup)");
 		return;
 	}
-	bool every = !(need & ~(setups[0]->caps & setups[1]->caps & setups[2]->caps & setups[3]->caps));
+	unsigned all = ~0u;   /* what every setup brings */
+	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++)
+		all &= setups[i]->caps;
+	bool every = !(need & ~all);
 	if (t->needs & NEED_ECN)
 		snprintf(buf, n, "without --ecn (a DUT declared to do ECN -> CNP)%s%s", every ? "" : "; with a setup other than ",
 			 every ? "" : ok);

@@ -108,7 +108,11 @@ static const char *missing(const struct conf_test *t, unsigned caps, const struc
 	unsigned need = t->needs & ~caps;
 	if (!need)
 		return NULL;
-	if (need & NEED_ECN)
+	if (caps & NEED_UC)
+		snprintf(buf, n, "needs an RC QP: %s brings up a UC QP (group U only)", m->name);
+	else if (need & NEED_UC)
+		snprintf(buf, n, "needs a UC QP (--setup uc-pingpong)");
+	else if (need & NEED_ECN)
 		snprintf(buf, n, "the DUT is not declared to do ECN -> CNP (--ecn); Linux rxe has no CNP support");
 	else if (need & NEED_PFC)
 		snprintf(buf, n, "the DUT is not declared to do PFC (--pfc PRIO, on a direct link: a switch consumes PFC frames, "

@@ -284,6 +284,13 @@ bool pred_request(const struct resp *r, const void *arg)
 	return !r->response;
 }
 
+bool pred_send_end(const struct resp *r, const void *arg)
+{
+	(void)arg;
+	const struct roce_opcode_info *op = roce_opcode_info(r->h.bth.opcode);
+	return !r->response && op->op == ROCE_OP_SEND && (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY);
+}
+
 bool pred_psn(const struct resp *r, const void *arg)
 {
 	return r->response && r->h.bth.psn == *(const uint32_t *)arg;

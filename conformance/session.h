@@ -119,6 +119,7 @@ bool pred_response(const struct resp *r, const void *arg);   /* any ACK/NAK/READ
 bool pred_request(const struct resp *r, const void *arg);    /* any request (the DUT's SEND) */
 bool pred_psn(const struct resp *r, const void *arg);        /* response with PSN *(uint32_t *)arg */
 bool pred_any(const struct resp *r, const void *arg);
+bool pred_send_end(const struct resp *r, const void *arg);   /* the LAST or ONLY packet of a DUT SEND */
 
 /* Add a note to a frame (for the pcapng comments). */
 void sess_note(struct session *s, unsigned frame, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

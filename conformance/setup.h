@@ -1,5 +1,6 @@
 /* setup.h: how a live RC queue pair is brought up with a DUT that runs only stock software
- * (--setup METHOD[:PORT]). One file per method: setup_rcpp.c (ibv_rc_pingpong's TCP exchange),
+ * (--setup METHOD[:PORT]). One file per method: setup_rcpp.c (ibv_rc_pingpong's TCP exchange, and
+ * ibv_uc_pingpong's, the same, for a UC QP),
  * setup_perftest.c (a perftest server's); rdma-cm is a slot in the table (setup.c) for the CM
  * REQ/REP/RTU exchange over QP1. setup.c also has the TCP helpers they share, which keep answering
  * ARP/ND while they wait (the DUT resolves the tester's address while it brings its QP up). */
@@ -40,7 +41,7 @@ int setup_parse_gid(const char *hex, uint8_t gid[16]);
 void setup_choose_qp(struct session *s);
 
 /* The methods. */
-extern const struct setup_method setup_rc_pingpong;
+extern const struct setup_method setup_rc_pingpong, setup_uc_pingpong;
 extern const struct setup_method setup_perftest_write, setup_perftest_read, setup_perftest_atomic;
 
 #endif

@@ -1,10 +1,12 @@
-/* setup_rcpp.c: --setup rc-pingpong[:PORT], the stock ibv_rc_pingpong server's exchange
- * (rdma-core libibverbs/examples/rc_pingpong.c): the client writes "LID:QPN:PSN:GID" as
+/* setup_rcpp.c: --setup rc-pingpong[:PORT] and uc-pingpong[:PORT], the stock ibv_rc_pingpong and
+ * ibv_uc_pingpong servers' exchange (rdma-core libibverbs/examples/rc_pingpong.c, uc_pingpong.c: the
+ * same format): the client writes "LID:QPN:PSN:GID" as
  * "%04x:%06x:%06x:" + 32 hex digits + NUL (52 bytes), the server moves its QP to RTR/RTS and
  * answers with its own 52 bytes, the client writes "done\0" in one write right after reading
  * them. The server's QP then grants no remote access (qp_access_flags 0), has receives of -s bytes
  * posted, and answers the tester's first SEND with one SEND of its own (AckReq on its last
- * packet), which the tester must ACK for the server to finish. */
+ * packet), which the tester must ACK for the server to finish. ibv_uc_pingpong's QP is UC: its
+ * SEND (UC opcodes) completes when sent, nothing is acknowledged either way. */
 #include "setup.h"
 #include "textnum.h"
 
@@ -16,20 +18,26 @@
 /* The server's QP at RTS: timeout 14 (4.096 us * 2^14), retry_cnt 7, rnr_retry 7. */
 #define RCPP_ACK_TIMEOUT_MS 67.108864
 
-/* What the server's QP is, besides the numbers it sent. */
-static void rcpp_qp(struct session *s, uint32_t qpn, uint32_t psn)
+/* What the server's QP of method m is, besides the numbers it sent: receives of -s bytes posted,
+ * its own SEND after one of ours is received; on RC the ACK timeout and retries above (a UC QP has
+ * none: nothing is acknowledged). */
+static void pingpong_qp(struct session *s, const struct setup_method *m, uint32_t qpn, uint32_t psn)
 {
 	s->qp.dut_qpn = qpn;
 	s->qp.dut_psn = psn;
-	s->qp.caps = setup_rc_pingpong.caps;
+	s->qp.caps = m->caps;
 	s->qp.dut_sends = true;
 	s->qp.dut_send_len = s->o->recv_size;
+	if (m != &setup_rc_pingpong)
+		return;
 	s->qp.dut_ack_timeout_ms = RCPP_ACK_TIMEOUT_MS;
 	s->qp.dut_retry_cnt = 7;
 	s->qp.dut_rnr_retry = 7;
 }
 
-static int rcpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
+/* The pingpong exchange of method m on port: the tester's LID:QPN:PSN:GID out, the server's in,
+ * its QP noted. 0, or -1 with the reason in err. */
+static int pingpong_exchange(struct session *s, const struct setup_method *m, uint16_t port, char err[CONF_ERRLEN])
 {
 	char msg[RCPP_MSG_LEN + 1], gid[33], reply[RCPP_MSG_LEN + 1];
 	uint64_t lid, qpn, psn;
@@ -57,28 +65,31 @@ static int rcpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
 		snprintf(err, CONF_ERRLEN, "the DUT's server answered \"%.52s\", not LID:QPN:PSN:GID", reply);
 		return -1;
 	}
-	rcpp_qp(s, (uint32_t)qpn, (uint32_t)psn);
+	pingpong_qp(s, m, (uint32_t)qpn, (uint32_t)psn);
 	s->tcp_fd = -1;
 	return 0;
+}
+
+/* The placeholders of method m for a dry run. */
+static void pingpong_placeholder(struct session *s, const struct setup_method *m)
+{
+	addr_gid(&s->o->dut, s->qp.dut_gid);
+	setup_choose_qp(s);
+	pingpong_qp(s, m, 0x000011, 0x000000);
+}
+
+static int rcpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
+{
+	return pingpong_exchange(s, &setup_rc_pingpong, port, err);
 }
 
 /* The last PSN of the DUT's SEND, once its LAST or ONLY packet was seen; -1 before. */
 static long dut_send_last(const struct session *s)
 {
-	for (size_t i = 0; i < s->n_resps; i++) {
-		const struct resp *r = &s->resps[i];
-		const struct roce_opcode_info *op = roce_opcode_info(r->h.bth.opcode);
-		if (!r->response && op->op == ROCE_OP_SEND && (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY))
-			return r->h.bth.psn;
-	}
+	for (size_t i = 0; i < s->n_resps; i++)
+		if (pred_send_end(&s->resps[i], NULL))
+			return s->resps[i].h.bth.psn;
 	return -1;
-}
-
-static bool pred_send_last(const struct resp *r, const void *arg)
-{
-	(void)arg;
-	const struct roce_opcode_info *op = roce_opcode_info(r->h.bth.opcode);
-	return !r->response && op->op == ROCE_OP_SEND && (op->seg == ROCE_SEG_LAST || op->seg == ROCE_SEG_ONLY);
 }
 
 /* The server ends when its receive and its SEND completed: make sure one of our SENDs was
@@ -99,7 +110,7 @@ static void rcpp_finish(struct session *s)
 	if (s->accepted == 0)
 		return;   /* the server never got a SEND: it ends at its own time limit */
 	long last = dut_send_last(s);
-	if (last < 0 && sess_wait(s, 3000, pred_send_last, NULL) >= 0)
+	if (last < 0 && sess_wait(s, 3000, pred_send_end, NULL) >= 0)
 		last = dut_send_last(s);
 	if (last < 0) {
 		/* not seen (a capture that misses it): its PSNs follow from the exchange and -s */
@@ -113,9 +124,7 @@ static void rcpp_finish(struct session *s)
 
 static void rcpp_placeholder(struct session *s)
 {
-	addr_gid(&s->o->dut, s->qp.dut_gid);
-	setup_choose_qp(s);
-	rcpp_qp(s, 0x000011, 0x000000);
+	pingpong_placeholder(s, &setup_rc_pingpong);
 }
 
 const struct setup_method setup_rc_pingpong = {
@@ -126,4 +135,39 @@ const struct setup_method setup_rc_pingpong = {
 	.connect = rcpp_connect,
 	.finish = rcpp_finish,
 	.placeholder = rcpp_placeholder,
+};
+
+static int ucpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
+{
+	return pingpong_exchange(s, &setup_uc_pingpong, port, err);
+}
+
+/* The server ends once it received a message and sent its own: when its SEND was not seen, one
+ * more SEND_ONLY (a UC message starts anew at any PSN), then wait for its SEND. */
+static void ucpp_finish(struct session *s)
+{
+	if (!s->qp_up || s->qp_dead || dut_send_last(s) >= 0)
+		return;
+	struct stim st;
+	stim_init(s, &st, ROCE_OPC_UC | ROCE_OPC_SEND_ONLY);
+	st.payload_len = 64;
+	sess_send(s, &st, "finish: a SEND so the DUT's server completes a receive");
+	s->epsn = psn_add(s->epsn, 1);
+	sess_wait(s, 3000, pred_send_end, NULL);
+	sess_collect(s, 50);
+}
+
+static void ucpp_placeholder(struct session *s)
+{
+	pingpong_placeholder(s, &setup_uc_pingpong);
+}
+
+const struct setup_method setup_uc_pingpong = {
+	.name = "uc-pingpong",
+	.default_port = 18515,
+	.caps = NEED_UC,
+	.server = "ibv_uc_pingpong -g GIDX -s SIZE -m PMTU -n 1 (restarted after every run)",
+	.connect = ucpp_connect,
+	.finish = ucpp_finish,
+	.placeholder = ucpp_placeholder,
 };

@@ -168,4 +168,21 @@ enum conf_verdict rule_cnp_marks(const struct resp *rs, size_t n, const struct r
 				 unsigned marks, uint32_t my_qpn, uint16_t pkey, bool alive, int64_t t0,
 				 struct conf_result *r);
 
+/* ---- the rules of verdict_u.c: the unreliable connected service (group U) ---- */
+
+/* Whether rs[0..n) holds the end (LAST or ONLY packet) of a SEND of the DUT's own. */
+bool has_send_end(const struct resp *rs, size_t n);
+/* A UC SEND with AckReq (IBTA 9.8: UC is unacknowledged): no response (ACK, NAK) among rs[0..n),
+ * the DUT's packets after it, and the DUT's own SEND among them (its server sends once a receive
+ * completed: the message was delivered; without it, INCONCLUSIVE). */
+enum conf_verdict rule_uc_unacked(const struct resp *rs, size_t n, struct conf_result *r);
+/* A UC SEND with a PSN gap inside (FIRST, no MIDDLE, LAST), then a control SEND_ONLY, and when
+ * that brought nothing a second one: no response in rs[0..n) (after the broken message),
+ * ctl[0..nctl) (after the control) or ctl2[0..nctl2) (after the second; NULL when not sent); no
+ * DUT SEND in rs (one there shows the broken message delivered: FAIL); the DUT's SEND in ctl (the
+ * new message delivered: PASS); only in ctl2, the new message was dropped too (FAIL); in neither,
+ * the drop cannot be told (INCONCLUSIVE). */
+enum conf_verdict rule_uc_gap(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
+			      const struct resp *ctl2, size_t nctl2, struct conf_result *r);
+
 #endif

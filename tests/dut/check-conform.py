@@ -97,7 +97,7 @@ check(status.get("fault-stopped", (None,))[0] == 3 and verdict(fs, "A1") == "PAS
       f"fault stopped server: A1 PASS, A3 INCONCLUSIVE, exit 3 (got {verdict(fs, 'A1')}/{verdict(fs, 'A3')}, {status.get('fault-stopped')})")
 # 4. the DUT agent (--dut-ssh): the servers started by roceconform (no loop serves these ports), the DUT's
 # facts in the reports, every test's counter deltas, consistent with the verdicts, and nothing left running
-agent = {name: results(name) for name in ("agent-rcpp", "agent-write", "agent-read", "agent-atomic")}
+agent = {name: results(name) for name in ("agent-rcpp", "agent-write", "agent-read", "agent-atomic", "agent-uc")}
 for name, res in agent.items():
     check(status.get(name, (None,))[0] == 0, f"{name}: exit 0 with no hand-run server (got {status.get(name)})")
     judged = [r for r in res.values() if r["verdict"] != "N/A"]

@@ -319,6 +319,81 @@ Test(rules, cnp_to_another_qp)
 	cr_expect_str_eq(r.reason, "no packet from the DUT");
 }
 
+/* A DUT packet of opcode op at psn (a response when it is an ACK). */
+static struct resp uc_resp(uint8_t op, uint32_t psn, int64_t ts)
+{
+	struct resp x = {.ts_ns = ts, .icrc_status = ROCE_ICRC_GOOD, .response = op == ROCE_OPC_ACK};
+	x.h.bth.opcode = op;
+	x.h.bth.psn = psn;
+	return x;
+}
+
+/* U1 (IBTA 9.8): the DUT's SEND and nothing else passes; an ACK (an RC-minded responder) fails;
+ * silence is INCONCLUSIVE (the delivery is not shown). */
+Test(rules_u, uc_unacked)
+{
+	struct resp ok[1] = {uc_resp(ROCE_OPC_UC | ROCE_OPC_SEND_ONLY, 0x10, 1000000)};
+	struct resp acked[2] = {uc_resp(ROCE_OPC_ACK, 0x500, 500000), ok[0]};
+	struct conf_result r = res();
+	cr_expect_eq(rule_uc_unacked(ok, 1, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_uc_unacked(acked, 2, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "ACKNOWLEDGE psn 0x000500"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_uc_unacked(NULL, 0, &r), V_INCONCLUSIVE);
+	cr_expect(strstr(r.reason, "delivery is not shown"), "%s", r.reason);
+}
+
+/* U1 and U2 on rxe's recorded answers: U1's SEND unacknowledged passes, with an ACK added it fails;
+ * U2's only DUT SEND came after the second control (rxe dropped the first new message too). */
+Test(rules_u, uc_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "U1");
+	cr_assert(first_request(&s) && !first_response(&s), "rxe's U1: its SEND, no ACK");
+	cr_expect_eq(rule_uc_unacked(s.resps, s.n_resps, &r), V_PASS, "%s", r.reason);
+	struct resp two[2] = {uc_resp(ROCE_OPC_ACK, 0x10, 1), s.resps[0]};
+	r = res();
+	cr_expect_eq(rule_uc_unacked(two, 2, &r), V_FAIL, "an ACK added");
+	sess_reset(&s);
+	load(&s, "U2");
+	cr_assert(has_send_end(s.resps, s.n_resps));
+	r = res();
+	cr_expect_eq(rule_uc_gap(NULL, 0, NULL, 0, s.resps, s.n_resps, &r), V_FAIL, "rxe: the control dropped too");
+	r = res();
+	cr_expect_eq(rule_uc_gap(s.resps, s.n_resps, NULL, 0, NULL, 0, &r), V_FAIL, "delivered after the broken message");
+	r = res();
+	cr_expect_eq(rule_uc_gap(NULL, 0, s.resps, s.n_resps, NULL, 0, &r), V_PASS, "%s", r.reason);
+	sess_reset(&s);
+}
+
+/* U2: a broken message delivered (the DUT's SEND right after it) or NAKed fails; the control's
+ * delivery alone passes; delivery only of a second control (the new message dropped too) fails;
+ * nothing after either control is INCONCLUSIVE. */
+Test(rules_u, uc_gap)
+{
+	struct resp send = uc_resp(ROCE_OPC_UC | ROCE_OPC_SEND_ONLY, 0x10, 1000000);
+	struct resp nak = uc_resp(ROCE_OPC_ACK, 0x501, 500000);
+	nak.h.aeth.syndrome = 0x60;   /* NAK PSN sequence error */
+	struct conf_result r = res();
+	cr_expect_eq(rule_uc_gap(NULL, 0, &send, 1, NULL, 0, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_uc_gap(&send, 1, NULL, 0, NULL, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "after the message with the PSN gap"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_uc_gap(&nak, 1, &send, 1, NULL, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "never acknowledges"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_uc_gap(NULL, 0, &nak, 1, NULL, 0, &r), V_FAIL, "a NAK to the control");
+	r = res();
+	cr_expect_eq(rule_uc_gap(NULL, 0, NULL, 0, NULL, 0, &r), V_INCONCLUSIVE);
+	r = res();
+	/* what rxe does: the SEND_ONLY after the broken message dropped too, the next one delivered */
+	cr_expect_eq(rule_uc_gap(NULL, 0, NULL, 0, &send, 1, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "dropped too"), "%s", r.reason);
+}
+
 /* F1's format check (Annex A17.9.3, Figure 6): each field wrong on its own is a FAIL naming it;
  * BECN 0 is a note (receivers ignore B and F, CA17-29). Before, only BECN and the ICRC were
  * checked: every one of these CNPs passed, and one with BECN 0 failed. */
@@ -531,6 +606,10 @@ Test(stimuli, every_test_round_trips)
 	dry_run_setup("perftest-write", &frames, &tests);
 	dry_run_setup("perftest-read", &frames, &tests);
 	dry_run_setup("perftest-atomic", &frames, &tests);
+	unsigned uc_frames = frames, uc_tests = tests;
+	dry_run_setup("uc-pingpong", &frames, &tests);
+	cr_expect_eq(tests - uc_tests, 2, "uc-pingpong runs U1 and U2 only: %u", tests - uc_tests);
+	cr_expect_geq(frames - uc_frames, 4, "U1's SEND_ONLY, U2's FIRST, LAST and control: %u", frames - uc_frames);
 	cr_expect_geq(tests, 60, "%u test runs", tests);
 	cr_expect_geq(frames, 150, "%u stimuli", frames);
 }

@@ -1,0 +1,74 @@
+/* tests_u.c: catalogue group U, the unreliable connected service (IBTA 9.8), on the UC QP that
+ * --setup uc-pingpong brings up with ibv_uc_pingpong: a UC responder never acknowledges, even a
+ * request with AckReq set (U1), and a PSN gap inside a multi-packet SEND drops the rest of that
+ * message, with no NAK and no completion, while the next message that starts (FIRST or ONLY) is
+ * delivered (U2). The DUT's server sends its own SEND once one of ours completed a receive: that
+ * SEND is how delivery is told from the wire. */
+#include "tests.h"
+
+#define UC_SEND(seg) (ROCE_OPC_UC | ROCE_OPC_SEND_##seg)
+
+/* Send a UC SEND packet of len bytes at psn (AckReq as given). 0, or -1. */
+static int uc_send(struct session *s, uint8_t opcode, uint32_t psn, uint32_t len, bool ackreq, const char *what)
+{
+	struct stim st;
+	stim_init(s, &st, opcode);
+	st.psn = psn;
+	st.payload_len = len;
+	st.ackreq = ackreq;
+	return sess_send(s, &st, "%s: %s psn 0x%06x, %u bytes%s", what, roce_opcode_info(opcode)->name, psn, len,
+			 ackreq ? ", AckReq" : "");
+}
+
+/* Wait for the DUT's SEND, then listen QUIET_MS more for anything after it. */
+static void await_dut_send(struct session *s)
+{
+	sess_wait(s, WAIT_MS, pred_send_end, NULL);
+	sess_collect(s, QUIET_MS);
+}
+
+/* U1: a SEND_ONLY with AckReq -> the DUT's SEND, and no ACK or NAK. */
+void test_u1(struct session *s, struct conf_result *r)
+{
+	uint32_t psn = s->epsn;
+	size_t m = s->n_resps;
+	if (uc_send(s, UC_SEND(ONLY), psn, 64, true, "U1") < 0)
+		return;
+	s->epsn = psn_add(psn, 1);
+	await_dut_send(s);
+	rule_uc_unacked(since(s, m), n_since(s, m), r);
+}
+
+/* U2: SEND_FIRST at ePSN (PMTU bytes), its MIDDLE at ePSN + 1 never sent, SEND_LAST at ePSN + 2
+ * with AckReq -> nothing (no NAK, no delivery: no SEND of the DUT's); then a SEND_ONLY at ePSN + 3
+ * -> delivered (the DUT's SEND); when it was not, a second SEND_ONLY at ePSN + 4 tells a dropped
+ * new message (delivered then) from a DUT that delivers nothing. The message would fit the DUT's
+ * receive, so that delivering it would be no error but a completion. */
+void test_u2(struct session *s, struct conf_result *r)
+{
+	uint32_t pm = qp_pmtu(s), e = s->epsn;
+	if (2 * pm + 64 > s->o->recv_size) {
+		v_set(r, V_NA, "FIRST + MIDDLE + LAST (2 x PMTU %u + 64 bytes) do not fit the DUT's receive of %u bytes "
+		      "(--recv-size)", pm, s->o->recv_size);
+		return;
+	}
+	size_t m = s->n_resps;
+	if (uc_send(s, UC_SEND(FIRST), e, pm, false, "U2 message with a gap") < 0 ||
+	    uc_send(s, UC_SEND(LAST), psn_add(e, 2), 64, true, "U2 message with a gap (MIDDLE at the PSN before: skipped)") < 0)
+		return;
+	await_dut_send(s);
+	size_t c = s->n_resps;
+	if (uc_send(s, UC_SEND(ONLY), psn_add(e, 3), 64, true, "U2 control: a new message") < 0)
+		return;
+	s->epsn = psn_add(e, 4);
+	await_dut_send(s);
+	size_t c2 = s->n_resps;
+	bool again = s->link && !has_send_end(since(s, c), c2 - c);
+	if (again) {
+		if (uc_send(s, UC_SEND(ONLY), psn_add(e, 4), 64, true, "U2 second control: the control not delivered") < 0)
+			return;
+		s->epsn = psn_add(e, 5);
+		await_dut_send(s);
+	}
+	rule_uc_gap(since(s, m), c - m, since(s, c), c2 - c, again ? since(s, c2) : NULL, again ? n_since(s, c2) : 0, r);
+}

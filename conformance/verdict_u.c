@@ -1,0 +1,85 @@
+/* verdict_u.c: the verdict rules of group U, the unreliable connected service (declared in
+ * verdict.h): a UC responder never acknowledges (no ACK, no NAK), and drops the rest of a message
+ * whose PSNs have a gap instead of delivering it. Delivery is told from the DUT's server
+ * (ibv_uc_pingpong), which sends its own SEND once a receive completes. Pure functions of the
+ * DUT's recorded packets, like verdict.c's. */
+#include "verdict.h"
+
+/* The first acknowledgement-type packet (ACK, NAK, READ response, atomic ACK) among rs[0..n). */
+static const struct resp *first_response(const struct resp *rs, size_t n)
+{
+	if (!rs)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (rs[i].response)
+			return &rs[i];
+	return NULL;
+}
+
+bool has_send_end(const struct resp *rs, size_t n)
+{
+	if (!rs)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (pred_send_end(&rs[i], NULL))
+			return true;
+	return false;
+}
+
+/* A response among rs[0..n): FAIL naming it (UC has no acknowledgements), or -1. */
+static int no_response(const struct resp *rs, size_t n, struct conf_result *r)
+{
+	const struct resp *a = first_response(rs, n);
+	char buf[128];
+	if (!a)
+		return -1;
+	return v_set(r, V_FAIL, "the DUT answered a UC request with %s: a UC responder never acknowledges",
+		     resp_str(a, buf, sizeof(buf)));
+}
+
+enum conf_verdict rule_uc_unacked(const struct resp *rs, size_t n, struct conf_result *r)
+{
+	v_expected(r, "no ACK or NAK (UC is unacknowledged, AckReq notwithstanding); the DUT's own SEND (its server "
+		   "sends once our message completed a receive)");
+	v_observed(r, "after the SEND_ONLY:");
+	v_observed_resps(r, rs, n, 0);
+	int v = no_response(rs, n, r);
+	if (v >= 0)
+		return (enum conf_verdict)v;
+	if (!has_send_end(rs, n))
+		return v_set(r, V_INCONCLUSIVE, "the DUT's SEND did not come: the message's delivery is not shown, so "
+			     "silence is no proof of an unacknowledged delivery");
+	return v_set(r, V_PASS, NULL);
+}
+
+enum conf_verdict rule_uc_gap(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
+			      const struct resp *ctl2, size_t nctl2, struct conf_result *r)
+{
+	v_expected(r, "no ACK or NAK; the message with the PSN gap not delivered (no SEND of the DUT's after it); "
+		   "the SEND_ONLY after it, a new message, delivered (the DUT's SEND then comes)");
+	v_observed(r, "message with the gap");
+	v_observed_resps(r, rs, n, 0);
+	v_observed_add(r, "; control SEND_ONLY");
+	v_observed_resps(r, ctl, nctl, 0);
+	if (ctl2) {
+		v_observed_add(r, "; second SEND_ONLY");
+		v_observed_resps(r, ctl2, nctl2, 0);
+	}
+	int v = no_response(rs, n, r);
+	if (v < 0)
+		v = no_response(ctl, nctl, r);
+	if (v < 0)
+		v = no_response(ctl2, nctl2, r);
+	if (v >= 0)
+		return (enum conf_verdict)v;
+	if (has_send_end(rs, n))
+		return v_set(r, V_FAIL, "the DUT's server sent its SEND after the message with the PSN gap: it completed "
+			     "a receive with a message missing a packet");
+	if (has_send_end(ctl, nctl))
+		return v_set(r, V_PASS, NULL);
+	if (has_send_end(ctl2, nctl2))
+		return v_set(r, V_FAIL, "the SEND_ONLY right after the message with the gap was dropped too, the next one "
+			     "delivered: the gap cost a whole valid message besides the rest of the broken one");
+	return v_set(r, V_INCONCLUSIVE, "no SEND_ONLY after the message with the gap brought the DUT's SEND: whether "
+		     "that message was dropped cannot be told from a DUT that delivers nothing");
+}
