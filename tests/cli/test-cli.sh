@@ -517,7 +517,7 @@ assert set(t) == {"count", "evicted", "capture", "rows"} and len(t["rows"]) == t
 always = ["pair", "stream", "src", "dst", "dqpn", "paired", "peer_qpn", "transport", "pmtu", "packets", "bytes",
           "requests", "responses", "messages", "messages_by_op", "gaps", "missing_psns", "retransmits", "out_of_order",
           "timeouts", "lost_before_capture", "lost_after_capture", "copies", "naks", "rnr_naks", "max_idle_us", "congestion"]
-sometimes = {"first_psn": None, "last_psn": None, "response_time_us": {"count", "untimed", "min", "mean", "p50", "p50_range_us", "p99", "p99_range_us", "max"},
+sometimes = {"first_psn": None, "last_psn": None, "lost_at_mirror": None, "response_time_us": {"count", "untimed", "min", "mean", "p50", "p50_range_us", "p99", "p99_range_us", "max"},
              "requester_turn_us": {"count", "mean", "max"},
              "nak_recovery_us": {"count", "mean", "max"}, "timeout_age_us": {"count", "mean", "max"}}
 for row in t["rows"]:
