@@ -507,7 +507,10 @@ static void add_finding(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const 
 	struct finding_refs refs = refs_of(e);
 	if (roce_event_is_congestion(e))
 		add_congestion(t, tvb, x);
-	if (x->has_psn) {
+	if (e == ROCE_EV_MIRROR_GAP) {  /* the mirror's sequence numbers, not PSNs (JSON: expected_seq) */
+		proto_item_append_text(proto_tree_get_parent(t), ": sequence %u expected, %u seen", x->expected_psn,
+				       x->seen_psn);
+	} else if (x->has_psn) {
 		const char *what = x->msn ? "MSN" : "PSN";
 		proto_item_set_generated(proto_tree_add_uint_format(t, hf_finding_expected, tvb, 0, 0, x->expected_psn,
 								    "Expected %s: %u", what, x->expected_psn));
