@@ -72,8 +72,13 @@ servers > "$O/agent-left.txt" 2>&1
 # SIGINT while a test runs: the DUT's server it started is killed too (E1: the DUT resends for seconds)
 t0=$(date +%s.%N)
 "$R" "${C[@]}" "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 14)) --tests E1 > "$O/agent-sigint.txt" 2>&1 & P=$!
-for i in $(seq 1 120); do servers | grep -q . && break; kill -0 $P 2>/dev/null || break; sleep 0.5; done
-servers > "$O/agent-sigint-before.txt" 2>&1
+# the server this run started (its port), recorded by the same look that found it: the agent may
+# restart it between two looks
+for i in $(seq 1 120); do
+	servers 2>&1 | grep -e "-p $((DUT_PORT + 14))" > "$O/agent-sigint-before.txt" && break
+	kill -0 $P 2>/dev/null || break
+	sleep 0.5
+done
 kill -INT $P; wait $P; rc=$?
 echo "agent-sigint $rc $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >> "$O/status"
 servers > "$O/agent-sigint-left.txt" 2>&1
