@@ -120,22 +120,29 @@ static bool same(struct capstats_totals a, struct capstats_totals b)
 	       a.os_drop == b.os_drop;
 }
 
+/* s emptied for a new scan, what an earlier one kept (options, the packet queue) given back. */
+static void reset(struct capstats *s)
+{
+	capstats_free(s);
+	capstats_init(s);
+}
+
 /* Feed f whole, byte by byte, and split in two at every offset: all must agree with `whole`. */
 static void feed_every_way(const struct file *f, struct capstats *whole)
 {
-	capstats_init(whole);
+	reset(whole);
 	capstats_feed(whole, f->b, f->n);
 	struct capstats_totals w = capstats_totals(whole);
 
 	static struct capstats s;
-	capstats_init(&s);
+	reset(&s);
 	for (size_t i = 0; i < f->n; i++)
 		capstats_feed(&s, f->b + i, 1);
 	struct capstats_totals t = capstats_totals(&s);
 	cr_assert(same(t, w), "byte by byte");
 	cr_assert_eq(s.n_isb, whole->n_isb);
 	for (size_t cut = 0; cut <= f->n; cut++) {
-		capstats_init(&s);
+		reset(&s);
 		capstats_feed(&s, f->b, cut);
 		capstats_feed(&s, f->b + cut, f->n - cut);
 		t = capstats_totals(&s);
@@ -149,7 +156,7 @@ Test(capstats, classic_pcap_has_no_counts)
 {
 	static const uint8_t hdr[24] = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0};
 	static struct capstats s;
-	capstats_init(&s);
+	reset(&s);
 	capstats_feed(&s, hdr, sizeof(hdr));
 	cr_assert_eq(s.format, CAPSTATS_PCAP);
 	cr_assert(s.stopped);
@@ -255,14 +262,14 @@ Test(capstats, bad_lengths_stop_the_scan)
 	cr_assert_eq(capstats_totals(&s).if_drop, 1);
 
 	/* not pcap, not pcapng; and an SHB with a bad byte-order magic */
-	capstats_init(&s);
+	reset(&s);
 	capstats_feed(&s, (const uint8_t *)"GIF89a, not a capture", 21);
 	cr_assert(s.stopped);
 	cr_assert_eq(s.format, CAPSTATS_UNKNOWN);
 	f.n = 0;
 	shb(&f, false);
 	f.b[8] = 0x55;
-	capstats_init(&s);
+	reset(&s);
 	capstats_feed(&s, f.b, f.n);
 	cr_assert(s.stopped);
 	cr_assert_eq(s.format, CAPSTATS_UNKNOWN);
@@ -290,7 +297,7 @@ Test(capstats, truncated_isb_and_options_running_past_the_block)
 	cr_assert_eq(capstats_totals(&s).if_drop, 43);
 	cr_assert_eq(capstats_totals(&s).os_drop, 1);
 	/* the file ends inside a block: what came before counts */
-	capstats_init(&s);
+	reset(&s);
 	capstats_feed(&s, f.b, f.n - 10);
 	cr_assert_eq(s.n_isb, 1);
 	cr_assert_eq(capstats_totals(&s).if_drop, 42);
@@ -299,7 +306,7 @@ Test(capstats, truncated_isb_and_options_running_past_the_block)
 Test(capstats, json_member)
 {
 	static struct capstats s;
-	capstats_init(&s);
+	reset(&s);
 	char buf[256] = "";
 	FILE *mem = fmemopen(buf, sizeof(buf), "w");
 	capstats_print_json(&s, mem);
@@ -321,7 +328,7 @@ Test(capstats, too_many_interfaces)
 		isb(&f, i, 10, 1, NO, false);
 		cr_assert_lt(f.n, sizeof(f.b) - 128);
 	}
-	capstats_init(&s);
+	reset(&s);
 	capstats_feed(&s, f.b, f.n);
 	s.complete = true;
 	cr_assert_eq(s.n_isb, CAPSTATS_MAX_IFACES + 1);
