@@ -16,8 +16,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct capstats whole, split;
 
+	capstats_free(&whole);  /* what the previous input's scan kept (statistics blocks' options) */
 	capstats_init(&whole);
 	capstats_feed(&whole, data, size);
+	capstats_free(&split);
 	capstats_init(&split);
 	for (size_t at = 0, step = 1; at < size; step = step * 7 % 61 + 1) {
 		size_t n = step < size - at ? step : size - at;
