@@ -38,7 +38,7 @@ ROCE_TAB = (494, 25)           # the Conversations window's RoCE tab, relative t
 COPY_BUTTON = (110, 246)       # its Copy button, and the "as CSV" entry of the list it drops
 COPY_AS_CSV = (82, 271)
 FLOW_TYPE_COMBO = (676, 745)   # the Flow Graph's "Flow type" box, relative to the window
-FLOW_TYPE_ROCE = (642, 845)    # "RoCE" in its list, relative to the window
+FLOW_TYPE_ROCE = (24, 112)     # "RoCE" in the list it drops, relative to the list
 WAIT = 120.0                   # seconds for any window to appear (Wireshark's start on a busy machine)
 
 
@@ -94,15 +94,18 @@ class Screen:
         raise Failure("no window %s after %.0f s (windows: %s)" % (what, WAIT, sorted(
             i[0] for i in self.windows().values())))
 
-    def wait_popup(self, before):
-        """A new unnamed ("Wireshark") window, the menu just opened: (x, y)."""
-        deadline = time.monotonic() + 10
+    def wait_popup(self, before, what="the Statistics menu", timeout=10):
+        """A new unnamed ("Wireshark") window, the menu or list just opened: (x, y), or None after
+        timeout seconds (what names it in the failure then, unless None)."""
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for wid, info in self.windows().items():
-                if wid not in before and info[0] == "Wireshark" and info[3] > 100 and info[4] > 100:
+                if wid not in before and info[0] == "Wireshark" and info[3] > 40 and info[4] > 40:
                     return info[1], info[2]
             time.sleep(0.1)
-        raise Failure("the Statistics menu did not open")
+        if what:
+            raise Failure("%s did not open" % what)
+        return None
 
     def click(self, x, y):
         self.run("xdotool", "mousemove", str(x), str(y), "click", "1")
@@ -209,10 +212,7 @@ def check_gui(screen, outdir, name):
 
     wid, (_, x, y, _, _), first = open_from_statistics(screen, "Flow Graph",
                                                        r"^Wireshark · Flow · " + re.escape(name), "Flow Graph")
-    screen.click(x + FLOW_TYPE_COMBO[0], y + FLOW_TYPE_COMBO[1])
-    time.sleep(0.5)  # the list drops down; nothing tells when
-    screen.click(x + FLOW_TYPE_ROCE[0], y + FLOW_TYPE_ROCE[1])
-    if not wait_change(screen, wid, first, os.path.join(outdir, "flow.png")):
+    if not choose_flow_type(screen, wid, x, y, first, os.path.join(outdir, "flow.png")):
         raise Failure("choosing the flow type RoCE changed nothing (no RoCE flow type?)")
     shots.append("flow.png")
     return shots
@@ -238,6 +238,22 @@ def check_conversation_csv(screen, x, y):
         print("the RoCE tab as CSV: %s" % text.strip())
         raise Failure("the RoCE conversation tab copied as CSV holds %s, not one queue pair 25 <-> 25 of "
                       "322 packets" % (got or "nothing"))
+
+
+def choose_flow_type(screen, wid, x, y, first, path):
+    """Flow type → RoCE in the Flow Graph window at (x, y): the box clicked, its list waited for,
+    "RoCE" clicked in it; tried again (a busy machine may draw the list late) until the graph
+    changes or 30 s have passed."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        before = screen.windows()
+        screen.click(x + FLOW_TYPE_COMBO[0], y + FLOW_TYPE_COMBO[1])
+        at = screen.wait_popup(before, what=None, timeout=5)
+        if at:
+            screen.click(at[0] + FLOW_TYPE_ROCE[0], at[1] + FLOW_TYPE_ROCE[1])
+            if wait_change(screen, wid, first, path):
+                return True
+    return False
 
 
 def wait_change(screen, wid, digest, path):
