@@ -289,6 +289,7 @@ const char *capstats_iface_name(const struct capstats *s, uint32_t key)
 void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop)
 {
 	bool filtered = s->filtered;
+	capstats_free(s);  /* whatever a scan kept (options, the packet queue): a live source has none today */
 	capstats_init(s);
 	s->filtered = filtered;
 	s->format = CAPSTATS_LIVE;
