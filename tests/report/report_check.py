@@ -33,8 +33,11 @@ DOM after the scripts ran (--dump-dom) and checks that the page finished (data-r
 every plot the JSON calls for was drawn with the number of points the JSON holds (data-points
 per plot: PSN-time requests, retransmissions and copies), that the congestion plots drew the
 summary's figures (per priority the paused time and storms; per pair the CNPs, missed CNPs and
-CE->CNP latencies), that the queue pair table's first page is whole, the timeline drawn and the
-note on time stamps there exactly when rd-report's checks found something, and takes a
+CE->CNP latencies), that the mirror sessions' table shows the summary's sessions (outer
+addresses, session id, frames, gaps, frames lost; a page without mirror sessions has none, and
+derived/erspan2_mirror_gap.pcap's gaps must be among those checked), that the queue pair table's
+first page is whole, the timeline drawn and the note on time stamps there exactly when
+rd-report's checks found something, and takes a
 screenshot of each page into --out. The script must also draw, without a message, a page whose
 timeline and points were moved near 2^63 ns, 1 ns apart. Pages drawn again from wrong
 data (their rd-report block changed) must fail these checks. Exit 77 (skip) when Chromium is not
@@ -80,6 +83,7 @@ CAPTURES = [
     "rxe/write_bw_dup.pcap",       # copies: the same packets twice
     "rxe/host-taps-loss.pcapng",   # copies seen on two taps
     "rxe/rc_pingpong_peer_dies.pcap",  # timeouts until the retry count runs out
+    "derived/erspan2_mirror_gap.pcap",  # an ERSPAN II session's sequence numbers: a frame lost, two swapped
 ]
 
 RK_REQ = 0
@@ -98,6 +102,7 @@ failures = []
 timed = {"recoveries": 0, "timeout ages": 0, "response times": 0}  # checked against the summary
 congested = [0, 0]  # streams whose congestion outcomes were checked: exact, binned
 copies = [0]  # copies checked against their rows
+mirrored = [0, 0]  # pages whose mirror sessions were checked: all, those with a gap
 
 
 expecting = [False]  # a failure the test provoked on purpose (tamper): not printed as one
@@ -625,6 +630,9 @@ class DomReader(html.parser.HTMLParser):
         self.note = None
         self.pair_cells = []  # per row of the queue pair table, its cells
         self.in_pair = False
+        self.mirror = None    # the mirror sessions' table: per row, its cells' text; None: no table
+        self.in_mirror = False
+        self.cell = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -642,10 +650,27 @@ class DomReader(html.parser.HTMLParser):
                 self.pair_cells.append(0)
         if tag == "td" and self.in_pair:
             self.pair_cells[-1] += 1
+        if tag == "table":
+            self.in_mirror = "mirror" in a.get("class", "").split()
+            if self.in_mirror:
+                self.mirror = []
+        if self.in_mirror and tag == "tr":
+            self.mirror.append([])
+        if self.in_mirror and tag == "td":
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            self.mirror[-1].append(self.cell)
+            self.cell = None
+        if tag == "table":
+            self.in_mirror = False
 
     def handle_data(self, data):
         if self.note is not None and not self.note["text"]:
             self.note["text"] = data
+        if self.cell is not None:
+            self.cell += data
 
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -807,6 +832,30 @@ def expected_plots(rep, rows, doc):
 TABLE_PAGE = 200  # report.js: pairs the table shows at first (or the plotted ones, if more)
 
 
+def check_mirror(name, d, doc):
+    """The mirror sessions' table against the summary's mirror block: there exactly when the
+    capture has mirror sessions, one row per session in its order with its encapsulation, outer
+    addresses, session id (or GRE key), frames, gaps and frames lost."""
+    sessions = (doc["summary"].get("mirror") or {}).get("sessions", [])
+    if not sessions:
+        if d.mirror is not None:
+            fail(f"{name}: a mirror sessions table on a page without mirror sessions")
+        return
+    rows = [r for r in (d.mirror or []) if r]
+    if len(rows) != len(sessions):
+        fail(f"{name}: mirror sessions table of {len(rows)} rows, the summary has {len(sessions)} sessions")
+        return
+    mirrored[0] += 1
+    for r, s in zip(rows, sessions):
+        count = (lambda v: f"{v:,}") if s["sequenced"] else (lambda v: "-")
+        ident = f"session {s['session_id']}" if "session_id" in s else f"key {s['gre_key']}" if "gre_key" in s else "-"
+        want = [s["kind"], s["src"] + " > " + s["dst"], ident, f"{s['frames']:,}", count(s.get("gaps")), count(s.get("lost"))]
+        if r[:6] != want:
+            fail(f"{name}: mirror session {s['point']}: the table shows {r[:6]}, the summary {want}")
+        if s.get("gaps"):
+            mirrored[1] += 1
+
+
 def check_page_whole(name, d, rep):
     """What any page must draw whatever its time stamps: every queue pair row of the table's first
     page with its 15 cells; the timeline drawn (a canvas) in at most options.bins bins; the note
@@ -844,6 +893,7 @@ def check_dom(name, dom, rep, rows, doc):
         fail(f"{name}: the page did not finish: {d.body}")
         return
     check_page_whole(name, d, rep)
+    check_mirror(name, d, doc)
     want, psn = expected_plots(rep, rows, doc)
     if len(d.plots) != want or d.body.get("data-plots", "0") != str(want):
         fail(f"{name}: {len(d.plots)} plots drawn (body says {d.body.get('data-plots')}), expected {want}")
@@ -1038,6 +1088,9 @@ def cmd_browser(args):
             if len(png) < 5000:
                 fail(f"{name}: screenshot of {len(png)} bytes")
             print(f"ok {name}: drawn, no console messages, screenshot {shot}")
+        print(f"pages with mirror sessions checked: {mirrored[0]}, sessions with gaps {mirrored[1]}")
+        if not mirrored[1]:
+            fail("no mirror session with a gap checked (derived/erspan2_mirror_gap.pcap)")
     finally:
         browser.close()
         shutil.rmtree(tmp)

@@ -5,7 +5,8 @@
  * For tests and scripts, each plot's container records what was drawn: data-plot (its kind),
  * data-points (values drawn), data-row (the stream's row); <body> gets data-plots (plots drawn)
  * and data-ready="1" once the page is built, or data-error with the message if it failed;
- * #rd-ts-note is the note on time stamps out of order or absurd (rd-report's timestamps).
+ * #rd-ts-note is the note on time stamps out of order or absurd (rd-report's timestamps);
+ * table.mirror in #rd-mirror, the mirror sessions (rd-summary's mirror block).
  * The URL fragment #all opens every plotted queue pair (the default opens the first). */
 (function () {
 	'use strict';
@@ -392,6 +393,32 @@
 		}
 	}
 
+	/* ---- mirror sessions ---- */
+
+	/* The GRE tunnels and ERSPAN sessions the frames came through (rd-summary's mirror block): per
+	 * session its outer addresses, session id or GRE key, frames, and the gaps in its own sequence
+	 * numbers with the frames they lost (lost by the mirror or on the way to the collector, not by
+	 * the network). Only when the capture has mirror sessions. */
+	function mirrorSessions(main, sum) {
+		const m = sum.mirror;
+		if (!m || !m.sessions.length) return;
+		const id = s => (s.session_id !== undefined ? 'session ' + s.session_id : s.gre_key !== undefined ? 'key ' + s.gre_key : '-');
+		const seq = (s, v) => (s.sequenced ? num(v) : { class: 'n', text: '-' });
+		const rows = m.sessions.map(s => [{ class: 'mono', text: s.kind }, { class: 'mono', text: s.src + ' > ' + s.dst }, id(s), num(s.frames),
+			s.sequenced && s.gaps ? { class: 'n sev-warn', text: fmtInt(s.gaps) } : seq(s, s.gaps), s.sequenced && s.lost ? { class: 'n sev-warn', text: fmtInt(s.lost) } : seq(s, s.lost),
+			seq(s, s.reordered), seq(s, s.late), seq(s, s.lost_psns)]);
+		const sec = el('section', { id: 'rd-mirror' }, el('h2', { text: 'Mirror sessions' }),
+			el('p', { class: 'note', text: 'Frames the mirror, or the path from it to the collector, lost: gaps in each session\'s own sequence numbers (ERSPAN II/III, GRE with sequence numbers; "-": the session has none). ' +
+				'Not the network\'s loss: the PSN gaps they account for are counted lost at the mirror.' +
+				(m.upper_bound ? ' An upper bound: a filter was applied.' : '') }),
+			table(['mirror', 'outer source > destination', 'session', { class: 'n', text: 'frames' }, { class: 'n', text: 'gaps', title: 'mirror.gap events' },
+				{ class: 'n', text: 'lost', title: 'sequence numbers skipped, less the late frames taken back' },
+				{ class: 'n', text: 'reordered', title: 'skipped frames that came late' }, { class: 'n', text: 'late', title: 'other frames below the expected number: duplicates, or too late' },
+				{ class: 'n', text: 'lost PSNs', title: 'PSNs of psn.gap events counted lost at this mirror' }], rows, 'mirror'));
+		if (m.untracked) sec.append(el('p', { class: 'note', text: fmtInt(m.untracked) + ' frames of sessions past the first 256 not followed.' }));
+		main.append(sec);
+	}
+
 	/* ---- queue pairs ---- */
 
 	function endpoint(row) {
@@ -705,6 +732,7 @@
 		/* each part on its own: one that fails leaves the others (the queue pair table) drawn */
 		const failed = [];
 		for (const part of [() => timeNote(mainEl, rep), () => overview(mainEl, sumDoc.summary, streamsDoc.streams, rep),
+			() => mirrorSessions(mainEl, sumDoc.summary),
 			() => congestion(mainEl, sumDoc, streamsDoc.streams, rep), () => pairsTable(mainEl, streamsDoc.streams, rep)]) {
 			try {
 				part();
