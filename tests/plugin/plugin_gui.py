@@ -7,8 +7,10 @@ no window manager, key presses may not reach a menu), it opens RoCE Queue Pairs,
 ("Wireshark · Flow · FILE"). Screenshots of the main window and of each view are written to
 OUTDIR (the build directory's tests/plugin/gui/); docs/plugin.md shows two of them.
 
-The menu items are found by their place in the Statistics menu's popup (its geometry is read from
-the X server); a click that opens nothing fails the test with a screenshot of what was on screen.
+The menu items are found by their place in the Statistics menu's popup, and the items of a
+drop-down list (the Copy button's, the flow type's) by their place in the list's window, once
+that window is on screen (their geometry is read from the X server: no fixed waits); a click that
+opens nothing fails the test with a screenshot of what was on screen.
 
 Usage: plugin_gui.py --plugin roce.so --profile DIR --outdir OUTDIR CAPTURES-DIR
 Exit status: 0 pass, 1 a failure (printed), 77 skipped (no Wireshark Qt, Xvfb, xdotool or
@@ -35,8 +37,8 @@ MENU_ITEMS = {"Conversations": (74, 87), "RoCE Queue Pairs": (85, 289), "Flow Gr
 ANALYSIS_ROW = (280, 646)      # the frame's RoCE Analysis row, last of the tree, in the main window
 TREE_PANE = "640x400+0+535"    # the packet tree pane of the main window (WxH+X+Y), for its picture
 ROCE_TAB = (494, 25)           # the Conversations window's RoCE tab, relative to the window
-COPY_BUTTON = (110, 246)       # its Copy button, and the "as CSV" entry of the list it drops
-COPY_AS_CSV = (82, 271)
+COPY_BUTTON = (110, 246)       # its Copy button, relative to the window
+COPY_AS_CSV = (50, 12)         # "as CSV" in the list it drops, relative to the list
 FLOW_TYPE_COMBO = (676, 745)   # the Flow Graph's "Flow type" box, relative to the window
 FLOW_TYPE_ROCE = (24, 112)     # "RoCE" in the list it drops, relative to the list
 WAIT = 120.0                   # seconds for any window to appear (Wireshark's start on a busy machine)
@@ -224,34 +226,45 @@ def check_conversation_csv(screen, x, y):
     taps the capture again (rows first, counts after), so it copies until the row is whole or 30 s
     have passed."""
     want = [("25", "25", "322")]
-    got = None
-    deadline = time.monotonic() + 30
-    while got != want and time.monotonic() < deadline:
-        screen.click(x + COPY_BUTTON[0], y + COPY_BUTTON[1])
-        time.sleep(0.5)  # the list drops down; nothing tells when
-        screen.click(x + COPY_AS_CSV[0], y + COPY_AS_CSV[1])
-        time.sleep(0.5)
-        text = screen.run("xclip", "-o", "-selection", "clipboard")
-        rows = list(csv.DictReader(io.StringIO(text))) if text.startswith("Address A,Port A") else []
-        got = [(r["Port A"], r["Port B"], r["Packets"]) for r in rows]
-    if got != want:
+    got, text = None, ""
+
+    def copied():
+        """Whether the clipboard holds the row, waiting up to 2 s for it to be written."""
+        nonlocal got, text
+        deadline = time.monotonic() + 2
+        while True:
+            text = screen.run("xclip", "-o", "-selection", "clipboard")
+            rows = list(csv.DictReader(io.StringIO(text))) if text.startswith("Address A,Port A") else []
+            got = [(r["Port A"], r["Port B"], r["Packets"]) for r in rows]
+            if got == want or time.monotonic() > deadline:
+                return got == want
+            time.sleep(0.1)
+
+    if not pick_from_list(screen, (x + COPY_BUTTON[0], y + COPY_BUTTON[1]), COPY_AS_CSV, copied):
         print("the RoCE tab as CSV: %s" % text.strip())
         raise Failure("the RoCE conversation tab copied as CSV holds %s, not one queue pair 25 <-> 25 of "
                       "322 packets" % (got or "nothing"))
 
 
 def choose_flow_type(screen, wid, x, y, first, path):
-    """Flow type → RoCE in the Flow Graph window at (x, y): the box clicked, its list waited for,
-    "RoCE" clicked in it; tried again (a busy machine may draw the list late) until the graph
-    changes or 30 s have passed."""
+    """Flow type → RoCE in the Flow Graph window at (x, y): whether the graph changed."""
+    return pick_from_list(screen, (x + FLOW_TYPE_COMBO[0], y + FLOW_TYPE_COMBO[1]), FLOW_TYPE_ROCE,
+                          lambda: wait_change(screen, wid, first, path))
+
+
+def pick_from_list(screen, opener, item, done):
+    """An item of a drop-down list: opener (a box or button, on the screen) clicked, the list's
+    window waited for (it appears as a new top-level window), item (relative to the list's corner)
+    clicked, then done() asked whether it took effect; tried again (a busy machine may draw the
+    list late, or a dialog still filling may copy too early) until done() or 30 s have passed."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         before = screen.windows()
-        screen.click(x + FLOW_TYPE_COMBO[0], y + FLOW_TYPE_COMBO[1])
+        screen.click(*opener)
         at = screen.wait_popup(before, what=None, timeout=5)
         if at:
-            screen.click(at[0] + FLOW_TYPE_ROCE[0], at[1] + FLOW_TYPE_ROCE[1])
-            if wait_change(screen, wid, first, path):
+            screen.click(at[0] + item[0], at[1] + item[1])
+            if done():
                 return True
     return False
 
