@@ -347,10 +347,11 @@ enum conf_verdict rule_read_reissue(const struct resp *rs, size_t n, uint32_t fi
 				    uint32_t missing, unsigned pmtu, double watch_ms, struct conf_result *r)
 {
 	uint64_t skip = (uint64_t)psn_diff(missing, first) * pmtu;
-	unsigned long long rest = len - skip;
+	unsigned long long rest = len - skip, at = va, from = va;
+	at += skip;
 	v_expected(r, "the READ (PSN 0x%06x, %u bytes at 0x%llx) re-issued from PSN 0x%06x, the withheld response "
-		   "(VA 0x%llx, length %llu), or from an earlier PSN of it with the RETH to match", first, len,
-		   (unsigned long long)va, missing, (unsigned long long)(va + skip), rest);
+		   "(VA 0x%llx, length %llu), or from an earlier PSN of it with the RETH to match", first, len, from,
+		   missing, at, rest);
 	for (size_t i = 0; i < n; i++) {
 		const struct resp *q = &rs[i];
 		if (q->response || q->h.bth.opcode != ROCE_OPC_READ_REQUEST)
