@@ -1,7 +1,7 @@
 /* agent.c: the DUT agent over SSH (see agent.h and README.md "The DUT agent"). Every remote step
  * is one ssh command through the shared connection: the probe (facts), per test "counters, then
  * start the server" and "kill the server, then counters". The remote side needs only a POSIX
- * shell, sysfs, and the tools the setups use (ibv_rc_pingpong, ibv_uc_pingpong, perftest), ethtool and ibv_devinfo. */
+ * shell, sysfs, and the tools the setups use (ibv_rc_pingpong, ibv_uc_pingpong, perftest, rping), ethtool and ibv_devinfo. */
 #include "agent.h"
 
 #include <ctype.h>
@@ -560,6 +560,12 @@ static void server_cmd(const struct agent *a, const struct conf_opts *o, const s
 		{"perftest-write", "ib_write_bw"}, {"perftest-read", "ib_read_bw"}, {"perftest-atomic", "ib_atomic_bw"},
 	};
 	out[0] = 0;
+	if (!strcmp(m->name, "rdma-cm")) {
+		char ip[64];
+		snprintf(out, n, "rping -s -a %s -S %u -v -p %u", addr_str(&o->dut, ip, sizeof(ip)),
+			 o->dut_size ? o->dut_size : 64, port);
+		return;
+	}
 	if (!strcmp(m->name, "rc-pingpong") || !strcmp(m->name, "uc-pingpong")) {
 		snprintf(out, n, "ibv_%.2s_pingpong -d %s -i %u -g %u -n 1 -s %u -m %u -p %u", m->name, a->dev, a->ib_port,
 			 a->gid_index, o->recv_size, o->pmtu, port);

@@ -139,7 +139,7 @@ const struct conf_test conf_tests[] = {
 	{"E6c", "NAK remote operational error -> the DUT's QP in error: nothing more sent, a request after it unanswered", "IBTA 9.7.6.1.4 class B NAK", REQ, 0, false, test_e6c,
 	 NULL, "9.7.6.1.4", K_FATAL},
 	{"E7", "a READ response lost -> the DUT re-issues the READ from the missing PSN", "IBTA 9.7.6.1.2 READ retry", NEED_DUT_READ, 0, false, test_e7,
-	 NULL, "9.7.6.1.2", K_NONE},
+	 NULL, "9.7.6.1.2", K_REREAD},
 	{"F1", "CE-marked request -> CNP to the tester's QP: opcode 0x81, PSN 0, SE 0, M 0, its P_Key", "Annex A17.9.3 CNP", NEED_ECN | PROBE, 0, false, test_f1,
 	 "CA17-44, CA17-29", "A17.9.3", K_CNP},
 	{"F2", "8 CE-marked requests in a burst -> 1 to 8 CNPs, each in the A17.9.3 format (how many: a note)", "Annex A17.9.3 CNP per marks", NEED_ECN | PROBE, 0, false, test_f2,

@@ -121,7 +121,7 @@ enum {
 /* The kinds of verdict a test gives: what counts as PASS, FAIL and INCONCLUSIVE (listing.c). */
 enum conf_kind {
 	K_ACK, K_ACKS, K_NAK, K_DROP, K_GOBACK, K_READ, K_ATOMIC, K_RETRY, K_RESEND, K_RNR, K_QUIET, K_GHOST,
-	K_FATAL, K_CNP, K_NOCNP, K_PFC, K_HDR, K_CMPSWAP, K_SEGS, K_CNPS, K_V1, K_SPREAD, K_UCACK, K_UCGAP, K_NONE
+	K_FATAL, K_CNP, K_NOCNP, K_PFC, K_HDR, K_CMPSWAP, K_SEGS, K_CNPS, K_V1, K_SPREAD, K_UCACK, K_UCGAP, K_REREAD, K_NONE
 };
 
 struct conf_test {

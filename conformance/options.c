@@ -31,7 +31,7 @@ void options_usage(FILE *f)
 	fprintf(f,
 		"  --pmtu N              the DUT's path MTU in bytes (256..4096, default 1024)\n"
 		"  --recv-size N         the DUT's receive buffer, rc/uc-pingpong's -s (default 4096)\n"
-		"  --dut-size N          the perftest server's -s (default 65536, atomic 8)\n"
+		"  --dut-size N          the perftest server's -s (default 65536, atomic 8), rping's -S (64)\n"
 		"  --vlan ID --pcp N     send 802.1Q-tagged (default untagged)\n"
 		"  --dscp N              IP DSCP of the stimuli (default 0)\n"
 		"  --ecn                 the DUT does ECN -> CNP (enables F tests)\n"

@@ -53,7 +53,10 @@ int stim_build(struct session *s, const struct stim *st, uint8_t *out, size_t ca
 		return -1;
 	}
 	memset(&b, 0, sizeof(b));
-	memset(payload, st->fill, st->payload_len);
+	if (st->data)
+		memcpy(payload, st->data, st->payload_len);
+	else
+		memset(payload, st->fill, st->payload_len);
 	b.linktype = 1;
 	memcpy(b.eth_dst, s->link && s->link->have_dut_mac ? s->link->dut_mac
 			  : o->have_dut_mac ? o->dut_mac : placeholder_mac_dut, 6);

@@ -11,7 +11,8 @@
 
 /* What to send: the fields a test sets; stim_init() fills the rest from the QP. */
 struct stim {                 /* (widest fields first: no padding) */
-	struct roce_hdrs extra;    /* RETH / AETH / AtomicETH values (hdrs ignored) */
+	struct roce_hdrs extra;    /* RETH / AETH / AtomicETH / DETH values (hdrs ignored) */
+	const uint8_t *data;       /* the payload's bytes (payload_len of them), NULL: fill */
 	uint32_t psn, dqpn;
 	uint32_t payload_len;
 	unsigned icrc;             /* enum roce_build_icrc */

@@ -13,13 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* rdma-cm: the slot for the CM exchange on QP1 (REQ/REP/RTU against rping -s or ucmatose); no
- * connect function yet, so choosing it is a usage error that says so. */
-static const struct setup_method setup_rdma_cm = {
-	.name = "rdma-cm", .default_port = 7174, .caps = NEED_SEND | NEED_MR_READ | NEED_MR_WRITE,
-	.server = "rping -s (RDMA-CM over QP1): not available in this version",
-};
-
 static const struct setup_method *const methods[] = {
 	&setup_rc_pingpong, &setup_perftest_write, &setup_perftest_read, &setup_perftest_atomic, &setup_uc_pingpong,
 	&setup_rdma_cm,

@@ -1,8 +1,8 @@
 /* setup.h: how a live RC queue pair is brought up with a DUT that runs only stock software
  * (--setup METHOD[:PORT]). One file per method: setup_rcpp.c (ibv_rc_pingpong's TCP exchange, and
  * ibv_uc_pingpong's, the same, for a UC QP),
- * setup_perftest.c (a perftest server's); rdma-cm is a slot in the table (setup.c) for the CM
- * REQ/REP/RTU exchange over QP1. setup.c also has the TCP helpers they share, which keep answering
+ * setup_perftest.c (a perftest server's), setup_rdmacm.c (rping -s: the RDMA-CM REQ/REP/RTU exchange
+ * over QP1, then rping's messages). setup.c also has the TCP helpers they share, which keep answering
  * ARP/ND while they wait (the DUT resolves the tester's address while it brings its QP up). */
 #ifndef CONFORM_SETUP_H
 #define CONFORM_SETUP_H
@@ -43,5 +43,18 @@ void setup_choose_qp(struct session *s);
 /* The methods. */
 extern const struct setup_method setup_rc_pingpong, setup_uc_pingpong;
 extern const struct setup_method setup_perftest_write, setup_perftest_read, setup_perftest_atomic;
+extern const struct setup_method setup_rdma_cm;
+
+/* rdma-cm (setup_rdmacm.c): rping's exchange from the client's side. */
+/* SEND the tester's source buffer (rping_rdma_info): the server READs it. 0 or -1. */
+int rdmacm_advertise(struct session *s, const char *why);
+/* Answer the DUT's READ of len bytes at va (its request at psn) from the tester's buffer: READ
+ * responses at the QP's PMTU, all but packet number skip (-1: none). */
+void rdmacm_read_respond(struct session *s, uint32_t psn, uint64_t va, uint32_t len, long skip, const char *why);
+/* The test answered what the DUT sent so far (msgs of its messages completed): the finish step
+ * serves only what follows. */
+void rdmacm_served(struct session *s, unsigned msgs);
+/* A READ request of the DUT. */
+bool pred_read_request(const struct resp *r, const void *arg);
 
 #endif

@@ -5,6 +5,7 @@
  * class B errors from NAK-Inv, NAK-RmtAcc, NAK-RmtOp put the QP in error). The stimulus is the
  * DUT's own SEND (rc-pingpong). */
 #include "tests.h"
+#include "setup.h"
 
 /* How long a requester that should stop is watched: four timeouts and the tolerance. */
 static double watch_ms(const struct session *s)
@@ -145,9 +146,36 @@ void test_e6a(struct session *s, struct conf_result *r) { fatal_nak(s, 0x61, "NA
 void test_e6b(struct session *s, struct conf_result *r) { fatal_nak(s, 0x62, "NAK remote access error", r); }
 void test_e6c(struct session *s, struct conf_result *r) { fatal_nak(s, 0x63, "NAK remote operational error", r); }
 
-/* E7: needs a DUT that issues READs (the rdma-cm setup against rping -s); run only there. */
+/* E7: the DUT's READ (rping -s READs the buffer the tester advertises, rdma-cm setup) is answered
+ * with one response packet withheld (the second, or the only one): the DUT must re-issue the READ
+ * for what it lacks. The re-issued READ is then answered in full so that the server goes on. */
 void test_e7(struct session *s, struct conf_result *r)
 {
-	(void)s;
-	v_set(r, V_NA, "needs a DUT that issues RDMA READs (no setup here gives one)");
+	if (rdmacm_advertise(s, "E7: the tester's buffer, for the DUT's READ") < 0)
+		return;
+	long i = sess_wait(s, WAIT_MS, pred_read_request, NULL);
+	if (i < 0) {
+		precondition(s, r, "the DUT's READ request of the advertised buffer did not come");
+		return;
+	}
+	const struct resp req = s->resps[i];
+	unsigned pm = qp_pmtu(s);
+	uint32_t len = req.h.reth.dmalen, n = len ? (len + pm - 1) / pm : 1;
+	long skip = n >= 2 ? 1 : 0;
+	uint32_t missing = psn_add(req.h.bth.psn, (int32_t)skip);
+	char why[64];
+	snprintf(why, sizeof(why), "E7: response 0x%06x withheld", missing);
+	rdmacm_read_respond(s, req.h.bth.psn, req.h.reth.va, len, skip, why);
+	size_t m = s->n_resps;
+	double w = 3 * watch_ms(s);
+	if (w < 2000)
+		w = 2000;   /* TCG DUTs pause */
+	long j = sess_wait(s, (int)w, pred_read_request, NULL);
+	rule_read_reissue(since(s, m), n_since(s, m), req.h.bth.psn, req.h.reth.va, len, missing, pm, w, r);
+	if (j >= 0) {
+		const struct resp re = s->resps[j];
+		rdmacm_read_respond(s, re.h.bth.psn, re.h.reth.va, re.h.reth.dmalen, -1, "E7: the re-issued READ answered");
+	}
+	sess_collect(s, 50);
+	rdmacm_served(s, j >= 0);
 }

@@ -343,6 +343,35 @@ enum conf_verdict rule_resend_from(const struct resp *rs, size_t n, uint32_t p, 
 	return v_set(r, V_FAIL, "the requester did not resend after the NAK");
 }
 
+enum conf_verdict rule_read_reissue(const struct resp *rs, size_t n, uint32_t first, uint64_t va, uint32_t len,
+				    uint32_t missing, unsigned pmtu, double watch_ms, struct conf_result *r)
+{
+	uint64_t skip = (uint64_t)psn_diff(missing, first) * pmtu;
+	unsigned long long rest = len - skip, at = va, from = va;
+	at += skip;
+	v_expected(r, "the READ (PSN 0x%06x, %u bytes at 0x%llx) re-issued from PSN 0x%06x, the withheld response "
+		   "(VA 0x%llx, length %llu), or from an earlier PSN of it with the RETH to match", first, len, from,
+		   missing, at, rest);
+	for (size_t i = 0; i < n; i++) {
+		const struct resp *q = &rs[i];
+		if (q->response || q->h.bth.opcode != ROCE_OPC_READ_REQUEST)
+			continue;
+		char b[128];
+		v_observed(r, "re-issued: %s, VA 0x%llx length %u", resp_str(q, b, sizeof(b)),
+			   (unsigned long long)q->h.reth.va, q->h.reth.dmalen);
+		int32_t d = psn_diff(q->h.bth.psn, first);
+		if (d < 0 || psn_diff(q->h.bth.psn, missing) > 0)
+			return v_set(r, V_FAIL, d < 0 ? "the re-issued READ starts before the READ's first PSN"
+						      : "the re-issued READ skips the withheld response");
+		uint64_t off = (uint64_t)d * pmtu;
+		if (q->h.reth.va != va + off || (uint64_t)q->h.reth.dmalen + off != len)
+			return v_set(r, V_FAIL, "the re-issued READ's VA and length do not match its PSN");
+		return v_set(r, V_PASS, NULL);
+	}
+	v_observed(r, "no READ request in %.0f ms after the responses", watch_ms);
+	return v_set(r, V_FAIL, "the DUT did not re-issue the READ");
+}
+
 enum conf_verdict rule_no_requests(const struct resp *rs, size_t n, double watch_ms, const char *why,
 				   struct conf_result *r)
 {

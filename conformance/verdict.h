@@ -66,6 +66,13 @@ enum conf_verdict rule_rnr_wait(int64_t nak_ns, int64_t retx_ns, double timer_ms
 /* Go-back-N after a NAK-Seq at p (§9.7.5.2.5): the first request in rs[0..n) (after the NAK)
  * carries PSN p. */
 enum conf_verdict rule_resend_from(const struct resp *rs, size_t n, uint32_t p, struct conf_result *r);
+/* E7, a READ response withheld (§9.7.6.1.2: the requester re-issues the READ for the
+ * responses it lacks): after the responses to the DUT's READ at PSN first (len bytes at va, at
+ * path MTU pmtu) went out without the one at PSN missing, the first READ request in rs[0..n)
+ * starts at a PSN from first to missing, its RETH moved on by the bytes before that PSN. None
+ * (watched watch_ms) is FAIL. */
+enum conf_verdict rule_read_reissue(const struct resp *rs, size_t n, uint32_t first, uint64_t va, uint32_t len,
+				    uint32_t missing, unsigned pmtu, double watch_ms, struct conf_result *r);
 /* No request in rs[0..n) (watched for watch_ms): the requester stopped (QP in error, or the
  * message completed). */
 enum conf_verdict rule_no_requests(const struct resp *rs, size_t n, double watch_ms, const char *why,

@@ -35,7 +35,7 @@ expect_exit 2 'multicast' --iface lo --dut ff02::1
 expect_exit 2 'no interface' --iface conform-nosuch0 --dut 10.0.0.2 --local-ip 10.0.0.9
 expect_exit 2 'selects no test' --dry-run "$T/x.pcap" --dut 10.0.0.2 --tests A1,Z9
 expect_exit 2 'not a number' --dut 10.0.0.2 --pps 20000
-expect_exit 2 'not available' --dut 10.0.0.2 --setup rdma-cm
+expect_exit 2 'bad port' --dut 10.0.0.2 --setup rdma-cm:0
 expect_exit 2 'unknown setup' --dut 10.0.0.2 --setup nosuch
 expect_exit 2 'same IP version' --dry-run "$T/x.pcap" --dut 10.0.0.2 --local-ip fd00::1
 expect_exit 2 'unknown or incomplete option' --dut 10.0.0.2 --bogus

@@ -18,6 +18,7 @@
 # hw_counter deltas), dut/NAME-NNN.log. Control: touch OUTDIR/dut/pause-NAME to stop loop NAME (rcpp,
 # write, read, atomic) from restarting its server.
 # Knobs (env): RXE_NS, DUT_SIZE (4096) DUT_MTU (1024) DUT_GID_INDEX (1) DUT_RUN_TIMEOUT (30) PERFTEST (1)
+# RPING (0; 1: rping -s on 7174, RDMA-CM, for --setup rdma-cm) RPING_SIZE (its -S, 64)
 # BOOT_TIMEOUT (300: a TCG boot on a busy 2-core host took 130 s) HOST_PCAP (1).
 # The host's stack: inbound UDP 4791 in the namespace is dropped by nft (else iptables), so the host kernel
 # never answers the DUT's RoCE packets (packet sockets still see them). RXE_DROP says which.
@@ -38,6 +39,7 @@ NS=${RXE_NS:-rocedump-conf}; BR=rxebr0; TAP=rxetap0
 HOST_IP=10.77.0.100; TESTER_IP=10.77.0.50; DUT_IP=10.77.0.1; DUT_MAC=52:54:00:77:00:01
 DUT_PORT=18515; DUT_SIZE=${DUT_SIZE:-4096}; DUT_MTU=${DUT_MTU:-1024}; DUT_GID_INDEX=${DUT_GID_INDEX:-1}
 DUT_RUN_TIMEOUT=${DUT_RUN_TIMEOUT:-30}; BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}; PERFTEST=${PERFTEST:-1}
+RPING=${RPING:-0}; RPING_PORT=7174; RPING_SIZE=${RPING_SIZE:-64}
 MGMT_PORT=10022; DUT_SSH=; DUT_SSH_KEY=; DUT_SSH_KNOWN_HOSTS=
 rm -rf "$OUT/ssh" "$OUT/dut/authorized_keys"
 if command -v ssh-keygen >/dev/null && mkdir -m 700 "$OUT/ssh" &&
@@ -85,11 +87,13 @@ if [ "${HOST_PCAP:-1}" = 1 ] && command -v tcpdump >/dev/null; then
 fi
 cat > "$OUT/dut/dut.conf" <<EOF
 SIZE=$DUT_SIZE MTU=$DUT_MTU GIDX=$DUT_GID_INDEX PORT=$DUT_PORT RUN_TIMEOUT=$DUT_RUN_TIMEOUT PERFTEST=$PERFTEST
+RPING=$RPING RPING_PORT=$RPING_PORT RPING_SIZE=$RPING_SIZE IP=$DUT_IP
 EOF
 MAC=$DUT_MAC MGMT_PORT=${DUT_SSH:+$MGMT_PORT} $N "$HERE/run-guest.sh" dut "$OUT/dut" $DUT_IP/24 $HOST_IP tap,ifname=$TAP,script=no,downscript=no \
   >"$OUT/dut/console.log" 2>&1 </dev/null & VM=$!
 echo "run-dut: DUT guest qemu pid $VM, waiting for its servers on $DUT_IP"
 want="rcpp"; [ "$PERFTEST" = 1 ] && want="rcpp write read atomic"
+[ "$RPING" = 1 ] && want="$want rping"
 ready=0
 for i in $(seq 1 $((BOOT_TIMEOUT * 5))); do
   ready=1
@@ -103,7 +107,7 @@ echo "run-dut: DUT ready after $(el)s; running: $*"
 T1=$(date +%s.%N)
 $N env IFACE=$BR HOST_IP=$HOST_IP TESTER_IP=$TESTER_IP DUT_IP=$DUT_IP DUT_MAC=$DUT_MAC DUT_PORT=$DUT_PORT \
   DUT_PMTU=$DUT_MTU DUT_SIZE=$DUT_SIZE DUT_GID_INDEX=$DUT_GID_INDEX DUT_RUN_TIMEOUT=$DUT_RUN_TIMEOUT \
-  DUT_OUTDIR="$OUT/dut" RXE_DROP=$RXE_DROP DUT_SSH=$DUT_SSH DUT_SSH_KEY=$DUT_SSH_KEY \
+  DUT_OUTDIR="$OUT/dut" DUT_RPING_PORT=$RPING_PORT DUT_RPING_SIZE=$RPING_SIZE RXE_DROP=$RXE_DROP DUT_SSH=$DUT_SSH DUT_SSH_KEY=$DUT_SSH_KEY \
   DUT_SSH_KNOWN_HOSTS=$DUT_SSH_KNOWN_HOSTS "$@" </dev/null
 RC=$?
 CMD_S=$(awk -v a="$T1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')

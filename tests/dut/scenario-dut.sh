@@ -4,6 +4,8 @@
 #   ibv_rc_pingpong -d rxe0 -g GIDX -n 1 -s SIZE -m MTU   on PORT (18515)
 #   ib_write_bw / ib_read_bw / ib_atomic_bw -d rxe0 -x GIDX -m MTU  on PORT+1, PORT+2, PORT+3 (when PERFTEST=1;
 #   each run limited to PT_TIMEOUT s)
+#   rping -s -a IP -S RPING_SIZE -v  on RPING_PORT (7174; when RPING=1: RDMA-CM, its listener seen in
+#   `rdma res show cm_id`)
 # Settings: /mnt/out/dut.conf (written by run-dut.sh). Control files in /mnt/out: "stop" ends every loop and
 # the guest; "pause-NAME" keeps loop NAME (rcpp, write, read, atomic) from starting new runs and ends its
 # current one (a server stopped mid-run, for the harness's own tests); "hold-NAME" keeps it from starting
@@ -11,12 +13,13 @@
 # Written to /mnt/out: listening-NAME (run number last seen listening), runs.log (one line per run: loop,
 # status ok/timeout/error/stopped, exit code, guest uptimes, non-zero rxe hw_counter deltas), NAME-NNN.log.
 O=/mnt/out
-SIZE=4096 MTU=1024 GIDX=1 PORT=18515 RUN_TIMEOUT=30 PERFTEST=1 PT_TIMEOUT=600
+SIZE=4096 MTU=1024 GIDX=1 PORT=18515 RUN_TIMEOUT=30 PERFTEST=1 PT_TIMEOUT=600 RPING=0 RPING_PORT=7174 RPING_SIZE=64 IP=
 [ -f $O/dut.conf ] && . $O/dut.conf
 CNT=/sys/class/infiniband/rxe0/ports/1/hw_counters
 up() { cut -d' ' -f1 /proc/uptime; }
-listening() {  # listening PORT
+listening() {  # listening PORT (TCP, or an RDMA-CM listener: rping)
   local h; h=$(printf '%04X' "$1")
+  rdma res show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr [^ ]*:$1\( \|$\)" && return 0
   cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p=":$h" '$4=="0A" && substr($2, length($2)-4)==p {f=1} END {exit !f}'
 }
 counters() { for f in $CNT/*; do echo "${f##*/}=$(cat $f 2>/dev/null || echo 0)"; done; }
@@ -53,6 +56,9 @@ if [ "$PERFTEST" = 1 ]; then
   serve write $((PORT + 1)) "$PT_TIMEOUT" ib_write_bw -F -d rxe0 -x "$GIDX" -m "$MTU" &
   serve read $((PORT + 2)) "$PT_TIMEOUT" ib_read_bw -F -d rxe0 -x "$GIDX" -m "$MTU" &
   serve atomic $((PORT + 3)) "$PT_TIMEOUT" ib_atomic_bw -F -d rxe0 -x "$GIDX" -m "$MTU" &
+fi
+if [ "$RPING" = 1 ]; then
+  serve rping "$RPING_PORT" "$RUN_TIMEOUT" rping -s -a "$IP" -S "$RPING_SIZE" -v &
 fi
 # stop watcher: once "stop" (or a pause) appears, end the current run of the loops concerned
 while [ ! -e $O/stop ]; do

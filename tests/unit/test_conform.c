@@ -295,6 +295,74 @@ Test(rules, resend_from_and_quiet)
 	cr_expect_eq(rule_no_requests(q, 2, 300, "x", &r), V_FAIL);
 }
 
+/* A READ request of the DUT: PSN psn, len bytes at va. */
+static struct resp read_req_of(uint32_t psn, uint64_t va, uint32_t len)
+{
+	struct resp q;
+	memset(&q, 0, sizeof(q));
+	q.h.bth.opcode = ROCE_OPC_READ_REQUEST;
+	q.h.bth.psn = psn;
+	q.h.hdrs = ROCE_HDR_RETH;
+	q.h.reth.va = va;
+	q.h.reth.dmalen = len;
+	return q;
+}
+
+/* E7 on made-up answers: a READ of 3000 bytes at PSN 0x100 (3 responses at PMTU 1024), the one at
+ * 0x101 withheld. Re-issued from 0x101 (VA + 1024, 1976 bytes) or whole again: PASS; skipping it,
+ * a RETH that does not match, or no re-issue at all (a DUT that completes without the data or
+ * waits forever): FAIL. */
+Test(rules, read_reissue)
+{
+	const uint64_t va = 0x7e5700000000ULL;
+	struct resp from_missing = read_req_of(0x101, va + 1024, 1976), whole = read_req_of(0x100, va, 3000);
+	struct resp skips = read_req_of(0x102, va + 2048, 952), bad_reth = read_req_of(0x101, va, 3000);
+	struct resp ack = {.response = true};
+	struct resp seq[2] = {ack, from_missing};
+	struct conf_result r = res();
+	cr_expect_eq(rule_read_reissue(seq, 2, 0x100, va, 3000, 0x101, 1024, 2000, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.observed, "READ_REQUEST psn 0x000101"), "%s", r.observed);
+	r = res();
+	cr_expect_eq(rule_read_reissue(&whole, 1, 0x100, va, 3000, 0x101, 1024, 2000, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_reissue(&skips, 1, 0x100, va, 3000, 0x101, 1024, 2000, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "skips"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_reissue(&bad_reth, 1, 0x100, va, 3000, 0x101, 1024, 2000, &r), V_FAIL);
+	r = res();
+	cr_expect_eq(rule_read_reissue(&ack, 1, 0x100, va, 3000, 0x101, 1024, 2000, &r), V_FAIL, "no re-issue");
+	cr_expect_str_eq(r.reason, "the DUT did not re-issue the READ");
+}
+
+/* E7 on rxe's recorded READ (--setup rdma-cm against rping -s -S 3000, tester QPN 0x0c0111): the
+ * second of its three responses withheld, rxe re-issued the READ from that PSN: PASS; the same
+ * answers without the re-issued READ (a DUT that never re-issues it) FAIL. */
+Test(rules, read_reissue_recorded)
+{
+	struct session s;
+	load_qp(&s, "E7", 0x0c0111);
+	size_t at = 0;
+	while (at < s.n_resps && (s.resps[at].response || s.resps[at].h.bth.opcode != ROCE_OPC_READ_REQUEST))
+		at++;
+	cr_assert(at < s.n_resps, "the DUT's READ is recorded");
+	const struct resp req = s.resps[at++];
+	cr_assert_eq(req.h.reth.dmalen, 3000);
+	uint32_t missing = psn_add(req.h.bth.psn, 1);
+	struct conf_result r = res();
+	cr_expect_eq(rule_read_reissue(s.resps + at, s.n_resps - at, req.h.bth.psn, req.h.reth.va, 3000, missing, 1024,
+				       2000, &r), V_PASS, "%s", r.reason);
+	struct resp kept[64];
+	size_t n = 0;
+	for (size_t i = at; i < s.n_resps && n < 64; i++)
+		if (s.resps[i].h.bth.opcode != ROCE_OPC_READ_REQUEST)
+			kept[n++] = s.resps[i];
+	cr_assert(n > 0, "the DUT's other packets are recorded");
+	r = res();
+	cr_expect_eq(rule_read_reissue(kept, n, req.h.bth.psn, req.h.reth.va, 3000, missing, 1024, 2000, &r), V_FAIL);
+	cr_expect_str_eq(r.reason, "the DUT did not re-issue the READ");
+	sess_reset(&s);
+}
+
 /* F1 on made-up answers (no recorded DUT does CNP): a CNP to another QP is named, not "no CNP". */
 Test(rules, cnp_to_another_qp)
 {
@@ -610,6 +678,9 @@ Test(stimuli, every_test_round_trips)
 	dry_run_setup("uc-pingpong", &frames, &tests);
 	cr_expect_eq(tests - uc_tests, 2, "uc-pingpong runs U1 and U2 only: %u", tests - uc_tests);
 	cr_expect_geq(frames - uc_frames, 4, "U1's SEND_ONLY, U2's FIRST, LAST and control: %u", frames - uc_frames);
+	unsigned cm_tests = tests;
+	dry_run_setup("rdma-cm", &frames, &tests);
+	cr_expect_eq(tests - cm_tests, 1, "rdma-cm runs E7 only: %u", tests - cm_tests);
 	cr_expect_geq(tests, 60, "%u test runs", tests);
 	cr_expect_geq(frames, 150, "%u stimuli", frames);
 }
