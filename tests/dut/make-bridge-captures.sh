@@ -8,7 +8,7 @@
 # nft counters after the run are the truth of the loss. A run whose tool failed on either guest, whose
 # capture dropped frames or is over BUDGET bytes is made again once; a second failure is reported
 # and makes the exit status 1. The captures are committed whole (not trimmed: the counters are
-# those of the whole run). ~1 min per capture, ~4 min in all.
+# those of the whole run). About 1.5 min per capture.
 # Env: DEST (default captures/rxe), RXE_NS (see run-pair.sh), ONLY="NAME ..." (just these captures),
 # BUDGET (bytes, default 2000000).
 set -uo pipefail
