@@ -15,7 +15,10 @@ recorded here again):
     point on a direction with no loss upstream of both bridges (at most the upstream drops
     otherwise; TODO where FILE_ORDER_TODO says why); --strict exits 0;
   - path analysis: each hop's "lost" between the two bridges equals the nft drops of that hop and
-    direction (0 where none was injected). Skipped while the summary has no "path" object.
+    direction (0 where none was injected). Skipped while the summary has no "path" object. Read as
+    {"points": [...], "hops": [{"from": F, "to": T, "lost": N, ...}, ...]} (the hops totalled over
+    the streams), F and T a point's index in points or its name; a point is named by its "name",
+    "interface", "if_name" or "point" member (or is the name itself), which must hold brA or brB.
 
 usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_RXE_DIR     (TSHARK may be empty: those checks skip)
 """
