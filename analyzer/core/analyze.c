@@ -701,7 +701,10 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 	 * checks below still run, uncounted); the stream's start is no anomaly (F_RESTART: a block) */
 	l = start ? loss_of(a, s) : loss_count(a, s);
 	uint64_t first = 0;  /* a resend's first sending, once looked up */
-	if (s->flags & F_RESTART) {  /* a late packet may carry p: not a restart, but p is resent */
+	/* a request seen before the NAK (a capture of several points whose frames come in batches,
+	 * not in time order: one point's later frames first) was sent before it: no resend it asked for */
+	bool before_nak = (s->flags & F_RESTART) && f->ts < l->nak_ts;
+	if ((s->flags & F_RESTART) && !before_nak) {  /* a late packet may carry p: not a restart, but p is resent */
 		if (restart_point)
 			l->lflags &= (uint8_t)~L_SUSPECT;  /* a second restart: its copies may have made it */
 		episode_resend(s, l, f, span, restart_point);

@@ -11,7 +11,11 @@
 # capture of one's own (test-live-dut.sh's live-capture.sh), started in the namespace as `PROGRAM OUTDIR`
 # once the taps are up; the guests boot when it has created OUTDIR/host-capture.ready (60 s at most), and
 # it gets SIGTERM once both guests have finished (not SIGINT: a background script cannot trap that) and
-# is waited for (output: OUTDIR/host-capture.log). Needs root and cache/ from build-guest.sh.
+# is waited for (output: OUTDIR/host-capture.log). TOPO=two-bridges: srv tap -> bridge brA -> veth pair
+# vethA ~ vethB -> bridge brB -> cli tap instead of one bridge, captured on both bridges by one dumpcap
+# (host-bridges.pcapng instead of host-bridge.pcap); NFT_LOSS and TBF: loss and delay at a hop (below).
+# After the run: nft.json, nft-ruleset.txt, tc.txt, links-start.json and links.json (the devices' drop
+# counters before the guests started and at the end). Needs root and cache/ from build-guest.sh.
 # Takes ~25 s of boot plus ~3-5 s per scenario (~90 s more if a transfer wedges).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd); OUT=${1:?usage: run-pair.sh OUTDIR [scenario ...]}; shift || true
@@ -29,13 +33,39 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 N="ip netns exec $NS"
 $N ip link set lo up
-$N ip link add rxebr0 type bridge; $N ip link set rxebr0 up
-$N ip addr add 10.77.0.100/24 dev rxebr0
-for t in rxetap0 rxetap1; do $N ip tuntap add $t mode tap; $N ip link set $t master rxebr0; $N ip link set $t up; done
+# bridge NAME PORT...: a bridge in the namespace with these (already created) ports enslaved, all up
+bridge() { local b=$1 t; shift; $N ip link add $b type bridge; $N ip link set $b up
+  for t in "$@"; do $N ip link set $t master $b; $N ip link set $t up; done; }
+for t in rxetap0 rxetap1; do $N ip tuntap add $t mode tap; done
+TOPO=${TOPO:-one-bridge}
+case $TOPO in
+one-bridge) BR0=rxebr0; bridge rxebr0 rxetap0 rxetap1 ;;
+# two bridges in a row: srv tap -> brA -> vethA ~ vethB -> brB -> cli tap
+two-bridges) BR0=brA; $N ip link add vethA type veth peer name vethB; bridge brA rxetap0 vethA; bridge brB vethB rxetap1 ;;
+*) echo "run-pair: unknown TOPO=$TOPO (one-bridge, two-bridges)" >&2; exit 2 ;;
+esac
+$N ip addr add 10.77.0.100/24 dev $BR0
 # frames to the fake ERSPAN/gretap collector MAC used by scenario-pair.sh are delivered to the bridge itself
 # (and dropped there: no forwarding, no such address) instead of being flooded to the other guest
-$N bridge fdb add 02:77:00:00:00:c8 dev rxebr0 self local 2>/dev/null || echo "note: bridge fdb add failed (mirror frames will be flooded)"
-$N tcpdump -i rxebr0 -U -s 0 -w "$OUT/host-bridge.pcap" >"$OUT/host-tcpdump.log" 2>&1 & HCAP=$!
+$N bridge fdb add 02:77:00:00:00:c8 dev $BR0 self local 2>/dev/null || echo "note: bridge fdb add failed (mirror frames will be flooded)"
+# NFT_LOSS="DEV:N ...": on DEV's ingress (netdev family: before the bridge DEV belongs to sees the frame)
+# every RoCEv2 frame is dropped with probability 1/N, counted (the truth of the loss at that hop) by
+# its own rule; a second rule counts the frames let through. TBF="DEV:TBF-ARGS" shapes DEV's egress
+# (`tc qdisc add dev DEV root tbf TBF-ARGS`: delay on that hop). Both reported in OUTDIR/nft.json,
+# nft-ruleset.txt and tc.txt after the run.
+nft_loss() { local d; for d in "$@"; do
+  printf 'table netdev rxeloss {\n chain in_%s {\n  type filter hook ingress device %s priority 0;\n' "${d%%:*}" "${d%%:*}"
+  printf '  udp dport 4791 numgen random mod %s == 0 counter drop\n  udp dport 4791 counter\n }\n}\n' "${d#*:}"; done | $N nft -f -; }
+[ -z "${NFT_LOSS:-}" ] || nft_loss $NFT_LOSS
+[ -z "${TBF:-}" ] || $N tc qdisc add dev "${TBF%%:*}" root tbf ${TBF#*:}
+if [ $TOPO = two-bridges ]; then
+  # both bridges in one pcapng (IDB 0 = brA, IDB 1 = brB): promiscuous, so that each bridge device
+  # sees the frames it forwards between its ports; its interface statistics carry the kernel's drops
+  F=${PCAPNG_FILTER:-udp port 4791}
+  $N dumpcap -i brA -f "$F" -i brB -f "$F" -w "$OUT/host-bridges.pcapng" >"$OUT/host-dumpcap.log" 2>&1 & HCAP=$!
+else
+  $N tcpdump -i rxebr0 -U -s 0 -w "$OUT/host-bridge.pcap" >"$OUT/host-tcpdump.log" 2>&1 & HCAP=$!
+fi
 # PCAPNG=1: also a two-interface pcapng (IDB 0 = rxetap0 / srv, IDB 1 = rxetap1 / cli) written by dumpcap
 # (dumpcap's -f applies to the -i before it: give it to each interface)
 if [ "${PCAPNG:-0}" = 1 ]; then
@@ -48,6 +78,7 @@ if [ -n "${HOST_CAPTURE:-}" ]; then
   for i in $(seq 1 600); do [ -e "$OUT/host-capture.ready" ] && break; sleep 0.1; done
   [ -e "$OUT/host-capture.ready" ] || { echo "run-pair: the host capture never became ready" >&2; exit 125; }
 fi
+$N ip -s -j link show > "$OUT/links-start.json"
 T0=$(date +%s)
 # GUEST_CPUS (a taskset CPU list): where both guests run. The host hands their frames to every
 # capture socket on the CPU of the qemu that sent them, so with one CPU every socket receives the
@@ -61,5 +92,7 @@ for i in $(seq 1 60); do kill -0 $SRV 2>/dev/null || break; sleep 1; done
 kill $SRV 2>/dev/null || true; wait $SRV 2>/dev/null || true
 echo "both guests finished after $(( $(date +%s)-T0 ))s"
 kill -INT $HCAP; for c in $HCAP; do wait $c || true; done; HCAP=
+$N nft -j list ruleset > "$OUT/nft.json"; $N nft list ruleset > "$OUT/nft-ruleset.txt"; $N tc -s qdisc show > "$OUT/tc.txt"
+$N ip -s -j link show > "$OUT/links.json"
 [ -n "$HLIVE" ] && { kill -TERM $HLIVE; wait $HLIVE || true; HLIVE=; }
 cat "$OUT/srv/status.txt" "$OUT/cli/status.txt" 2>/dev/null || true

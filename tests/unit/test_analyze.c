@@ -1094,6 +1094,25 @@ Test(analyze, nak_restart_right_at_nak_psn)
 	expect_stats(&st, "timeouts 0 retransmits 4");
 }
 
+/* Two capture points written in batches (dumpcap): the downstream point's frames come first in
+ * the file, then the upstream one's. 102 was lost between the points: the downstream point shows
+ * a gap and the responder's NAK, then 102 comes from the upstream point, read after the NAK but
+ * seen before it (its time): a late packet, not the resend the NAK asked for, which follows. */
+Test(analyze, request_seen_before_nak_read_after_it_is_late)
+{
+	mk(0, 0);
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100, .len = 64, .ipid = 1, .ts = 1000));
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 101, .len = 64, .ipid = 2, .ts = 2000));
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 103, .len = 64, .ipid = 4, .ts = 4000), "psn.gap");
+	EXPECT_EVENTS(RSP(.op = ACK, .psn = 102, .syn = SYN_NAK(ROCE_NAK_PSN_SEQ_ERR), .ts = 5000), "nak.psn_seq_err");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 102, .len = 64, .ipid = 3, .ts = 3000), "psn.out_of_order");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 102, .len = 64, .ipid = 5, .ts = 6000), "psn.retransmit");
+	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 103, .len = 64, .ipid = 6, .ts = 7000), "psn.retransmit");
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 104, .len = 64, .ipid = 7, .ts = 8000));
+	struct roce_stream_stats st = req_stats();
+	expect_stats(&st, "out_of_order 1 missing_psns 1 lost_before 0 retransmits 2 timeouts 0");
+}
+
 Test(analyze, nak_restart_wrong_ahead_of_nak_psn)
 {
 	mk(0, 0);

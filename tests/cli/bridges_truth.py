@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""bridges_truth.py: rocedump's verdicts on the two-bridge Soft-RoCE captures (captures/rxe/bridges_*,
+tests/dut/make-bridge-captures.sh) against what is known of them: their truth files (the nftables
+counters of the hops where loss was injected, the capture's drops) and the frames themselves (TAP).
+
+Per capture, with DROPS below holding the truth file's nft drop counts (a remade capture must be
+recorded here again):
+  - the truth file is this capture's (frames per point) and has the recorded drops; no capture drops;
+  - the capture agrees with the counters: of the frames one bridge saw going towards the other, those
+    the hop between them let through are exactly the ones the other bridge saw (same IPv4 source, id,
+    PSN, opcode, ICRC), the rest exactly the ones the hop dropped (tshark's fields, not rocedump's);
+  - rocedump: every frame seen at the second point within the copy window (1 ms) of its sighting at
+    the first is one frame.copy, and no other frame is; with a window beyond the longest hop delay
+    (the tbf capture), every frame seen at both; no nak.restart_wrong; no PSN lost before the capture
+    point on a direction with no loss upstream of both bridges (at most the upstream drops
+    otherwise; TODO where FILE_ORDER_TODO says why); --strict exits 0;
+  - path analysis: each hop's "lost" between the two bridges equals the nft drops of that hop and
+    direction (0 where none was injected). Skipped while the summary has no "path" object. Read as
+    {"points": [...], "hops": [{"from": F, "to": T, "lost": N, ...}, ...]} (the hops totalled over
+    the streams), F and T a point's index in points or its name; a point is named by its "name",
+    "interface", "if_name" or "point" member (or is the name itself), which must hold brA or brB.
+
+usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_RXE_DIR     (TSHARK may be empty: those checks skip)
+"""
+import decimal
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+WINDOW_NS = 1000 * 1000  # rocedump's default --copy-window-us
+# capture -> nft drops per hook device, as its truth file recorded them
+DROPS = {
+    "bridges_rc_pingpong_loss": {"vethB": 34, "vethA": 24},
+    "bridges_rc_pingpong_srcloss": {"rxetap0": 23},
+    "bridges_rc_pingpong_tbf": {},
+    "bridges_write_bw_loss": {"vethB": 15, "vethA": 55},
+}
+# Known wrong, marked TODO (TAP: an expected failure) until fixed: dumpcap writes each interface's
+# frames in batches, and the transport analysis takes frames in file order, so after a batch of brA
+# the go-back-N WRITE stream's frames dropped between the bridges (seen at brB only) come late,
+# some after their resends: PSNs counted lost before the capture point. In time order
+# (reordercap) the same frames give none.
+FILE_ORDER_TODO = {"bridges_write_bw_loss"}
+n = failed = 0
+
+
+def tap(good, name, detail="", todo=None):
+    global n, failed
+    n += 1
+    if not good and not todo:
+        failed += 1
+    print("%s %d - %s%s" % ("ok" if good else "not ok", n, name, " # TODO " + todo if todo else ""))
+    if not good and detail:
+        print("\n".join("# " + l for l in str(detail).splitlines()))
+
+
+def skip(name, why):
+    global n
+    n += 1
+    print("ok %d - %s # SKIP %s" % (n, name, why))
+
+
+def summary_of(rocedump, cap, extra=()):
+    out = subprocess.run([rocedump, "-q", "--summary", "-T", "json", "-r", cap] + list(extra),
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    objs = [json.loads(l) for l in out if l.startswith("{")]
+    summary = next(o["summary"] for o in objs if "summary" in o)
+    streams = next(o["streams"]["rows"] for o in objs if "streams" in o)
+    path = summary.get("path", next((o["path"] for o in objs if "path" in o), None))
+    return summary, streams, path
+
+
+def frames(tshark, cap):
+    """(point, ip.src, key, time in ns) of every RoCE frame; key = what makes a frame the same frame
+    at another point: IPv4 source and id (rxe gives each frame sent, resends too, its own), PSN,
+    opcode, ICRC."""
+    f = ["frame.interface_name", "ip.src", "ip.id", "infiniband.bth.psn", "infiniband.bth.opcode",
+         "infiniband.invariant.crc", "frame.time_epoch"]
+    out = subprocess.run([tshark, "-r", cap, "-Y", "infiniband", "-T", "fields"] + sum((["-e", x] for x in f), []),
+                         capture_output=True, text=True, check=True).stdout
+    res = []
+    for line in out.splitlines():
+        v = line.split("\t")
+        res.append((v[0], v[1], tuple(v[1:6]), int(decimal.Decimal(v[6]) * 10**9)))
+    return res
+
+
+def matched(fr, a, b, src, window_ns=None):
+    """Frames from src seen at a, and how many of them b saw too (within window_ns of a's sighting,
+    when given)."""
+    at_b = {k: t for p, s, k, t in fr if p == b and s == src}
+    at_a = [(k, t) for p, s, k, t in fr if p == a and s == src]
+    return len(at_a), sum(k in at_b and (window_ns is None or abs(at_b[k] - t) <= window_ns) for k, t in at_a)
+
+
+def max_delay_ns(fr, truth):
+    """The longest time between a frame's sightings at the two bridges."""
+    return max((abs(t - u) for a, b, s in between(truth) for k, t, u in sightings(fr, a, b, s)), default=0)
+
+
+def sightings(fr, a, b, src):
+    at_b = {k: t for p, s, k, t in fr if p == b and s == src}
+    return [(k, t, at_b[k]) for p, s, k, t in fr if p == a and s == src and k in at_b]
+
+
+def between(truth):
+    """(from, to, source IPv4) -> nft drops of the hooks between the two points (0: none there)."""
+    src = {"brA": "10.77.0.1", "brB": "10.77.0.2"}
+    res = {("brA", "brB", src["brA"]): 0, ("brB", "brA", src["brB"]): 0}
+    for h in truth["hops"]:
+        if h["from"]:
+            res[(h["from"], h["to"], src[h["from"]])] += h["dropped"]
+    return res
+
+
+def check_truth(name, truth, fr):
+    tap(truth["capture_drops"] and not any(truth["capture_drops"].values()),
+        name + ": the kernel dropped no frame at either point", truth["capture_drops"])
+    recorded = {h["hook"].split()[-1]: h["dropped"] for h in truth["hops"]}
+    tap(recorded == DROPS.get(name), name + ": nft drops as recorded here %s" % DROPS.get(name), recorded)
+    if fr is None:
+        return skip(name + ": the counters agree with the frames", "no tshark")
+    per_point = {}
+    for p, _, _, _ in fr:
+        per_point[p] = per_point.get(p, 0) + 1
+    tap(per_point == truth["frames"], name + ": the truth file's frames per point are the capture's",
+        "%s vs %s" % (per_point, truth["frames"]))
+    for h in truth["hops"]:
+        src = h["direction"].split(">")[0]
+        if h["from"]:
+            seen, passed = matched(fr, h["from"], h["to"], src)
+            tap(passed == h["passed"] and seen - passed == h["dropped"],
+                "%s: %s: of %d frames %s>%s, %d reach %s (nft passed %d), %d do not (nft dropped %d)"
+                % (name, h["hook"], seen, h["from"], h["to"], passed, h["to"], h["passed"], seen - passed, h["dropped"]))
+        else:
+            seen = sum(1 for p, s, _, _ in fr if p == h["to"] and s == src)
+            tap(seen == h["passed"], "%s: %s (before %s): %d frames of %s at %s, nft passed %d"
+                % (name, h["hook"], h["to"], seen, src, h["to"], h["passed"]))
+
+
+def check_rocedump(rocedump, name, cap, truth, fr):
+    summary, streams, path = summary_of(rocedump, cap)
+    ev = summary["events"]
+    if fr is not None:
+        copies = sum(matched(fr, a, b, s, WINDOW_NS)[1] for a, b, s in between(truth))
+        tap(ev.get("frame.copy", 0) == copies,
+            "%s: frame.copy %d = the frames seen at the second bridge within the copy window (1 ms) "
+            "of the first's sighting, %d" % (name, ev.get("frame.copy", 0), copies))
+        # a hop that delays (tbf) more than the window: its frames are copies once the window is wider
+        longest = max_delay_ns(fr, truth)
+        if longest > WINDOW_NS:
+            wide = ["--copy-window-us", str(longest // 1000 + 1000)]
+            ev_w = summary_of(rocedump, cap, wide)[0]["events"]
+            copies = sum(matched(fr, a, b, s)[1] for a, b, s in between(truth))
+            tap(ev_w.get("frame.copy", 0) == copies and not ev_w.get("ack.reordered"),
+                "%s: %s (the longest hop delay %.1f ms): frame.copy %d = every frame seen at both, %d; "
+                "no ack.reordered" % (name, " ".join(wide), longest / 1e6, ev_w.get("frame.copy", 0), copies),
+                json.dumps(ev_w))
+    tap(ev.get("nak.restart_wrong", 0) == 0, name + ": no nak.restart_wrong", ev.get("nak.restart_wrong"))
+    upstream = {h["direction"].split(">")[0]: h["dropped"] for h in truth["hops"] if not h["from"]}
+    for r in streams:
+        lb = r["lost_before_capture"]
+        tap(lb <= upstream.get(r["src"], 0), "%s: stream %s>%s: %d PSNs lost before the capture point, "
+            "upstream drops %d" % (name, r["src"], r["dst"], lb, upstream.get(r["src"], 0)),
+            todo="analysed in file order, not time order" if name in FILE_ORDER_TODO and lb else None)
+    if name in FILE_ORDER_TODO:
+        check_time_order(rocedump, name, cap)
+    rc = subprocess.run([rocedump, "-q", "--strict", "-r", cap], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL).returncode
+    tap(rc == 0, name + ": --strict exits 0 (no error on this correct stack)", "exit %d" % rc)
+    check_path(name, path, truth)
+
+
+def check_time_order(rocedump, name, cap):
+    """The same frames in time order (reordercap) give no PSN lost before the capture point."""
+    reordercap = shutil.which("reordercap")
+    what = name + ": in time order (reordercap), no PSN lost before the capture point"
+    if not reordercap:
+        return skip(what, "no reordercap")
+    with tempfile.TemporaryDirectory() as d:
+        sorted_cap = os.path.join(d, "sorted.pcapng")
+        subprocess.run([reordercap, cap, sorted_cap], stdout=subprocess.DEVNULL, check=True)
+        streams = summary_of(rocedump, sorted_cap)[1]
+    lb = {"%s>%s" % (r["src"], r["dst"]): r["lost_before_capture"] for r in streams}
+    tap(not any(lb.values()), what, lb)
+
+
+def point_name(points, p):
+    if isinstance(p, int) and 0 <= p < len(points):
+        p = points[p]
+    if isinstance(p, dict):
+        p = next((p[k] for k in ("name", "interface", "if_name", "point") if k in p), json.dumps(p))
+    return str(p)
+
+
+def check_path(name, path, truth):
+    want = between(truth)
+    what = name + ": path analysis: lost per hop = the nft drops between the bridges"
+    if path is None:
+        return skip(what + " " + str(list(want.values())), "rocedump's summary has no path object yet")
+    hops = path.get("hops", []) if isinstance(path, dict) else []
+    points = path.get("points", []) if isinstance(path, dict) else []
+    got = {}
+    for h in hops:
+        a, b = point_name(points, h.get("from")), point_name(points, h.get("to"))
+        key = next(((f, t, s) for f, t, s in want if f in a and t in b), None)
+        if key:
+            got[key] = got.get(key, 0) + h.get("lost", 0)
+    for key, drops in want.items():
+        tap(got.get(key) == drops, "%s: hop %s>%s: lost %s, nft dropped %d" % (what, key[0], key[1], got.get(key), drops),
+            json.dumps(path)[:2000])
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_RXE_DIR")
+    rocedump, tshark, rxe = sys.argv[1:]
+    truths = sorted(glob.glob(os.path.join(rxe, "bridges_*.truth.json")))
+    tap(sorted(os.path.basename(t)[:-len(".truth.json")] for t in truths) == sorted(DROPS),
+        "every two-bridge capture has its truth file and its drops recorded here", truths)
+    for t in truths:
+        truth = json.load(open(t))
+        name = truth["capture"].rsplit(".", 1)[0]
+        cap = os.path.join(rxe, truth["capture"])
+        fr = frames(tshark, cap) if tshark else None
+        check_truth(name, truth, fr)
+        check_rocedump(rocedump, name, cap, truth, fr)
+    print("1..%d" % n)
+    sys.exit(1 if failed else 0)
+
+
+main()
