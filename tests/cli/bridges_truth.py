@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bridges_truth.py: rocedump's verdicts on the two-bridge Soft-RoCE captures (captures/rxe/bridges_*,
+"""bridges_truth.py: rocedump's verdicts on the two-bridge Soft-RoCE captures (captures/paths/bridges_*,
 tests/dut/make-bridge-captures.sh) against what is known of them: their truth files (the nftables
 counters of the hops where loss was injected, the capture's drops) and the frames themselves (TAP).
 
@@ -20,7 +20,7 @@ recorded here again):
     the streams), F and T a point's index in points or its name; a point is named by its "name",
     "interface", "if_name" or "point" member (or is the name itself), which must hold brA or brB.
 
-usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_RXE_DIR     (TSHARK may be empty: those checks skip)
+usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_PATHS_DIR     (TSHARK may be empty: those checks skip)
 """
 import decimal
 import glob
@@ -217,15 +217,15 @@ def check_path(name, path, truth):
 
 def main():
     if len(sys.argv) != 4:
-        sys.exit("usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_RXE_DIR")
-    rocedump, tshark, rxe = sys.argv[1:]
-    truths = sorted(glob.glob(os.path.join(rxe, "bridges_*.truth.json")))
+        sys.exit("usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_PATHS_DIR")
+    rocedump, tshark, capdir = sys.argv[1:]
+    truths = sorted(glob.glob(os.path.join(capdir, "bridges_*.truth.json")))
     tap(sorted(os.path.basename(t)[:-len(".truth.json")] for t in truths) == sorted(DROPS),
         "every two-bridge capture has its truth file and its drops recorded here", truths)
     for t in truths:
         truth = json.load(open(t))
         name = truth["capture"].rsplit(".", 1)[0]
-        cap = os.path.join(rxe, truth["capture"])
+        cap = os.path.join(capdir, truth["capture"])
         fr = frames(tshark, cap) if tshark else None
         check_truth(name, truth, fr)
         check_rocedump(rocedump, name, cap, truth, fr)

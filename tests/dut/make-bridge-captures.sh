@@ -1,5 +1,5 @@
 #!/bin/bash
-# rocedump DUT harness: remake the two-bridge captures in captures/rxe/ (bridges_*.pcapng, each with
+# rocedump DUT harness: remake the two-bridge captures in captures/paths/ (bridges_*.pcapng, each with
 # its NAME.truth.json written by bridge-truth.py).
 # usage (as root):  tests/dut/make-bridge-captures.sh [WORKDIR]
 # Each capture is one boot of the two guests with run-pair.sh TOPO=two-bridges (srv tap -> brA ->
@@ -9,12 +9,12 @@
 # capture dropped frames or is over BUDGET bytes is made again once; a second failure is reported
 # and makes the exit status 1. The captures are committed whole (not trimmed: the counters are
 # those of the whole run). About 1.5 min per capture.
-# Env: DEST (default captures/rxe), RXE_NS (see run-pair.sh), ONLY="NAME ..." (just these captures),
+# Env: DEST (default captures/paths), RXE_NS (see run-pair.sh), ONLY="NAME ..." (just these captures),
 # BUDGET (bytes, default 2000000).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-DEST=${DEST:-$TOP/captures/rxe}
+DEST=${DEST:-$TOP/captures/paths}
 WORK=${1:-$HERE/cache/make-bridge-captures}
 BUDGET=${BUDGET:-2000000}
 PY=/usr/bin/python3
