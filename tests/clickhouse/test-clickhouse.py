@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""test-clickhouse.py ROCEDUMP CAPTURES DOCS: rocedump --export against a real ClickHouse server
+(TAP). The server runs as the clickhouse user (when run as root) on a private data directory and
+private ports, configured in a temporary directory; skipped when clickhouse-server is absent.
+What the tables hold is compared with rocedump's own JSON (-T json frames, --summary), exactly;
+then a server killed in the middle of an export and restarted (every row once, the spool
+drained), a batch resent after a lost reply (not doubled), a full spool (drops counted exactly),
+a table that differs from the schema (refused), the shipped queries' answers, and the cluster
+schema over two servers as two shards."""
+import calendar
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+RD, CAPS, DOCS = sys.argv[1:4]
+SERVER = shutil.which('clickhouse-server') or '/usr/sbin/clickhouse-server'
+RUNS = [('a', 'gen/anomalies.pcap'), ('a', 'gen/cnp_ecn.pcap'), ('a', 'gen/pfc_pause.pcap'),
+        ('b', 'derived/rc_pingpong_loss_stuck.pcap'), ('b', 'derived/rc_pingpong_ecn_ce_burst.pcap'),
+        ('b', 'gen/capture_drops.pcapng'), ('b', 'gen/pfc_timeline.pcap')]
+n_test = 0
+failed = False
+
+
+def ok(cond, what, detail=''):
+    global n_test, failed
+    n_test += 1
+    print(('ok' if cond else 'not ok') + f' {n_test} - {what}')
+    if not cond:
+        failed = True
+        for line in str(detail).splitlines()[:20]:
+            print('# ' + line)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+USERS = '''<?xml version="1.0"?>
+<yandex>
+  <profiles><default></default><ro><readonly>1</readonly></ro></profiles>
+  <users>
+    <default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default>
+    <ro><password>secret</password><networks><ip>127.0.0.1</ip></networks><profile>ro</profile><quota>default</quota></ro>
+  </users>
+  <quotas><default></default></quotas>
+</yandex>
+'''
+
+
+class Server:
+    """A clickhouse-server of our own: its config, data and logs under dir."""
+
+    def __init__(self, dir, remote=''):
+        self.dir, self.http, self.tcp = dir, free_port(), free_port()
+        os.makedirs(dir, exist_ok=True)
+        with open(f'{dir}/users.xml', 'w') as f:
+            f.write(USERS)
+        with open(f'{dir}/config.xml', 'w') as f:
+            f.write(f'''<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>{dir}/server.log</log><errorlog>{dir}/error.log</errorlog><console>0</console></logger>
+  <http_port>{self.http}</http_port><tcp_port>{self.tcp}</tcp_port><listen_host>127.0.0.1</listen_host>
+  <path>{dir}/data/</path><tmp_path>{dir}/tmp/</tmp_path><user_files_path>{dir}/files/</user_files_path>
+  <format_schema_path>{dir}/schemas/</format_schema_path>
+  <users_config>{dir}/users.xml</users_config><default_profile>default</default_profile>
+  <default_database>default</default_database><timezone>UTC</timezone>
+  <mark_cache_size>5368709</mark_cache_size><uncompressed_cache_size>8589934</uncompressed_cache_size>
+  <remote_servers>{remote}</remote_servers>
+</yandex>
+''')
+        self.proc = None
+
+    def start(self):
+        cmd = [SERVER, f'--config-file={self.dir}/config.xml']
+        if os.geteuid() == 0:  # as the clickhouse user, as the package runs it
+            try:
+                pw = pwd.getpwnam('clickhouse')
+                subprocess.run(['chown', '-R', f'{pw.pw_uid}:{pw.pw_gid}', self.dir], check=True)
+                cmd = ['setpriv', f'--reuid={pw.pw_uid}', f'--regid={pw.pw_gid}', '--clear-groups'] + cmd
+            except KeyError:
+                pass
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # its /ping answers once it listens
+            try:
+                if urllib.request.urlopen(f'http://127.0.0.1:{self.http}/ping', timeout=1).read() == b'Ok.\n':
+                    return
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.05)
+        raise RuntimeError('clickhouse-server did not answer /ping')
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.kill()  # its data goes with the temporary directory: no clean shutdown needed
+
+    def q(self, sql, db='rd'):
+        req = urllib.request.Request(f'http://127.0.0.1:{self.http}/?database={db}', data=sql.encode())
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.read().decode()
+
+    def rows(self, sql, db='rd'):
+        return [json.loads(line) for line in self.q(sql + ' FORMAT JSONEachRow', db).splitlines()]
+
+    def url(self, db='rd'):
+        return f'http://127.0.0.1:{self.http}/{db}'
+
+
+def rocedump(*args, stdin=None, env=None):
+    return subprocess.run([RD, *args], capture_output=True, text=True, input=stdin, env=env, timeout=60)
+
+
+def expected(cap):
+    """What rocedump's JSON says of cap: the frames --export sends, their findings, the streams
+    and the summary."""
+    frames = [json.loads(line) for line in rocedump('-T', 'json', '-r', cap).stdout.splitlines()]
+    sel = [f for f in frames if f['events'] or f.get('findings') or f.get('analysis')]
+    out = rocedump('-q', '-T', 'json', '--summary', '-r', cap).stdout.splitlines()
+    summary, streams = json.loads(out[0])['summary'], json.loads(out[-1])['streams']
+    return {'frames': sel, 'all': frames, 'summary': summary, 'streams': streams}
+
+
+def export_runs(srv, tmp):
+    exp = {}
+    for box, cap in RUNS:
+        path = f'{CAPS}/{cap}'
+        r = rocedump('-q', '-r', path, '--export', srv.url(), '--export-host', box)
+        ok(r.returncode == 0 and ' 0 dropped' in r.stderr, f'export of {cap} from box {box}', r.stderr)
+        exp[(box, path)] = expected(path)
+    return exp
+
+
+def run_ids(srv):
+    return {(r['box'], r['source']): r['run_id'] for r in srv.rows('SELECT box, source, run_id FROM captures')}
+
+
+def check_tables(srv, exp):
+    ids = run_ids(srv)
+    for (box, path), e in exp.items():
+        rid = ids.get((box, path))
+        ok(rid is not None, f'{path}: one captures row', ids)
+        if rid is None:
+            continue
+        got = srv.rows(f"SELECT frame, events, dqpn, psn, findings, ce_frame, ce_to_cnp_ns FROM frames "
+                       f"WHERE run_id = '{rid}' ORDER BY frame")
+        want = [{'frame': str(f['frame']), 'events': f['events'], 'dqpn': f.get('roce', {}).get('dqpn', 0),
+                 'psn': f.get('roce', {}).get('psn', 0), 'findings': len(f.get('findings', [])),
+                 'ce_frame': str(f.get('analysis', {}).get('ce_frame', 0)),
+                 'ce_to_cnp_ns': str(f.get('analysis', {}).get('ce_to_cnp_ns', 0))} for f in e['frames']]
+        ok(got == want, f'{path}: frames rows are the JSON frames with events ({len(want)})',
+           f'got {got[:3]}\nwant {want[:3]}')
+        got = srv.rows(f"SELECT frame, event, stream, pair, qpn, ref_frame FROM findings WHERE run_id = '{rid}' "
+                       f"ORDER BY frame, event, stream, qpn, ref_frame")
+        want = sorted(({'frame': str(f['frame']), 'event': x['event'], 'stream': x.get('stream', 0),
+                        'pair': x.get('pair', 0), 'qpn': x.get('qpn', 0), 'ref_frame': str(x.get('ref_frame', 0))}
+                       for f in e['all'] for x in f.get('findings', [])),
+                      key=lambda r: (int(r['frame']), r['event'], r['stream'], r['qpn'], int(r['ref_frame'])))
+        by_event = {k: v['count'] for k, v in e['summary']['findings'].items()}
+        n_by_event = {}
+        for w in want:
+            n_by_event[w['event']] = n_by_event.get(w['event'], 0) + 1
+        ok(got == want and n_by_event == by_event,
+           f'{path}: findings rows are the JSON findings ({len(want)}; the summary counts them alike)',
+           f'got {got[:3]}\nwant {want[:3]}\n{n_by_event} {by_event}')
+        cols = ['stream', 'pair', 'src', 'dst', 'dqpn', 'packets', 'bytes', 'retransmits', 'missing_psns',
+                'lost_before_capture', 'lost_after_capture', 'cnps']
+        got = srv.rows(f"SELECT {', '.join(cols)} FROM streams WHERE run_id = '{rid}' ORDER BY stream")
+        want = sorted(({c: (r['congestion']['cnps'] if c == 'cnps' else r[c]) for c in cols}
+                       for r in e['streams']['rows']), key=lambda r: r['stream'])
+        for r in want:
+            for c in ('packets', 'bytes', 'retransmits', 'missing_psns', 'lost_before_capture',
+                      'lost_after_capture', 'cnps'):
+                r[c] = str(r[c])  # UInt64: a JSON string in ClickHouse's output
+        ok(got == want, f'{path}: streams rows are the --summary rows ({len(want)})', f'got {got[:2]}\nwant {want[:2]}')
+        cap = srv.rows(f"SELECT frames, bytes, drops FROM captures WHERE run_id = '{rid}'")
+        cs = e['streams']['capture']
+        drops = sum(cs.get(k) or 0 for k in ('os_drops', 'if_drops'))
+        ok(cap == [{'frames': str(e['summary']['frames']), 'bytes': str(e['summary']['bytes']),
+                    'drops': str(drops)}], f'{path}: the captures row has the summary\'s frames and drops', cap)
+
+
+def quantile(vals, level):  # ClickHouse's quantileExact: the value at floor(level * n) of the sorted ones
+    v = sorted(vals)
+    return v[min(int(level * len(v)), len(v) - 1)]
+
+
+def check_queries(srv, exp):
+    ids = run_ids(srv)
+    rid = {k: ids[k] for k in exp}
+
+    def q(name):
+        with open(f'{DOCS}/queries/{name}.sql') as f:
+            return srv.rows(f.read().strip())
+    # top retransmitting QPs: per box and hour, the ten (dst, qpn) that resent most
+    counts = {}
+    for (box, _), e in exp.items():
+        for f in e['all']:
+            for x in f.get('findings', []):
+                if x['event'] in ('psn.retransmit', 'retransmit.timeout'):
+                    key = (box, int(f['ts']) // 3600 * 3600, x.get('dst', ''), x['qpn'])
+                    counts[key] = counts.get(key, 0) + 1
+    want = []
+    for bh in sorted({k[:2] for k in counts}):
+        rows = sorted((k for k in counts if k[:2] == bh), key=lambda k: (-counts[k], k[2], k[3]))[:10]
+        want += [(k[0], k[1], k[2], k[3], counts[k]) for k in rows]
+    got = [(r['box'], calendar.timegm(time.strptime(r['hour'], '%Y-%m-%d %H:%M:%S')), r['dst'], r['qpn'],
+            int(r['retransmits'])) for r in q('top_retransmitting_qps')]
+    ok(got == want and want, 'top_retransmitting_qps.sql: the JSON findings, counted and ranked', f'{got}\n{want}')
+    got = {(r['box'], r['run_id']): (int(r['lost_before']), int(r['lost_after'])) for r in q('loss_by_capture_point')}
+    want = {(k[0], rid[k]): (sum(s['lost_before_capture'] for s in e['streams']['rows']),
+                             sum(s['lost_after_capture'] for s in e['streams']['rows']))
+            for k, e in exp.items() if e['streams']['rows']}
+    ok(got == want, 'loss_by_capture_point.sql: the --summary streams\' lost before and after', f'{got}\n{want}')
+    got = {r['box']: (int(r['cnps']), int(r['p50_ns']), int(r['p99_ns'])) for r in q('ce_to_cnp_quantiles')}
+    want = {}
+    for box in sorted({k[0] for k in exp}):
+        v = [f['analysis']['ce_to_cnp_ns'] for (b, _), e in exp.items() if b == box for f in e['all'] if 'analysis' in f]
+        if v:
+            want[box] = (len(v), quantile(v, 0.5), quantile(v, 0.99))
+    ok(got == want and want, 'ce_to_cnp_quantiles.sql: the JSON frames\' ce_to_cnp_ns p50 and p99', f'{got}\n{want}')
+    got = {(r['box'], r['priority']): int(r['pause_quanta']) for r in q('pfc_paused_time')}
+    want = {}
+    for (box, _), e in exp.items():
+        for f in e['all']:
+            for x in f.get('findings', []):
+                if x['event'] == 'pfc.pause':
+                    key = (box, -1 if x['priority'] is None else x['priority'])
+                    want[key] = want.get(key, 0) + x['quanta']
+    ok(got == want and want, 'pfc_paused_time.sql: the JSON pfc.pause findings\' quanta', f'{got}\n{want}')
+
+
+def main():
+    if not os.path.exists(SERVER):
+        print('1..0 # SKIP clickhouse-server is not installed')
+        return 0
+    tmp = tempfile.mkdtemp(prefix='rocedump-ch-')
+    os.chmod(tmp, 0o755)
+    servers = []
+    t0 = time.monotonic()
+    try:
+        srv = Server(f'{tmp}/s1')
+        servers.append(srv)
+        srv.start()
+        srv.q('CREATE DATABASE rd', db='default')
+        exp = export_runs(srv, tmp)
+        check_tables(srv, exp)
+        check_queries(srv, exp)
+        print(f'# took {time.monotonic() - t0:.1f} s')
+    finally:
+        for s in servers:
+            s.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f'1..{n_test}')
+    return 1 if failed else 0
+
+
+sys.exit(main())
