@@ -244,6 +244,145 @@ def check_queries(srv, exp):
     ok(got == want and want, 'pfc_paused_time.sql: the JSON pfc.pause findings\' quanta', f'{got}\n{want}')
 
 
+def pcap_halves(path):
+    """A pcap's file header with its first half of records, and the rest."""
+    data = open(path, 'rb').read()
+    off, offs = 24, []
+    while off + 16 <= len(data):
+        offs.append(off)
+        off += 16 + int.from_bytes(data[off + 8:off + 12], 'little')
+    mid = offs[len(offs) // 2]
+    return data[:mid], data[mid:]
+
+
+def wait_for(cond, timeout=15):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def count(srv, table, where):
+    return int(srv.q(f'SELECT count() FROM {table} WHERE {where}'))
+
+
+def check_restart(srv, tmp):
+    """The server killed while a capture streams in, then restarted: the next run sends the spool
+    first; every row once."""
+    cap = f'{CAPS}/derived/rc_pingpong_loss_stuck.pcap'
+    e = expected(cap)
+    spool = f'{tmp}/spool'
+    head, rest = pcap_halves(cap)
+    p = subprocess.Popen([RD, '-q', '-r', '-', '--export', srv.url(), '--export-host', 'k', '--export-spool', spool],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p.stdin.write(head)
+    p.stdin.flush()
+    sent = wait_for(lambda: count(srv, 'frames', "box = 'k'") > 0)  # the first batch, a second old
+    srv.kill()
+    p.stdin.write(rest)
+    p.stdin.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    files = os.listdir(spool)
+    ok(sent and p.returncode == 0 and files and 'left in the spool' in err,
+       'server killed during an export: the rest spooled, exit 0', f'{p.returncode} {files} {err}')
+    srv.start()
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'k2',
+                 '--export-spool', spool)
+    n_find = sum(len(f.get('findings', [])) for f in e['all'])
+    got = [count(srv, 'frames', "box = 'k'"), int(srv.q("SELECT uniqExact(frame) FROM frames WHERE box = 'k'")),
+           count(srv, 'findings', "box = 'k'"), count(srv, 'streams', "box = 'k'"), count(srv, 'captures', "box = 'k'")]
+    want = [len(e['frames']), len(e['frames']), n_find, len(e['streams']['rows']), 1]
+    ok(r.returncode == 0 and got == want and not os.listdir(spool),
+       'server restarted: the next run drains the spool first, every row once', f'{got} {want} {r.stderr}')
+    return spool
+
+
+def check_lost_reply(srv, spool):
+    """A batch the server took but whose answer was lost is in the spool too: sent again, it is
+    found by its batch id and not doubled."""
+    bid = srv.q("SELECT any(batch_id) FROM frames WHERE box = 'k'").strip()
+    n = count(srv, 'frames', "box = 'k'")
+    # the batch's rows as rocedump sent them: 64-bit numbers unquoted
+    rows = urllib.request.urlopen(urllib.request.Request(
+        f'http://127.0.0.1:{srv.http}/?database=rd&output_format_json_quote_64bit_integers=0',
+        data=f"SELECT * FROM frames WHERE batch_id = '{bid}' FORMAT JSONEachRow".encode()), timeout=30).read()
+    run, seq = bid.split(':')
+    with open(f'{spool}/{run}.{seq}.frames.rows', 'wb') as f:
+        f.write(rows)
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'k3',
+                 '--export-spool', spool)
+    ok(r.returncode == 0 and count(srv, 'frames', "box = 'k'") == n and not os.listdir(spool),
+       'a batch resent after a lost reply is found by its batch id, not doubled', r.stderr)
+
+
+def check_spool_full(srv, tmp):
+    """Inserts refused (a read-only user: HTTP 500 and 'Code: 164'), the spool holding only so
+    much: the rows that did not fit are dropped, and counted exactly (exit status, metric)."""
+    cap = f'{CAPS}/rxe/read_bw_lossy.pcap'
+    e = expected(cap)
+    spool, metrics = f'{tmp}/spool-full', f'{tmp}/metrics.prom'
+    env = dict(os.environ, CLICKHOUSE_PASSWORD='secret')
+    url = srv.url().replace('://', '://ro@')
+    r = rocedump('-q', '-r', cap, '--export', url, '--export-host', 'f', '--export-all-frames', '--export-spool', spool,
+                 '--export-spool-max', '8192', '--metrics-file', metrics, env=env)
+    spooled = sum(open(f'{spool}/{n}', 'rb').read().count(b'\n') for n in os.listdir(spool))
+    total = len(e['all']) + sum(len(f.get('findings', [])) for f in e['all']) + len(e['streams']['rows']) + 1
+    m = [line for line in open(metrics) if line.startswith('rocedump_export_rows_total{outcome="dropped"}')]
+    dropped = total - spooled
+    ok(r.returncode == 2 and f' {dropped} dropped' in r.stderr and 'Code: 164' in r.stderr and spooled > 0 and
+       m == [f'rocedump_export_rows_total{{outcome="dropped"}} {dropped}\n'],
+       f'spool full: {dropped} of {total} rows dropped and counted exactly (stderr, metric, exit 2)',
+       f'{r.returncode} {r.stderr} {m} spooled {spooled}')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'f2',
+                 '--export-spool', spool)
+    ok(r.returncode == 0 and count(srv, 'frames', "box = 'f'") + count(srv, 'findings', "box = 'f'") +
+       count(srv, 'streams', "box = 'f'") + count(srv, 'captures', "box = 'f'") == spooled,
+       'the spooled rows sent by the next run', r.stderr)
+
+
+def check_refusals(srv):
+    srv.q('CREATE DATABASE other', db='default')
+    srv.q('CREATE TABLE other.findings (time DateTime, frame UInt32) ENGINE = MergeTree ORDER BY time', db='default')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url('other'))
+    ok(r.returncode == 2 and 'table other.findings differs' in r.stderr, 'a table that differs is refused (exit 2)',
+       r.stderr)
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url('absent'))
+    ok(r.returncode == 2 and 'Code: 81' in r.stderr, 'an absent database: the server\'s error, exit 2', r.stderr)
+
+
+def check_all_frames(srv):
+    """--export-all-frames, and frames_per_minute_vs_drops.sql against the JSON."""
+    cap = f'{CAPS}/gen/capture_drops.pcapng'
+    e = expected(cap)
+    r = rocedump('-q', '-r', cap, '--export', srv.url(), '--export-host', 'm', '--export-all-frames')
+    with open(f'{DOCS}/queries/frames_per_minute_vs_drops.sql') as f:
+        got = [(int(x['frames']), int(x['drops'])) for x in srv.rows(f.read().strip()) if x['box'] == 'm']
+    per_min = {}
+    for fr in e['all']:
+        per_min[int(fr['ts']) // 60] = per_min.get(int(fr['ts']) // 60, 0) + 1
+    cs = e['streams']['capture']
+    drops = sum(cs.get(k) or 0 for k in ('os_drops', 'if_drops'))
+    want = [(per_min[k], drops) for k in sorted(per_min)]
+    ok(r.returncode == 0 and got == want and drops > 0,
+       'frames_per_minute_vs_drops.sql: every frame (--export-all-frames) by minute, the capture\'s drops', f'{got} {want}')
+
+
+def check_evicted(srv):
+    """--max-streams: the streams the analysis evicts are exported as they go (evicted = 1), the
+    rest at the end: as many rows as --summary counts and evicts."""
+    cap = f'{CAPS}/rxe/read_bw_lossy.pcap'
+    out = rocedump('-q', '-T', 'json', '--summary', '--max-streams', '1', '-r', cap).stdout.splitlines()
+    st = json.loads(out[-1])['streams']
+    r = rocedump('-q', '-r', cap, '--export', srv.url(), '--export-host', 'e', '--max-streams', '1')
+    got = (count(srv, 'streams', "box = 'e' AND evicted = 1"), count(srv, 'streams', "box = 'e' AND evicted = 0"))
+    ok(r.returncode == 0 and st['evicted'] > 0 and got == (st['evicted'], st['count']),
+       f'--max-streams 1: {st["evicted"]} evicted streams exported as they went, {st["count"]} at the end',
+       f'{got} {st["evicted"]} {st["count"]} {r.stderr}')
+
+
 def main():
     if not os.path.exists(SERVER):
         print('1..0 # SKIP clickhouse-server is not installed')
@@ -260,6 +399,12 @@ def main():
         exp = export_runs(srv, tmp)
         check_tables(srv, exp)
         check_queries(srv, exp)
+        check_refusals(srv)
+        check_evicted(srv)
+        check_all_frames(srv)
+        check_spool_full(srv, tmp)
+        spool = check_restart(srv, tmp)
+        check_lost_reply(srv, spool)
         print(f'# took {time.monotonic() - t0:.1f} s')
     finally:
         for s in servers:

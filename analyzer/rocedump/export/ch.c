@@ -179,7 +179,10 @@ static char *request_url(struct ch_conn *c, const char *query, bool in_url)
 	char *q = in_url ? cu.easy_escape(c->curl, query, 0) : NULL;
 	char *db = cu.easy_escape(c->curl, c->db, 0);
 	char *url = NULL;
-	if (db && (q || !in_url) && asprintf(&url, "%s?database=%s%s%s", c->base, db, q ? "&query=" : "", q ? q : "") < 0)
+	/* insert_distributed_sync: an INSERT into a Distributed table (schema-cluster.sql) answers once
+	 * the shards hold the rows, so that a batch sent is a batch a later look finds */
+	if (db && (q || !in_url) &&
+	    asprintf(&url, "%s?database=%s%s%s", c->base, db, q ? "&insert_distributed_sync=1&query=" : "", q ? q : "") < 0)
 		url = NULL;
 	cu.free(q);
 	cu.free(db);
