@@ -23,7 +23,8 @@ import urllib.parse
 import urllib.request
 
 RD, CAPS, DOCS = sys.argv[1:4]
-SERVER = shutil.which('clickhouse-server') or '/usr/sbin/clickhouse-server'
+# CLICKHOUSE_SERVER: another server binary (a path that does not exist: the skip)
+SERVER = os.environ.get('CLICKHOUSE_SERVER') or shutil.which('clickhouse-server') or '/usr/sbin/clickhouse-server'
 RUNS = [('a', 'gen/anomalies.pcap'), ('a', 'gen/cnp_ecn.pcap'), ('a', 'gen/pfc_pause.pcap'),
         ('b', 'derived/rc_pingpong_loss_stuck.pcap'), ('b', 'derived/rc_pingpong_ecn_ce_burst.pcap'),
         ('b', 'gen/capture_drops.pcapng'), ('b', 'gen/pfc_timeline.pcap')]
@@ -62,8 +63,12 @@ USERS = '''<?xml version="1.0"?>
 class Server:
     """A clickhouse-server of our own: its config, data and logs under dir."""
 
-    def __init__(self, dir, remote=''):
-        self.dir, self.http, self.tcp = dir, free_port(), free_port()
+    def __init__(self, dir):
+        self.dir, self.http, self.tcp, self.remote = dir, free_port(), free_port(), ''
+        self.proc = None
+
+    def configure(self):
+        dir, remote = self.dir, self.remote
         os.makedirs(dir, exist_ok=True)
         with open(f'{dir}/users.xml', 'w') as f:
             f.write(USERS)
@@ -80,9 +85,9 @@ class Server:
   <remote_servers>{remote}</remote_servers>
 </yandex>
 ''')
-        self.proc = None
 
     def start(self):
+        self.configure()
         cmd = [SERVER, f'--config-file={self.dir}/config.xml']
         if os.geteuid() == 0:  # as the clickhouse user, as the package runs it
             try:
@@ -383,6 +388,37 @@ def check_evicted(srv):
        f'{got} {st["evicted"]} {st["count"]} {r.stderr}')
 
 
+def statements(path):
+    """A .sql file's statements, its comments left out."""
+    text = '\n'.join(line.split('--')[0] for line in open(path).read().splitlines())
+    return [s.strip() for s in text.split(';') if s.strip()]
+
+
+def check_cluster(s1, s2):
+    """schema-cluster.sql over two servers as the two shards of one cluster: the rows of two
+    boxes' exports spread over both shards, each once, and read back whole through the
+    Distributed tables."""
+    for s in (s1, s2):
+        s.q('CREATE DATABASE rocedump_local', db='default')
+        for st in statements(f'{DOCS}/schema.sql'):
+            s.q(st, db='rocedump_local')
+    s1.q('CREATE DATABASE rocedump', db='default')
+    for st in statements(f'{DOCS}/schema-cluster.sql'):
+        s1.q(st, db='rocedump')
+    want = {}
+    for box, cap in RUNS[:4]:
+        r = rocedump('-q', '-r', f'{CAPS}/{cap}', '--export', s1.url('rocedump'), '--export-host', box)
+        ok(r.returncode == 0, f'cluster: export of {cap} through the Distributed tables', r.stderr)
+        e = expected(f'{CAPS}/{cap}')
+        want['frames'] = want.get('frames', 0) + len(e['frames'])
+        want['findings'] = want.get('findings', 0) + sum(len(f.get('findings', [])) for f in e['all'])
+    for table in ('frames', 'findings'):
+        whole = int(s1.q(f'SELECT count() FROM {table}', db='rocedump'))
+        parts = [int(s.q(f'SELECT count() FROM {table}', db='rocedump_local')) for s in (s1, s2)]
+        ok(whole == want[table] == sum(parts) and all(parts),
+           f'cluster: {table}: {whole} rows, on two shards ({parts[0]} + {parts[1]})', f'{whole} {parts} {want}')
+
+
 def main():
     if not os.path.exists(SERVER):
         print('1..0 # SKIP clickhouse-server is not installed')
@@ -392,8 +428,11 @@ def main():
     servers = []
     t0 = time.monotonic()
     try:
-        srv = Server(f'{tmp}/s1')
-        servers.append(srv)
+        srv, srv2 = Server(f'{tmp}/s1'), Server(f'{tmp}/s2')
+        servers += [srv, srv2]
+        # the two of them the two shards of the cluster "rocedump" (schema-cluster.sql)
+        srv.remote = srv2.remote = '<rocedump>' + ''.join(
+            f'<shard><replica><host>127.0.0.1</host><port>{s.tcp}</port></replica></shard>' for s in servers) + '</rocedump>'
         srv.start()
         srv.q('CREATE DATABASE rd', db='default')
         exp = export_runs(srv, tmp)
@@ -405,6 +444,8 @@ def main():
         check_spool_full(srv, tmp)
         spool = check_restart(srv, tmp)
         check_lost_reply(srv, spool)
+        srv2.start()
+        check_cluster(srv, srv2)
         print(f'# took {time.monotonic() - t0:.1f} s')
     finally:
         for s in servers:
