@@ -419,6 +419,25 @@ def check_cluster(s1, s2):
            f'cluster: {table}: {whole} rows, on two shards ({parts[0]} + {parts[1]})', f'{whole} {parts} {want}')
 
 
+def check_spool_links(srv, tmp):
+    """The spool in a directory others may write to: a link planted under a batch's name is not
+    read through (nor its target sent) when the batches around it are sent; a spool that is itself a link is refused."""
+    spool, secret = f'{tmp}/spool-links', f'{tmp}/secret'
+    os.makedirs(spool)
+    with open(secret, 'w') as f:
+        f.write('{"box":"planted"}\n')
+    os.symlink(secret, f'{spool}/20000101T000000Z-1-0000.0000000001.captures.rows')
+    with open(f'{spool}/20000101T000000Z-1-0000.0000000002.captures.rows', 'w') as f:  # a batch, after it
+        f.write('{"box":"spooled","batch_id":"20000101T000000Z-1-0000:0000000002"}\n')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'l',
+                 '--export-spool', spool)
+    ok(r.returncode == 0 and count(srv, 'captures', "box = 'planted'") == 0 and
+       count(srv, 'captures', "box = 'spooled'") == 1 and not os.listdir(spool) and open(secret).read() == '{"box":"planted"}\n', 'a link planted in the spool is not followed', r.stderr)
+    os.symlink(spool, f'{tmp}/spool-link')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-spool', f'{tmp}/spool-link')
+    ok(r.returncode == 2 and 'spool-link' in r.stderr, 'a spool that is a link is refused (exit 2)', r.stderr)
+
+
 def main():
     if not os.path.exists(SERVER):
         print('1..0 # SKIP clickhouse-server is not installed')
@@ -440,6 +459,7 @@ def main():
         check_queries(srv, exp)
         check_refusals(srv)
         check_evicted(srv)
+        check_spool_links(srv, tmp)
         check_all_frames(srv)
         check_spool_full(srv, tmp)
         spool = check_restart(srv, tmp)

@@ -51,7 +51,7 @@ struct exporter {
 	pthread_t thread;
 	double backoff, retry_at;
 	_Atomic uint64_t sent, spooled, dropped, batches;
-	bool warned;
+	atomic_bool warned;  /* the first drop's warning given (by either thread) */
 	char err[512];  /* the thread's last error */
 };
 
@@ -146,10 +146,8 @@ static bool drain_spool(struct exporter *x)
 static void drop(struct exporter *x, uint64_t rows, const char *why)
 {
 	x->dropped += rows;
-	if (!x->warned) {
+	if (!atomic_exchange(&x->warned, true))
 		fprintf(stderr, "rocedump: warning: export: rows dropped (%s); the run's end counts them\n", why);
-		x->warned = true;
-	}
 }
 
 static void spool_batch(struct exporter *x, struct batch *b)

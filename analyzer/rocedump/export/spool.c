@@ -146,8 +146,10 @@ int spool_read(const struct spool *s, const char *name, struct chbuf *out, char 
 void spool_remove(struct spool *s, const char *name)
 {
 	struct stat st;
-	if (fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && unlinkat(s->dirfd, name, 0) == 0) {
-		s->bytes -= S_ISREG(st.st_mode) && (uint64_t)st.st_size <= s->bytes ? (uint64_t)st.st_size : 0;
+	/* only a regular file was counted (spool_open, spool_put): a link planted there was not */
+	if (fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && unlinkat(s->dirfd, name, 0) == 0 &&
+	    S_ISREG(st.st_mode)) {
+		s->bytes -= (uint64_t)st.st_size <= s->bytes ? (uint64_t)st.st_size : s->bytes;
 		if (s->files)
 			s->files--;
 	}
