@@ -356,6 +356,17 @@ def check_refusals(srv):
        r.stderr)
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url('absent'))
     ok(r.returncode == 2 and 'Code: 81' in r.stderr, 'an absent database: the server\'s error, exit 2', r.stderr)
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', 'https://127.0.0.1/rd')
+    ok(r.returncode == 2 and 'https://127.0.0.1:8443/' in r.stderr, 'https: port 8443 by default', r.stderr)
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url().replace('://', '://ro:secret@'))
+    ok(r.returncode == 2 and 'invalid --export URL' in r.stderr and 'secret' not in r.stderr.split("'")[0],
+       'a password in the URL is refused', r.stderr)
+    pw = f'{os.path.dirname(srv.dir)}/pw'
+    with open(pw, 'w') as f:
+        f.write('wrong\n')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url().replace('://', '://ro@'),
+                 '--export-password-file', pw)
+    ok(r.returncode == 2 and 'Code: 193' in r.stderr, '--export-password-file: the file\'s password is sent', r.stderr)
 
 
 def check_all_frames(srv):
