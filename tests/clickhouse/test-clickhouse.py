@@ -249,15 +249,15 @@ def check_queries(srv, exp):
     ok(got == want and want, 'pfc_paused_time.sql: the JSON pfc.pause findings\' quanta', f'{got}\n{want}')
 
 
-def pcap_halves(path):
-    """A pcap's file header with its first half of records, and the rest."""
+def pcap_thirds(path):
+    """A pcap's file header with its first third of records, the second third, the rest."""
     data = open(path, 'rb').read()
     off, offs = 24, []
     while off + 16 <= len(data):
         offs.append(off)
         off += 16 + int.from_bytes(data[off + 8:off + 12], 'little')
-    mid = offs[len(offs) // 2]
-    return data[:mid], data[mid:]
+    a, b = offs[len(offs) // 3], offs[2 * len(offs) // 3]
+    return data[:a], data[a:b], data[b:]
 
 
 def wait_for(cond, timeout=15):
@@ -279,20 +279,28 @@ def check_restart(srv, tmp):
     cap = f'{CAPS}/derived/rc_pingpong_loss_stuck.pcap'
     e = expected(cap)
     spool = f'{tmp}/spool'
-    head, rest = pcap_halves(cap)
+    parts = pcap_thirds(cap)
     p = subprocess.Popen([RD, '-q', '-r', '-', '--export', srv.url(), '--export-host', 'k', '--export-spool', spool],
                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    p.stdin.write(head)
+    p.stdin.write(parts[0])
     p.stdin.flush()
     sent = wait_for(lambda: count(srv, 'frames', "box = 'k'") > 0)  # the first batch, a second old
     srv.kill()
-    p.stdin.write(rest)
+    p.stdin.write(parts[1])
+    p.stdin.flush()
+    spooled = wait_for(lambda: os.listdir(spool))  # the next batches fail: into the spool
+    srv.start()
+    retried = wait_for(lambda: not os.listdir(spool))  # sent again within the run, after a pause
+    ok(sent and spooled and retried, 'server killed and restarted during a run: the spool sent again within it',
+       f'{sent} {spooled} {retried}')
+    srv.kill()
+    p.stdin.write(parts[2])
     p.stdin.close()
     err = p.stderr.read().decode()
     p.wait(timeout=60)
     files = os.listdir(spool)
-    ok(sent and p.returncode == 0 and files and 'left in the spool' in err,
-       'server killed during an export: the rest spooled, exit 0', f'{p.returncode} {files} {err}')
+    ok(p.returncode == 0 and files and 'left in the spool' in err,
+       'server killed again: the run ends with the rest spooled, exit 0', f'{p.returncode} {files} {err}')
     srv.start()
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'k2',
                  '--export-spool', spool)
