@@ -461,6 +461,8 @@ def main():
     if not os.path.exists(SERVER):
         print('1..0 # SKIP clickhouse-server is not installed')
         return 0
+    r = rocedump('--export-schema')
+    ok(r.returncode == 0 and r.stdout == open(f'{DOCS}/schema.sql').read(), '--export-schema prints schema.sql')
     tmp = tempfile.mkdtemp(prefix='rocedump-ch-')
     os.chmod(tmp, 0o755)
     servers = []
