@@ -28,5 +28,8 @@ apt-get install -y -q --no-install-recommends chromium
 apt-get install -y -q --no-install-recommends libmicrohttpd-dev
 # live capture tests: replaying captures onto veth pairs, scraping and checking the metrics
 apt-get install -y -q --no-install-recommends tcpreplay iproute2 curl prometheus
+# rocedump --export: libcurl's header (the library is loaded at run time); the 'clickhouse' suite
+# runs a ClickHouse server of its own (skipped without it)
+apt-get install -y -q --no-install-recommends libcurl4-openssl-dev clickhouse-server clickhouse-client
 # the static analysers run by tests/static/run-static.sh (meson test static-analysis)
 apt-get install -y -q --no-install-recommends clang-tidy cppcheck

@@ -275,7 +275,10 @@ static uint32_t least_recent(struct roce_analyzer *a)
 	}
 }
 
-/* A free entry: a new one while under the cap, else the least recently used one, evicted. */
+static void fill_stats(const struct roce_analyzer *a, uint32_t i, struct roce_stream_stats *st);
+
+/* A free entry: a new one while under the cap, else the least recently used one, evicted (its
+ * row first to the on_evict hook, as roce_analyzer_foreach() would give it). */
 static uint32_t entry_take(struct roce_analyzer *a)
 {
 	if (a->n_used < a->max_streams) {
@@ -305,6 +308,11 @@ static uint32_t entry_take(struct roce_analyzer *a)
 	uint32_t victim = least_recent(a);
 	if (victim == NO_IDX)
 		return NO_IDX;
+	if (a->on_evict) {
+		struct roce_stream_stats st;
+		fill_stats(a, victim, &st);
+		a->on_evict(&st, a->on_evict_user);
+	}
 	struct stream *v = &a->s[victim];
 	idxmap_del_at(&a->streams, stream_slot(a, v->key, stream_hash(a, v->key)));
 	req_give(a, v->req);
@@ -655,6 +663,13 @@ void roce_analyzer_latest(const struct roce_analyzer *a, void (*fn)(const struct
 uint64_t roce_analyzer_streams(const struct roce_analyzer *a)
 {
 	return a->n_used;
+}
+
+void roce_analyzer_on_evict(struct roce_analyzer *a, void (*fn)(const struct roce_stream_stats *s, void *user),
+			    void *user)
+{
+	a->on_evict = fn;
+	a->on_evict_user = user;
 }
 
 uint64_t roce_analyzer_evictions(const struct roce_analyzer *a)

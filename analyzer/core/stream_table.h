@@ -366,6 +366,9 @@ struct roce_analyzer {
 	unsigned next_req;
 	uint32_t n_addrs, addrs_alloc;
 	uint64_t evictions;
+	/* roce_analyzer_on_evict: told of each stream before it is evicted */
+	void (*on_evict)(const struct roce_stream_stats *s, void *user);
+	void *on_evict_user;
 	uint64_t refused;         /* frames no stream took: out of memory, or of addresses (roce_analyzer_refused) */
 	struct send_rec *sends;   /* the send log (above) */
 	uint32_t send_seq;        /* the newest entry's number */

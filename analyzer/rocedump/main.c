@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "export/export.h"
 #include "input/input.h"
 #include "input/live.h"
 #include "live/metrics.h"
@@ -63,6 +64,9 @@ struct sink_ctx {
 	struct metrics_server *metrics;
 	struct metrics_top top;
 	struct progress progress;
+	struct exporter *exp;      /* --export */
+	struct export_counts exp_final; /* its counts at its end */
+	int64_t first_ns, last_ns; /* the first and last frames' times (--export's captures row) */
 	int error;                 /* a -w or --metrics-file failure: EXIT_USAGE */
 	char err[INPUT_ERRLEN];
 };
@@ -100,8 +104,14 @@ static void publish_metrics(struct sink_ctx *sc, bool final)
 	}
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
+	struct export_counts xc;
+	if (sc->exp)
+		export_counts(sc->exp, &xc);
+	else
+		xc = sc->exp_final;
 	struct metrics_view v = {.sum = sc->sum, .an = sc->an, .cs = input_capstats(sc->in), .top = &sc->top,
-				 .now = (double)now.tv_sec + (double)now.tv_nsec / 1e9};
+				 .now = (double)now.tv_sec + (double)now.tv_nsec / 1e9,
+				 .exp = sc->o->export_url ? &xc : NULL};
 	size_t len;
 	char *text = metrics_render(&v, &len);
 	if (!text)
@@ -138,6 +148,8 @@ static void periodic(struct sink_ctx *sc)
 		publish_metrics(sc, false);
 	}
 	progress_update(&sc->progress, sc->n, sc->offset, sc->mono);
+	if (sc->exp)
+		export_tick(sc->exp, sc->mono);
 }
 
 /* -C, -G: a new file before this frame when one is due. False: stop (-G -W done, or an error). */
@@ -179,8 +191,15 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	sc->n++;
 	sc->offset += f->caplen + sc->record_overhead;
 	pkt->capture_if = f->iface;  /* copies: the pcapng interface */
-	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f), o->quiet && !sc->out && !sc->rep ? NULL : &findings);
+	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f),
+		     o->quiet && !sc->out && !sc->rep && !sc->exp ? NULL : &findings);
 	summary_add(sc->sum, pkt);
+	if (sc->exp) {
+		sc->last_ns = frame_ts_ns(f);
+		if (sc->n == 1)
+			sc->first_ns = sc->last_ns;
+		export_frame(sc->exp, f, pkt, &findings);
+	}
 	if (sc->rep)  /* every frame analyzed, as the summary: -Y selects what is printed */
 		report_frame(sc->rep, f->number, f, pkt, &findings);
 	if (o->display && (sc->out || !o->quiet)) {
@@ -278,6 +297,68 @@ static int open_input(struct options *o, struct input *in, struct metrics_server
 	return 0;
 }
 
+/* --export: the exporter started (tables made or checked) and told of the streams the analysis
+ * evicts. EXIT_USAGE after the message when the server refuses or differs. */
+static int start_export(const struct options *o, struct input *in, struct roce_analyzer *an, struct sink_ctx *sc)
+{
+	char err[INPUT_ERRLEN];
+	if (!o->export_url)
+		return 0;
+	struct export_config cfg = {.url = o->export_url, .password_file = o->export_password_file,
+				    .box = o->export_host, .spool_dir = o->export_spool, .spool_max = o->export_spool_max,
+				    .all_frames = o->export_all_frames, .live = in->live,
+				    .source = in->live ? o->live.device : o->read_file,
+				    .point = in->live ? o->live.device : ""};
+	if (!(sc->exp = export_start(&cfg, err, sizeof(err)))) {
+		fprintf(stderr, "rocedump: %s\n", err);
+		return EXIT_USAGE;
+	}
+	roce_analyzer_on_evict(an, export_evicted, sc->exp);
+	return 0;
+}
+
+static void export_row(const struct roce_stream_stats *s, void *x)
+{
+	export_stream(s, false, x);
+}
+
+/* --export's end: the streams' rows and the run's, everything sent or spooled, the counts said.
+ * EXIT_USAGE when rows were dropped. */
+static int finish_export(struct sink_ctx *sc)
+{
+	char err[INPUT_ERRLEN];
+	if (!sc->exp)
+		return 0;
+	roce_analyzer_on_evict(sc->an, NULL, NULL);
+	roce_analyzer_foreach(sc->an, export_row, sc->exp);
+	struct capstats_totals t = capstats_totals(input_capstats(sc->in));
+	struct export_capture cap = {.frames = sc->n, .bytes = sc->sum->bytes, .first_ns = sc->first_ns,
+				     .last_ns = sc->last_ns, .drops = t.os_drop + t.if_drop};
+	struct export_counts c;
+	int rc = export_finish(sc->exp, &cap, &c, err, sizeof(err));
+	sc->exp_final = c;
+	sc->exp = NULL;
+	fprintf(stderr, "rocedump: export: %" PRIu64 " rows sent, %" PRIu64 " spooled, %" PRIu64 " dropped, in %" PRIu64
+			" batches\n", c.sent, c.spooled, c.dropped, c.batches);
+	if (err[0])
+		fprintf(stderr, "rocedump: %s%s\n", rc < 0 ? "" : "warning: ", err);
+	return rc < 0 ? EXIT_USAGE : 0;
+}
+
+/* A run that cannot start after its input, analyzer and -w output are open: all of them closed. */
+static int give_up(struct sink_ctx *sc, struct options *o)
+{
+	char err[INPUT_ERRLEN];
+	report_free(sc->rep);
+	if (sc->out)
+		rotor_close(sc->out, err, sizeof(err));
+	metrics_server_stop(sc->metrics);
+	roce_analyzer_free(sc->an);
+	input_close(sc->in);
+	free_options(o);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct ts_clock clock = {0};
@@ -340,16 +421,12 @@ int main(int argc, char **argv)
 					     .plots = o.report_plots};
 		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
 			fprintf(stderr, "rocedump: %s\n", err);
-			if (sc.out)
-				rotor_close(&out, err, sizeof(err));
-			metrics_server_stop(metrics);
-			roce_analyzer_free(an);
-			input_close(&in);
-			free_options(&o);
-			return EXIT_USAGE;
+			return give_up(&sc, &o);
 		}
 		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
 	}
+	if (start_export(&o, &in, an, &sc))
+		return give_up(&sc, &o);
 	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
 	/* the decoding threads work out the keys the analysis looks streams and copies up by */
 	o.decoder.flags |= ROCE_DECODE_STREAM_HASH;
@@ -398,6 +475,9 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	input_update_stats(&in);
+	int xrc = finish_export(&sc);
+	if (xrc && !status)
+		status = xrc;
 	if (o.quiet) {
 		if (o.format == OUT_JSON)
 			summary_print_json(&sum, input_capstats(&in), an, stdout);

@@ -13,6 +13,8 @@
 #include <pcap/pcap.h>
 
 #include "options.h"
+#include "export/export.h"
+#include "export_schema.h"
 #include "live/metrics_out.h"
 #include "pipeline.h"
 #include "report/report.h"
@@ -46,6 +48,18 @@ static void usage(FILE *f)
 		"      --metrics ADDR:PORT   serve Prometheus metrics on http://ADDR:PORT/metrics\n"
 		"      --metrics-file PATH   write them to PATH every 5 s (atomically; node_exporter's\n"
 		"                     textfile collector)\n"
+		"      --export URL   send the frames with events, the findings, the streams and the run's\n"
+		"                     row to ClickHouse: http[s]://[USER@]HOST[:PORT]/DATABASE (tables made\n"
+		"                     when absent; docs/clickhouse/README.md)\n"
+		"      --export-host NAME   the box column of the rows (default: the host name)\n"
+		"      --export-password-file FILE\n"
+		"                     the password (else CLICKHOUSE_PASSWORD)\n"
+		"      --export-all-frames   every frame, not only those with events\n"
+		"      --export-spool DIR   keep the batches the server did not take in DIR, sent first\n"
+		"                     later; without it they are dropped and counted\n"
+		"      --export-spool-max BYTES\n"
+		"                     the spool's size at most (default %llu)\n"
+		"      --export-schema   print the ClickHouse tables' schema and exit\n"
 		"On SIGINT, SIGTERM or SIGHUP rocedump stops cleanly (summary, counts); SIGUSR1 prints the\n"
 		"capture counts.\n"
 		"  -c N               stop after N frames (counted after the filter, before -Y)\n"
@@ -103,7 +117,8 @@ static void usage(FILE *f)
 		"  -h, --help         this help\n"
 		"      --version      print the version\n"
 		"The filter is a libpcap (BPF) expression, as tcpdump takes it.\n",
-		LIVE_SNAPLEN_DEFAULT, LIVE_BUFFER_DEFAULT_KIB, LIVE_BUFFER_DEFAULT_KIB / 1024, ROCE_MAX_STREAMS_DEFAULT,
+		LIVE_SNAPLEN_DEFAULT, LIVE_BUFFER_DEFAULT_KIB, LIVE_BUFFER_DEFAULT_KIB / 1024,
+		(unsigned long long)EXPORT_SPOOL_MAX_DEFAULT, ROCE_MAX_STREAMS_DEFAULT,
 		ROCE_COPY_WINDOW_US_DEFAULT, ROCE_PFC_STORM_NS_DEFAULT / 1000000, ROCE_CNP_INTERVAL_NS_DEFAULT / 1000,
 		ROCE_CNP_TIMEOUT_NS_DEFAULT / 1000, PIPELINE_BATCH_DEFAULT, REPORT_PLOTS_DEFAULT);
 }
@@ -160,6 +175,8 @@ enum {
 	OPT_STRICT = 256, OPT_ROCE_PORT, OPT_VERSION, OPT_LIST_EVENTS, OPT_SUMMARY, OPT_MAX_STREAMS, OPT_PMTU,
 	OPT_THREADS, OPT_BATCH, OPT_NANO, OPT_TS_PRECISION, OPT_REPORT, OPT_REPORT_PLOTS,
 	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE, OPT_COPY_WINDOW,
+	OPT_EXPORT, OPT_EXPORT_HOST, OPT_EXPORT_PASSWORD_FILE, OPT_EXPORT_ALL_FRAMES, OPT_EXPORT_SPOOL,
+	OPT_EXPORT_SPOOL_MAX, OPT_EXPORT_SCHEMA,
 	OPT_LINK_SPEED, OPT_PFC_STORM, OPT_DSCP_PRIO, OPT_CNP_INTERVAL, OPT_CNP_TIMEOUT,
 };
 
@@ -205,6 +222,8 @@ static const struct num_opt num_opts[] = {
 	{OPT_THREADS, false, 1, PIPELINE_MAX_THREADS, 1, "invalid thread count (1-16)", FIELD(threads), NULL},
 	{OPT_BATCH, false, 1, PIPELINE_MAX_BATCH, 1, "invalid batch size (1-65536 frames)", FIELD(batch), NULL},
 	{OPT_REPORT_PLOTS, false, 0, 100000, 1, "invalid plot count (0-100000)", FIELD(report_plots), NULL},
+	{OPT_EXPORT_SPOOL_MAX, false, 1, UINT64_MAX, 1, "invalid spool size (bytes, 1 or more)",
+	 FIELD(export_spool_max), NULL},
 	{OPT_PFC_STORM, false, 1, 86400000, 1000000, "invalid PFC storm time (1-86400000 ms)",
 	 FIELD(congestion.pfc_storm_ns), NULL},
 	{OPT_CNP_INTERVAL, false, 0, 1000000000, 1000, "invalid CNP interval (0-1000000000 us)",
@@ -223,6 +242,7 @@ static void options_defaults(struct options *o)
 	o->print.link_bps = o->congestion.link_bps;
 	o->batch = PIPELINE_BATCH_DEFAULT;
 	o->report_plots = REPORT_PLOTS_DEFAULT;
+	o->export_spool_max = EXPORT_SPOOL_MAX_DEFAULT;
 }
 
 static const struct num_opt *num_opt_find(int code)
@@ -290,6 +310,13 @@ int parse_options(int argc, char **argv, struct options *o)
 		{"relinquish-privileges", required_argument, NULL, 'Z'},
 		{"metrics", required_argument, NULL, OPT_METRICS},
 		{"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+		{"export", required_argument, NULL, OPT_EXPORT},
+		{"export-host", required_argument, NULL, OPT_EXPORT_HOST},
+		{"export-password-file", required_argument, NULL, OPT_EXPORT_PASSWORD_FILE},
+		{"export-all-frames", no_argument, NULL, OPT_EXPORT_ALL_FRAMES},
+		{"export-spool", required_argument, NULL, OPT_EXPORT_SPOOL},
+		{"export-spool-max", required_argument, NULL, OPT_EXPORT_SPOOL_MAX},
+		{"export-schema", no_argument, NULL, OPT_EXPORT_SCHEMA},
 		{NULL, 0, NULL, 0},
 	};
 	int c, x_count = 0, X_count = 0;
@@ -359,6 +386,24 @@ int parse_options(int argc, char **argv, struct options *o)
 		case OPT_METRICS_FILE:
 			o->metrics_file = optarg;
 			break;
+		case OPT_EXPORT:
+			o->export_url = optarg;
+			break;
+		case OPT_EXPORT_HOST:
+			o->export_host = optarg;
+			break;
+		case OPT_EXPORT_PASSWORD_FILE:
+			o->export_password_file = optarg;
+			break;
+		case OPT_EXPORT_ALL_FRAMES:
+			o->export_all_frames = true;
+			break;
+		case OPT_EXPORT_SPOOL:
+			o->export_spool = optarg;
+			break;
+		case OPT_EXPORT_SCHEMA:
+			fputs(export_schema_sql, stdout);
+			return -1;
 		case 'r':
 			if (o->read_file)  /* one input: a second file must not silently replace the first */
 				return fail_usage("-r given twice: rocedump reads one capture file a run (merge files with mergecap first)",
@@ -470,6 +515,8 @@ int parse_options(int argc, char **argv, struct options *o)
 		return fail_usage("-C and -G rotate the files -w writes: give -w FILE", NULL);
 	if (o->rotate.max_files && !o->rotate.max_bytes && !o->rotate.seconds)
 		return fail_usage("-W counts the files of -C or -G", NULL);
+	if (!o->export_url && (o->export_host || o->export_password_file || o->export_all_frames || o->export_spool))
+		return fail_usage("the --export-* options go with --export URL", NULL);
 	if (o->user && !o->live.device)
 		return fail_usage("-Z USER drops privileges after opening an interface: it goes with -i", NULL);
 	o->live.nano = o->nano_asked && o->print.nano;

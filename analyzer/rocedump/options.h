@@ -47,6 +47,13 @@ struct options {
 	const char *user;          /* -Z */
 	const char *metrics_addr;  /* --metrics */
 	const char *metrics_file;  /* --metrics-file */
+	/* --export URL: ClickHouse (export/export.h) */
+	const char *export_url;
+	const char *export_host;           /* --export-host */
+	const char *export_password_file;  /* --export-password-file */
+	const char *export_spool;          /* --export-spool */
+	uint64_t export_spool_max;         /* --export-spool-max, bytes */
+	bool export_all_frames;            /* --export-all-frames */
 };
 
 /* Read the command line into o (zeroed but for print.clock), over the defaults. 0: run;

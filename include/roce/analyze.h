@@ -249,6 +249,11 @@ ROCE_API void roce_analyzer_latest(const struct roce_analyzer *a,
 				   void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
 ROCE_API uint64_t roce_analyzer_streams(const struct roce_analyzer *a);   /* in the table now */
 ROCE_API uint64_t roce_analyzer_evictions(const struct roce_analyzer *a);
+/* Call fn (NULL: none) with each stream's row, as roce_analyzer_foreach() gives it, just before
+ * the stream is evicted to make room past max_streams: a caller keeping every stream's figures
+ * (an export) gets those of the streams the table lets go. fn must not call into the analyzer. */
+ROCE_API void roce_analyzer_on_evict(struct roce_analyzer *a,
+				     void (*fn)(const struct roce_stream_stats *s, void *user), void *user);
 /* Frames of RoCE streams that no stream could take: the analyzer ran out of memory for a new
  * stream, or out of room for addresses (2^20 distinct ones); such frames get no stream id and no
  * transport findings. 0 on any ordinary capture: nonzero means the analysis is incomplete. */

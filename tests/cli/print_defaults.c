@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "export/export.h"
 #include "input/live.h"
 #include "pipeline.h"
 #include "report/report.h"
@@ -21,5 +22,6 @@ int main(void)
 	printf("--cnp-timeout-us %" PRId64 "\n", ROCE_CNP_TIMEOUT_NS_DEFAULT / 1000);
 	printf("--batch %d\n", PIPELINE_BATCH_DEFAULT);
 	printf("--report-plots %d\n", REPORT_PLOTS_DEFAULT);
+	printf("--export-spool-max %llu\n", (unsigned long long)EXPORT_SPOOL_MAX_DEFAULT);
 	return 0;
 }

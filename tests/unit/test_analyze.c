@@ -1715,6 +1715,44 @@ Test(analyze, eviction_count_and_fresh_restart)
 	EXPECT_EVENTS(REQ(.op = SEND_ONLY, .psn = 1005, .len = 64, .qpn = 10), "psn.gap");
 }
 
+/* roce_analyzer_on_evict: each stream's row just before it goes, least recently used first, with
+ * the figures roce_analyzer_foreach() would have given it. */
+struct evicted_log {
+	unsigned n;
+	uint32_t dqpn[8];
+	uint64_t packets[8];
+};
+
+static void log_evicted(const struct roce_stream_stats *s, void *user)
+{
+	struct evicted_log *l = user;
+	if (l->n < 8) {
+		l->dqpn[l->n] = s->dqpn;
+		l->packets[l->n] = s->packets;
+	}
+	l->n++;
+}
+
+Test(analyze, eviction_hook_gets_each_row)
+{
+	mk(2, 0);
+	struct evicted_log log = {0};
+	roce_analyzer_on_evict(A, log_evicted, &log);
+	for (uint32_t q = 1; q <= 4; q++)
+		for (uint32_t k = 0; k < q; k++)
+			EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 100 * q + k, .len = 64, .qpn = q));
+	cr_assert_eq(log.n, 2);
+	cr_assert_eq(log.n, roce_analyzer_evictions(A));
+	cr_assert_eq(log.dqpn[0], 1);
+	cr_assert_eq(log.packets[0], 1);
+	cr_assert_eq(log.dqpn[1], 2);
+	cr_assert_eq(log.packets[1], 2);
+	roce_analyzer_on_evict(A, NULL, NULL);  /* off: the next eviction tells no one */
+	EXPECT_NO_EVENTS(REQ(.op = SEND_ONLY, .psn = 7, .len = 64, .qpn = 5));
+	cr_assert_eq(log.n, 2);
+	cr_assert_eq(roce_analyzer_evictions(A), 3);
+}
+
 /* A stream's side blocks (RTT, loss, READ responses) go back to their pools when it is evicted:
  * the stream that takes its place starts clean, and churn does not grow the pools. */
 Test(analyze, eviction_returns_side_blocks)

@@ -233,6 +233,18 @@ static void mirror(FILE *f, const struct roce_analyzer *an, const struct capstat
 	fprintf(f, "rocedump_mirror_upper_bound %d\n", cs && cs->filtered ? 1 : 0);
 }
 
+/* --export: the rows by what became of them (a spooled row is counted again once sent). */
+static void exported(FILE *f, const struct export_counts *x)
+{
+	if (!x)
+		return;
+	head(f, "rocedump_export_rows_total", "counter",
+	     "Rows for ClickHouse (--export): sent, spooled to disk for a retry, dropped (the spool full).");
+	fprintf(f, "rocedump_export_rows_total{outcome=\"sent\"} %" PRIu64 "\n", x->sent);
+	fprintf(f, "rocedump_export_rows_total{outcome=\"spooled\"} %" PRIu64 "\n", x->spooled);
+	fprintf(f, "rocedump_export_rows_total{outcome=\"dropped\"} %" PRIu64 "\n", x->dropped);
+}
+
 char *metrics_render(const struct metrics_view *v, size_t *len)
 {
 	char *buf = NULL;
@@ -248,6 +260,7 @@ char *metrics_render(const struct metrics_view *v, size_t *len)
 	congestion(f, v->sum, v->an);
 	streams(f, v->an, v->top);
 	mirror(f, v->an, v->cs);
+	exported(f, v->exp);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

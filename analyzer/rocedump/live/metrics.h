@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export/export.h"
 #include "input/capstats.h"
 #include "roce/analyze.h"
 #include "output/summary.h"
@@ -29,6 +30,7 @@ struct metrics_view {
 	const struct capstats *cs;
 	const struct metrics_top *top;   /* from metrics_top_streams(), may be a while old */
 	double now;                      /* seconds since 1970, for the snapshot's time */
+	const struct export_counts *exp; /* --export's rows so far; NULL: no --export */
 };
 
 /* The streams with the most retransmissions (then missing PSNs) now: one walk of the table. */

@@ -1,0 +1,285 @@
+/* ch.c: a ClickHouse server over HTTP (see ch.h). libcurl is loaded with dlopen by the first
+ * --export, not linked: linked in, it and the TLS, HTTP/2, SSH and LDAP libraries it needs would
+ * cost every run their loading at start-up (as libmicrohttpd would, live/metrics_out.c). */
+#define _GNU_SOURCE
+#include "export/ch.h"
+
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_schema.h"
+
+#define CURL_LIBRARY "libcurl.so.4"
+
+static struct {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *h);
+	CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *h);
+	void (*easy_reset)(CURL *h);
+	const char *(*easy_strerror)(CURLcode c);
+	char *(*easy_escape)(CURL *h, const char *s, int len);
+	void (*free)(void *p);
+} cu;
+
+bool chbuf_add(struct chbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return false;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return true;
+}
+
+void chbuf_free(struct chbuf *b)
+{
+	free(b->p);
+	*b = (struct chbuf){0};
+}
+
+static int load_curl(char *err, size_t errlen)
+{
+	if (cu.easy_init)
+		return 0;
+	void *lib = dlopen(CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(err, errlen, "--export needs libcurl (%s): %s", CURL_LIBRARY, dlerror());
+		return -1;
+	}
+	const char *missing = NULL;
+#define CU_SYM(field, name)                                             \
+	do {                                                            \
+		if (!missing && !(*(void **)&cu.field = dlsym(lib, name))) \
+			missing = name;                                 \
+	} while (0)
+	CU_SYM(global_init, "curl_global_init");
+	CU_SYM(easy_setopt, "curl_easy_setopt");
+	CU_SYM(easy_perform, "curl_easy_perform");
+	CU_SYM(easy_getinfo, "curl_easy_getinfo");
+	CU_SYM(easy_cleanup, "curl_easy_cleanup");
+	CU_SYM(easy_reset, "curl_easy_reset");
+	CU_SYM(easy_strerror, "curl_easy_strerror");
+	CU_SYM(easy_escape, "curl_easy_escape");
+	CU_SYM(free, "curl_free");
+	CU_SYM(easy_init, "curl_easy_init");  /* last: its being set means all are */
+#undef CU_SYM
+	if (missing) {
+		cu.easy_init = NULL;
+		snprintf(err, errlen, "--export: %s has no %s", CURL_LIBRARY, missing);
+		return -1;
+	}
+	cu.global_init(CURL_GLOBAL_DEFAULT);
+	return 0;
+}
+
+/* The password: file's first line, else CLICKHOUSE_PASSWORD. */
+static int read_password(struct ch_conn *c, const char *file, char *err, size_t errlen)
+{
+	if (!file) {
+		const char *env = getenv("CLICKHOUSE_PASSWORD");
+		if (env && !(c->password = strdup(env))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		return 0;
+	}
+	FILE *f = fopen(file, "r");
+	if (!f) {
+		snprintf(err, errlen, "--export-password-file %s: %m", file);
+		return -1;
+	}
+	char line[1024];
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	if (!(c->password = strdup(line))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* The URL's parts into c; -1 with the message when it is not http[s]://[USER@]HOST[:PORT]/DB. */
+static int parse_url(struct ch_conn *c, const char *url, char *err, size_t errlen)
+{
+	bool tls = strncmp(url, "https://", 8) == 0;
+	if (!tls && strncmp(url, "http://", 7) != 0)
+		goto bad;
+	const char *host = url + (tls ? 8 : 7), *slash = strchr(host, '/');
+	if (!slash || !slash[1] || strlen(slash + 1) >= sizeof(c->db) || strpbrk(slash + 1, "/?#&%"))
+		goto bad;
+	const char *at = memchr(host, '@', (size_t)(slash - host));
+	if (at) {
+		if (at == host || (size_t)(at - host) >= sizeof(c->user) || memchr(host, ':', (size_t)(at - host)))
+			goto bad;  /* a password in the URL is refused: it would show in ps */
+		memcpy(c->user, host, (size_t)(at - host));
+		host = at + 1;
+	}
+	size_t hlen = (size_t)(slash - host);
+	if (!hlen)
+		goto bad;
+	bool has_port = memchr(host, ':', hlen) && host[hlen - 1] != ']';
+	int n = snprintf(c->base, sizeof(c->base), "%s://%.*s%s/", tls ? "https" : "http", (int)hlen, host,
+			 has_port ? "" : tls ? ":8443" : ":8123");
+	if (n < 0 || (size_t)n >= sizeof(c->base))
+		goto bad;
+	snprintf(c->db, sizeof(c->db), "%s", slash + 1);
+	return 0;
+bad:
+	snprintf(err, errlen, "invalid --export URL '%s' (http[s]://[USER@]HOST[:PORT]/DATABASE; the password "
+			      "from --export-password-file or CLICKHOUSE_PASSWORD)", url);
+	return -1;
+}
+
+int ch_open(struct ch_conn *c, const char *url, const char *password_file, char *err, size_t errlen)
+{
+	*c = (struct ch_conn){.timeout_ms = 10000};
+	if (parse_url(c, url, err, errlen) < 0 || read_password(c, password_file, err, errlen) < 0 ||
+	    load_curl(err, errlen) < 0)
+		return -1;
+	if (!(c->curl = cu.easy_init())) {
+		snprintf(err, errlen, "--export: libcurl: no handle");
+		return -1;
+	}
+	return 0;
+}
+
+void ch_close(struct ch_conn *c)
+{
+	if (c->curl)
+		cu.easy_cleanup(c->curl);
+	free(c->password);
+	*c = (struct ch_conn){0};
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *user)
+{
+	struct chbuf *b = user;
+	return chbuf_add(b, data, size * n) ? size * n : 0;
+}
+
+/* The URL of a request: the database, and the query when rows follow it in the body. */
+static char *request_url(struct ch_conn *c, const char *query, bool in_url)
+{
+	char *q = in_url ? cu.easy_escape(c->curl, query, 0) : NULL;
+	char *db = cu.easy_escape(c->curl, c->db, 0);
+	char *url = NULL;
+	/* insert_distributed_sync: an INSERT into a Distributed table (schema-cluster.sql) answers once
+	 * the shards hold the rows, so that a batch sent is a batch a later look finds */
+	if (db && (q || !in_url) &&
+	    asprintf(&url, "%s?database=%s%s%s", c->base, db, q ? "&insert_distributed_sync=1&query=" : "", q ? q : "") < 0)
+		url = NULL;
+	cu.free(q);
+	cu.free(db);
+	return url;
+}
+
+int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, struct chbuf *out, char *err,
+	    size_t errlen)
+{
+	struct chbuf body = {0};
+	char *url = request_url(c, query, rows != NULL);
+	if (!url) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	CURL *h = c->curl;
+	cu.easy_reset(h);
+	cu.easy_setopt(h, CURLOPT_URL, url);
+	cu.easy_setopt(h, CURLOPT_POST, 1L);
+	cu.easy_setopt(h, CURLOPT_POSTFIELDS, rows ? rows : query);
+	cu.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(rows ? len : strlen(query)));
+	cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	cu.easy_setopt(h, CURLOPT_WRITEDATA, &body);
+	cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+	cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
+	cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	if (c->user[0])
+		cu.easy_setopt(h, CURLOPT_USERNAME, c->user);
+	if (c->password) {
+		if (!c->user[0])
+			cu.easy_setopt(h, CURLOPT_USERNAME, "default");
+		cu.easy_setopt(h, CURLOPT_PASSWORD, c->password);
+	}
+	CURLcode rc = cu.easy_perform(h);
+	long status = 0;
+	cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	free(url);
+	int ret = 0;
+	if (rc != CURLE_OK) {
+		snprintf(err, errlen, "ClickHouse %s: %s", c->base, cu.easy_strerror(rc));
+		ret = -1;
+	} else if (status != 200) {  /* the server's "Code: N, e.displayText() = ...": its first line */
+		const char *msg = body.p ? body.p : "";
+		snprintf(err, errlen, "ClickHouse %s: HTTP %ld: %.*s", c->base, status, (int)strcspn(msg, "\n"), msg);
+		ret = -1;
+	}
+	if (out && ret == 0) {
+		chbuf_free(out);
+		*out = body;
+	} else {
+		chbuf_free(&body);
+	}
+	return ret;
+}
+
+/* The first line where two column lists differ, for the message. */
+static void first_difference(const char *want, const char *have, char *buf, size_t len)
+{
+	size_t i = 0, line = 0;
+	while (want[i] && want[i] == have[i]) {
+		if (want[i] == '\n')
+			line = i + 1;
+		i++;
+	}
+	const char *w = want + line, *h = have + line;
+	snprintf(buf, len, "schema has '%.*s', table has '%.*s'", (int)strcspn(w, "\n"), w, (int)strcspn(h, "\n"), h);
+	for (char *p = buf; *p; p++)
+		if (*p == '\t')
+			*p = ' ';
+}
+
+static int check_table(struct ch_conn *c, const struct export_table *t, char *err, size_t errlen)
+{
+	char q[512], e[400];
+	struct chbuf cols = {0};
+	snprintf(q, sizeof(q), "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '%s' "
+			       "FORMAT TabSeparated", t->name);
+	if (ch_post(c, q, NULL, 0, &cols, err, errlen) < 0)
+		return -1;
+	int ret = 0;
+	if (!cols.len) {
+		if (ch_post(c, t->create, NULL, 0, NULL, err, errlen) < 0)
+			ret = -1;
+	} else if (strcmp(cols.p, t->columns) != 0) {
+		first_difference(t->columns, cols.p, e, sizeof(e));
+		snprintf(err, errlen, "table %s.%s differs from rocedump's schema (rocedump --export-schema): %s", c->db,
+			 t->name, e);
+		ret = -1;
+	}
+	chbuf_free(&cols);
+	return ret;
+}
+
+int ch_check_tables(struct ch_conn *c, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < EXPORT_TABLES; i++)
+		if (check_table(c, &export_tables[i], err, errlen) < 0)
+			return -1;
+	return 0;
+}

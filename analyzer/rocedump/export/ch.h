@@ -1,0 +1,44 @@
+/* ch.h: a ClickHouse server over its HTTP interface, for --export: the URL, the password, a
+ * statement or an INSERT's rows posted and the answer read (libcurl, loaded when first needed),
+ * and the tables of docs/clickhouse/schema.sql made or checked. */
+#ifndef ROCEDUMP_EXPORT_CH_H
+#define ROCEDUMP_EXPORT_CH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A growable byte buffer (an INSERT's rows, an answer). */
+struct chbuf {
+	char *p;
+	size_t len, cap;
+};
+
+bool chbuf_add(struct chbuf *b, const char *s, size_t n);
+void chbuf_free(struct chbuf *b);
+
+struct ch_conn {
+	char base[512];       /* scheme://host:port/ */
+	char db[128];
+	char user[128];       /* empty: the server's default user */
+	char *password;       /* NULL: none */
+	void *curl;           /* the easy handle: one thread at a time */
+	long timeout_ms;      /* a request's whole time */
+};
+
+/* http[s]://[USER@]HOST[:PORT]/DATABASE into c (port 8123 for http, 8443 for https). The password
+ * from file (its first line) when given, else from CLICKHOUSE_PASSWORD when set. 0, or -1 with
+ * the message in err. */
+int ch_open(struct ch_conn *c, const char *url, const char *password_file, char *err, size_t errlen);
+void ch_close(struct ch_conn *c);
+
+/* Run query; with rows (len bytes), the query is the INSERT ... FORMAT JSONEachRow they follow.
+ * The answer's body into out (may be NULL). 0 on HTTP 200; -1 with the message in err: libcurl's
+ * error, or the server's ("Code: N, ..." first line) and its HTTP status. */
+int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, struct chbuf *out, char *err,
+	    size_t errlen);
+
+/* Every table of the schema: created when absent, else its columns compared with the schema's.
+ * 0, or -1 with the message in err (a table that differs is named, with its first difference). */
+int ch_check_tables(struct ch_conn *c, char *err, size_t errlen);
+
+#endif

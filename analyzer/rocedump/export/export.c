@@ -1,0 +1,529 @@
+/* export.c: --export (see export.h). The sink thread turns frames, findings and streams into
+ * JSONEachRow rows, one open batch per table; a batch full or a second old is sealed and queued.
+ * The export thread sends the spool's batches first, oldest first, then the queued ones (into
+ * the spool while it is not empty, so that the order holds), backing off after a failure. */
+#define _GNU_SOURCE
+#include "export/export.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export/ch.h"
+#include "export/spool.h"
+#include "export_schema.h"
+#include "output/fmt.h"
+#include "output/sb.h"
+
+enum { T_FRAMES, T_FINDINGS, T_STREAMS, T_CAPTURES };
+
+#define BACKOFF_MIN_S 0.1
+#define BACKOFF_MAX_S 5.0
+
+struct batch {
+	unsigned table;
+	uint32_t seq;
+	uint64_t rows;
+	double opened;  /* monotonic seconds */
+	struct chbuf data;
+};
+
+struct exporter {
+	struct export_config cfg;
+	char box[256], run_id[64];
+	struct ch_conn conn;
+	struct spool spool;
+	uint32_t seq;
+	struct batch open[EXPORT_TABLES];
+	double now;
+	struct sb row;
+	/* the queue, between the sink thread and the export thread */
+	pthread_mutex_t mu;
+	pthread_cond_t more, room;
+	struct batch queue[EXPORT_QUEUE];
+	unsigned head, n;
+	bool stop;
+	pthread_t thread;
+	double backoff, retry_at;
+	_Atomic uint64_t sent, spooled, dropped, batches;
+	atomic_bool warned;  /* the first drop's warning given (by either thread) */
+	char err[512];  /* the thread's last error */
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A string value, escaped (the names given on the command line or in a capture). */
+static void put_str(struct sb *s, const char *key, const char *v)
+{
+	sb_puts(s, key);
+	sb_puts(s, "\"");
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+			sb_putn(s, e, 2);
+		} else if (c < 0x20) {
+			sb_printf(s, "\\u%04x", c);
+		} else {
+			sb_putn(s, v, 1);
+		}
+	}
+	sb_puts(s, "\"");
+}
+
+static void put_head(struct exporter *x, unsigned table)
+{
+	char id[96];
+	snprintf(id, sizeof(id), "%s:%010" PRIu32, x->run_id, x->open[table].seq);
+	put_str(&x->row, ",\"box\":", x->box);
+	put_str(&x->row, ",\"run_id\":", x->run_id);
+	put_str(&x->row, ",\"batch_id\":", id);
+}
+
+/* ---- the export thread ---- */
+
+static void spool_name(const struct exporter *x, const struct batch *b, char name[SPOOL_NAME_MAX])
+{
+	snprintf(name, SPOOL_NAME_MAX, "%s.%010" PRIu32 ".%s.rows", x->run_id, b->seq, export_tables[b->table].name);
+}
+
+static void insert_query(char *q, size_t len, const char *table)
+{
+	snprintf(q, len, "INSERT INTO %s FORMAT JSONEachRow", table);
+}
+
+/* A spooled batch: sent unless the table has rows of its batch id already. */
+static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows)
+{
+	char table[64], batch[SPOOL_NAME_MAX], q[SPOOL_NAME_MAX + 128];
+	struct chbuf ans = {0};
+	if (!spool_parse(name, table, sizeof(table), batch, sizeof(batch)))
+		return -1;
+	snprintf(q, sizeof(q), "SELECT count() FROM %s WHERE batch_id = '%s'", table, batch);
+	if (ch_post(&x->conn, q, NULL, 0, &ans, x->err, sizeof(x->err)) < 0)
+		return -1;
+	bool there = ans.p && strtoull(ans.p, NULL, 10) > 0;
+	chbuf_free(&ans);
+	if (there)
+		return 0;
+	if (spool_read(&x->spool, name, rows, x->err, sizeof(x->err)) < 0)
+		return 1;  /* unreadable: dropped below */
+	insert_query(q, sizeof(q), table);
+	if (ch_post(&x->conn, q, rows->p ? rows->p : "", rows->len, NULL, x->err, sizeof(x->err)) < 0)
+		return -1;
+	const char *p = rows->p ? rows->p : "";
+	for (size_t i = 0; i < rows->len; i++)
+		x->sent += p[i] == '\n';
+	return 0;
+}
+
+/* The spool's batches, oldest first, while the server takes them. False: one failed. */
+static bool drain_spool(struct exporter *x)
+{
+	char name[SPOOL_NAME_MAX];
+	struct chbuf rows = {0};
+	bool ok = true;
+	while (ok && spool_oldest(&x->spool, name)) {
+		int rc = send_spooled(x, name, &rows);
+		if (rc >= 0)
+			spool_remove(&x->spool, name);
+		ok = rc >= 0;
+	}
+	chbuf_free(&rows);
+	return ok;
+}
+
+static void drop(struct exporter *x, uint64_t rows, const char *why)
+{
+	x->dropped += rows;
+	if (!atomic_exchange(&x->warned, true))
+		fprintf(stderr, "rocedump: warning: export: rows dropped (%s); the run's end counts them\n", why);
+}
+
+static void spool_batch(struct exporter *x, struct batch *b)
+{
+	char name[SPOOL_NAME_MAX], err[256];
+	spool_name(x, b, name);
+	int rc = spool_put(&x->spool, name, b->data.p, b->data.len, err, sizeof(err));
+	if (rc > 0)
+		x->spooled += b->rows;
+	else
+		drop(x, b->rows, rc < 0 ? err : x->spool.dirfd < 0 ? "no --export-spool" : "spool full");
+}
+
+static void backoff(struct exporter *x, bool failed)
+{
+	if (!failed) {
+		x->backoff = 0;
+		return;
+	}
+	x->backoff = x->backoff ? x->backoff * 2 : BACKOFF_MIN_S;
+	if (x->backoff > BACKOFF_MAX_S)
+		x->backoff = BACKOFF_MAX_S;
+	x->retry_at = mono() + x->backoff;
+}
+
+/* A queued batch: sent when the spool is empty and the server answers, else spooled. */
+static void ship(struct exporter *x, struct batch *b)
+{
+	char q[128];
+	x->batches++;
+	if (x->spool.files || (x->backoff && mono() < x->retry_at)) {
+		spool_batch(x, b);
+		return;
+	}
+	insert_query(q, sizeof(q), export_tables[b->table].name);
+	if (ch_post(&x->conn, q, b->data.p, b->data.len, NULL, x->err, sizeof(x->err)) == 0) {
+		x->sent += b->rows;
+		backoff(x, false);
+	} else {
+		spool_batch(x, b);
+		backoff(x, true);
+	}
+}
+
+static void *run(void *arg)
+{
+	struct exporter *x = arg;
+	if (x->spool.files)
+		backoff(x, !drain_spool(x));
+	pthread_mutex_lock(&x->mu);
+	for (;;) {
+		while (!x->n && !x->stop && !(x->spool.files && mono() >= x->retry_at)) {
+			if (x->spool.files) {
+				struct timespec ts;
+				clock_gettime(CLOCK_REALTIME, &ts);
+				double wait = x->retry_at - mono();
+				ts.tv_sec += (time_t)wait;
+				ts.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+				if (ts.tv_nsec >= 1000000000L) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000L;
+				}
+				pthread_cond_timedwait(&x->more, &x->mu, &ts);
+			} else {
+				pthread_cond_wait(&x->more, &x->mu);
+			}
+		}
+		if (!x->n && x->stop)
+			break;
+		if (!x->n) {  /* the spool's turn */
+			pthread_mutex_unlock(&x->mu);
+			backoff(x, !drain_spool(x));
+			pthread_mutex_lock(&x->mu);
+			continue;
+		}
+		struct batch b = x->queue[x->head];
+		x->head = (x->head + 1) % EXPORT_QUEUE;
+		x->n--;
+		pthread_cond_signal(&x->room);
+		pthread_mutex_unlock(&x->mu);
+		if (x->spool.files && mono() >= x->retry_at)
+			backoff(x, !drain_spool(x));
+		ship(x, &b);
+		chbuf_free(&b.data);
+		pthread_mutex_lock(&x->mu);
+	}
+	pthread_mutex_unlock(&x->mu);
+	if (x->spool.files)  /* what the spool holds, once more; the next run sends what stays */
+		drain_spool(x);
+	return NULL;
+}
+
+/* ---- the sink thread ---- */
+
+static void batch_open(struct exporter *x, unsigned table)
+{
+	struct batch *b = &x->open[table];
+	b->table = table;
+	b->seq = ++x->seq;
+	b->rows = 0;
+	b->opened = x->now;
+	b->data = (struct chbuf){0};
+}
+
+/* The open batch of table sealed and queued, waiting for room unless live (then dropped). */
+static void batch_seal(struct exporter *x, unsigned table)
+{
+	struct batch *b = &x->open[table];
+	if (!b->rows)
+		return;
+	pthread_mutex_lock(&x->mu);
+	while (x->n == EXPORT_QUEUE && !x->cfg.live)
+		pthread_cond_wait(&x->room, &x->mu);
+	if (x->n == EXPORT_QUEUE) {
+		drop(x, b->rows, "the export queue is full");
+		chbuf_free(&b->data);
+	} else {
+		x->queue[(x->head + x->n) % EXPORT_QUEUE] = *b;
+		x->n++;
+		pthread_cond_signal(&x->more);
+	}
+	pthread_mutex_unlock(&x->mu);
+	batch_open(x, table);
+}
+
+/* The row built in x->row into its table's batch, the batch sealed when full. */
+static void row_add(struct exporter *x, unsigned table)
+{
+	struct batch *b = &x->open[table];
+	sb_puts(&x->row, "}\n");
+	if (!b->rows)
+		b->opened = x->now;
+	if (!chbuf_add(&b->data, x->row.buf, x->row.len))
+		drop(x, 1, "out of memory");
+	else
+		b->rows++;
+	if (b->rows >= EXPORT_BATCH_ROWS)
+		batch_seal(x, table);
+}
+
+void export_tick(struct exporter *x, double now)
+{
+	x->now = now;
+	for (unsigned t = 0; t < EXPORT_TABLES; t++)
+		if (x->open[t].rows && now - x->open[t].opened >= EXPORT_BATCH_S)
+			batch_seal(x, t);
+}
+
+static void put_time(struct sb *s, int64_t ns, const char *k_s, const char *k_ns)
+{
+	sb_key_u(s, k_s, ns > 0 ? (uint64_t)ns / 1000000000u : 0);
+	sb_key_u(s, k_ns, ns > 0 ? (uint64_t)ns : 0);
+}
+
+static uint64_t field_u(const struct roce_field_src *src, enum roce_field f)
+{
+	struct roce_field_val v;
+	return roce_field_get(f, src, 0, &v) ? v.u : 0;
+}
+
+static const char *point_of(const struct exporter *x, const struct frame *f)
+{
+	return f->iface_name && f->iface_name[0] ? f->iface_name : x->cfg.point ? x->cfg.point : "";
+}
+
+static void frame_row(struct exporter *x, const struct frame *f, const struct roce_pkt *p,
+		      const struct roce_findings *fi, const char *a_src, const char *a_dst)
+{
+	struct sb *s = &x->row;
+	struct roce_field_src src = {.data = f->data, .p = p, .frame_no = f->number, .ts_sec = f->ts_sec,
+				     .ts_nsec = f->ts_nsec, .iface_name = f->iface_name};
+	struct roce_field_val v;
+	sb_reset(s);
+	put_time(s, frame_ts_ns(f), "{\"time\":", ",\"time_ns\":");
+	put_str(s, ",\"point\":", point_of(x, f));
+	put_head(x, T_FRAMES);
+	sb_key_u(s, ",\"frame\":", f->number);
+	sb_printf(s, ",\"src\":\"%s\",\"dst\":\"%s\"", a_src, a_dst);
+	sb_key_u(s, ",\"dqpn\":", field_u(&src, ROCE_F_DQPN));
+	sb_key_u(s, ",\"opcode\":", roce_field_get(ROCE_F_OPCODE, &src, 0, &v) ? v.u : 256);
+	sb_key_u(s, ",\"psn\":", field_u(&src, ROCE_F_PSN));
+	put_str(s, ",\"icrc\":", roce_field_get(ROCE_F_ICRC_STATUS, &src, 0, &v) ? v.s : "");
+	sb_key_u(s, ",\"ecn\":", field_u(&src, ROCE_F_IP_ECN) | field_u(&src, ROCE_F_GRH_ECN));
+	sb_puts(s, ",\"events\":[");
+	const char *sep = "";
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
+		if (roce_evset_has(&p->events, (enum roce_event)e)) {
+			sb_key_str(s, sep, roce_event_name((enum roce_event)e));
+			sep = ",";
+		}
+	sb_key_u(s, "],\"findings\":", fi ? fi->n : 0);
+	sb_key_u(s, ",\"ce_frame\":", fi ? fi->cnp_ce_frame : 0);
+	sb_printf(s, ",\"ce_to_cnp_ns\":%lld", fi && fi->cnp_ce_frame ? (long long)fi->cnp_ce_ns : 0LL);
+	row_add(x, T_FRAMES);
+}
+
+static void finding_row(struct exporter *x, const struct frame *f, const struct roce_pkt *p,
+			const struct roce_finding *g, const char *a_src, const char *a_dst)
+{
+	struct sb *s = &x->row;
+	bool gap = g->event == ROCE_EV_MIRROR_GAP, cong = roce_event_is_congestion((enum roce_event)g->event);
+	bool pfc = g->event == ROCE_EV_PFC_PAUSE || g->event == ROCE_EV_PFC_RESUME || g->event == ROCE_EV_PFC_STORM ||
+		   g->event == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED;
+	(void)p;
+	sb_reset(s);
+	put_time(s, frame_ts_ns(f), "{\"time\":", ",\"time_ns\":");
+	put_str(s, ",\"point\":", point_of(x, f));
+	put_head(x, T_FINDINGS);
+	sb_key_u(s, ",\"frame\":", f->number);
+	sb_key_u(s, ",\"ref_frame\":", g->ref_frame);
+	sb_key_str(s, ",\"event\":", roce_event_name((enum roce_event)g->event));
+	sb_key_u(s, ",\"stream\":", gap ? 0 : g->stream);
+	sb_key_u(s, ",\"pair\":", gap ? 0 : g->pair);
+	bool addrs = !gap && !cong;
+	sb_printf(s, ",\"src\":\"%s\",\"dst\":\"%s\"", addrs ? a_src : "", addrs ? a_dst : "");
+	sb_key_u(s, ",\"qpn\":", gap ? 0 : g->qpn);
+	sb_key_u(s, ",\"expected_psn\":", gap || g->has_psn ? g->expected_psn : 0);
+	sb_key_u(s, ",\"seen_psn\":", gap || g->has_psn ? g->seen_psn : 0);
+	sb_printf(s, ",\"delta_ns\":%lld", gap ? -1LL : (long long)g->delta_ns);
+	sb_printf(s, ",\"priority\":%d", pfc && g->priority >= 0 ? g->priority : -1);
+	sb_key_u(s, ",\"quanta\":", g->event == ROCE_EV_PFC_PAUSE ? g->quanta : 0);
+	sb_key_u(s, ",\"lost\":", gap ? (uint32_t)(g->seen_psn - g->expected_psn) : 0);
+	row_add(x, T_FINDINGS);
+}
+
+void export_frame(struct exporter *x, const struct frame *f, const struct roce_pkt *p, const struct roce_findings *fi)
+{
+	bool any = !roce_evset_empty(&p->events) || (fi && (fi->n || fi->cnp_ce_frame));
+	if (!any && !x->cfg.all_frames)
+		return;
+	char a_src[FMT_ADDR_MAX], a_dst[FMT_ADDR_MAX];
+	fmt_net_addrs(p, f->data, a_src, a_dst);
+	frame_row(x, f, p, fi, a_src, a_dst);
+	for (unsigned i = 0; fi && i < fi->n; i++)
+		finding_row(x, f, p, &fi->f[i], a_src, a_dst);
+}
+
+void export_stream(const struct roce_stream_stats *st, bool evicted, struct exporter *x)
+{
+	struct sb *s = &x->row;
+	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
+	fmt_ip(src, st->src, st->addr_len);
+	fmt_ip(dst, st->dst, st->addr_len);
+	sb_reset(s);
+	sb_key_u(s, "{\"snapshot\":", (uint64_t)time(NULL));
+	put_head(x, T_STREAMS);
+	sb_printf(s, ",\"evicted\":%d,\"pair\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"src\":\"%s\",\"dst\":\"%s\""
+		     ",\"dqpn\":%" PRIu32 ",\"paired\":\"%s\",\"peer_qpn\":%" PRIu32 ",\"transport\":\"%s\",\"pmtu\":%" PRIu32,
+		  evicted, st->pair, st->stream, src, dst, st->dqpn,
+		  st->paired == ROCE_PAIRED_CM ? "cm" : st->paired == ROCE_PAIRED_PSN ? "psn" : "none",
+		  st->paired ? st->peer_qpn : 0,
+		  st->requests ? roce_transport_name((enum roce_transport)st->transport) : "", st->pmtu);
+	sb_printf(s, ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64
+		     ",\"messages\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"missing_psns\":%" PRIu64 ",\"retransmits\":%" PRIu64
+		     ",\"out_of_order\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",\"lost_before_capture\":%" PRIu64
+		     ",\"lost_after_capture\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"rnr_naks\":%" PRIu64
+		     ",\"lost_at_mirror\":%" PRIu64,
+		  st->packets, st->bytes, st->requests, st->responses, st->messages, st->gaps, st->missing_psns,
+		  st->retransmits, st->out_of_order, st->timeouts, st->lost_before, st->lost_after, st->copies,
+		  st->rnr_naks, st->lost_mirror);
+	sb_printf(s, ",\"response_count\":%" PRIu64 ",\"response_p50_us\":%" PRIu32 ",\"response_p99_us\":%" PRIu32
+		     ",\"max_idle_us\":%" PRIu32 ",\"ce\":%" PRIu64 ",\"cnps\":%" PRIu64 ",\"cnp_missing\":%" PRIu64
+		     ",\"ce_to_cnp_count\":%" PRIu64 ",\"ce_to_cnp_p50_ns\":%" PRId64 ",\"ce_to_cnp_p99_ns\":%" PRId64,
+		  st->response_count, st->response_count ? st->response_p50_us : 0,
+		  st->response_count ? st->response_p99_us : 0, st->max_idle_us, st->ecn[3], st->cnps, st->cnp_missing,
+		  st->ce_to_cnp_count, st->ce_to_cnp_count ? st->ce_to_cnp_p50_ns : 0,
+		  st->ce_to_cnp_count ? st->ce_to_cnp_p99_ns : 0);
+	row_add(x, T_STREAMS);
+}
+
+void export_evicted(const struct roce_stream_stats *s, void *x)
+{
+	export_stream(s, true, x);
+}
+
+static void capture_row(struct exporter *x, const struct export_capture *c)
+{
+	struct sb *s = &x->row;
+	int64_t now = (int64_t)time(NULL) * 1000000000;
+	int64_t first = c->frames ? c->first_ns : now, last = c->frames ? c->last_ns : now;
+	sb_reset(s);
+	put_time(s, first, "{\"start\":", ",\"start_ns\":");
+	put_time(s, last, ",\"end\":", ",\"end_ns\":");
+	put_head(x, T_CAPTURES);
+	put_str(s, ",\"source\":", x->cfg.source ? x->cfg.source : "");
+	sb_printf(s, ",\"frames\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"version\":\"%s\"", c->frames,
+		  c->bytes, c->drops, ROCEDUMP_VERSION);
+	row_add(x, T_CAPTURES);
+}
+
+/* The run's id: its start (UTC, so that ids sort by time, as the spool's names must), the
+ * process and a few random bits. */
+static void make_run_id(struct exporter *x)
+{
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	char when[32];
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(x->run_id, sizeof(x->run_id), "%s-%d-%04lx", when, (int)getpid(), (unsigned long)(ts.tv_nsec & 0xffff));
+}
+
+struct exporter *export_start(const struct export_config *cfg, char *err, size_t errlen)
+{
+	struct exporter *x = calloc(1, sizeof(*x));
+	if (!x) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	x->cfg = *cfg;
+	x->spool.dirfd = -1;
+	if (cfg->box)
+		snprintf(x->box, sizeof(x->box), "%s", cfg->box);
+	else if (gethostname(x->box, sizeof(x->box) - 1) < 0)
+		snprintf(x->box, sizeof(x->box), "unknown");
+	make_run_id(x);
+	if (ch_open(&x->conn, cfg->url, cfg->password_file, err, errlen) < 0 ||
+	    ch_check_tables(&x->conn, err, errlen) < 0 ||
+	    (cfg->spool_dir && spool_open(&x->spool, cfg->spool_dir, cfg->spool_max, err, errlen) < 0)) {
+		ch_close(&x->conn);
+		free(x);
+		return NULL;
+	}
+	x->now = mono();
+	for (unsigned t = 0; t < EXPORT_TABLES; t++)
+		batch_open(x, t);
+	pthread_mutex_init(&x->mu, NULL);
+	pthread_cond_init(&x->more, NULL);
+	pthread_cond_init(&x->room, NULL);
+	if (pthread_create(&x->thread, NULL, run, x) != 0) {
+		snprintf(err, errlen, "--export: no thread");
+		spool_close(&x->spool);
+		ch_close(&x->conn);
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void export_counts(const struct exporter *x, struct export_counts *out)
+{
+	*out = (struct export_counts){.sent = x->sent, .spooled = x->spooled, .dropped = x->dropped,
+				      .batches = x->batches};
+}
+
+int export_finish(struct exporter *x, const struct export_capture *cap, struct export_counts *out, char *err,
+		  size_t errlen)
+{
+	capture_row(x, cap);
+	for (unsigned t = 0; t < EXPORT_TABLES; t++)
+		batch_seal(x, t);
+	pthread_mutex_lock(&x->mu);
+	x->stop = true;
+	pthread_cond_signal(&x->more);
+	pthread_mutex_unlock(&x->mu);
+	pthread_join(x->thread, NULL);
+	export_counts(x, out);
+	int rc = 0;
+	if (x->dropped) {
+		snprintf(err, errlen, "export: %" PRIu64 " rows dropped%s%s", (uint64_t)x->dropped, x->err[0] ? "; last error: " : "",
+			 x->err);
+		rc = -1;
+	} else if (x->spool.files) {
+		snprintf(err, errlen, "export: %u batches left in the spool for the next run; last error: %s", x->spool.files,
+			 x->err);
+	} else {
+		err[0] = '\0';
+	}
+	for (unsigned t = 0; t < EXPORT_TABLES; t++)
+		chbuf_free(&x->open[t].data);
+	pthread_mutex_destroy(&x->mu);
+	pthread_cond_destroy(&x->more);
+	pthread_cond_destroy(&x->room);
+	spool_close(&x->spool);
+	ch_close(&x->conn);
+	free(x);
+	return rc;
+}

@@ -1,0 +1,156 @@
+/* spool.c: the batches waiting on disk (see spool.h). */
+#define _GNU_SOURCE
+#include "export/spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SUFFIX ".rows"
+
+bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t blen)
+{
+	size_t n = strlen(name), sl = strlen(SUFFIX);
+	if (n <= sl || n >= SPOOL_NAME_MAX || strcmp(name + n - sl, SUFFIX) != 0 || name[0] == '.')
+		return false;
+	const char *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	if (!d2 || d2 - d1 != 11 || (size_t)(name + n - sl - d2 - 1) >= tlen || (size_t)(d2 - name) >= blen)
+		return false;
+	snprintf(table, tlen, "%.*s", (int)(name + n - sl - d2 - 1), d2 + 1);
+	snprintf(batch, blen, "%.*s:%.*s", (int)(d1 - name), name, 10, d1 + 1);
+	return true;
+}
+
+static bool is_batch(const char *name)
+{
+	char t[64], b[SPOOL_NAME_MAX];
+	return spool_parse(name, t, sizeof(t), b, sizeof(b));
+}
+
+int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen)
+{
+	*s = (struct spool){.dirfd = -1, .max = max};
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "--export-spool %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = s->dirfd >= 0 ? fdopendir(dup(s->dirfd)) : NULL;
+	if (!d) {
+		snprintf(err, errlen, "--export-spool %s: %s", dir, strerror(errno));
+		spool_close(s);
+		return -1;
+	}
+	struct dirent *e;
+	struct stat st;
+	while ((e = readdir(d)))
+		if (is_batch(e->d_name) && fstatat(s->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			s->bytes += (uint64_t)st.st_size;
+			s->files++;
+		}
+	closedir(d);
+	return 0;
+}
+
+void spool_close(struct spool *s)
+{
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	s->dirfd = -1;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int spool_put(struct spool *s, const char *name, const char *data, size_t len, char *err, size_t errlen)
+{
+	if (s->dirfd < 0 || s->bytes + len > s->max)
+		return 0;
+	char tmp[SPOOL_NAME_MAX + 16];
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	int fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0 || renameat(s->dirfd, tmp, s->dirfd, name) < 0) {
+		snprintf(err, errlen, "--export-spool: %s: %s", name, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlinkat(s->dirfd, tmp, 0);
+		}
+		return -1;
+	}
+	close(fd);
+	s->bytes += len;
+	s->files++;
+	return 1;
+}
+
+bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX])
+{
+	if (s->dirfd < 0 || !s->files)
+		return false;
+	DIR *d = fdopendir(dup(s->dirfd));
+	if (!d)
+		return false;
+	rewinddir(d);
+	bool found = false;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (is_batch(e->d_name) && (!found || strcmp(e->d_name, name) < 0)) {
+			snprintf(name, SPOOL_NAME_MAX, "%s", e->d_name);
+			found = true;
+		}
+	closedir(d);
+	return found;
+}
+
+int spool_read(const struct spool *s, const char *name, struct chbuf *out, char *err, size_t errlen)
+{
+	int fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "--export-spool: %s: %s", name, fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	out->len = 0;
+	char buf[65536];
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		if (!chbuf_add(out, buf, (size_t)r))
+			break;
+	close(fd);
+	if (r != 0) {
+		snprintf(err, errlen, "--export-spool: %s: read error", name);
+		return -1;
+	}
+	return 0;
+}
+
+void spool_remove(struct spool *s, const char *name)
+{
+	struct stat st;
+	/* only a regular file was counted (spool_open, spool_put): a link planted there was not */
+	if (fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && unlinkat(s->dirfd, name, 0) == 0 &&
+	    S_ISREG(st.st_mode)) {
+		s->bytes -= (uint64_t)st.st_size <= s->bytes ? (uint64_t)st.st_size : s->bytes;
+		if (s->files)
+			s->files--;
+	}
+}

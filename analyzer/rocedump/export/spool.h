@@ -1,0 +1,38 @@
+/* spool.h: --export-spool DIR: batches the server did not take, one file each, named so that
+ * their names sort in the order they were made ("RUN_ID.SEQUENCE.TABLE.rows"), up to a total
+ * size. Files are made safely in a directory that may be shared: created new (O_EXCL,
+ * O_NOFOLLOW) under a temporary name, written, synced, then renamed over the final name (which
+ * replaces a link planted there rather than following it); read only when they are regular files
+ * opened without following links. */
+#ifndef ROCEDUMP_EXPORT_SPOOL_H
+#define ROCEDUMP_EXPORT_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "export/ch.h"
+
+#define SPOOL_NAME_MAX 160
+
+struct spool {
+	int dirfd;        /* -1: no spool */
+	uint64_t bytes;   /* the files' total size */
+	uint64_t max;
+	unsigned files;
+};
+
+/* Open (make, mode 0700) dir and count what it holds. 0, or -1 with the message in err. */
+int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen);
+void spool_close(struct spool *s);
+/* The batch under its name: 1 written, 0 no room (or no spool), -1 a write error (err). */
+int spool_put(struct spool *s, const char *name, const char *data, size_t len, char *err, size_t errlen);
+/* The oldest batch's name into name; false when there is none. */
+bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX]);
+/* Its rows into out: 0, or -1 (not a regular file, unreadable: err). */
+int spool_read(const struct spool *s, const char *name, struct chbuf *out, char *err, size_t errlen);
+void spool_remove(struct spool *s, const char *name);
+/* A name's table and batch id ("RUN_ID:SEQUENCE"); false when it is not a batch's name. */
+bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t blen);
+
+#endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# export-bench.sh: what rocedump --export costs, next to rocedump -q on the same capture.
+#
+#   tests/bench/export-bench.sh --url http://HOST:8123/DATABASE [--build DIR] [--rocedump P]
+#                               [--gencaps P] [--packets N] [--qps Q] [--runs N] [--dir DIR] [--keep]
+#
+# Needs a ClickHouse server and a database of its own (its four tables are emptied: TRUNCATE).
+# Makes the synthetic capture with gencaps --bench-small (N small packets, default 1,000,000, over
+# Q queue pairs, default 1,000), reads it once to warm the page cache, then runs N pairs (default
+# 7), the order flipping each pair:
+#   rocedump -q -r FILE                                 no export
+#   rocedump -q -r FILE --export URL                    the frames with events, findings, streams
+# and prints the median of each and the median of the pairs' ratios (target within 10 %:
+# PASS/FAIL); then one run with --export-all-frames: its time, the rows it sent a second, and the
+# bytes a frames row takes on disk (system.parts: compressed, all columns). The export's cost is
+# mostly fixed, a run's: loading libcurl, checking the tables, and the server taking the last
+# batches at the end; the CPU time of each run (GNU time) shows what the frames cost. Exit status: 0 when
+# everything ran (whatever PASS/FAIL says), 1 when a program failed, 2 on a usage error.
+set -u
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD:-$here/../../build}
+rocedump='' gencaps='' packets=1000000 qps=1000 runs=7 dir='' keep=0 url=''
+
+me=export-bench
+# shellcheck source-path=SCRIPTDIR source=benchlib.sh
+. "$here/benchlib.sh"
+
+while [ $# -gt 0 ]; do
+	common_arg "$@"
+	if [ "$took" -gt 0 ]; then shift "$took"; continue; fi
+	case $1 in
+	--packets) need_arg "$@"; packets=$2; shift ;;
+	--qps) need_arg "$@"; qps=$2; shift ;;
+	--runs) need_arg "$@"; runs=$2; shift ;;
+	--url) need_arg "$@"; url=$2; shift ;;
+	*) unknown_arg "$1" ;;
+	esac
+	shift
+done
+check_uints packets qps runs
+[ -n "$url" ] || { echo "$me: --url http://HOST:8123/DATABASE is needed" >&2; exit 2; }
+rocedump=${rocedump:-$build/analyzer/rocedump/rocedump}
+gencaps=${gencaps:-$build/tests/gencaps}
+need_programs --rocedump/--gencaps "$rocedump" "$gencaps"
+bench_dirs rocedump-export-bench
+cap=$dir/bench-small-$packets-$qps.pcap
+trap 'bench_cleanup "$cap"' EXIT
+trap 'exit 1' INT TERM
+
+base=${url%/*}/ db=${url##*/}
+ch() { curl -sSf "$base?database=$db" --data-binary "$1" || die "ClickHouse: $1"; }
+empty() { for t in frames findings streams captures; do ch "TRUNCATE TABLE IF EXISTS $t" >/dev/null; done; }
+
+make_cap "$cap" --bench-small "$packets" "$qps"
+cat "$cap" >/dev/null  # warm the page cache
+
+q=("$rocedump" -q -r "$cap")
+x=("$rocedump" -q -r "$cap" --export "$url" --export-host bench)
+empty
+for ((i = 0; i < runs; i++)); do
+	if ((i % 2)); then
+		seconds x /dev/null "${x[@]}"; seconds q /dev/null "${q[@]}"
+	else
+		seconds q /dev/null "${q[@]}"; seconds x /dev/null "${x[@]}"
+	fi
+done
+read -r -a tq <<<"${times[q]}"
+read -r -a tx <<<"${times[x]}"
+ratio=$(for ((i = 0; i < runs; i++)); do awk -v a="${tx[i]}" -v b="${tq[i]}" 'BEGIN { print a / b }'; done |
+	sort -g | awk '{ r[NR] = $1 } END { print (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
+rows=$(ch "SELECT (SELECT count() FROM frames) + (SELECT count() FROM findings) + (SELECT count() FROM streams)")
+printf '%s packets, %s QPs, %s pairs of runs\n' "$packets" "$qps" "$runs"
+printf '  rocedump -q                 median %8.3f s\n' "$(stat_of q median)"
+printf '  rocedump -q --export        median %8.3f s   (%s rows a run)\n' "$(stat_of x median)" $((rows / runs))
+peak_rss q "${q[@]}"
+peak_rss x "${x[@]}"
+printf '  CPU time (user + system, one run each): %s s without, %s s with --export\n' "${cpu[q]:-n/a}" "${cpu[x]:-n/a}"
+verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')
+printf '  paired median ratio  %.3f  (target <= 1.10: %s)\n' "$ratio" "$verdict"
+
+empty
+seconds all /dev/null "$rocedump" -q -r "$cap" --export "$url" --export-host bench --export-all-frames
+ch "OPTIMIZE TABLE frames FINAL" >/dev/null  # the parts merged, as a table that has been there a while
+read -r n bytes < <(ch "SELECT sum(rows), sum(bytes_on_disk) FROM system.parts WHERE database = currentDatabase() AND table = 'frames' AND active FORMAT TSV")
+t=$(stat_of all best)
+printf '  --export-all-frames  %8.3f s, %s frames rows: %.0f rows/s, %.1f bytes a row on disk\n' "$t" "$n" \
+	"$(awk -v n="$n" -v t="$t" 'BEGIN { print n / t }')" "$(awk -v n="$n" -v b="$bytes" 'BEGIN { print b / n }')"
+empty

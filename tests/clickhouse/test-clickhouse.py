@@ -1,0 +1,499 @@
+#!/usr/bin/env python3
+"""test-clickhouse.py ROCEDUMP CAPTURES DOCS: rocedump --export against a real ClickHouse server
+(TAP). The server runs as the clickhouse user (when run as root) on a private data directory and
+private ports, configured in a temporary directory; skipped when clickhouse-server is absent.
+What the tables hold is compared with rocedump's own JSON (-T json frames, --summary), exactly;
+then a server killed in the middle of an export and restarted (every row once, the spool
+drained), a batch resent after a lost reply (not doubled), a full spool (drops counted exactly),
+a table that differs from the schema (refused), the shipped queries' answers, and the cluster
+schema over two servers as two shards."""
+import calendar
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+RD, CAPS, DOCS = sys.argv[1:4]
+# CLICKHOUSE_SERVER: another server binary (a path that does not exist: the skip)
+SERVER = os.environ.get('CLICKHOUSE_SERVER') or shutil.which('clickhouse-server') or '/usr/sbin/clickhouse-server'
+RUNS = [('a', 'gen/anomalies.pcap'), ('a', 'gen/cnp_ecn.pcap'), ('a', 'gen/pfc_pause.pcap'),
+        ('b', 'derived/rc_pingpong_loss_stuck.pcap'), ('b', 'derived/rc_pingpong_ecn_ce_burst.pcap'),
+        ('b', 'gen/capture_drops.pcapng'), ('b', 'gen/pfc_timeline.pcap')]
+n_test = 0
+failed = False
+
+
+def ok(cond, what, detail=''):
+    global n_test, failed
+    n_test += 1
+    print(('ok' if cond else 'not ok') + f' {n_test} - {what}')
+    if not cond:
+        failed = True
+        for line in str(detail).splitlines()[:20]:
+            print('# ' + line)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+USERS = '''<?xml version="1.0"?>
+<yandex>
+  <profiles><default></default><ro><readonly>1</readonly></ro></profiles>
+  <users>
+    <default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default>
+    <ro><password>secret</password><networks><ip>127.0.0.1</ip></networks><profile>ro</profile><quota>default</quota></ro>
+  </users>
+  <quotas><default></default></quotas>
+</yandex>
+'''
+
+
+class Server:
+    """A clickhouse-server of our own: its config, data and logs under dir."""
+
+    def __init__(self, dir):
+        self.dir, self.http, self.tcp, self.remote = dir, free_port(), free_port(), ''
+        self.proc = None
+
+    def configure(self):
+        dir, remote = self.dir, self.remote
+        os.makedirs(dir, exist_ok=True)
+        with open(f'{dir}/users.xml', 'w') as f:
+            f.write(USERS)
+        with open(f'{dir}/config.xml', 'w') as f:
+            f.write(f'''<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>{dir}/server.log</log><errorlog>{dir}/error.log</errorlog><console>0</console></logger>
+  <http_port>{self.http}</http_port><tcp_port>{self.tcp}</tcp_port><listen_host>127.0.0.1</listen_host>
+  <path>{dir}/data/</path><tmp_path>{dir}/tmp/</tmp_path><user_files_path>{dir}/files/</user_files_path>
+  <format_schema_path>{dir}/schemas/</format_schema_path>
+  <users_config>{dir}/users.xml</users_config><default_profile>default</default_profile>
+  <default_database>default</default_database><timezone>UTC</timezone>
+  <mark_cache_size>5368709</mark_cache_size><uncompressed_cache_size>8589934</uncompressed_cache_size>
+  <remote_servers>{remote}</remote_servers>
+</yandex>
+''')
+
+    def start(self):
+        self.configure()
+        cmd = [SERVER, f'--config-file={self.dir}/config.xml']
+        if os.geteuid() == 0:  # as the clickhouse user, as the package runs it
+            try:
+                pw = pwd.getpwnam('clickhouse')
+                subprocess.run(['chown', '-R', f'{pw.pw_uid}:{pw.pw_gid}', self.dir], check=True)
+                cmd = ['setpriv', f'--reuid={pw.pw_uid}', f'--regid={pw.pw_gid}', '--clear-groups'] + cmd
+            except KeyError:
+                pass
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # its /ping answers once it listens
+            try:
+                if urllib.request.urlopen(f'http://127.0.0.1:{self.http}/ping', timeout=1).read() == b'Ok.\n':
+                    return
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.05)
+        raise RuntimeError('clickhouse-server did not answer /ping')
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.kill()  # its data goes with the temporary directory: no clean shutdown needed
+
+    def q(self, sql, db='rd'):
+        req = urllib.request.Request(f'http://127.0.0.1:{self.http}/?database={db}', data=sql.encode())
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.read().decode()
+
+    def rows(self, sql, db='rd'):
+        return [json.loads(line) for line in self.q(sql + ' FORMAT JSONEachRow', db).splitlines()]
+
+    def url(self, db='rd'):
+        return f'http://127.0.0.1:{self.http}/{db}'
+
+
+def rocedump(*args, stdin=None, env=None):
+    return subprocess.run([RD, *args], capture_output=True, text=True, input=stdin, env=env, timeout=60)
+
+
+def expected(cap):
+    """What rocedump's JSON says of cap: the frames --export sends, their findings, the streams
+    and the summary."""
+    frames = [json.loads(line) for line in rocedump('-T', 'json', '-r', cap).stdout.splitlines()]
+    sel = [f for f in frames if f['events'] or f.get('findings') or f.get('analysis')]
+    out = rocedump('-q', '-T', 'json', '--summary', '-r', cap).stdout.splitlines()
+    summary, streams = json.loads(out[0])['summary'], json.loads(out[-1])['streams']
+    return {'frames': sel, 'all': frames, 'summary': summary, 'streams': streams}
+
+
+def export_runs(srv, tmp):
+    exp = {}
+    for box, cap in RUNS:
+        path = f'{CAPS}/{cap}'
+        r = rocedump('-q', '-r', path, '--export', srv.url(), '--export-host', box)
+        ok(r.returncode == 0 and ' 0 dropped' in r.stderr, f'export of {cap} from box {box}', r.stderr)
+        exp[(box, path)] = expected(path)
+    return exp
+
+
+def run_ids(srv):
+    return {(r['box'], r['source']): r['run_id'] for r in srv.rows('SELECT box, source, run_id FROM captures')}
+
+
+def check_tables(srv, exp):
+    ids = run_ids(srv)
+    for (box, path), e in exp.items():
+        rid = ids.get((box, path))
+        ok(rid is not None, f'{path}: one captures row', ids)
+        if rid is None:
+            continue
+        got = srv.rows(f"SELECT frame, events, dqpn, psn, findings, ce_frame, ce_to_cnp_ns FROM frames "
+                       f"WHERE run_id = '{rid}' ORDER BY frame")
+        want = [{'frame': str(f['frame']), 'events': f['events'], 'dqpn': f.get('roce', {}).get('dqpn', 0),
+                 'psn': f.get('roce', {}).get('psn', 0), 'findings': len(f.get('findings', [])),
+                 'ce_frame': str(f.get('analysis', {}).get('ce_frame', 0)),
+                 'ce_to_cnp_ns': str(f.get('analysis', {}).get('ce_to_cnp_ns', 0))} for f in e['frames']]
+        ok(got == want, f'{path}: frames rows are the JSON frames with events ({len(want)})',
+           f'got {got[:3]}\nwant {want[:3]}')
+        got = srv.rows(f"SELECT frame, event, stream, pair, qpn, ref_frame FROM findings WHERE run_id = '{rid}' "
+                       f"ORDER BY frame, event, stream, qpn, ref_frame")
+        want = sorted(({'frame': str(f['frame']), 'event': x['event'], 'stream': x.get('stream', 0),
+                        'pair': x.get('pair', 0), 'qpn': x.get('qpn', 0), 'ref_frame': str(x.get('ref_frame', 0))}
+                       for f in e['all'] for x in f.get('findings', [])),
+                      key=lambda r: (int(r['frame']), r['event'], r['stream'], r['qpn'], int(r['ref_frame'])))
+        by_event = {k: v['count'] for k, v in e['summary']['findings'].items()}
+        n_by_event = {}
+        for w in want:
+            n_by_event[w['event']] = n_by_event.get(w['event'], 0) + 1
+        ok(got == want and n_by_event == by_event,
+           f'{path}: findings rows are the JSON findings ({len(want)}; the summary counts them alike)',
+           f'got {got[:3]}\nwant {want[:3]}\n{n_by_event} {by_event}')
+        cols = ['stream', 'pair', 'src', 'dst', 'dqpn', 'packets', 'bytes', 'retransmits', 'missing_psns',
+                'lost_before_capture', 'lost_after_capture', 'cnps']
+        got = srv.rows(f"SELECT {', '.join(cols)} FROM streams WHERE run_id = '{rid}' ORDER BY stream")
+        want = sorted(({c: (r['congestion']['cnps'] if c == 'cnps' else r[c]) for c in cols}
+                       for r in e['streams']['rows']), key=lambda r: r['stream'])
+        for r in want:
+            for c in ('packets', 'bytes', 'retransmits', 'missing_psns', 'lost_before_capture',
+                      'lost_after_capture', 'cnps'):
+                r[c] = str(r[c])  # UInt64: a JSON string in ClickHouse's output
+        ok(got == want, f'{path}: streams rows are the --summary rows ({len(want)})', f'got {got[:2]}\nwant {want[:2]}')
+        cap = srv.rows(f"SELECT frames, bytes, drops FROM captures WHERE run_id = '{rid}'")
+        cs = e['streams']['capture']
+        drops = sum(cs.get(k) or 0 for k in ('os_drops', 'if_drops'))
+        ok(cap == [{'frames': str(e['summary']['frames']), 'bytes': str(e['summary']['bytes']),
+                    'drops': str(drops)}], f'{path}: the captures row has the summary\'s frames and drops', cap)
+
+
+def quantile(vals, level):  # ClickHouse's quantileExact: the value at floor(level * n) of the sorted ones
+    v = sorted(vals)
+    return v[min(int(level * len(v)), len(v) - 1)]
+
+
+def check_queries(srv, exp):
+    ids = run_ids(srv)
+    rid = {k: ids[k] for k in exp}
+
+    def q(name):
+        with open(f'{DOCS}/queries/{name}.sql') as f:
+            return srv.rows(f.read().strip())
+    # top retransmitting QPs: per box and hour, the ten (dst, qpn) that resent most
+    counts = {}
+    for (box, _), e in exp.items():
+        for f in e['all']:
+            for x in f.get('findings', []):
+                if x['event'] in ('psn.retransmit', 'retransmit.timeout'):
+                    key = (box, int(f['ts']) // 3600 * 3600, x.get('dst', ''), x['qpn'])
+                    counts[key] = counts.get(key, 0) + 1
+    want = []
+    for bh in sorted({k[:2] for k in counts}):
+        rows = sorted((k for k in counts if k[:2] == bh), key=lambda k: (-counts[k], k[2], k[3]))[:10]
+        want += [(k[0], k[1], k[2], k[3], counts[k]) for k in rows]
+    got = [(r['box'], calendar.timegm(time.strptime(r['hour'], '%Y-%m-%d %H:%M:%S')), r['dst'], r['qpn'],
+            int(r['retransmits'])) for r in q('top_retransmitting_qps')]
+    ok(got == want and want, 'top_retransmitting_qps.sql: the JSON findings, counted and ranked', f'{got}\n{want}')
+    got = {(r['box'], r['run_id']): (int(r['lost_before']), int(r['lost_after'])) for r in q('loss_by_capture_point')}
+    want = {(k[0], rid[k]): (sum(s['lost_before_capture'] for s in e['streams']['rows']),
+                             sum(s['lost_after_capture'] for s in e['streams']['rows']))
+            for k, e in exp.items() if e['streams']['rows']}
+    ok(got == want, 'loss_by_capture_point.sql: the --summary streams\' lost before and after', f'{got}\n{want}')
+    got = {r['box']: (int(r['cnps']), int(r['p50_ns']), int(r['p99_ns'])) for r in q('ce_to_cnp_quantiles')}
+    want = {}
+    for box in sorted({k[0] for k in exp}):
+        v = [f['analysis']['ce_to_cnp_ns'] for (b, _), e in exp.items() if b == box for f in e['all'] if 'analysis' in f]
+        if v:
+            want[box] = (len(v), quantile(v, 0.5), quantile(v, 0.99))
+    ok(got == want and want, 'ce_to_cnp_quantiles.sql: the JSON frames\' ce_to_cnp_ns p50 and p99', f'{got}\n{want}')
+    got = {(r['box'], r['priority']): int(r['pause_quanta']) for r in q('pfc_paused_time')}
+    want = {}
+    for (box, _), e in exp.items():
+        for f in e['all']:
+            for x in f.get('findings', []):
+                if x['event'] == 'pfc.pause':
+                    key = (box, -1 if x['priority'] is None else x['priority'])
+                    want[key] = want.get(key, 0) + x['quanta']
+    ok(got == want and want, 'pfc_paused_time.sql: the JSON pfc.pause findings\' quanta', f'{got}\n{want}')
+
+
+def pcap_thirds(path):
+    """A pcap's file header with its first third of records, the second third, the rest."""
+    data = open(path, 'rb').read()
+    off, offs = 24, []
+    while off + 16 <= len(data):
+        offs.append(off)
+        off += 16 + int.from_bytes(data[off + 8:off + 12], 'little')
+    a, b = offs[len(offs) // 3], offs[2 * len(offs) // 3]
+    return data[:a], data[a:b], data[b:]
+
+
+def wait_for(cond, timeout=15):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def count(srv, table, where):
+    return int(srv.q(f'SELECT count() FROM {table} WHERE {where}'))
+
+
+def check_restart(srv, tmp):
+    """The server killed while a capture streams in, then restarted: the next run sends the spool
+    first; every row once."""
+    cap = f'{CAPS}/derived/rc_pingpong_loss_stuck.pcap'
+    e = expected(cap)
+    spool = f'{tmp}/spool'
+    parts = pcap_thirds(cap)
+    p = subprocess.Popen([RD, '-q', '-r', '-', '--export', srv.url(), '--export-host', 'k', '--export-spool', spool],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p.stdin.write(parts[0])
+    p.stdin.flush()
+    sent = wait_for(lambda: count(srv, 'frames', "box = 'k'") > 0)  # the first batch, a second old
+    srv.kill()
+    p.stdin.write(parts[1])
+    p.stdin.flush()
+    spooled = wait_for(lambda: os.listdir(spool))  # the next batches fail: into the spool
+    srv.start()
+    retried = wait_for(lambda: not os.listdir(spool))  # sent again within the run, after a pause
+    ok(sent and spooled and retried, 'server killed and restarted during a run: the spool sent again within it',
+       f'{sent} {spooled} {retried}')
+    srv.kill()
+    p.stdin.write(parts[2])
+    p.stdin.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    files = os.listdir(spool)
+    ok(p.returncode == 0 and files and 'left in the spool' in err,
+       'server killed again: the run ends with the rest spooled, exit 0', f'{p.returncode} {files} {err}')
+    srv.start()
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'k2',
+                 '--export-spool', spool)
+    n_find = sum(len(f.get('findings', [])) for f in e['all'])
+    got = [count(srv, 'frames', "box = 'k'"), int(srv.q("SELECT uniqExact(frame) FROM frames WHERE box = 'k'")),
+           count(srv, 'findings', "box = 'k'"), count(srv, 'streams', "box = 'k'"), count(srv, 'captures', "box = 'k'")]
+    want = [len(e['frames']), len(e['frames']), n_find, len(e['streams']['rows']), 1]
+    ok(r.returncode == 0 and got == want and not os.listdir(spool),
+       'server restarted: the next run drains the spool first, every row once', f'{got} {want} {r.stderr}')
+    return spool
+
+
+def check_lost_reply(srv, spool):
+    """A batch the server took but whose answer was lost is in the spool too: sent again, it is
+    found by its batch id and not doubled."""
+    bid = srv.q("SELECT any(batch_id) FROM frames WHERE box = 'k'").strip()
+    n = count(srv, 'frames', "box = 'k'")
+    # the batch's rows as rocedump sent them: 64-bit numbers unquoted
+    rows = urllib.request.urlopen(urllib.request.Request(
+        f'http://127.0.0.1:{srv.http}/?database=rd&output_format_json_quote_64bit_integers=0',
+        data=f"SELECT * FROM frames WHERE batch_id = '{bid}' FORMAT JSONEachRow".encode()), timeout=30).read()
+    run, seq = bid.split(':')
+    with open(f'{spool}/{run}.{seq}.frames.rows', 'wb') as f:
+        f.write(rows)
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'k3',
+                 '--export-spool', spool)
+    ok(r.returncode == 0 and count(srv, 'frames', "box = 'k'") == n and not os.listdir(spool),
+       'a batch resent after a lost reply is found by its batch id, not doubled', r.stderr)
+
+
+def check_spool_full(srv, tmp):
+    """Inserts refused (a read-only user: HTTP 500 and 'Code: 164'), the spool holding only so
+    much: the rows that did not fit are dropped, and counted exactly (exit status, metric)."""
+    cap = f'{CAPS}/rxe/read_bw_lossy.pcap'
+    e = expected(cap)
+    spool, metrics = f'{tmp}/spool-full', f'{tmp}/metrics.prom'
+    env = dict(os.environ, CLICKHOUSE_PASSWORD='secret')
+    url = srv.url().replace('://', '://ro@')
+    r = rocedump('-q', '-r', cap, '--export', url, '--export-host', 'f', '--export-all-frames', '--export-spool', spool,
+                 '--export-spool-max', '8192', '--metrics-file', metrics, env=env)
+    spooled = sum(open(f'{spool}/{n}', 'rb').read().count(b'\n') for n in os.listdir(spool))
+    total = len(e['all']) + sum(len(f.get('findings', [])) for f in e['all']) + len(e['streams']['rows']) + 1
+    m = [line for line in open(metrics) if line.startswith('rocedump_export_rows_total{outcome="dropped"}')]
+    dropped = total - spooled
+    ok(r.returncode == 2 and f' {dropped} dropped' in r.stderr and 'Code: 164' in r.stderr and spooled > 0 and
+       m == [f'rocedump_export_rows_total{{outcome="dropped"}} {dropped}\n'],
+       f'spool full: {dropped} of {total} rows dropped and counted exactly (stderr, metric, exit 2)',
+       f'{r.returncode} {r.stderr} {m} spooled {spooled}')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'f2',
+                 '--export-spool', spool)
+    ok(r.returncode == 0 and count(srv, 'frames', "box = 'f'") + count(srv, 'findings', "box = 'f'") +
+       count(srv, 'streams', "box = 'f'") + count(srv, 'captures', "box = 'f'") == spooled,
+       'the spooled rows sent by the next run', r.stderr)
+
+
+def check_refusals(srv):
+    srv.q('CREATE DATABASE other', db='default')
+    srv.q('CREATE TABLE other.findings (time DateTime, frame UInt32) ENGINE = MergeTree ORDER BY time', db='default')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url('other'))
+    ok(r.returncode == 2 and 'table other.findings differs' in r.stderr, 'a table that differs is refused (exit 2)',
+       r.stderr)
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url('absent'))
+    ok(r.returncode == 2 and 'Code: 81' in r.stderr, 'an absent database: the server\'s error, exit 2', r.stderr)
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', 'https://127.0.0.1/rd')
+    ok(r.returncode == 2 and 'https://127.0.0.1:8443/' in r.stderr, 'https: port 8443 by default', r.stderr)
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url().replace('://', '://ro:secret@'))
+    ok(r.returncode == 2 and 'invalid --export URL' in r.stderr and 'secret' not in r.stderr.split("'")[0],
+       'a password in the URL is refused', r.stderr)
+    pw = f'{os.path.dirname(srv.dir)}/pw'
+    with open(pw, 'w') as f:
+        f.write('wrong\n')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url().replace('://', '://ro@'),
+                 '--export-password-file', pw)
+    ok(r.returncode == 2 and 'Code: 193' in r.stderr, '--export-password-file: the file\'s password is sent', r.stderr)
+
+
+def check_all_frames(srv):
+    """--export-all-frames, and frames_per_minute_vs_drops.sql against the JSON."""
+    cap = f'{CAPS}/gen/capture_drops.pcapng'
+    e = expected(cap)
+    r = rocedump('-q', '-r', cap, '--export', srv.url(), '--export-host', 'm', '--export-all-frames')
+    with open(f'{DOCS}/queries/frames_per_minute_vs_drops.sql') as f:
+        got = [(int(x['frames']), int(x['drops'])) for x in srv.rows(f.read().strip()) if x['box'] == 'm']
+    per_min = {}
+    for fr in e['all']:
+        per_min[int(fr['ts']) // 60] = per_min.get(int(fr['ts']) // 60, 0) + 1
+    cs = e['streams']['capture']
+    drops = sum(cs.get(k) or 0 for k in ('os_drops', 'if_drops'))
+    want = [(per_min[k], drops) for k in sorted(per_min)]
+    ok(r.returncode == 0 and got == want and drops > 0,
+       'frames_per_minute_vs_drops.sql: every frame (--export-all-frames) by minute, the capture\'s drops', f'{got} {want}')
+
+
+def check_evicted(srv):
+    """--max-streams: the streams the analysis evicts are exported as they go (evicted = 1), the
+    rest at the end: as many rows as --summary counts and evicts."""
+    cap = f'{CAPS}/rxe/read_bw_lossy.pcap'
+    out = rocedump('-q', '-T', 'json', '--summary', '--max-streams', '1', '-r', cap).stdout.splitlines()
+    st = json.loads(out[-1])['streams']
+    r = rocedump('-q', '-r', cap, '--export', srv.url(), '--export-host', 'e', '--max-streams', '1')
+    got = (count(srv, 'streams', "box = 'e' AND evicted = 1"), count(srv, 'streams', "box = 'e' AND evicted = 0"))
+    ok(r.returncode == 0 and st['evicted'] > 0 and got == (st['evicted'], st['count']),
+       f'--max-streams 1: {st["evicted"]} evicted streams exported as they went, {st["count"]} at the end',
+       f'{got} {st["evicted"]} {st["count"]} {r.stderr}')
+
+
+def statements(path):
+    """A .sql file's statements, its comments left out."""
+    text = '\n'.join(line.split('--')[0] for line in open(path).read().splitlines())
+    return [s.strip() for s in text.split(';') if s.strip()]
+
+
+def check_cluster(s1, s2):
+    """schema-cluster.sql over two servers as the two shards of one cluster: the rows of two
+    boxes' exports spread over both shards, each once, and read back whole through the
+    Distributed tables."""
+    for s in (s1, s2):
+        s.q('CREATE DATABASE rocedump_local', db='default')
+        for st in statements(f'{DOCS}/schema.sql'):
+            s.q(st, db='rocedump_local')
+    s1.q('CREATE DATABASE rocedump', db='default')
+    for st in statements(f'{DOCS}/schema-cluster.sql'):
+        s1.q(st, db='rocedump')
+    want = {}
+    for box, cap in RUNS[:4]:
+        r = rocedump('-q', '-r', f'{CAPS}/{cap}', '--export', s1.url('rocedump'), '--export-host', box)
+        ok(r.returncode == 0, f'cluster: export of {cap} through the Distributed tables', r.stderr)
+        e = expected(f'{CAPS}/{cap}')
+        want['frames'] = want.get('frames', 0) + len(e['frames'])
+        want['findings'] = want.get('findings', 0) + sum(len(f.get('findings', [])) for f in e['all'])
+    for table in ('frames', 'findings'):
+        whole = int(s1.q(f'SELECT count() FROM {table}', db='rocedump'))
+        parts = [int(s.q(f'SELECT count() FROM {table}', db='rocedump_local')) for s in (s1, s2)]
+        ok(whole == want[table] == sum(parts) and all(parts),
+           f'cluster: {table}: {whole} rows, on two shards ({parts[0]} + {parts[1]})', f'{whole} {parts} {want}')
+
+
+def check_spool_links(srv, tmp):
+    """The spool in a directory others may write to: a link planted under a batch's name is not
+    read through (nor its target sent) when the batches around it are sent; a spool that is itself a link is refused."""
+    spool, secret = f'{tmp}/spool-links', f'{tmp}/secret'
+    os.makedirs(spool)
+    with open(secret, 'w') as f:
+        f.write('{"box":"planted"}\n')
+    os.symlink(secret, f'{spool}/20000101T000000Z-1-0000.0000000001.captures.rows')
+    with open(f'{spool}/20000101T000000Z-1-0000.0000000002.captures.rows', 'w') as f:  # a batch, after it
+        f.write('{"box":"spooled","batch_id":"20000101T000000Z-1-0000:0000000002"}\n')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'l',
+                 '--export-spool', spool)
+    ok(r.returncode == 0 and count(srv, 'captures', "box = 'planted'") == 0 and
+       count(srv, 'captures', "box = 'spooled'") == 1 and not os.listdir(spool) and open(secret).read() == '{"box":"planted"}\n', 'a link planted in the spool is not followed', r.stderr)
+    os.symlink(spool, f'{tmp}/spool-link')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-spool', f'{tmp}/spool-link')
+    ok(r.returncode == 2 and 'spool-link' in r.stderr, 'a spool that is a link is refused (exit 2)', r.stderr)
+
+
+def main():
+    if not os.path.exists(SERVER):
+        print('1..0 # SKIP clickhouse-server is not installed')
+        return 0
+    r = rocedump('--export-schema')
+    ok(r.returncode == 0 and r.stdout == open(f'{DOCS}/schema.sql').read(), '--export-schema prints schema.sql')
+    tmp = tempfile.mkdtemp(prefix='rocedump-ch-')
+    os.chmod(tmp, 0o755)
+    servers = []
+    t0 = time.monotonic()
+    try:
+        srv, srv2 = Server(f'{tmp}/s1'), Server(f'{tmp}/s2')
+        servers += [srv, srv2]
+        # the two of them the two shards of the cluster "rocedump" (schema-cluster.sql)
+        srv.remote = srv2.remote = '<rocedump>' + ''.join(
+            f'<shard><replica><host>127.0.0.1</host><port>{s.tcp}</port></replica></shard>' for s in servers) + '</rocedump>'
+        srv.start()
+        srv.q('CREATE DATABASE rd', db='default')
+        exp = export_runs(srv, tmp)
+        check_tables(srv, exp)
+        check_queries(srv, exp)
+        check_refusals(srv)
+        check_evicted(srv)
+        check_spool_links(srv, tmp)
+        check_all_frames(srv)
+        check_spool_full(srv, tmp)
+        spool = check_restart(srv, tmp)
+        check_lost_reply(srv, spool)
+        srv2.start()
+        check_cluster(srv, srv2)
+        print(f'# took {time.monotonic() - t0:.1f} s')
+    finally:
+        for s in servers:
+            s.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f'1..{n_test}')
+    return 1 if failed else 0
+
+
+sys.exit(main())
