@@ -58,6 +58,7 @@ for k, l in enumerate(open(sys.argv[1]), 1):
     assert f["name"] == sys.argv[2 + f["index"]], f
     assert f["frame"] == seen[f["index"]], (f, seen)
     assert o["link"]["interface"]["id"] == f["index"], o["link"]
+assert seen[0] and seen[1], seen
 print("ok", seen)
 EOF
 grep -q '^ok' "$T/check" && ok "JSON: file.index, file.name, file.frame ($(cat "$T/check"))" ||
@@ -141,6 +142,12 @@ for _ in $(seq 65); do files+=(-r "$a"); done
 "$rd" -r "$b" -r "$a" --threads 2 --batch 16 -T json udp >"$T/t2"
 [ -s "$T/t1" ] && cmp -s "$T/t1" "$T/t2" && ok "--threads 1 and 2, a filter: the same $(wc -l <"$T/t1") frames" ||
 	not_ok "threads" "$(cmp "$T/t1" "$T/t2")"
+
+# 17: standard input as one of the files (read as it comes): the same frames
+"$rd" -r "$b" -r "$taps" -T json | sed 's/"name":"[^"]*"//' >"$T/f1"
+"$rd" -r "$b" -r - -T json <"$taps" | sed 's/"name":"[^"]*"//' >"$T/f2"
+[ -s "$T/f1" ] && cmp -s "$T/f1" "$T/f2" && ok "-r FILE -r - (a pcapng on standard input): the same $(wc -l <"$T/f1") frames" ||
+	not_ok "standard input merged" "$(cmp "$T/f1" "$T/f2")"
 
 echo "1..$n"
 [ "$failed" = 0 ]

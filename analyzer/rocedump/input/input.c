@@ -495,10 +495,8 @@ static inline __attribute__((always_inline)) int numbered_record(struct input *i
 								 size_t errlen)
 {
 	int rc = next_record(in, f, errbuf, errlen);
-	if (rc == 1) {
-		f->number = f->file_number = ++in->records_read;
-		f->file = 0;
-	}
+	if (rc == 1)
+		f->number = ++in->records_read;
 	return rc;
 }
 

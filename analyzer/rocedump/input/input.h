@@ -70,8 +70,10 @@ struct frame {
 	const char *iface_name;   /* its if_name, "" if none (valid while the input is open) */
 	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number);
 				   * several files merged: its place in the merged order */
-	uint64_t file_number;     /* its place in its own file (number, but when merging) */
-	uint32_t file;            /* the file it comes from: its place among the files, from 0 */
+	/* several files merged (else not set): its place in its own file, and that file's place
+	 * among the files, from 0 */
+	uint64_t file_number;
+	uint32_t file;
 	unsigned linktype;        /* ROCE_LINK_*: its interface's (a pcapng may mix them) */
 	/* pcapng, for -w to write the frame again as it was: its interface's description (NULL
 	 * when not known: then none of these is set), its block's time stamp in that interface's

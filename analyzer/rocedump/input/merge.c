@@ -179,6 +179,7 @@ int merge_next(struct input_merge *m, struct frame *f, char *errbuf, size_t errl
 		}
 		e->have = false;
 		*f = e->head;
+		f->file_number = f->number;
 		f->number = ++m->records;
 		globalise(m, e, f);
 		rc = input_filter(&e->in, f, errbuf, errlen);

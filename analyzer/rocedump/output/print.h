@@ -31,8 +31,8 @@ static inline struct roce_field_src print_field_src(const struct print_opts *o, 
 {
 	return (struct roce_field_src){.data = f->data, .p = p, .frame_no = frame_no, .ts_sec = f->ts_sec,
 				       .ts_nsec = f->ts_nsec, .iface_name = f->iface_name,
-				       .file_name = o->files ? o->files[f->file] : NULL, .file = f->file,
-				       .file_frame = f->file_number};
+				       .file_name = o->files ? o->files[f->file] : NULL,
+				       .file = o->files ? f->file : 0, .file_frame = o->files ? f->file_number : 0};
 }
 
 /* fi: the transport analyzer's findings on the frame (details of its transport events), or NULL */
