@@ -203,8 +203,7 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	if (sc->rep)  /* every frame analyzed, as the summary: -Y selects what is printed */
 		report_frame(sc->rep, f->number, f, pkt, &findings);
 	if (o->display && (sc->out || !o->quiet)) {
-		struct roce_field_src src = {.data = f->data, .p = pkt, .frame_no = f->number, .ts_sec = f->ts_sec,
-					     .ts_nsec = f->ts_nsec};
+		struct roce_field_src src = print_field_src(&o->print, f->number, f, pkt);
 		if (!dfilter_match(o->display, &src, &pkt->events))
 			return !o->count || (long long)sc->n < o->count;
 	}
@@ -271,8 +270,9 @@ static int list_and_exit(const struct options *o)
 static int open_input(struct options *o, struct input *in, struct metrics_server **metrics)
 {
 	char err[INPUT_ERRLEN];
-	int rc = o->live.device ? input_open_live(in, &o->live, o->filter, err, sizeof(err))
-				: input_open_file(in, o->read_file, o->filter, err, sizeof(err));
+	int rc = o->live.device	      ? input_open_live(in, &o->live, o->filter, err, sizeof(err))
+		 : o->n_read_files > 1 ? input_open_files(in, o->read_files, o->n_read_files, o->filter, err, sizeof(err))
+				       : input_open_file(in, o->read_file, o->filter, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "rocedump: %s\n", err);
 		return EXIT_USAGE;

@@ -19,6 +19,9 @@
 #include "pipeline.h"
 #include "report/report.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)  /* a number's macro as a string */
+
 /* The --help text; the defaults it states are printed from their names (ROCE_*_DEFAULT in the
  * public headers, rocedump's own *_DEFAULT). */
 static void usage(FILE *f)
@@ -26,7 +29,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: rocedump -r FILE [options] [filter expression]\n"
 		"       rocedump -i INTERFACE [options] [filter expression]\n"
-		"  -r FILE            read a pcap or pcapng file (\"-\" for standard input)\n"
+		"  -r FILE            read a pcap or pcapng file (\"-\" for standard input); given up to\n"
+		"                     %d times, the files' frames merged in time order (as mergecap)\n"
 		"  -i INTERFACE       capture live on INTERFACE (\"any\": all of them); needs root or\n"
 		"                     CAP_NET_RAW (setcap cap_net_raw+ep rocedump)\n"
 		"  -D                 list the interfaces to capture on\n"
@@ -117,7 +121,7 @@ static void usage(FILE *f)
 		"  -h, --help         this help\n"
 		"      --version      print the version\n"
 		"The filter is a libpcap (BPF) expression, as tcpdump takes it.\n",
-		LIVE_SNAPLEN_DEFAULT, LIVE_BUFFER_DEFAULT_KIB, LIVE_BUFFER_DEFAULT_KIB / 1024,
+		INPUT_FILES_MAX, LIVE_SNAPLEN_DEFAULT, LIVE_BUFFER_DEFAULT_KIB, LIVE_BUFFER_DEFAULT_KIB / 1024,
 		(unsigned long long)EXPORT_SPOOL_MAX_DEFAULT, ROCE_MAX_STREAMS_DEFAULT,
 		ROCE_COPY_WINDOW_US_DEFAULT, ROCE_PFC_STORM_NS_DEFAULT / 1000000, ROCE_CNP_INTERVAL_NS_DEFAULT / 1000,
 		ROCE_CNP_TIMEOUT_NS_DEFAULT / 1000, PIPELINE_BATCH_DEFAULT, REPORT_PLOTS_DEFAULT);
@@ -404,11 +408,15 @@ int parse_options(int argc, char **argv, struct options *o)
 		case OPT_EXPORT_SCHEMA:
 			fputs(export_schema_sql, stdout);
 			return -1;
-		case 'r':
-			if (o->read_file)  /* one input: a second file must not silently replace the first */
-				return fail_usage("-r given twice: rocedump reads one capture file a run (merge files with mergecap first)",
-						  optarg);
-			o->read_file = optarg;
+		case 'r':  /* several: merged in time order (input/merge.c) */
+			if (o->n_read_files == INPUT_FILES_MAX)
+				return fail_usage("-r given too many times: rocedump merges at most " STR(INPUT_FILES_MAX)
+						  " files (merge some with mergecap first)", optarg);
+			if (strcmp(optarg, "-") == 0 && o->stdin_read)
+				return fail_usage("-r - given twice: standard input can be read once", NULL);
+			o->stdin_read |= strcmp(optarg, "-") == 0;
+			o->read_files[o->n_read_files++] = optarg;
+			o->read_file = o->read_files[0];
 			break;
 		case 'w':
 			o->write_file = optarg;
@@ -507,6 +515,8 @@ int parse_options(int argc, char **argv, struct options *o)
 		return 0;
 	if (o->list_tstamp_types)
 		return fail_usage("-J lists the time stamp types of an interface: give -i INTERFACE", NULL);
+	if (o->n_read_files > 1)  /* -e and JSON name each frame's file */
+		o->print.files = o->read_files;
 	if (o->read_file && o->live.device)
 		return fail_usage("-r and -i: read a file or capture live, not both", NULL);
 	if (!o->read_file && !o->live.device)

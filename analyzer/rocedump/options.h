@@ -18,7 +18,10 @@
 enum out_format { OUT_TEXT, OUT_JSON };
 
 struct options {
-	const char *read_file;
+	const char *read_file;     /* -r: the first file */
+	const char *read_files[INPUT_FILES_MAX];  /* every -r, in order: several are merged */
+	unsigned n_read_files;
+	bool stdin_read;           /* one of them is "-" */
 	const char *write_file;    /* -w */
 	long long count;           /* -c; 0 = all */
 	struct print_opts print;

@@ -59,6 +59,9 @@ struct roce_field_src {
 	int64_t ts_sec;
 	uint32_t ts_nsec;
 	const char *iface_name; /* the capture interface's name (p->capture_if), NULL or "" if none */
+	const char *file_name;  /* several capture files read as one: the frame's file; else NULL */
+	uint32_t file;          /* then its place among them, from 0, */
+	uint64_t file_frame;    /* and the frame's number in that file */
 	/* The frame's MAD on QP 1 (the mad.* and cm.* fields), decoded by roce_field_get() the first
 	 * time one of those fields is asked for and kept here for the others: leave both zero, as a
 	 * designated initializer does, and do not declare the object const. */

@@ -5,7 +5,8 @@
 #   - the /metrics endpoint under 64 slow clients still answers scrapes (slow_clients.py);
 #   - --metrics-file never follows a link planted, by an unprivileged user, at its temporary
 #     name (PATH.tmp.PID, the name it used to write) or at its final name;
-#   - -r or -i given twice is refused instead of the second silently replacing the first.
+#   - a second -r is read too (merged) and -i given twice is refused, instead of the second
+#     silently replacing the first; -r past 64 files is refused.
 # Every input here is a regression input of a defect once found; the suite runs in the sanitizer
 # builds too.
 set -u
@@ -97,10 +98,17 @@ left=$(find "$D" -name 'm.prom.tmp.*' ! -name "m.prom.tmp.$pid" | wc -l)
 [ "$left" = 0 ]
 check $? "no temporary left behind ($left)"
 
-# one input a run
+# a second -r never replaces the first: both are read (merged), 65 are refused
+frames() { sed -n 's/^\([0-9]*\) frames.*/\1/p' "$@"; }
+n1=$("$rd" -r "$cap" -q | frames) n2=$("$rd" -r "$caps/rxe/write_bw.pcap" -q | frames)
 "$rd" -r "$cap" -r "$caps/rxe/write_bw.pcap" -q >"$T/out" 2>&1; rc=$?
-[ "$rc" = 2 ] && grep -q -- "-r given twice" "$T/out"
-check $? "-r twice: exit 2, not the second file alone (exit $rc)" "$(cat "$T/out")"
+[ "$rc" = 0 ] && [ -n "$n1" ] && [ "$(frames "$T/out")" = $((n1 + n2)) ]
+check $? "-r twice: both files read, not the second alone (exit $rc, $n1 + $n2 frames)" "$(cat "$T/out")"
+many=()
+for _ in $(seq 65); do many+=(-r "$cap"); done
+"$rd" "${many[@]}" -q >"$T/out" 2>&1; rc=$?
+[ "$rc" = 2 ] && grep -q -- "-r given too many times" "$T/out"
+check $? "-r 65 times: exit 2 (exit $rc)" "$(cat "$T/out")"
 "$rd" -i lo -i lo -q >"$T/out" 2>&1; rc=$?
 [ "$rc" = 2 ] && grep -q -- "-i given twice" "$T/out"
 check $? "-i twice: exit 2 (exit $rc)" "$(cat "$T/out")"

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "input/merge.h"
 #include "input/pcapngread.h"
 #include "roce/common.h"
 
@@ -325,6 +326,8 @@ static bool record_ready(struct input *in)
 
 void input_wait(struct input *in, int timeout_ms, int wake_fd)
 {
+	if (in->merge)
+		in = merge_waiting(in->merge);  /* the file whose next frame the merge waits for */
 	if (!in->source)
 		return;
 	int avail = 0;
@@ -475,24 +478,52 @@ static const struct bpf_program *filter_for(struct input *in, unsigned linktype,
 	return prog;
 }
 
+/* Whether frame f of the file passes the filter: 1 yes, 0 no, -1 an error (message in errbuf). */
+static inline int passes(struct input *in, const struct frame *f, char *errbuf, size_t errlen)
+{
+	if (!in->filter.bf_insns || in->live)
+		return 1;
+	const struct bpf_program *prog = f->linktype == in->linktype ? &in->filter : filter_for(in, f->linktype, errbuf, errlen);
+	if (!prog)
+		return -1;
+	struct pcap_pkthdr ph = {.caplen = f->caplen, .len = f->wirelen};
+	return pcap_offline_filter(prog, &ph, f->data) ? 1 : 0;
+}
+
+/* The next record with its number (input_next()'s results), whatever the filter says. */
+static inline __attribute__((always_inline)) int numbered_record(struct input *in, struct frame *f, char *errbuf,
+								 size_t errlen)
+{
+	int rc = next_record(in, f, errbuf, errlen);
+	if (rc == 1)
+		f->number = ++in->records_read;
+	return rc;
+}
+
+int input_next_record(struct input *in, struct frame *f, char *errbuf, size_t errlen)
+{
+	return numbered_record(in, f, errbuf, errlen);
+}
+
+int input_filter(struct input *in, const struct frame *f, char *errbuf, size_t errlen)
+{
+	return passes(in, f, errbuf, errlen);
+}
+
 /* The filter runs here, on every record, rather than in libpcap's reader, so that the records it
  * rejects are counted too: f->number is the record's place in the file, as tshark's
  * frame.number. Live, the kernel has run it: the number counts the frames captured. */
 int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 {
+	if (__builtin_expect(in->merge != NULL, 0))
+		return merge_next(in->merge, f, errbuf, errlen);
 	for (;;) {
-		int rc = next_record(in, f, errbuf, errlen);
+		int rc = numbered_record(in, f, errbuf, errlen);
 		if (rc != 1)
 			return rc;
-		f->number = ++in->records_read;
-		if (!in->filter.bf_insns || in->live)
-			return 1;
-		const struct bpf_program *prog = f->linktype == in->linktype ? &in->filter : filter_for(in, f->linktype, errbuf, errlen);
-		if (!prog)
-			return -1;
-		struct pcap_pkthdr ph = {.caplen = f->caplen, .len = f->wirelen};
-		if (pcap_offline_filter(prog, &ph, f->data))
-			return 1;
+		rc = passes(in, f, errbuf, errlen);
+		if (rc)
+			return rc;
 	}
 }
 
@@ -516,6 +547,8 @@ void input_update_stats(struct input *in)
 
 uint64_t input_offset(const struct input *in)
 {
+	if (in->merge)
+		return merge_offset(in->merge);
 	if (!in->source || in->live)
 		return 0;
 	if (in->direct)
@@ -529,6 +562,7 @@ uint64_t input_offset(const struct input *in)
 
 void input_close(struct input *in)
 {
+	merge_close(in->merge);
 	pcapread_close(&in->records);
 	pcap_freecode(&in->filter);  /* none compiled: nothing to free */
 	for (unsigned i = 0; i < in->n_more; i++)
@@ -548,11 +582,15 @@ void input_close(struct input *in)
 
 void input_stopped_early(struct input *in)
 {
-	if (!in->live)
+	if (in->merge)
+		merge_stopped_early(in->merge);
+	else if (!in->live)
 		in->source->stats.complete = false;
 }
 
 const struct capstats *input_capstats(const struct input *in)
 {
+	if (in->merge)
+		return merge_capstats(in->merge);
 	return &in->source->stats;
 }

@@ -21,6 +21,9 @@
 #include "input/pcapread.h"
 
 #define INPUT_LINKTYPES 8  /* link types besides the first one a filter is compiled for */
+#define INPUT_FILES_MAX 64 /* capture files one run reads (-r given several times: merge.c) */
+
+struct input_merge;
 
 struct input {
 	pcap_t *pcap;
@@ -44,6 +47,7 @@ struct input {
 	/* live: the kernel's 32-bit counts, last seen and widened to 64 bits */
 	uint32_t last_recv, last_drop, last_ifdrop;
 	uint64_t recv, drop, ifdrop;
+	struct input_merge *merge;  /* several files merged in time order (merge.c); NULL: one input */
 };
 
 /* The most bytes of options a frame read by libpcap carries (struct frame). */
@@ -60,9 +64,16 @@ struct frame {
 	uint32_t caplen, wirelen;
 	int64_t ts_sec;           /* may be negative (a pcapng if_tsoffset, a pcap past 2038) */
 	uint32_t ts_nsec;         /* 0 .. 999,999,999 */
-	uint32_t iface;           /* pcapng: capstats_iface_key() of its interface; 0: not known (pcap) */
+	uint32_t iface;           /* pcapng: capstats_iface_key() of its interface; 0: not known (pcap);
+				   * several files merged: the global interface's key, section 0 and
+				   * if_id the interface's number over all files (merge.c) */
 	const char *iface_name;   /* its if_name, "" if none (valid while the input is open) */
-	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number) */
+	uint64_t number;          /* the record's place in the file, from 1 (tshark's frame.number);
+				   * several files merged: its place in the merged order */
+	/* several files merged (else not set): its place in its own file, and that file's place
+	 * among the files, from 0 */
+	uint64_t file_number;
+	uint32_t file;
 	unsigned linktype;        /* ROCE_LINK_*: its interface's (a pcapng may mix them) */
 	/* pcapng, for -w to write the frame again as it was: its interface's description (NULL
 	 * when not known: then none of these is set), its block's time stamp in that interface's
@@ -88,6 +99,14 @@ static inline int64_t frame_ts_ns(const struct frame *f)
 /* Open path ("-" is stdin) and compile filter (NULL or "" for none). Returns 0, or -1 with
  * a message in errbuf. */
 int input_open_file(struct input *in, const char *path, const char *filter, char *errbuf, size_t errlen);
+/* Open the n capture files paths[] (n from 2 to INPUT_FILES_MAX; none "-" more than once), whose
+ * frames input_next() hands out merged in time order as mergecap merges them (merge.c), each
+ * with the filter. 0, or -1 with a message naming the file at fault. */
+int input_open_files(struct input *in, const char *const *paths, unsigned n, const char *filter, char *errbuf,
+		     size_t errlen);
+/* The name of capture point (interface) iface of the frames: its pcapng if_name, else the base
+ * name of its file. */
+const char *input_point_name(const struct input *in, uint32_t iface);
 /* Open a live capture on cfg->device with filter (NULL or "" for none). 0, or -1 with a message. */
 int input_open_live(struct input *in, const struct live_config *cfg, const char *filter, char *errbuf,
 		    size_t errlen);
@@ -139,7 +158,8 @@ void input_update_stats(struct input *in);
 /* The bytes of the file read so far, for a progress report (what the reader took, which may be
  * ahead of the frames used). */
 uint64_t input_offset(const struct input *in);
-/* The drop counts found in the bytes read so far (complete once input_next returned 0). */
+/* The drop counts found in the bytes read so far (complete once input_next returned 0); several
+ * files: over all of them, each interface under its global number. */
 const struct capstats *input_capstats(const struct input *in);
 /* The run stopped before the end of the file (-c): the counts found are not complete, however
  * far ahead of the last frame used the file was read. */

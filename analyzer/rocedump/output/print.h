@@ -22,7 +22,18 @@ struct print_opts {
 	bool number;     /* -#: the frame's number first */
 	struct ts_clock *clock;  /* the delta styles' reference (the printer moves it) */
 	uint64_t link_bps;  /* --link-speed: -v prints what a PFC/PAUSE frame's quanta last */
+	const char *const *files;  /* several files merged: their names (struct frame's file); else NULL */
 };
+
+/* The fields' view of frame f (decoded into p), numbered frame_no: with several files, its file. */
+static inline struct roce_field_src print_field_src(const struct print_opts *o, uint64_t frame_no, const struct frame *f,
+						    const struct roce_pkt *p)
+{
+	return (struct roce_field_src){.data = f->data, .p = p, .frame_no = frame_no, .ts_sec = f->ts_sec,
+				       .ts_nsec = f->ts_nsec, .iface_name = f->iface_name,
+				       .file_name = o->files ? o->files[f->file] : NULL,
+				       .file = o->files ? f->file : 0, .file_frame = o->files ? f->file_number : 0};
+}
 
 /* fi: the transport analyzer's findings on the frame (details of its transport events), or NULL */
 void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,

@@ -222,9 +222,7 @@ static void put_congestion_finding(struct sb *s, const struct roce_finding *x)
 void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, const struct frame *f,
 		const struct roce_pkt *p, const struct roce_findings *fi)
 {
-	(void)o;
-	struct roce_field_src src = {.data = f->data, .p = p, .frame_no = frame_no, .ts_sec = f->ts_sec,
-				     .ts_nsec = f->ts_nsec, .iface_name = f->iface_name};
+	struct roce_field_src src = print_field_src(o, frame_no, f, p);
 	sb_puts(s, "{");
 	put_fields(s, &src);
 	sb_puts(s, ",\"events\":[");

@@ -37,8 +37,10 @@ static void put_wrap_addrs(struct sb *s, const struct frame *f, const struct roc
 /* -e: where the frame was seen (pcapng interface, SLL/SLL2 interface and direction; a wrapped
  * frame's mirror: its outer Ethernet and IP addresses), then the Ethernet addresses and VLAN tags
  * of the innermost frame. */
-static void put_link(struct sb *s, const struct frame *f, const struct roce_pkt *p)
+static void put_link(struct sb *s, const struct print_opts *o, const struct frame *f, const struct roce_pkt *p)
 {
+	if (o->files)  /* several files merged: the frame's, and its number there */
+		sb_printf(s, "file %" PRIu32 " (%s) frame %" PRIu64 " ", f->file, o->files[f->file], f->file_number);
 	if (f->iface) {
 		sb_printf(s, "if %" PRIu32, capstats_iface_id(f->iface));
 		if (f->iface_name[0])
@@ -366,7 +368,7 @@ void print_text(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 		sb_puts(s, " ");
 	}
 	if (o->link)
-		put_link(s, f, p);
+		put_link(s, o, f, p);
 	if (p->wrap.kind)
 		put_wrap(s, o, f, p);
 	fmt_net_addrs(p, f->data, src, dst);

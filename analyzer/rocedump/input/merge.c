@@ -1,0 +1,365 @@
+/* merge.c: rocedump -r A -r B ...: several capture files read as one input, their frames handed
+ * out merged in time order as mergecap (Wireshark's wiretap/merge.c) merges them.
+ *
+ * Each file is an input of its own (input.c: its window reader or libpcap, streaming, never
+ * loaded whole). The merge holds each file's next record (its head) and hands out the earliest;
+ * of equal time stamps the later file's, as mergecap does (its comparison keeps the last of
+ * equal ones); a file whose own records go back in time is not sorted: its head takes its turn
+ * as it comes, as in mergecap. A head stays valid while the other files are read (the window
+ * reader keeps it until input_release(), libpcap until its own handle reads again); the frame
+ * handed out is valid until the next call, as a frame libpcap reads (input_frame_kept() is
+ * false: the pipeline copies it). The filter runs after the merge, so that a frame's number is
+ * its place among all the files' records, as in the file mergecap writes.
+ *
+ * Interfaces: each file's get global numbers, in file order, as mergecap -I none numbers the
+ * interface description blocks it writes: a classic pcap file is one interface, a pcapng file has
+ * those its IDBs describe (numbered once every file's first record has been read; an IDB that
+ * comes later gets the next number when its first frame comes). A frame's iface is its global
+ * number's key (capstats_iface_key(0, number)): the core tells the files' capture points apart
+ * (the same packet in two files is a copy) and -w writes each global interface once. */
+#include "input/merge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/input.h"
+#include "input/pcapng.h"
+
+#define MERGE_IFACES CAPSTATS_MAX_NAMES  /* global interfaces told apart; past them, the last one */
+
+struct merge_file {
+	struct input in;
+	struct frame head;              /* its next record, when have */
+	bool have, done;
+	uint32_t last_key, last_global; /* the last interface mapped (a frame's iface), 0: none */
+	/* a classic pcap file's interface, described for -w: its link type, snapshot length and
+	 * if_tsresol 9 (its frames' time stamps written in nanoseconds) */
+	struct capstats_ifdesc desc;
+	uint8_t desc_opts[8];
+};
+
+struct merge_iface {
+	uint32_t file, key;             /* a file's interface (a frame's iface; 0: a pcap file's) */
+};
+
+struct input_merge {
+	unsigned n;
+	struct merge_file *files;
+	uint64_t records;               /* records handed out or filtered out: the merged numbers */
+	unsigned waiting;               /* the file whose head is not ready (INPUT_AGAIN) */
+	bool numbered;                  /* the interfaces known once every head was read are numbered */
+	uint32_t n_ifaces;
+	struct merge_iface ifaces[MERGE_IFACES];  /* by global number */
+	struct capstats stats;          /* merge_stats() */
+	uint8_t *shb_opts;              /* the section header's options of -w (merge_shb_opts) */
+};
+
+/* The global key of file's interface key (0: a classic pcap file's one), numbered when new. */
+static uint32_t global_key(struct input_merge *m, uint32_t file, uint32_t key)
+{
+	struct merge_file *e = &m->files[file];
+	if (e->last_global && e->last_key == key)
+		return e->last_global;
+	uint32_t g = 0;
+	while (g < m->n_ifaces && (m->ifaces[g].file != file || m->ifaces[g].key != key))
+		g++;
+	if (g == m->n_ifaces) {
+		if (g == MERGE_IFACES)
+			g--;
+		else
+			m->ifaces[m->n_ifaces++] = (struct merge_iface){file, key};
+	}
+	e->last_key = key;
+	return e->last_global = capstats_iface_key(0, g);
+}
+
+static bool is_pcapng(const struct merge_file *e)
+{
+	return input_capstats(&e->in)->format == CAPSTATS_PCAPNG;
+}
+
+/* Every interface known so far numbered, file after file, in the order their IDBs came. */
+static void number_ifaces(struct input_merge *m)
+{
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct capstats *cs = input_capstats(&m->files[i].in);
+		if (!is_pcapng(&m->files[i]))
+			global_key(m, i, 0);
+		for (uint32_t k = 0; is_pcapng(&m->files[i]) && k < cs->n_names && k < CAPSTATS_MAX_NAMES; k++)
+			global_key(m, i, cs->names[k].key);
+	}
+	m->numbered = true;
+}
+
+/* The description of global interface g: its IDB's, a classic pcap file's, or NULL. */
+static const struct capstats_ifdesc *global_desc(const struct input_merge *m, uint32_t g)
+{
+	const struct merge_file *e = &m->files[m->ifaces[g].file];
+	if (!is_pcapng(e))
+		return &e->desc;
+	return capstats_iface_desc(input_capstats(&e->in), m->ifaces[g].key);
+}
+
+/* A classic pcap file's interface described (see struct merge_file). */
+static void describe_pcap(struct merge_file *e)
+{
+	uint16_t code = PCAPNG_OPT_IF_TSRESOL, len = 1;
+	memcpy(e->desc_opts, &code, 2);
+	memcpy(e->desc_opts + 2, &len, 2);
+	e->desc_opts[4] = 9;
+	e->desc.linktype = (uint16_t)e->in.linktype;
+	e->desc.snaplen = e->in.pcap ? (uint32_t)pcap_snapshot(e->in.pcap) : 0;
+	e->desc.opts = (struct capstats_opts){e->desc_opts, sizeof(e->desc_opts)};
+}
+
+/* Every file's head read, but for files at their end: 1, -1 on a read error (its message names
+ * the file), INPUT_AGAIN when one is not ready. */
+static int fill_heads(struct input_merge *m, char *errbuf, size_t errlen)
+{
+	for (unsigned i = 0; i < m->n; i++) {
+		struct merge_file *e = &m->files[i];
+		if (e->have || e->done)
+			continue;
+		input_release(&e->in, NULL);  /* its frame handed out last is no longer in use */
+		int rc = input_next_record(&e->in, &e->head, errbuf, errlen);
+		if (rc == INPUT_AGAIN) {
+			m->waiting = i;
+			return rc;
+		}
+		if (rc < 0)
+			return rc;
+		e->have = rc == 1;
+		e->done = rc == 0;
+	}
+	if (!m->numbered)
+		number_ifaces(m);
+	return 1;
+}
+
+/* The file whose head comes first (see above), NULL when every file is at its end. */
+static struct merge_file *earliest(struct input_merge *m)
+{
+	struct merge_file *best = NULL;
+	for (unsigned i = 0; i < m->n; i++) {
+		struct merge_file *e = &m->files[i];
+		if (e->have && (!best || e->head.ts_sec < best->head.ts_sec ||
+				(e->head.ts_sec == best->head.ts_sec && e->head.ts_nsec <= best->head.ts_nsec)))
+			best = e;
+	}
+	return best;
+}
+
+/* Frame f of file e as the merged input has it: its global interface, described for -w. */
+static void globalise(struct input_merge *m, struct merge_file *e, struct frame *f)
+{
+	f->file = (uint32_t)(e - m->files);
+	f->iface = global_key(m, f->file, f->iface);
+	if (!is_pcapng(e)) {
+		int64_t ns = frame_ts_ns(f);
+		f->ifdesc = &e->desc;
+		f->ts_raw = ns < 0 ? 0 : (uint64_t)ns;
+		f->opts = NULL;
+		f->opts_len = 0;
+	}
+	f->iface_name = f->ifdesc ? f->ifdesc->name : "";
+}
+
+static void merge_stats(struct input_merge *m);
+
+int merge_next(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen)
+{
+	for (;;) {
+		int rc = fill_heads(m, errbuf, errlen);
+		if (rc != 1)
+			return rc;
+		struct merge_file *e = earliest(m);
+		if (!e) {
+			merge_stats(m);  /* every file read: the counts are complete */
+			return 0;
+		}
+		e->have = false;
+		*f = e->head;
+		f->file_number = f->number;
+		f->number = ++m->records;
+		globalise(m, e, f);
+		rc = input_filter(&e->in, f, errbuf, errlen);
+		if (rc)
+			return rc;
+	}
+}
+
+struct input *merge_waiting(struct input_merge *m)
+{
+	return &m->files[m->waiting].in;
+}
+
+uint64_t merge_offset(const struct input_merge *m)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < m->n; i++)
+		sum += input_offset(&m->files[i].in);
+	return sum;
+}
+
+/* The files' counts under the global interface numbers: the statistics of each interface, the
+ * description of each (its key the global one), complete when every file's are. */
+static void merge_stats(struct input_merge *m)
+{
+	struct capstats *a = &m->stats;
+	a->format = CAPSTATS_PCAP;
+	a->complete = true;
+	a->filtered = a->too_many_ifaces = false;
+	a->n_isb = a->n_ifaces = 0;
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct capstats *cs = input_capstats(&m->files[i].in);
+		if (cs->format == CAPSTATS_PCAPNG)
+			a->format = CAPSTATS_PCAPNG;
+		a->complete &= cs->complete;
+		a->filtered |= cs->filtered;
+		a->too_many_ifaces |= cs->too_many_ifaces;
+		a->n_isb += cs->n_isb;
+		for (uint32_t k = 0; k < cs->n_ifaces; k++) {
+			if (a->n_ifaces == CAPSTATS_MAX_IFACES) {
+				a->too_many_ifaces = true;
+				break;
+			}
+			struct capstats_iface x = cs->iface[k];
+			x.if_id = capstats_iface_id(global_key(m, i, capstats_iface_key(x.section, x.if_id)));
+			x.section = 0;
+			a->iface[a->n_ifaces++] = x;
+		}
+	}
+	a->n_names = 0;
+	for (uint32_t g = 0; g < m->n_ifaces; g++) {
+		const struct capstats_ifdesc *d = global_desc(m, g);
+		a->names[a->n_names] = d ? *d : (struct capstats_ifdesc){0};
+		a->names[a->n_names++].key = capstats_iface_key(0, g);
+	}
+}
+
+const struct capstats *merge_capstats(struct input_merge *m)
+{
+	return &m->stats;
+}
+
+/* Option list opts (machine order, no end-of-options) walked: the length of the option at p, 0
+ * when it is not whole. */
+static uint32_t option_len(const uint8_t *p, const uint8_t *end)
+{
+	if (end - p < 4)
+		return 0;
+	uint16_t len;
+	memcpy(&len, p + 2, 2);
+	uint32_t n = 4 + ((len + 3u) & ~3u);
+	return n <= (size_t)(end - p) ? n : 0;
+}
+
+/* The section header options -w writes: the first file's, and the comments of the others' (as
+ * mergecap keeps them). Out of memory: the first file's alone. */
+static void merge_shb_opts(struct input_merge *m)
+{
+	const struct capstats_opts *first = &input_capstats(&m->files[0].in)->shb_opts;
+	size_t total = first->len;
+	for (unsigned i = 1; i < m->n; i++)
+		total += input_capstats(&m->files[i].in)->shb_opts.len;
+	m->stats.shb_opts = *first;
+	m->shb_opts = total > first->len ? malloc(total) : NULL;
+	if (!m->shb_opts)
+		return;
+	if (first->len)
+		memcpy(m->shb_opts, first->bytes, first->len);
+	uint32_t len = first->len;
+	for (unsigned i = 1; i < m->n; i++) {
+		const struct capstats_opts *o = &input_capstats(&m->files[i].in)->shb_opts;
+		const uint8_t *end = o->bytes + o->len;
+		uint32_t n;
+		for (const uint8_t *p = o->bytes; o->len && (n = option_len(p, end)) != 0; p += n) {
+			uint16_t code;
+			memcpy(&code, p, 2);
+			if (code == PCAPNG_OPT_COMMENT) {
+				memcpy(m->shb_opts + len, p, n);
+				len += n;
+			}
+		}
+	}
+	m->stats.shb_opts = (struct capstats_opts){m->shb_opts, len};
+}
+
+void merge_stopped_early(struct input_merge *m)
+{
+	for (unsigned i = 0; i < m->n; i++)
+		input_stopped_early(&m->files[i].in);
+	merge_stats(m);
+}
+
+void merge_close(struct input_merge *m)
+{
+	if (!m)
+		return;
+	for (unsigned i = 0; i < m->n; i++)
+		input_close(&m->files[i].in);
+	free(m->files);
+	free(m->shb_opts);
+	free(m);
+}
+
+int input_open_files(struct input *in, const char *const *paths, unsigned n, const char *filter, char *errbuf,
+		     size_t errlen)
+{
+	memset(in, 0, sizeof(*in));
+	if (n < 2 || n > INPUT_FILES_MAX) {
+		snprintf(errbuf, errlen, "%u capture files: from 2 to %d are merged", n, INPUT_FILES_MAX);
+		return -1;
+	}
+	struct input_merge *m = calloc(1, sizeof(*m));
+	if (!m || !(m->files = calloc(n, sizeof(*m->files)))) {
+		free(m);
+		snprintf(errbuf, errlen, "out of memory");
+		return -1;
+	}
+	in->merge = m;
+	capstats_init(&m->stats);
+	in->nano = true;
+	for (unsigned i = 0; i < n; i++) {
+		struct merge_file *e = &m->files[i];
+		if (input_open_file(&e->in, paths[i], filter, errbuf, errlen) < 0) {
+			input_close(in);
+			return -1;
+		}
+		m->n = i + 1;
+		describe_pcap(e);
+		in->poll |= e->in.poll;
+		in->size += e->in.size;
+	}
+	in->name = paths[0];
+	in->linktype = m->files[0].in.linktype;
+	int rc = fill_heads(m, errbuf, errlen);  /* a file whose first record is bad fails here */
+	if (rc < 0) {
+		input_close(in);
+		return -1;
+	}
+	merge_shb_opts(m);
+	merge_stats(m);
+	return 0;
+}
+
+/* The base name of path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+const char *input_point_name(const struct input *in, uint32_t iface)
+{
+	if (!in->merge) {
+		const char *name = capstats_iface_name(input_capstats(in), iface);
+		return *name ? name : base_name(in->name);
+	}
+	const struct input_merge *m = in->merge;
+	uint32_t g = capstats_iface_id(iface);
+	if (!iface || g >= m->n_ifaces || !m->files)
+		return base_name(in->name);
+	const struct capstats_ifdesc *d = global_desc(m, g);
+	return d && d->name[0] ? d->name : base_name(m->files[m->ifaces[g].file].in.name);
+}

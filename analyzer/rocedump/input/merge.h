@@ -1,0 +1,30 @@
+/* merge.h: several capture files read as one input, their frames merged in time order
+ * (merge.c): what input.c calls, and what merge.c calls of input.c. */
+#ifndef ROCEDUMP_MERGE_H
+#define ROCEDUMP_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct input;
+struct input_merge;
+struct frame;
+struct capstats;
+
+/* input_next() of a merged input. */
+int merge_next(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen);
+/* The file whose next frame the merge waits for (INPUT_AGAIN), for input_wait(). */
+struct input *merge_waiting(struct input_merge *m);
+uint64_t merge_offset(const struct input_merge *m);
+/* The counts of every file, under the global interface numbers (rebuilt at each call). */
+const struct capstats *merge_capstats(struct input_merge *m);
+void merge_stopped_early(struct input_merge *m);
+/* Close every file and free m (NULL: nothing). */
+void merge_close(struct input_merge *m);
+
+/* input.c: the next record of one file, numbered, whatever the filter says (input_next()'s
+ * results); then whether the filter takes it (1 yes, 0 no, -1 an error with its message). */
+int input_next_record(struct input *in, struct frame *f, char *errbuf, size_t errlen);
+int input_filter(struct input *in, const struct frame *f, char *errbuf, size_t errlen);
+
+#endif
