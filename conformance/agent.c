@@ -1,7 +1,8 @@
 /* agent.c: the DUT agent over SSH (see agent.h and README.md "The DUT agent"). Every remote step
  * is one ssh command through the shared connection: the probe (facts), per test "counters, then
  * start the server" and "kill the server, then counters". The remote side needs only a POSIX
- * shell, sysfs, and the tools the setups use (ibv_rc_pingpong, ibv_uc_pingpong, perftest, rping), ethtool and ibv_devinfo. */
+ * shell, sysfs, and the tools the setups use (ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong, perftest,
+ * rping), ethtool and ibv_devinfo. */
 #include "agent.h"
 
 #include <ctype.h>
@@ -569,6 +570,11 @@ static void server_cmd(const struct agent *a, const struct conf_opts *o, const s
 	if (!strcmp(m->name, "rc-pingpong") || !strcmp(m->name, "uc-pingpong")) {
 		snprintf(out, n, "ibv_%.2s_pingpong -d %s -i %u -g %u -n 1 -s %u -m %u -p %u", m->name, a->dev, a->ib_port,
 			 a->gid_index, o->recv_size, o->pmtu, port);
+		return;
+	}
+	if (!strcmp(m->name, "ud-pingpong")) {   /* no -m: a UD message is one packet, -s at most the MTU */
+		snprintf(out, n, "ibv_ud_pingpong -d %s -i %u -g %u -n 1 -s %u -p %u", a->dev, a->ib_port, a->gid_index,
+			 udpp_size(o), port);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {

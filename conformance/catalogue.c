@@ -6,7 +6,8 @@
  * and ATOMIC duplicates (and CMP_SWAP), E the DUT as requester, F ECN/CNP, G PFC, H the IP and UDP
  * headers of the DUT's own packets and its source ports across QPs, M multi-packet messages and
  * packets longer than the PMTU at each path MTU, U the unreliable connected service (a UC QP,
- * --setup uc-pingpong), V RoCEv1 framing. */
+ * --setup uc-pingpong), Q the unreliable datagram service's Q_Key check (a UD QP, --setup ud-pingpong),
+ * V RoCEv1 framing. */
 #include "conform.h"
 #include "tests.h"
 
@@ -172,6 +173,12 @@ const struct conf_test conf_tests[] = {
 	{"U2", "UC SEND_FIRST, MIDDLE skipped, SEND_LAST -> no NAK, the message not delivered; a SEND_ONLY after it delivered",
 	 "IBTA 9.8 unreliable connection: a PSN gap drops the rest of the message", NEED_UC, 0, false, test_u2,
 	 NULL, "9.8", K_UCGAP},
+	{"Q1", "UD SEND_ONLY with a wrong Q_Key in its DETH -> dropped silently; the same SEND with the QP's Q_Key delivered",
+	 "IBTA 10.2.5 Q_Keys: a datagram whose Q_Key is not the QP's is dropped", NEED_UD, 0, false, test_q1,
+	 NULL, "10.2.5, 9.6.1.1", K_QKEYDROP},
+	{"Q2", "UD SEND_ONLY with the QP's Q_Key -> delivered (the DUT's own SEND), no response",
+	 "IBTA 10.2.5 Q_Keys: a datagram with the QP's Q_Key is delivered", NEED_UD, 0, false, test_q2,
+	 NULL, "10.2.5, 9.6.1.1", K_QKEYOK},
 	{"V1", "the setup's request in RoCEv1 framing (EtherType 0x8915, GRH with the QP's GIDs) -> ACK", "Annex A16 RoCEv1 encapsulation", PROBE, 0, false, test_v1,
 	 NULL, "Annex A16", K_V1},
 };

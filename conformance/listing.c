@@ -89,6 +89,11 @@ static const struct {
 	[K_UCGAP] = {"no ACK or NAK, no SEND of the DUT's within 1.5 s of the broken message, the DUT's SEND after the "
 		     "control SEND_ONLY", "an ACK or NAK, or the DUT's SEND after the broken message (it was delivered)",
 		     "no SEND of the DUT's after the control either: the drop cannot be told"},
+	[K_QKEYDROP] = {"no response and no SEND of the DUT's within 1.5 s of the wrong Q_Key, the DUT's SEND after the "
+			"control with the QP's Q_Key", "a response, or the DUT's SEND after the wrong Q_Key (it was delivered)",
+			"no SEND of the DUT's after the control either: the drop cannot be told"},
+	[K_QKEYOK] = {"the DUT's own SEND within 1.5 s (its server sends once our datagram completed a receive), no "
+		      "response", "a response, or no SEND of the DUT's (not delivered)", NULL},
 	[K_REREAD] = {"the first READ request after the responses starts at the withheld response's PSN (or an earlier "
 		      "PSN of the READ), its VA and length moved on by the bytes before that PSN",
 		      "no READ request within 2 s (or 12 ACK timeouts), one that skips the withheld response, or a RETH "
@@ -99,7 +104,7 @@ static const struct {
 /* The setups this version brings up, for the N/A column. */
 static const struct setup_method *const setups[] = {
 	&setup_rc_pingpong, &setup_perftest_write, &setup_perftest_read, &setup_perftest_atomic, &setup_uc_pingpong,
-	&setup_rdma_cm,
+	&setup_ud_pingpong, &setup_rdma_cm,
 };
 
 const char *ibta_ref(const struct conf_test *t, char *buf, size_t n)

@@ -108,10 +108,12 @@ static const char *missing(const struct conf_test *t, unsigned caps, const struc
 	unsigned need = t->needs & ~caps;
 	if (!need)
 		return NULL;
-	if (caps & NEED_UC)
-		snprintf(buf, n, "needs an RC QP: %s brings up a UC QP (group U only)", m->name);
-	else if (need & NEED_UC)
-		snprintf(buf, n, "needs a UC QP (--setup uc-pingpong)");
+	if (need & (NEED_UC | NEED_UD))
+		snprintf(buf, n, "needs a %s QP (--setup %s)", need & NEED_UC ? "UC" : "UD",
+			 need & NEED_UC ? "uc-pingpong" : "ud-pingpong");
+	else if (caps & (NEED_UC | NEED_UD))
+		snprintf(buf, n, "needs an RC QP: %s brings up a %s QP (group %s only)", m->name,
+			 caps & NEED_UC ? "UC" : "UD", caps & NEED_UC ? "U" : "Q");
 	else if (need & NEED_ECN)
 		snprintf(buf, n, "the DUT is not declared to do ECN -> CNP (--ecn); Linux rxe has no CNP support");
 	else if (need & NEED_PFC)

@@ -15,7 +15,7 @@
 
 static const struct setup_method *const methods[] = {
 	&setup_rc_pingpong, &setup_perftest_write, &setup_perftest_read, &setup_perftest_atomic, &setup_uc_pingpong,
-	&setup_rdma_cm,
+	&setup_ud_pingpong, &setup_rdma_cm,
 };
 
 const struct setup_method *setup_find(const char *spec, uint16_t *port, char err[CONF_ERRLEN])

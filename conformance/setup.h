@@ -1,6 +1,6 @@
 /* setup.h: how a live RC queue pair is brought up with a DUT that runs only stock software
  * (--setup METHOD[:PORT]). One file per method: setup_rcpp.c (ibv_rc_pingpong's TCP exchange, and
- * ibv_uc_pingpong's, the same, for a UC QP),
+ * ibv_uc_pingpong's and ibv_ud_pingpong's, the same, for a UC or a UD QP),
  * setup_perftest.c (a perftest server's), setup_rdmacm.c (rping -s: the RDMA-CM REQ/REP/RTU exchange
  * over QP1, then rping's messages). setup.c also has the TCP helpers they share, which keep answering
  * ARP/ND while they wait (the DUT resolves the tester's address while it brings its QP up). */
@@ -41,9 +41,16 @@ int setup_parse_gid(const char *hex, uint8_t gid[16]);
 void setup_choose_qp(struct session *s);
 
 /* The methods. */
-extern const struct setup_method setup_rc_pingpong, setup_uc_pingpong;
+extern const struct setup_method setup_rc_pingpong, setup_uc_pingpong, setup_ud_pingpong;
 extern const struct setup_method setup_perftest_write, setup_perftest_read, setup_perftest_atomic;
 extern const struct setup_method setup_rdma_cm;
+
+/* ud-pingpong (setup_rcpp.c): ibv_ud_pingpong's Q_Key, a UD SEND_ONLY to its QP carrying qkey
+ * in its DETH (our QPN as the source QP), and the server's -s: recv_size, at most the PMTU (the
+ * server refuses a size above its port's MTU). */
+#define UDPP_QKEY 0x11111111u
+void udpp_stim(struct session *s, struct stim *st, uint32_t qkey);
+uint32_t udpp_size(const struct conf_opts *o);
 
 /* rdma-cm (setup_rdmacm.c): rping's exchange from the client's side. */
 /* SEND the tester's source buffer (rping_rdma_info): the server READs it. 0 or -1. */

@@ -1,12 +1,14 @@
-/* setup_rcpp.c: --setup rc-pingpong[:PORT] and uc-pingpong[:PORT], the stock ibv_rc_pingpong and
- * ibv_uc_pingpong servers' exchange (rdma-core libibverbs/examples/rc_pingpong.c, uc_pingpong.c: the
- * same format): the client writes "LID:QPN:PSN:GID" as
+/* setup_rcpp.c: --setup rc-pingpong[:PORT], uc-pingpong[:PORT] and ud-pingpong[:PORT], the stock
+ * ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong servers' exchange (rdma-core
+ * libibverbs/examples/rc_pingpong.c, uc_pingpong.c, ud_pingpong.c: the same format): the client writes "LID:QPN:PSN:GID" as
  * "%04x:%06x:%06x:" + 32 hex digits + NUL (52 bytes), the server moves its QP to RTR/RTS and
  * answers with its own 52 bytes, the client writes "done\0" in one write right after reading
  * them. The server's QP then grants no remote access (qp_access_flags 0), has receives of -s bytes
  * posted, and answers the tester's first SEND with one SEND of its own (AckReq on its last
  * packet), which the tester must ACK for the server to finish. ibv_uc_pingpong's QP is UC: its
- * SEND (UC opcodes) completes when sent, nothing is acknowledged either way. */
+ * SEND (UC opcodes) completes when sent, nothing is acknowledged either way. ibv_ud_pingpong's QP
+ * is UD with Q_Key 0x11111111 (its receives have 40 bytes of GRH space before the -s bytes): it
+ * answers a SEND_ONLY that carries that Q_Key in its DETH with one UD SEND_ONLY to the QPN we sent. */
 #include "setup.h"
 #include "textnum.h"
 
@@ -27,7 +29,7 @@ static void pingpong_qp(struct session *s, const struct setup_method *m, uint32_
 	s->qp.dut_psn = psn;
 	s->qp.caps = m->caps;
 	s->qp.dut_sends = true;
-	s->qp.dut_send_len = s->o->recv_size;
+	s->qp.dut_send_len = m == &setup_ud_pingpong ? udpp_size(s->o) : s->o->recv_size;
 	if (m != &setup_rc_pingpong)
 		return;
 	s->qp.dut_ack_timeout_ms = RCPP_ACK_TIMEOUT_MS;
@@ -142,19 +144,41 @@ static int ucpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
 	return pingpong_exchange(s, &setup_uc_pingpong, port, err);
 }
 
+void udpp_stim(struct session *s, struct stim *st, uint32_t qkey)
+{
+	stim_init(s, st, ROCE_OPC_UD_SEND_ONLY);
+	st->ackreq = false;
+	st->extra.deth.qkey = qkey;
+	st->extra.deth.srcqp = s->qp.my_qpn;
+}
+
+uint32_t udpp_size(const struct conf_opts *o)
+{
+	return o->recv_size < o->pmtu ? o->recv_size : o->pmtu;
+}
+
 /* The server ends once it received a message and sent its own: when its SEND was not seen, one
- * more SEND_ONLY (a UC message starts anew at any PSN), then wait for its SEND. */
-static void ucpp_finish(struct session *s)
+ * more SEND_ONLY (a UC message starts anew at any PSN; UD with the server's Q_Key), then wait for
+ * its SEND. */
+static void unreliable_finish(struct session *s, bool ud)
 {
 	if (!s->qp_up || s->qp_dead || dut_send_last(s) >= 0)
 		return;
 	struct stim st;
-	stim_init(s, &st, ROCE_OPC_UC | ROCE_OPC_SEND_ONLY);
+	if (ud)
+		udpp_stim(s, &st, UDPP_QKEY);
+	else
+		stim_init(s, &st, ROCE_OPC_UC | ROCE_OPC_SEND_ONLY);
 	st.payload_len = 64;
 	sess_send(s, &st, "finish: a SEND so the DUT's server completes a receive");
 	s->epsn = psn_add(s->epsn, 1);
 	sess_wait(s, 3000, pred_send_end, NULL);
 	sess_collect(s, 50);
+}
+
+static void ucpp_finish(struct session *s)
+{
+	unreliable_finish(s, false);
 }
 
 static void ucpp_placeholder(struct session *s)
@@ -170,4 +194,29 @@ const struct setup_method setup_uc_pingpong = {
 	.connect = ucpp_connect,
 	.finish = ucpp_finish,
 	.placeholder = ucpp_placeholder,
+};
+
+static int udpp_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN])
+{
+	return pingpong_exchange(s, &setup_ud_pingpong, port, err);
+}
+
+static void udpp_finish(struct session *s)
+{
+	unreliable_finish(s, true);
+}
+
+static void udpp_placeholder(struct session *s)
+{
+	pingpong_placeholder(s, &setup_ud_pingpong);
+}
+
+const struct setup_method setup_ud_pingpong = {
+	.name = "ud-pingpong",
+	.default_port = 18515,
+	.caps = NEED_UD,
+	.server = "ibv_ud_pingpong -g GIDX -s min(SIZE,PMTU) -n 1 (restarted after every run)",
+	.connect = udpp_connect,
+	.finish = udpp_finish,
+	.placeholder = udpp_placeholder,
 };

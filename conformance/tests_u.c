@@ -3,7 +3,11 @@
  * request with AckReq set (U1), and a PSN gap inside a multi-packet SEND drops the rest of that
  * message, with no NAK and no completion, while the next message that starts (FIRST or ONLY) is
  * delivered (U2). The DUT's server sends its own SEND once one of ours completed a receive: that
- * SEND is how delivery is told from the wire. */
+ * SEND is how delivery is told from the wire. Group Q, the unreliable datagram service's Q_Key
+ * check (IBTA 10.2.5, 9.6.1.1), on the UD QP that --setup ud-pingpong brings up with
+ * ibv_ud_pingpong (Q_Key 0x11111111): a SEND_ONLY whose DETH carries another Q_Key is dropped
+ * silently, one with the QP's Q_Key delivered; its server's own SEND tells which. */
+#include "setup.h"
 #include "tests.h"
 
 #define UC_SEND(seg) (ROCE_OPC_UC | ROCE_OPC_SEND_##seg)
@@ -71,4 +75,42 @@ void test_u2(struct session *s, struct conf_result *r)
 		await_dut_send(s);
 	}
 	rule_uc_gap(since(s, m), c - m, since(s, c), c2 - c, again ? since(s, c2) : NULL, again ? n_since(s, c2) : 0, r);
+}
+
+/* A UD SEND_ONLY of 64 bytes carrying qkey in its DETH. 0, or -1. */
+static int ud_send(struct session *s, uint32_t qkey, const char *what)
+{
+	struct stim st;
+	udpp_stim(s, &st, qkey);
+	st.payload_len = 64;
+	int rc = sess_send(s, &st, "%s: UD SEND_ONLY psn 0x%06x, Q_Key 0x%08x, 64 bytes", what, st.psn, qkey);
+	s->epsn = psn_add(s->epsn, 1);
+	return rc;
+}
+
+/* Q1: a SEND_ONLY with a Q_Key other than the QP's -> nothing (no response, no SEND of the DUT's);
+ * then the same SEND with the QP's Q_Key -> delivered (the DUT's SEND), which shows the DUT alive. */
+void test_q1(struct session *s, struct conf_result *r)
+{
+	size_t m = s->n_resps;
+	if (ud_send(s, UDPP_QKEY ^ 0x33333333u, "Q1 wrong Q_Key") < 0)
+		return;
+	await_dut_send(s);
+	size_t c = s->n_resps;
+	if (!has_send_end(since(s, m), c - m)) {   /* else delivered: the server is done */
+		if (ud_send(s, UDPP_QKEY, "Q1 control: the QP's Q_Key") < 0)
+			return;
+		await_dut_send(s);
+	}
+	rule_ud_qkey_drop(since(s, m), c - m, since(s, c), n_since(s, c), r);
+}
+
+/* Q2: a SEND_ONLY with the QP's Q_Key -> delivered: the DUT's SEND, no response. */
+void test_q2(struct session *s, struct conf_result *r)
+{
+	size_t m = s->n_resps;
+	if (ud_send(s, UDPP_QKEY, "Q2") < 0)
+		return;
+	await_dut_send(s);
+	rule_ud_qkey_ok(since(s, m), n_since(s, m), r);
 }

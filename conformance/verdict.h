@@ -192,4 +192,16 @@ enum conf_verdict rule_uc_unacked(const struct resp *rs, size_t n, struct conf_r
 enum conf_verdict rule_uc_gap(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
 			      const struct resp *ctl2, size_t nctl2, struct conf_result *r);
 
+/* ---- group Q, the unreliable datagram service's Q_Key check (verdict_u.c) ---- */
+
+/* A UD SEND_ONLY with a Q_Key other than the QP's (IBTA 10.2.5, 9.6.1.1), the DUT's packets after it
+ * in rs, after the control with the QP's Q_Key in ctl (none sent when rs shows a delivery): any
+ * response FAILs; the DUT's SEND in rs (the datagram delivered) FAILs; in ctl PASSes; in neither,
+ * INCONCLUSIVE. */
+enum conf_verdict rule_ud_qkey_drop(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
+				    struct conf_result *r);
+/* A UD SEND_ONLY with the QP's Q_Key: no response among rs[0..n) and the DUT's own SEND (the
+ * datagram delivered) PASSes; no SEND FAILs. */
+enum conf_verdict rule_ud_qkey_ok(const struct resp *rs, size_t n, struct conf_result *r);
+
 #endif

@@ -1,7 +1,9 @@
 /* verdict_u.c: the verdict rules of group U, the unreliable connected service (declared in
  * verdict.h): a UC responder never acknowledges (no ACK, no NAK), and drops the rest of a message
- * whose PSNs have a gap instead of delivering it. Delivery is told from the DUT's server
- * (ibv_uc_pingpong), which sends its own SEND once a receive completes. Pure functions of the
+ * whose PSNs have a gap instead of delivering it; and of group Q, the unreliable datagram service:
+ * a UD SEND whose Q_Key is not the QP's is dropped silently, one with it delivered. Delivery is
+ * told from the DUT's server (ibv_uc_pingpong, ibv_ud_pingpong), which sends its own SEND once a
+ * receive completes. Pure functions of the
  * DUT's recorded packets, like verdict.c's. */
 #include "verdict.h"
 
@@ -26,15 +28,20 @@ bool has_send_end(const struct resp *rs, size_t n)
 	return false;
 }
 
-/* A response among rs[0..n): FAIL naming it (UC has no acknowledgements), or -1. */
-static int no_response(const struct resp *rs, size_t n, struct conf_result *r)
+/* A response among rs[0..n): FAIL naming it (UC and UD have no acknowledgements), or -1. */
+static int no_response_of(const char *svc, const struct resp *rs, size_t n, struct conf_result *r)
 {
 	const struct resp *a = first_response(rs, n);
 	char buf[128];
 	if (!a)
 		return -1;
-	return v_set(r, V_FAIL, "the DUT answered a UC request with %s: a UC responder never acknowledges",
-		     resp_str(a, buf, sizeof(buf)));
+	return v_set(r, V_FAIL, "the DUT answered a %s request with %s: a %s responder never acknowledges", svc,
+		     resp_str(a, buf, sizeof(buf)), svc);
+}
+
+static int no_response(const struct resp *rs, size_t n, struct conf_result *r)
+{
+	return no_response_of("UC", rs, n, r);
 }
 
 enum conf_verdict rule_uc_unacked(const struct resp *rs, size_t n, struct conf_result *r)
@@ -82,4 +89,41 @@ enum conf_verdict rule_uc_gap(const struct resp *rs, size_t n, const struct resp
 			     "delivered: the gap cost a whole valid message besides the rest of the broken one");
 	return v_set(r, V_INCONCLUSIVE, "no SEND_ONLY after the message with the gap brought the DUT's SEND: whether "
 		     "that message was dropped cannot be told from a DUT that delivers nothing");
+}
+
+enum conf_verdict rule_ud_qkey_drop(const struct resp *rs, size_t n, const struct resp *ctl, size_t nctl,
+				    struct conf_result *r)
+{
+	v_expected(r, "no response, no SEND of the DUT's after the SEND_ONLY with the wrong Q_Key (dropped); the DUT's "
+		   "SEND after the control SEND_ONLY with the QP's Q_Key (delivered)");
+	v_observed(r, "wrong Q_Key");
+	v_observed_resps(r, rs, n, 0);
+	v_observed_add(r, "; control with the QP's Q_Key");
+	v_observed_resps(r, ctl, nctl, 0);
+	int v = no_response_of("UD", rs, n, r);
+	if (v < 0)
+		v = no_response_of("UD", ctl, nctl, r);
+	if (v >= 0)
+		return (enum conf_verdict)v;
+	if (has_send_end(rs, n))
+		return v_set(r, V_FAIL, "the DUT's server sent its SEND after the SEND_ONLY with the wrong Q_Key: it "
+			     "delivered a datagram whose Q_Key is not its QP's");
+	if (has_send_end(ctl, nctl))
+		return v_set(r, V_PASS, NULL);
+	return v_set(r, V_INCONCLUSIVE, "the control with the QP's Q_Key brought no SEND of the DUT's either: the "
+		     "drop cannot be told from a DUT that delivers nothing");
+}
+
+enum conf_verdict rule_ud_qkey_ok(const struct resp *rs, size_t n, struct conf_result *r)
+{
+	v_expected(r, "no response (UD is unacknowledged); the DUT's own SEND (its server sends once our datagram "
+		   "completed a receive)");
+	v_observed(r, "after the SEND_ONLY:");
+	v_observed_resps(r, rs, n, 0);
+	int v = no_response_of("UD", rs, n, r);
+	if (v >= 0)
+		return (enum conf_verdict)v;
+	if (!has_send_end(rs, n))
+		return v_set(r, V_FAIL, "no SEND of the DUT's: the datagram with the QP's Q_Key was not delivered");
+	return v_set(r, V_PASS, NULL);
 }

@@ -97,7 +97,8 @@ check(status.get("fault-stopped", (None,))[0] == 3 and verdict(fs, "A1") == "PAS
       f"fault stopped server: A1 PASS, A3 INCONCLUSIVE, exit 3 (got {verdict(fs, 'A1')}/{verdict(fs, 'A3')}, {status.get('fault-stopped')})")
 # 4. the DUT agent (--dut-ssh): the servers started by roceconform (no loop serves these ports), the DUT's
 # facts in the reports, every test's counter deltas, consistent with the verdicts, and nothing left running
-agent = {name: results(name) for name in ("agent-rcpp", "agent-write", "agent-read", "agent-atomic", "agent-uc", "agent-cm")}
+agent = {name: results(name) for name in ("agent-rcpp", "agent-write", "agent-read", "agent-atomic", "agent-uc", "agent-ud",
+                                                 "agent-cm")}
 for name, res in agent.items():
     check(status.get(name, (None,))[0] == 0, f"{name}: exit 0 with no hand-run server (got {status.get(name)})")
     judged = [r for r in res.values() if r["verdict"] != "N/A"]
@@ -125,6 +126,8 @@ for tid, counter in (("A1", "rdma:rcvd_pkts"), ("A4", "rdma:duplicate_request"),
     check(moved(ar, tid, counter) >= 1, f"agent-rcpp: {tid} {verdict(ar, tid)}, {counter} +{moved(ar, tid, counter)}")
 check(moved(agent["agent-read"], "D1", "rdma:sent_pkts") >= 3, f"agent-read: D1's 3 READ responses in rdma:sent_pkts "
       f"(+{moved(agent['agent-read'], 'D1', 'rdma:sent_pkts')})")
+for t in ("Q1", "Q2"):
+    check(verdict(agent["agent-ud"], t) == "PASS", f"agent-ud: {t} PASS on ibv_ud_pingpong (got {verdict(agent['agent-ud'], t)})")
 check(verdict(agent["agent-cm"], "E7") == "PASS", f"agent-cm: E7 PASS on rping -s over RDMA-CM (got {verdict(agent['agent-cm'], 'E7')})")
 drops = [t for t in ar if t[0] == "C" and t != "C6"]
 check(drops and all(verdict(ar, t) == "PASS" and not ar[t]["counters_contradict"] for t in drops),

@@ -61,13 +61,15 @@ dut() {  # a command on the DUT, through the harness's key
   ssh -o BatchMode=yes -o ConnectTimeout=10 -o "UserKnownHostsFile=$DUT_SSH_KNOWN_HOSTS" \
     -o StrictHostKeyChecking=accept-new -i "$DUT_SSH_KEY" -p "${DUT_SSH##*:}" "${DUT_SSH%:*}" "$@"
 }
-servers() { dut "ps -o pid,args | grep -E '^ *[0-9]+ (ibv_[ru]c_pingpong|ib_[a-z]+_bw) .*-p 185(2[5-9]|3[0-9])'"; }
+servers() { dut "ps -o pid,args | grep -E '^ *[0-9]+ (ibv_[ru][cd]_pingpong|ib_[a-z]+_bw) .*-p 185(2[5-9]|3[0-9])'"; }
 run agent-rcpp "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 10)) --tests A1,A4,A5,A8,A9,B1a,B3a,B5,C1,C2,C3,C4,C5,C6,E2,E3,E6a
 run agent-write "${A[@]}" --setup perftest-write:$((DUT_PORT + 11)) --tests B8a,B9
 run agent-read "${A[@]}" --setup perftest-read:$((DUT_PORT + 12)) --tests D1,D2
 run agent-atomic "${A[@]}" --setup perftest-atomic:$((DUT_PORT + 13)) --tests D5
 # group U on ibv_uc_pingpong's UC QP (no loop serves it: only with the agent)
 run agent-uc "${A[@]}" --setup uc-pingpong:$((DUT_PORT + 15)) --tests U
+# group Q on ibv_ud_pingpong's UD QP (the agent starts it; ~6 s)
+run agent-ud "${A[@]}" --setup ud-pingpong:$((DUT_PORT + 16)) --tests Q
 # E7 on rping -s's RDMA-CM QP (the agent starts rping; --dut-size is its -S: a READ of 3 packets)
 run agent-cm "${A[@]}" --setup rdma-cm:7175 --dut-size 3000 --tests E7
 servers > "$O/agent-left.txt" 2>&1

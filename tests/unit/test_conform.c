@@ -462,6 +462,58 @@ Test(rules_u, uc_gap)
 	cr_expect(strstr(r.reason, "dropped too"), "%s", r.reason);
 }
 
+/* Q1 (IBTA 10.2.5): the DUT's SEND only after the control (the wrong Q_Key dropped) passes; a
+ * broken DUT that delivers the wrong-Q_Key datagram (its SEND right after it) fails, so does any
+ * response; no SEND after the control either is INCONCLUSIVE. */
+Test(rules_q, qkey_drop)
+{
+	struct resp send = uc_resp(ROCE_OPC_UD_SEND_ONLY, 0x10, 1000000);
+	struct resp ack = uc_resp(ROCE_OPC_ACK, 0x500, 500000);
+	struct conf_result r = res();
+	cr_expect_eq(rule_ud_qkey_drop(NULL, 0, &send, 1, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ud_qkey_drop(&send, 1, NULL, 0, &r), V_FAIL, "the wrong Q_Key delivered");
+	cr_expect(strstr(r.reason, "wrong Q_Key"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ud_qkey_drop(&ack, 1, &send, 1, &r), V_FAIL, "a response");
+	cr_expect(strstr(r.reason, "UD responder never acknowledges"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ud_qkey_drop(NULL, 0, NULL, 0, &r), V_INCONCLUSIVE);
+}
+
+/* Q2: the DUT's SEND after ours passes; none (not delivered) or a response fails. */
+Test(rules_q, qkey_ok)
+{
+	struct resp send = uc_resp(ROCE_OPC_UD_SEND_ONLY, 0x10, 1000000);
+	struct resp two[2] = {uc_resp(ROCE_OPC_ACK, 0x500, 500000), send};
+	struct conf_result r = res();
+	cr_expect_eq(rule_ud_qkey_ok(&send, 1, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ud_qkey_ok(NULL, 0, &r), V_FAIL);
+	cr_expect(strstr(r.reason, "not delivered"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ud_qkey_ok(two, 2, &r), V_FAIL, "a response");
+}
+
+/* Q1 and Q2 on rxe's recorded answers: its only packet is its SEND after the control (Q1) or
+ * after our SEND (Q2), both PASS; the same SEND taken as the answer to the wrong Q_Key (a DUT
+ * that delivered it) FAILs. */
+Test(rules_q, qkey_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "Q1");
+	cr_assert(has_send_end(s.resps, s.n_resps) && !first_response(&s), "rxe's Q1: its SEND, no response");
+	cr_expect_eq(rule_ud_qkey_drop(NULL, 0, s.resps, s.n_resps, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ud_qkey_drop(s.resps, s.n_resps, NULL, 0, &r), V_FAIL, "the wrong Q_Key delivered");
+	sess_reset(&s);
+	load(&s, "Q2");
+	r = res();
+	cr_expect_eq(rule_ud_qkey_ok(s.resps, s.n_resps, &r), V_PASS, "%s", r.reason);
+	sess_reset(&s);
+}
+
 /* F1's format check (Annex A17.9.3, Figure 6): each field wrong on its own is a FAIL naming it;
  * BECN 0 is a note (receivers ignore B and F, CA17-29). Before, only BECN and the ICRC were
  * checked: every one of these CNPs passed, and one with BECN 0 failed. */
@@ -678,6 +730,10 @@ Test(stimuli, every_test_round_trips)
 	dry_run_setup("uc-pingpong", &frames, &tests);
 	cr_expect_eq(tests - uc_tests, 2, "uc-pingpong runs U1 and U2 only: %u", tests - uc_tests);
 	cr_expect_geq(frames - uc_frames, 4, "U1's SEND_ONLY, U2's FIRST, LAST and control: %u", frames - uc_frames);
+	unsigned ud_frames = frames, ud_tests = tests;
+	dry_run_setup("ud-pingpong", &frames, &tests);
+	cr_expect_eq(tests - ud_tests, 2, "ud-pingpong runs Q1 and Q2 only: %u", tests - ud_tests);
+	cr_expect_geq(frames - ud_frames, 3, "Q1's wrong Q_Key and control, Q2's SEND_ONLY: %u", frames - ud_frames);
 	unsigned cm_tests = tests;
 	dry_run_setup("rdma-cm", &frames, &tests);
 	cr_expect_eq(tests - cm_tests, 1, "rdma-cm runs E7 only: %u", tests - cm_tests);

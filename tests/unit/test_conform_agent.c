@@ -354,6 +354,10 @@ Test(agent, over_a_fake_ssh)
 	cr_assert_eq(agent_test_begin(&a, &o, &setup_uc_pingpong, 18530, err), 0, "%s", err);
 	cr_assert_eq(agent_test_end(&a, &d, &n, err), 0, "%s", err);
 	free(d);
+	/* ud-pingpong's server: ibv_ud_pingpong, no -m, -s at most the PMTU */
+	cr_assert_eq(agent_test_begin(&a, &o, &setup_ud_pingpong, 18531, err), 0, "%s", err);
+	cr_assert_eq(agent_test_end(&a, &d, &n, err), 0, "%s", err);
+	free(d);
 	/* a second test's server, then a signal: it is killed, the connection ended, the directory gone */
 	cr_assert_eq(agent_test_begin(&a, &o, &setup_perftest_read, 18527, err), 0, "%s", err);
 	char ctl_dir[64];
@@ -372,6 +376,7 @@ Test(agent, over_a_fake_ssh)
 	cr_expect(strstr(log, "ibv_rc_pingpong -d rxe0 -i 1 -g 1 -n 1 -s 4096 -m 1024 -p 18525"), "%s", log);
 	cr_expect(strstr(log, "ib_read_bw -F -d rxe0 -i 1 -x 1 -m 1024 -p 18527"));
 	cr_expect(strstr(log, "ibv_uc_pingpong -d rxe0 -i 1 -g 1 -n 1 -s 4096 -m 1024 -p 18530"), "%s", log);
+	cr_expect(strstr(log, "ibv_ud_pingpong -d rxe0 -i 1 -g 1 -n 1 -s 1024 -p 18531"), "%s", log);
 	const char *k = strstr(log, "kill 4242");
 	cr_expect(k && strstr(k + 1, "kill 4242"), "killed after the test and on the signal");
 	cr_expect(strstr(log, "-O exit"));
