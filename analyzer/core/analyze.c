@@ -1082,8 +1082,10 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 	uint32_t icrc;
 	bool has_icrc = copy_icrc(p, &icrc);
 	uint64_t key = p->copy_hint ? p->copy_hint : copy_content_key(p, frame);  /* never 0 */
-	uint32_t where = copy_where(p, frame), src, dst, i;
+	uint32_t where = copy_where(p, frame), src, dst, i, points = t->n_points;
 	struct sighting x = {f->ts, (uint32_t)f->frame, where, sightings_point(t, copy_point(p, frame), f->ts)};
+	if (t->n_points != points)  /* a new capture point: described for path analysis (path.h) */
+		path_point_new(a->path, x.point, p, frame);
 	struct sight_entry *e = sightings_find(t, key, icrc, has_icrc, f->ts, where, &seen);
 	if (seen == COPY_NEW) {
 		sightings_add(t, key, icrc, has_icrc, &x);
@@ -1225,6 +1227,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		a->refused++;
 		return;
 	}
+	if (a->copies)  /* the sighting is_copy made: its stream, for path analysis (path.h) */
+		a->copies->ring[(a->copies->tail - 1) & a->copies->mask].stream = a->ids[idx].id;
 	uint64_t key = s->key;
 	src = key_src(key);
 	dst = key_dst(key);

@@ -27,6 +27,7 @@
 #include "output/rotate.h"
 #include "output/streams.h"
 #include "output/summary.h"
+#include "output/path_out.h"
 #include "pipeline.h"
 #include "report/report.h"
 #include "roce/roce.h"
@@ -398,6 +399,13 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	input_update_stats(&in);
+	if (o.quiet) {  /* the paths across capture points, for the summary (path_out.h) */
+		int prc = path_out_finish(an, input_capstats(&in), &o);
+		if (prc < 0)
+			fprintf(stderr, "rocedump: warning: path analysis: out of memory\n");
+		else if (prc)
+			status = prc;
+	}
 	if (o.quiet) {
 		if (o.format == OUT_JSON)
 			summary_print_json(&sum, input_capstats(&in), an, stdout);
