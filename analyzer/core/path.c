@@ -337,25 +337,50 @@ static void hop_offset(const struct dir_min *dm, const int64_t *off, bool given,
 	}
 }
 
-static int cmp_i64(const void *x, const void *y)
+/* The k-th smallest of v[0..n) (k < n), v partly reordered: quickselect, O(n) on average, where a
+ * sort would take most of the analysis's time on a long capture. */
+static int64_t kth(int64_t *v, uint32_t n, uint32_t k)
 {
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return (a > b) - (a < b);
+	uint32_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2];
+		uint32_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t x = v[i];
+				v[i++] = v[j];
+				v[j] = x;
+				if (j-- == 0)
+					break;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
 }
 
-/* The delay figures of r from n raw delays (v; sorted here, changed), less r's offset, negative
- * ones counted clamped and taken as 0; min and max from the exact extremes. */
+/* The delay figures of r from n raw delays (v, reordered here), less r's offset, negative ones
+ * counted clamped and taken as 0; min and max from the exact extremes. */
 static void hop_delays(struct roce_path_hop *r, int64_t *v, uint32_t n, int64_t mn, int64_t mx)
 {
 	r->delay_min_ns = r->delay_p50_ns = r->delay_p99_ns = r->delay_max_ns = -1;
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), cmp_i64);
 	uint32_t neg = 0;
-	while (neg < n && v[neg] - r->offset_ns < 0)
-		neg++;
+	for (uint32_t k = 0; k < n; k++)
+		neg += v[k] - r->offset_ns < 0;
 	r->clamped = neg;
-	int64_t p50 = v[(n - 1) / 2] - r->offset_ns, p99 = v[(uint32_t)((n * 99ull + 99) / 100) - 1] - r->offset_ns;
+	int64_t p50 = kth(v, n, (n - 1) / 2) - r->offset_ns;
+	int64_t p99 = kth(v, n, (uint32_t)((n * 99ull + 99) / 100) - 1) - r->offset_ns;
 	r->delay_min_ns = mn - r->offset_ns < 0 ? 0 : mn - r->offset_ns;
 	r->delay_max_ns = mx - r->offset_ns < 0 ? 0 : mx - r->offset_ns;
 	r->delay_p50_ns = p50 < 0 ? 0 : p50;

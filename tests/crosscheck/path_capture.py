@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """path_capture.py: a capture of three points for path analysis (docs/path.md), and its check.
 
-  path_capture.py --write OUT.pcapng          make captures/derived/path_three_points.pcapng
+  path_capture.py --write OUT.pcapng [N]      make captures/derived/path_three_points.pcapng (N
+                                              packets per stream instead of 1000: a larger
+                                              capture, for tests/bench/path-bench.sh)
   path_capture.py --rocedump ROCEDUMP CAPS    check it (TAP): that the file is what this script
                                               makes, and that rocedump -q -T json recovers the
                                               drops, the clock offsets and the delays
@@ -64,11 +66,11 @@ def frame(src, dst, qpn, psn, ip_id):
     return f + icrc(f)
 
 
-def stream(rng, src, dst, qpn, path, fate, start, truth):
+def stream(rng, src, dst, qpn, path, fate, start, truth, n=N):
     """The stream's sightings: (point time, point, frame) of every packet at every point that saw
     it; truth gets the true delays per hop."""
     out = []
-    for psn in range(N):
+    for psn in range(n):
         f = frame(src, dst, qpn, psn, (qpn << 8) + psn & 0xffff)
         t = start + psn * SPACING
         what = fate.get(psn)
@@ -97,19 +99,19 @@ def block(kind, body):
     return struct.pack('<II', kind, len(body) + 12) + body + struct.pack('<I', len(body) + 12)
 
 
-def make():
+def make(n=N):
     rng = random.Random(20)
     truth = {}
-    recs = stream(rng, [10, 0, 0, 1], [10, 0, 0, 2], 0x11, [0, 1, 2], X_FATE, 1_700_000_000_000_000_000, truth)
-    recs += stream(rng, [10, 0, 0, 2], [10, 0, 0, 1], 0x12, [2, 1, 0], Y_FATE, 1_700_000_000_000_005_000, truth)
+    recs = stream(rng, [10, 0, 0, 1], [10, 0, 0, 2], 0x11, [0, 1, 2], X_FATE, 1_700_000_000_000_000_000, truth, n)
+    recs += stream(rng, [10, 0, 0, 2], [10, 0, 0, 1], 0x12, [2, 1, 0], Y_FATE, 1_700_000_000_000_005_000, truth, n)
     recs.sort(key=lambda r: (r[0], r[1]))
-    out = block(0x0A0D0D0A, struct.pack('<IHHq', 0x1A2B3C4D, 1, 0, -1))
+    out = [block(0x0A0D0D0A, struct.pack('<IHHq', 0x1A2B3C4D, 1, 0, -1))]
     for name in POINTS:
-        out += block(1, struct.pack('<HHI', 1, 0, 0) + opt(2, name.encode()) + opt(9, b'\x09') + opt(0, b''))
+        out.append(block(1, struct.pack('<HHI', 1, 0, 0) + opt(2, name.encode()) + opt(9, b'\x09') + opt(0, b'')))
     for ts, p, f in recs:
         body = struct.pack('<IIIII', p, ts >> 32, ts & 0xffffffff, len(f), len(f)) + f + bytes(-len(f) % 4)
-        out += block(6, body)
-    return out, truth
+        out.append(block(6, body))
+    return b''.join(out), truth
 
 
 def quantiles(v):
@@ -182,9 +184,10 @@ def check(rocedump, caps):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == '--write':
+    if len(sys.argv) in (3, 4) and sys.argv[1] == '--write':
+        n = int(sys.argv[3]) if len(sys.argv) == 4 and sys.argv[3].isdigit() else N
         with open(sys.argv[2], 'wb') as f:
-            f.write(make()[0])
+            f.write(make(n)[0])
         return 0
     if len(sys.argv) == 4 and sys.argv[1] == '--rocedump':
         return check(sys.argv[2], sys.argv[3])
