@@ -58,6 +58,21 @@ static void find_ref(struct frame_ctx *f, enum roce_event e, uint32_t expected, 
 		x->ref_frame = ref;
 }
 
+/* path.lost on a resend whose original (frame first) a hop between two capture points lost
+ * (path.h). */
+static void path_lost_finding(struct frame_ctx *f, uint64_t first)
+{
+	uint32_t from, to;
+	if (!path_lost_hop(f->a->copies, (uint32_t)first, &from, &to))
+		return;
+	struct roce_finding *x = find(f, ROCE_EV_PATH_LOST, true, f->p->h.bth.psn, f->p->h.bth.psn, -1);
+	if (x) {
+		x->ref_frame = first;
+		x->path_from = (uint16_t)from;
+		x->path_to = (uint16_t)to;
+	}
+}
+
 /* ---- requests ---- */
 
 static void check_pmtu(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
@@ -725,9 +740,11 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 	if (restart_point && !hole && rq->transport == ROCE_TR_RC)
 		count_retry(l, f);
 	if (!hole) {
-		if (!first && f->out)
+		if (!first && (f->out || a->path))
 			original_send(a, s, rq, psn, f, &first);
 		find_ref(f, ROCE_EV_PSN_RETRANSMIT, rq->next_psn, psn, -1, first);
+		if (a->path && first)
+			path_lost_finding(f, first);
 		l->retransmits++;
 	} else if (!(s->flags & F_RESEND) && !start) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, rq->next_psn, psn, -1);

@@ -341,29 +341,29 @@ static void hop_offset(const struct dir_min *dm, const int64_t *off, bool given,
  * sort would take most of the analysis's time on a long capture. */
 static int64_t kth(int64_t *v, uint32_t n, uint32_t k)
 {
-	uint32_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		int64_t pivot = v[lo + (hi - lo) / 2];
-		uint32_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
+	uint32_t lo = 0, hi = n;  /* k is in [lo, hi) */
+	while (hi - lo > 1) {
+		int64_t pivot = v[lo + (hi - lo) / 2], x;
+		uint32_t lt = lo, i = lo, gt = hi;  /* [lo, lt) < pivot, [lt, i) == pivot, [gt, hi) > pivot */
+		while (i < gt) {
+			if (v[i] < pivot) {
+				x = v[lt];
+				v[lt++] = v[i];
+				v[i++] = x;
+			} else if (v[i] > pivot) {
+				x = v[--gt];
+				v[gt] = v[i];
+				v[i] = x;
+			} else {
 				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t x = v[i];
-				v[i++] = v[j];
-				v[j] = x;
-				if (j-- == 0)
-					break;
 			}
 		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
 		else
-			return v[k];
+			return pivot;
 	}
 	return v[k];
 }
@@ -585,4 +585,73 @@ int path_finish(struct path_state *st, struct sightings *t, const int64_t *offse
 const struct roce_path *path_result(const struct path_state *st)
 {
 	return st->finished ? &st->result : NULL;
+}
+
+/* ---- the hop a resent packet's original was lost on ---- */
+
+#define PATH_NEIGHBOURS 64u  /* entries either side of the packet's looked at */
+
+/* The points of entry x in the order it was seen there (first sightings), their number. */
+static unsigned seen_order(const struct sight_entry *x, uint32_t *pts)
+{
+	int64_t ts[ROCE_PATH_POINTS];
+	unsigned n = 0;
+	for (unsigned k = 0; k < x->n; k++) {
+		const struct sighting *y = sighting_at(x, k);
+		unsigned i = 0;
+		while (i < n && pts[i] != y->point)
+			i++;
+		if (i < n || n == ROCE_PATH_POINTS)
+			continue;
+		for (i = n++; i > 0 && ts[i - 1] > y->ts; i--) {
+			pts[i] = pts[i - 1];
+			ts[i] = ts[i - 1];
+		}
+		pts[i] = y->point;
+		ts[i] = y->ts;
+	}
+	return n;
+}
+
+bool path_lost_hop(const struct sightings *t, uint32_t frame, uint32_t *from, uint32_t *to)
+{
+	const struct sight_entry *e = sightings_of_frame(t, frame);
+	if (!e || !e->stream || t->n_points < 2)
+		return false;
+	uint32_t q = (uint32_t)(e - t->ring), at = t->head + ((q - t->head) & t->mask);
+	uint32_t path[ROCE_PATH_POINTS], mine[ROCE_PATH_POINTS], np = 0;
+	for (uint32_t d = 0; d < 2 * PATH_NEIGHBOURS; d++) {  /* the neighbour seen at the most points */
+		uint32_t r = d < PATH_NEIGHBOURS ? at - 1 - d : at + 1 + (d - PATH_NEIGHBOURS);
+		if (r - t->head >= t->tail - t->head)
+			continue;
+		const struct sight_entry *x = &t->ring[r & t->mask];
+		uint32_t pts[ROCE_PATH_POINTS];
+		unsigned n = x->stream == e->stream && x->n > np ? seen_order(x, pts) : 0;
+		if (n > np) {
+			memcpy(path, pts, n * sizeof(*pts));
+			np = n;
+		}
+	}
+	unsigned nm = seen_order(e, mine), last = np;  /* last: the last point of the path it was seen at */
+	bool here = false;  /* the resend (the frame the table saw last) seen where the original was */
+	for (unsigned k = 0; k < nm; k++)
+		here |= mine[k] == t->last_point;
+	if (!here)
+		return false;
+	for (unsigned i = 0; i < np; i++)
+		for (unsigned k = 0; k < nm; k++)
+			if (mine[k] == path[i])
+				last = i;
+	if (last >= np || last + 1 >= np)
+		return false;
+	for (unsigned i = 0; i < last; i++) {  /* a point before it missed it: its mirror, not this hop */
+		bool seen = false;
+		for (unsigned k = 0; k < nm; k++)
+			seen |= mine[k] == path[i];
+		if (!seen)
+			return false;
+	}
+	*from = path[last];
+	*to = path[last + 1];
+	return true;
 }

@@ -31,6 +31,7 @@ SPACING = 10000                              # ns between a stream's packets (> 
 X_FATE = {100: ('lost', 0, 1), 350: ('lost', 0, 1), 700: ('lost', 0, 1), 200: ('lost', 1, 2),
           500: ('lost', 1, 2), 300: ('mirror', 1), 800: ('mirror', 1)}
 Y_FATE = {150: ('lost', 2, 1), 600: ('lost', 1, 0), 601: ('lost', 1, 0), 900: ('mirror', 1)}
+RESEND = {0x11: [100], 0x12: [600]}          # resent after the stream's last packet (path.lost)
 
 
 def icrc(frame):
@@ -70,10 +71,10 @@ def stream(rng, src, dst, qpn, path, fate, start, truth, n=N):
     """The stream's sightings: (point time, point, frame) of every packet at every point that saw
     it; truth gets the true delays per hop."""
     out = []
-    for psn in range(n):
-        f = frame(src, dst, qpn, psn, (qpn << 8) + psn & 0xffff)
-        t = start + psn * SPACING
-        what = fate.get(psn)
+    for idx, psn in enumerate(list(range(n)) + RESEND[qpn]):
+        f = frame(src, dst, qpn, psn, (qpn << 8) + idx & 0xffff)
+        t = start + idx * SPACING
+        what = fate.get(psn) if idx < n else None
         seen = []                                # (point, true time) of the points that saw it
         for k, p in enumerate(path):
             if k:
@@ -174,6 +175,13 @@ def check(rocedump, caps):
         q = quantiles(truth[(a, b)])
         t.check('--point-offset: hop %s>%s: the exact delays, offset given' % (POINTS[a], POINTS[b]),
                 h['delay_ns'] == q and h['offset_source'] == 'given' and h['clamped'] == 0, '%s vs %s' % (h, q))
+    r = subprocess.run([rocedump, '-r', cap], capture_output=True, text=True)
+    names = [p['name'] for p in path['points']]
+    lost = sorted(l[l.index('path.lost('):].split(')')[0] for l in r.stdout.splitlines() if 'path.lost(' in l)
+    want = sorted('path.lost(psn %d, lost between point %d and point %d' % (psn, names.index(POINTS[a]),
+                                                                          names.index(POINTS[b]))
+                  for psn, a, b in [(100, 0, 1), (600, 1, 0)])
+    t.check('the resends of PSNs lost on a hop: path.lost naming the hop', lost == want, '%s vs %s' % (lost, want))
     r = subprocess.run([rocedump, '-q', '-r', cap, '--point-offset', 'nosuch=5'], capture_output=True, text=True)
     t.check('--point-offset naming no point: exit 2 and a message',
             r.returncode == 2 and 'no capture point named' in r.stderr, r.stderr)
