@@ -58,6 +58,21 @@ static void find_ref(struct frame_ctx *f, enum roce_event e, uint32_t expected, 
 		x->ref_frame = ref;
 }
 
+/* path.lost on a resend whose original (frame first) a hop between two capture points lost
+ * (path.h). */
+static void path_lost_finding(struct frame_ctx *f, uint64_t first)
+{
+	uint32_t from, to;
+	if (!path_lost_hop(f->a->copies, (uint32_t)first, &from, &to))
+		return;
+	struct roce_finding *x = find(f, ROCE_EV_PATH_LOST, true, f->p->h.bth.psn, f->p->h.bth.psn, -1);
+	if (x) {
+		x->ref_frame = first;
+		x->path_from = (uint16_t)from;
+		x->path_to = (uint16_t)to;
+	}
+}
+
 /* ---- requests ---- */
 
 static void check_pmtu(struct roce_analyzer *a, struct stream *s, struct frame_ctx *f)
@@ -728,9 +743,11 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 	if (restart_point && !hole && rq->transport == ROCE_TR_RC)
 		count_retry(l, f);
 	if (!hole) {
-		if (!first && f->out)
+		if (!first && (f->out || a->path))
 			original_send(a, s, rq, psn, f, &first);
 		find_ref(f, ROCE_EV_PSN_RETRANSMIT, rq->next_psn, psn, -1, first);
+		if (a->path && first)
+			path_lost_finding(f, first);
 		l->retransmits++;
 	} else if (!(s->flags & F_RESEND) && !start) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, rq->next_psn, psn, -1);
@@ -1085,8 +1102,10 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 	uint32_t icrc;
 	bool has_icrc = copy_icrc(p, &icrc);
 	uint64_t key = p->copy_hint ? p->copy_hint : copy_content_key(p, frame);  /* never 0 */
-	uint32_t where = copy_where(p, frame), src, dst, i;
+	uint32_t where = copy_where(p, frame), src, dst, i, points = t->n_points;
 	struct sighting x = {f->ts, (uint32_t)f->frame, where, sightings_point(t, copy_point(p, frame), f->ts)};
+	if (t->n_points != points)  /* a new capture point: described for path analysis (path.h) */
+		path_point_new(a->path, x.point, p, frame);
 	struct sight_entry *e = sightings_find(t, key, icrc, has_icrc, f->ts, where, &seen);
 	if (seen == COPY_NEW) {
 		sightings_add(t, key, icrc, has_icrc, &x);
@@ -1228,6 +1247,8 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		a->refused++;
 		return;
 	}
+	if (a->copies)  /* the sighting is_copy made: its stream, for path analysis (path.h) */
+		a->copies->ring[(a->copies->tail - 1) & a->copies->mask].stream = a->ids[idx].id;
 	uint64_t key = s->key;
 	src = key_src(key);
 	dst = key_dst(key);

@@ -134,11 +134,6 @@ uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
 	return i;
 }
 
-static inline const struct sighting *sighting_at(const struct sight_entry *e, unsigned k)
-{
-	return k < COPY_INLINE ? &e->s[k] : &e->more[k - COPY_INLINE];
-}
-
 /* How e's packet was seen within the window of ts: not (its first sighting is not within it), at
  * where already (a sighting there within it), or only elsewhere. The window runs from the first
  * sighting, the packet's own: a chain of copies does not stretch it. */
@@ -227,6 +222,8 @@ static inline bool sighting_done(const struct sightings *t, const struct sight_e
 static void sightings_pop(struct sightings *t)
 {
 	struct sight_entry *e = &t->ring[t->head++ & t->mask];
+	if (t->fold)
+		t->fold(t->fold_user, t, e);
 	free(e->more);
 	e->more = NULL;
 }
@@ -283,4 +280,29 @@ void sightings_add(struct sightings *t, uint64_t key, uint32_t icrc, bool has_ic
 	struct sight_entry *e = &t->ring[q & t->mask];
 	*e = (struct sight_entry){.key = key, .next = *b, .icrc = icrc, .n = 1, .has_icrc = has_icrc, .s = {*x}};
 	*b = q;
+}
+
+void sightings_flush(struct sightings *t)
+{
+	while (t->head != t->tail)
+		sightings_pop(t);
+}
+
+const struct sight_entry *sightings_of_frame(const struct sightings *t, uint32_t frame)
+{
+	if (t->head == t->tail)
+		return NULL;
+	uint32_t base = t->ring[t->head & t->mask].s[0].frame, want = frame - base;
+	uint32_t lo = t->head, hi = t->tail;  /* the first entry whose frame is past want: in [lo, hi] */
+	while (lo != hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (t->ring[mid & t->mask].s[0].frame - base <= want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->head)
+		return NULL;
+	const struct sight_entry *e = &t->ring[(lo - 1) & t->mask];
+	return e->s[0].frame == frame ? e : NULL;
 }

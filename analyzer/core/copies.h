@@ -37,6 +37,8 @@ struct sight_entry {
 	uint8_t n;                /* sightings (at most UINT8_MAX are kept) */
 	bool has_icrc;
 	uint16_t more_alloc;      /* room in more */
+	uint32_t stream;          /* its stream's id, set after the transport analysis took it (path.h);
+				   * 0: none (a CNP, a copy, no stream) */
 	struct sighting *more;    /* sightings COPY_INLINE and on */
 	struct sighting s[COPY_INLINE];
 };
@@ -49,6 +51,10 @@ struct sightings {
 	uint32_t n_points, last_point;
 	int64_t window_ns;
 	uint64_t unchecked;       /* entries forgotten for room while a copy could still come */
+	/* called with every entry as it is forgotten (path.h folds its sightings into the path
+	 * statistics); NULL: none */
+	void (*fold)(void *user, const struct sightings *t, const struct sight_entry *e);
+	void *fold_user;
 	struct capture_point {
 		uint64_t id;
 		int64_t newest;   /* the newest time a frame of it had */
@@ -104,6 +110,19 @@ static inline uint32_t sightings_bucket_index(const struct sightings *t, uint64_
 {
 	return (uint32_t)((key ^ (key >> 29)) & t->mask);
 }
+
+/* Sighting k of entry e (k < e->n). */
+static inline const struct sighting *sighting_at(const struct sight_entry *e, unsigned k)
+{
+	return k < COPY_INLINE ? &e->s[k] : &e->more[k - COPY_INLINE];
+}
+
+/* Every entry forgotten (folded first, when a fold is set): at the end of the capture. */
+void sightings_flush(struct sightings *t);
+
+/* The entry whose first sighting was frame number frame (its low 32 bits), NULL if it is no longer
+ * (or never was) in the table: a binary search of the ring, whose entries are in frame order. */
+const struct sight_entry *sightings_of_frame(const struct sightings *t, uint32_t frame);
 
 /* The index of the point with this id, its newest time moved on to ts. */
 uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts);

@@ -170,6 +170,12 @@ size_t roce_event_text_n(char *buf, size_t cap, enum roce_event e, const struct 
 			n += k > 0 ? k : 0;
 			at = (size_t)n < cap ? (size_t)n : cap;
 		}
+		if (e == ROCE_EV_PATH_LOST) {
+			k = snprintf(buf + at, cap - at, ", lost between point %u and point %u", (unsigned)x->path_from,
+				     (unsigned)x->path_to);
+			n += k > 0 ? k : 0;
+			at = (size_t)n < cap ? (size_t)n : cap;
+		}
 		if (e == ROCE_EV_MIRROR_GAP) {
 			k = snprintf(buf + at, cap - at, ", %" PRIu32 " lost", x->seen_psn - x->expected_psn);
 			n += k > 0 ? k : 0;

@@ -404,8 +404,17 @@ struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg, 
 	free(a->copies);
 			a->copies = NULL;
 		}
+		a->path = a->copies ? malloc(sizeof(*a->path)) : NULL;
+		if (a->path && path_init(a->path) < 0) {
+			free(a->path);
+			a->path = NULL;
+		}
+		if (a->path) {
+			a->copies->fold = path_fold;
+			a->copies->fold_user = a->path;
+		}
 	}
-	if (!a->sends || (window_us >= 0 && !a->copies) || idxmap_init(&a->streams, 1024) < 0 ||
+	if (!a->sends || (window_us >= 0 && (!a->copies || !a->path)) || idxmap_init(&a->streams, 1024) < 0 ||
 	    idxmap_init(&a->pairs, 256) < 0 || u64map_init(&a->addr_index, 256) < 0 ||
 	    cong_init(a, cfg ? cfg->congestion : NULL) < 0) {
 		snprintf(errbuf, ROCE_ERRBUF_SIZE, "out of memory");
@@ -430,6 +439,9 @@ void roce_analyzer_free(struct roce_analyzer *a)
 	if (a->copies)
 		sightings_free(a->copies);
 	free(a->copies);
+	if (a->path)
+		path_free(a->path);
+	free(a->path);
 	free(a->found.f);
 	mirror_free(&a->mirror);
 	pages_free(a->req_pool.mem, (size_t)a->req_pool.n_alloc * a->req_pool.size);
@@ -701,6 +713,22 @@ bool finding_grow(struct roce_analyzer *a, struct roce_findings *out)
 uint64_t roce_analyzer_findings(const struct roce_analyzer *a, enum roce_event e)
 {
 	return (unsigned)e < ROCE_EV_COUNT ? a->found.count[e] : 0;
+}
+
+uint32_t roce_analyzer_path_points(const struct roce_analyzer *a, const struct roce_path_point **points)
+{
+	*points = a->path ? a->path->points : NULL;
+	return a->path ? a->path->n_points : 0;
+}
+
+int roce_analyzer_path_finish(struct roce_analyzer *a, const int64_t *offset_ns, const bool *has_offset)
+{
+	return a->path ? path_finish(a->path, a->copies, offset_ns, has_offset) : 0;
+}
+
+const struct roce_path *roce_analyzer_path(const struct roce_analyzer *a)
+{
+	return a->path ? path_result(a->path) : NULL;
 }
 
 uint64_t roce_analyzer_copies_unchecked(const struct roce_analyzer *a)

@@ -12,6 +12,7 @@
 
 #include "congestion.h"
 #include "copies.h"
+#include "path.h"
 #include "idxmap.h"
 #include "mirror.h"
 #include "stream_hash.h"
@@ -377,6 +378,7 @@ struct roce_analyzer {
 	struct block_pool rtt_pool;   /* rings of requests waiting for their response (struct rtt_ring) */
 	struct cong_state cong;   /* congestion analysis (congestion.h) */
 	struct sightings *copies; /* the sightings table (copies.h); NULL: copies not looked for */
+	struct path_state *path;  /* path analysis on the sightings (path.h); with copies */
 	struct mirror_table mirror;  /* mirror sessions (mirror.h) */
 	int64_t copy_window_ns;
 	struct loss_block loss_scratch;  /* counts go here when a loss block cannot be had */

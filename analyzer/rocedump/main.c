@@ -28,6 +28,7 @@
 #include "output/rotate.h"
 #include "output/streams.h"
 #include "output/summary.h"
+#include "output/path_out.h"
 #include "pipeline.h"
 #include "report/report.h"
 #include "roce/roce.h"
@@ -475,6 +476,13 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	input_update_stats(&in);
+	if (o.quiet) {  /* the paths across capture points, for the summary (path_out.h) */
+		int prc = path_out_finish(an, input_capstats(&in), &o);
+		if (prc < 0)
+			fprintf(stderr, "rocedump: warning: path analysis: out of memory\n");
+		else if (prc)
+			status = prc;
+	}
 	int xrc = finish_export(&sc);
 	if (xrc && !status)
 		status = xrc;

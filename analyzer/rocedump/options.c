@@ -98,6 +98,10 @@ static void usage(FILE *f)
 		"                     a packet seen again within N microseconds on another interface or\n"
 		"                     mirror point is a copy (frame.copy), not a resend (default %" PRId64 ";\n"
 		"                     0: copies are not looked for)\n"
+		"      --point-offset POINT=NS\n"
+		"                     capture point POINT's clock runs NS nanoseconds ahead (repeatable;\n"
+		"                     a name or number from the -q path table): path delays use these\n"
+		"                     offsets instead of estimating them\n"
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
 		"      --link-speed S the link's speed for PFC/PAUSE quanta (512 bit times each): e.g.\n"
 		"                     10G, 25G, 100G (default), 400G; bits per second, K/M/G/T suffix\n"
@@ -181,7 +185,7 @@ enum {
 	OPT_IMMEDIATE, OPT_METRICS, OPT_METRICS_FILE, OPT_COPY_WINDOW,
 	OPT_EXPORT, OPT_EXPORT_HOST, OPT_EXPORT_PASSWORD_FILE, OPT_EXPORT_ALL_FRAMES, OPT_EXPORT_SPOOL,
 	OPT_EXPORT_SPOOL_MAX, OPT_EXPORT_SCHEMA,
-	OPT_LINK_SPEED, OPT_PFC_STORM, OPT_DSCP_PRIO, OPT_CNP_INTERVAL, OPT_CNP_TIMEOUT,
+	OPT_LINK_SPEED, OPT_POINT_OFFSET, OPT_PFC_STORM, OPT_DSCP_PRIO, OPT_CNP_INTERVAL, OPT_CNP_TIMEOUT,
 };
 
 /* The numeric options, one row each: a whole number from min to max (pow2: and a power of two),
@@ -199,6 +203,21 @@ struct num_opt {
 };
 
 /* --roce-port: one more UDP destination port decoded as RoCEv2. */
+/* --point-offset POINT=NS: a name (anything up to the last '=') and a signed whole number. */
+static int add_point_offset(struct options *o, char *arg)
+{
+	char *eq = strrchr(arg, '='), *end;
+	if (!eq || eq == arg || !eq[1] || o->n_point_offsets == OPT_POINT_OFFSETS_MAX)
+		return -1;
+	errno = 0;
+	long long v = strtoll(eq + 1, &end, 10);
+	if (errno || *end)
+		return -1;
+	*eq = '\0';
+	o->point_offsets[o->n_point_offsets++] = (struct point_offset){arg, v};
+	return 0;
+}
+
 static const char *add_roce_port(struct options *o, unsigned long long v)
 {
 	if (o->decoder.n_extra_ports == ROCE_MAX_EXTRA_PORTS)
@@ -289,6 +308,7 @@ int parse_options(int argc, char **argv, struct options *o)
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 		{"pmtu", required_argument, NULL, OPT_PMTU},
 		{"copy-window-us", required_argument, NULL, OPT_COPY_WINDOW},
+		{"point-offset", required_argument, NULL, OPT_POINT_OFFSET},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"batch", required_argument, NULL, OPT_BATCH},
 		{"nano", no_argument, NULL, OPT_NANO},
@@ -490,6 +510,10 @@ int parse_options(int argc, char **argv, struct options *o)
 			if (!roce_parse_link_speed(optarg, &o->congestion.link_bps))
 				return fail_usage("invalid link speed (e.g. 25G, 100G, 400G)", optarg);
 			o->print.link_bps = o->congestion.link_bps;
+			break;
+		case OPT_POINT_OFFSET:
+			if (add_point_offset(o, optarg) < 0)
+				return fail_usage("invalid point offset (POINT=NANOSECONDS, at most 64)", optarg);
 			break;
 		case OPT_DSCP_PRIO:
 			if (!roce_parse_dscp_map(optarg, &o->congestion))

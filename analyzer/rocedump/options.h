@@ -17,6 +17,8 @@
 
 enum out_format { OUT_TEXT, OUT_JSON };
 
+#define OPT_POINT_OFFSETS_MAX 64
+
 struct options {
 	const char *read_file;     /* -r: the first file */
 	const char *read_files[INPUT_FILES_MAX];  /* every -r, in order: several are merged */
@@ -31,6 +33,11 @@ struct options {
 	uint32_t max_streams;      /* --max-streams */
 	uint32_t pmtu;             /* --pmtu */
 	int64_t copy_window_us;    /* --copy-window-us; 0: copies are not looked for */
+	struct point_offset {
+		const char *name;  /* a capture point's name or number (path_out.h) */
+		int64_t ns;        /* its clock's offset */
+	} point_offsets[OPT_POINT_OFFSETS_MAX];  /* --point-offset, in the order given */
+	unsigned n_point_offsets;
 	enum out_format format;
 	unsigned threads;          /* --threads; 0 = pipeline_default_threads() */
 	unsigned batch;            /* --batch */

@@ -94,6 +94,8 @@ struct roce_finding {
 	/* psn.gap: a mirror.gap of the frame's mirror session (mirror.h) accounts for the missing
 	 * packets: lost at the mirror, not before the capture point */
 	bool at_mirror;
+	/* path.lost: the capture points (roce/path.h) of the hop that lost the original */
+	uint16_t path_from, path_to;
 };
 
 /* A frame's findings: all of them, however many (a pause in traffic may expire a thousand due

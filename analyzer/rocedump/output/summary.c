@@ -5,6 +5,7 @@
 
 #include "output/congestion_out.h"
 #include "output/mirror_out.h"
+#include "output/path_out.h"
 
 /* The analyzer's findings by event, beside the frames that carry them (the events above count
  * frames; a frame may carry several findings of one event: cnp.missing). */
@@ -77,6 +78,7 @@ void summary_print_text(const struct summary *s, const struct capstats *cs, cons
 		fprintf(out, "copies unchecked: %" PRIu64 " packets forgotten for room before their window ended\n",
 			unchecked);
 	mirror_print_text(an, cs, out);
+	path_print_text(an, cs, out);
 	congestion_print_text(an, link_bps, out);
 }
 
@@ -112,6 +114,7 @@ void summary_print_json(const struct summary *s, const struct capstats *cs, cons
 		fprintf(out, "\"copies_unchecked\":%" PRIu64 ",", unchecked);
 	capstats_print_json(cs, out);
 	mirror_print_json(an, cs, out);
+	path_print_json(an, cs, out);
 	fprintf(out, "}");
 	congestion_print_json(an, out);
 	fprintf(out, "}\n");

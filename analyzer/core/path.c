@@ -1,0 +1,657 @@
+/* path.c: path analysis across capture points (see path.h and roce/path.h): the sightings of each
+ * packet folded into its stream's statistics as the sightings table forgets it, and at the end each
+ * stream's path, its hops' losses, delays and the points' clock offsets. */
+#include "path.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int path_init(struct path_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->rng = UINT64_C(0x9e3779b97f4a7c15);
+	return u64map_init(&st->index, 64);
+}
+
+static void results_free(struct path_state *st)
+{
+	free(st->r_points);
+	free(st->r_streams);
+	free(st->r_hops);
+	free(st->r_totals);
+	st->r_points = NULL;
+	st->r_streams = NULL;
+	st->r_hops = st->r_totals = NULL;
+}
+
+void path_free(struct path_state *st)
+{
+	for (uint32_t k = 0; k < st->n; k++) {
+		for (unsigned q = 0; q < st->s[k].n_pairs; q++)
+			free(st->s[k].pairs[q].d);
+		free(st->s[k].pairs);
+		free(st->s[k].pat);
+	}
+	free(st->s);
+	u64map_free(&st->index);
+	results_free(st);
+	st->s = NULL;
+	st->n = st->alloc = 0;
+}
+
+void path_point_new(struct path_state *st, uint32_t i, const struct roce_pkt *p, const uint8_t *frame)
+{
+	if (i >= COPY_POINTS_MAX)
+		return;
+	struct roce_path_point *pt = &st->points[i];
+	*pt = (struct roce_path_point){.capture_if = p->capture_if, .sll_ifindex = p->sll_ifindex};
+	pt->mirrored = roce_mirror_point_of(p, frame, &pt->mirror);
+	if (pt->mirrored && p->wrap.kind == ROCE_WRAP_ERSPAN3)
+		pt->direction = p->wrap.direction;
+	if (i >= st->n_points)
+		st->n_points = i + 1;
+}
+
+/* ---- folding ---- */
+
+/* Grows *p (of *alloc elements of size sz) to hold one more than n; false when out of memory. */
+static bool room(void **p, uint8_t *alloc, unsigned n, size_t sz)
+{
+	if (n < *alloc)
+		return true;
+	unsigned k = *alloc ? 2u * *alloc : 2u;
+	k = k > 255 ? 255 : k;
+	if (k <= n)
+		return false;
+	void *m = realloc(*p, k * sz);
+	if (!m)
+		return false;
+	*p = m;
+	*alloc = (uint8_t)k;
+	return true;
+}
+
+static struct path_stream *stream_of(struct path_state *st, uint32_t id)
+{
+	uint32_t k;
+	if (u64map_get(&st->index, id, &k))
+		return &st->s[k];
+	if (st->n == st->alloc) {
+		uint32_t n = st->alloc ? 2 * st->alloc : 64;
+		struct path_stream *m = realloc(st->s, n * sizeof(*m));
+		if (!m)
+			return NULL;
+		st->s = m;
+		st->alloc = n;
+	}
+	if (u64map_put(&st->index, id, st->n) < 0)
+		return NULL;
+	st->s[st->n] = (struct path_stream){.stream = id};
+	return &st->s[st->n++];
+}
+
+/* The stream's slot for the table's point, made if new; -1 past ROCE_PATH_POINTS. */
+static int slot_of(struct path_stream *s, uint32_t point)
+{
+	for (unsigned k = 0; k < s->n_slots; k++)
+		if (s->point[k] == point)
+			return (int)k;
+	if (s->n_slots == ROCE_PATH_POINTS)
+		return -1;
+	s->point[s->n_slots] = (uint16_t)point;
+	return s->n_slots++;
+}
+
+static void pattern_add(struct path_state *st, struct path_stream *s, uint8_t mask)
+{
+	for (unsigned k = 0; k < s->n_pat; k++)
+		if (s->pat[k].mask == mask) {
+			s->pat[k].count++;
+			return;
+		}
+	if (!room((void **)&s->pat, &s->pat_alloc, s->n_pat, sizeof(*s->pat))) {
+		st->oom = true;
+		return;
+	}
+	s->pat[s->n_pat++] = (struct path_pattern){mask, 1};
+}
+
+static struct path_pair *pair_of(struct path_state *st, struct path_stream *s, uint8_t i, uint8_t j)
+{
+	for (unsigned k = 0; k < s->n_pairs; k++)
+		if (s->pairs[k].i == i && s->pairs[k].j == j)
+			return &s->pairs[k];
+	if (!room((void **)&s->pairs, &s->pairs_alloc, s->n_pairs, sizeof(*s->pairs))) {
+		st->oom = true;
+		return NULL;
+	}
+	struct path_pair *q = &s->pairs[s->n_pairs++];
+	*q = (struct path_pair){.i = i, .j = j, .dmin = INT64_MAX, .dmax = INT64_MIN};
+	return q;
+}
+
+/* One more delay into q's samples: kept while there is room, then a uniform sample
+ * (reservoir sampling). */
+static void sample_add(struct path_state *st, struct path_pair *q, int64_t d)
+{
+	q->total++;
+	if (q->n < ROCE_PATH_SAMPLES) {
+		if (q->n == q->alloc) {
+			uint32_t n = q->alloc ? 2 * q->alloc : 16;
+			int64_t *m = realloc(q->d, n * sizeof(*m));
+			if (!m) {
+				st->oom = true;
+				return;
+			}
+			q->d = m;
+			q->alloc = n;
+		}
+		q->d[q->n++] = d;
+		return;
+	}
+	st->rng ^= st->rng << 13;
+	st->rng ^= st->rng >> 7;
+	st->rng ^= st->rng << 17;
+	uint64_t r = st->rng % q->total;
+	if (r < ROCE_PATH_SAMPLES)
+		q->d[r] = d;
+}
+
+static void pair_add(struct path_state *st, struct path_pair *q, int64_t ti, int64_t tj)
+{
+	int64_t d = tj - ti;
+	q->both++;
+	q->i_first += ti <= tj;
+	q->dmin = d < q->dmin ? d : q->dmin;
+	q->dmax = d > q->dmax ? d : q->dmax;
+	if (q->both > 1 && ((ti < q->prev_i && tj > q->prev_j) || (ti > q->prev_i && tj < q->prev_j)))
+		q->inversions++;
+	q->prev_i = ti;
+	q->prev_j = tj;
+	sample_add(st, q, d);
+}
+
+void path_fold(void *user, const struct sightings *t, const struct sight_entry *e)
+{
+	struct path_state *st = user;
+	if (t->n_points < 2 || !e->stream)
+		return;
+	struct path_stream *s = stream_of(st, e->stream);
+	if (!s) {
+		st->oom = true;
+		return;
+	}
+	int64_t ts[ROCE_PATH_POINTS];
+	uint8_t mask = 0;
+	for (unsigned k = 0; k < e->n; k++) {
+		const struct sighting *x = sighting_at(e, k);
+		int slot = slot_of(s, x->point);
+		if (slot < 0 || (mask >> slot & 1))
+			continue;
+		mask |= (uint8_t)(1u << slot);
+		ts[slot] = x->ts;
+		st->points[x->point].packets++;
+	}
+	pattern_add(st, s, mask);
+	if (!(mask & (mask - 1)))  /* one point */
+		return;
+	for (uint8_t i = 0; i < s->n_slots; i++)
+		for (uint8_t j = i + 1; j < s->n_slots; j++) {
+			if (!(mask >> i & 1) || !(mask >> j & 1))
+				continue;
+			struct path_pair *q = pair_of(st, s, i, j);
+			if (q)
+				pair_add(st, q, ts[i], ts[j]);
+		}
+}
+
+/* ---- the end: paths, hops, offsets ---- */
+
+/* The pair of slots a and b (either order), NULL if no packet was seen at both. */
+static const struct path_pair *pair_find(const struct path_stream *s, unsigned a, unsigned b)
+{
+	unsigned i = a < b ? a : b, j = a < b ? b : a;
+	for (unsigned k = 0; k < s->n_pairs; k++)
+		if (s->pairs[k].i == i && s->pairs[k].j == j)
+			return &s->pairs[k];
+	return NULL;
+}
+
+/* Whether slot a sees the stream's packets before slot b, by a majority of the packets both saw. */
+static bool sees_first(const struct path_stream *s, unsigned a, unsigned b)
+{
+	const struct path_pair *q = pair_find(s, a, b);
+	if (!q)
+		return false;
+	uint64_t first = a < b ? q->i_first : q->both - q->i_first;
+	return 2 * first > q->both;
+}
+
+/* The stream's path: its slots in the majority order (each by how many others it sees first),
+ * ties by point number. Returns how many. */
+static unsigned stream_path(const struct path_stream *s, uint8_t *slots)
+{
+	unsigned score[ROCE_PATH_POINTS] = {0}, n = s->n_slots;
+	for (unsigned a = 0; a < n; a++) {
+		slots[a] = (uint8_t)a;
+		for (unsigned b = 0; b < n; b++)
+			score[a] += a != b && sees_first(s, a, b);
+	}
+	for (unsigned a = 1; a < n; a++)  /* insertion sort: at most ROCE_PATH_POINTS */
+		for (unsigned b = a; b > 0; b--) {
+			uint8_t x = slots[b - 1], y = slots[b];
+			if (score[x] > score[y] || (score[x] == score[y] && s->point[x] < s->point[y]))
+				break;
+			slots[b - 1] = y;
+			slots[b] = x;
+		}
+	return n;
+}
+
+/* A hop's counts from the stream's patterns: path[h] to path[h + 1] of a path of n slots. */
+static void hop_counts(const struct path_stream *s, const uint8_t *path, unsigned n, unsigned h,
+		       struct roce_path_hop *r)
+{
+	unsigned a = path[h], b = path[h + 1];
+	uint8_t after = 0;
+	for (unsigned k = h + 2; k < n; k++)
+		after |= (uint8_t)(1u << path[k]);
+	for (unsigned k = 0; k < s->n_pat; k++) {
+		uint8_t m = s->pat[k].mask;
+		uint64_t c = s->pat[k].count;
+		if (m >> a & 1)
+			r->seen_from += c;
+		if (m >> b & 1)
+			r->seen_to += c;
+		if ((m >> a & 1) && !(m >> b & 1))
+			*((m & after) ? &r->mirror_lost : &r->lost) += c;
+	}
+	const struct path_pair *q = pair_find(s, a, b);
+	if (q) {
+		r->delays = q->both;
+		r->reordered = q->inversions;
+	}
+}
+
+/* The raw delays from slot a to slot b (to's time minus from's): the pair's samples, negated when
+ * the pair runs the other way. */
+static int64_t raw_min(const struct path_pair *q, bool fwd)
+{
+	return fwd ? q->dmin : -q->dmax;
+}
+
+/* The smallest raw delay of every (from, to) of the table's points seen as a hop. */
+struct dir_min {
+	struct u64map index;      /* from << 32 | to -> mins */
+	int64_t *mins;
+	uint32_t n, alloc;
+};
+
+static int dir_min_note(struct dir_min *dm, uint32_t from, uint32_t to, int64_t v)
+{
+	uint64_t key = (uint64_t)from << 32 | to;
+	uint32_t k;
+	if (u64map_get(&dm->index, key, &k)) {
+		dm->mins[k] = v < dm->mins[k] ? v : dm->mins[k];
+		return 0;
+	}
+	if (dm->n == dm->alloc) {
+		uint32_t n = dm->alloc ? 2 * dm->alloc : 16;
+		int64_t *m = realloc(dm->mins, n * sizeof(*m));
+		if (!m)
+			return -1;
+		dm->mins = m;
+		dm->alloc = n;
+	}
+	if (u64map_put(&dm->index, key, dm->n) < 0)
+		return -1;
+	dm->mins[dm->n++] = v;
+	return 0;
+}
+
+static bool dir_min_get(const struct dir_min *dm, uint32_t from, uint32_t to, int64_t *v)
+{
+	uint32_t k;
+	if (!u64map_get(&dm->index, (uint64_t)from << 32 | to, &k))
+		return false;
+	*v = dm->mins[k];
+	return true;
+}
+
+/* The offset of hop from -> to: given, estimated from the two directions' minima, or none. */
+static void hop_offset(const struct dir_min *dm, const int64_t *off, bool given, struct roce_path_hop *r)
+{
+	int64_t ab, ba;
+	if (given) {
+		r->offset_ns = off[r->to] - off[r->from];
+		r->offset_uncertainty_ns = 0;
+		r->offset_source = ROCE_OFFSET_GIVEN;
+	} else if (dir_min_get(dm, r->from, r->to, &ab) && dir_min_get(dm, r->to, r->from, &ba)) {
+		r->offset_ns = (ab - ba) / 2;
+		r->offset_uncertainty_ns = (ab + ba) / 2;
+		r->offset_source = ROCE_OFFSET_ESTIMATED;
+	} else {
+		r->offset_ns = 0;
+		r->offset_uncertainty_ns = -1;
+		r->offset_source = ROCE_OFFSET_NONE;
+	}
+}
+
+/* The k-th smallest of v[0..n) (k < n), v partly reordered: quickselect, O(n) on average, where a
+ * sort would take most of the analysis's time on a long capture. */
+static int64_t kth(int64_t *v, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n;  /* k is in [lo, hi) */
+	while (hi - lo > 1) {
+		int64_t pivot = v[lo + (hi - lo) / 2], x;
+		uint32_t lt = lo, i = lo, gt = hi;  /* [lo, lt) < pivot, [lt, i) == pivot, [gt, hi) > pivot */
+		while (i < gt) {
+			if (v[i] < pivot) {
+				x = v[lt];
+				v[lt++] = v[i];
+				v[i++] = x;
+			} else if (v[i] > pivot) {
+				x = v[--gt];
+				v[gt] = v[i];
+				v[i] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return v[k];
+}
+
+/* The delay figures of r from n raw delays (v, reordered here), less r's offset, negative ones
+ * counted clamped and taken as 0; min and max from the exact extremes. */
+static void hop_delays(struct roce_path_hop *r, int64_t *v, uint32_t n, int64_t mn, int64_t mx)
+{
+	r->delay_min_ns = r->delay_p50_ns = r->delay_p99_ns = r->delay_max_ns = -1;
+	if (!n)
+		return;
+	uint32_t neg = 0;
+	for (uint32_t k = 0; k < n; k++)
+		neg += v[k] - r->offset_ns < 0;
+	r->clamped = neg;
+	int64_t p50 = kth(v, n, (n - 1) / 2) - r->offset_ns;
+	int64_t p99 = kth(v, n, (uint32_t)((n * 99ull + 99) / 100) - 1) - r->offset_ns;
+	r->delay_min_ns = mn - r->offset_ns < 0 ? 0 : mn - r->offset_ns;
+	r->delay_max_ns = mx - r->offset_ns < 0 ? 0 : mx - r->offset_ns;
+	r->delay_p50_ns = p50 < 0 ? 0 : p50;
+	r->delay_p99_ns = p99 < 0 ? 0 : p99;
+}
+
+/* A pair's raw delays from a to b into v (room for q->n). */
+static void raw_copy(const struct path_pair *q, bool fwd, int64_t *v)
+{
+	for (uint32_t k = 0; k < q->n; k++)
+		v[k] = fwd ? q->d[k] : -q->d[k];
+}
+
+/* Streams seen at two points or more, and the hops they have. */
+static uint32_t count_hops(const struct path_state *st, uint32_t *streams)
+{
+	uint32_t h = 0;
+	*streams = 0;
+	for (uint32_t k = 0; k < st->n; k++)
+		if (st->s[k].n_slots >= 2) {
+			++*streams;
+			h += st->s[k].n_slots - 1u;
+		}
+	return h;
+}
+
+/* Each stream's path and hop counts into the results; the raw minima of each direction noted. */
+static int build_streams(struct path_state *st, struct dir_min *dm)
+{
+	uint32_t ns = 0, nh = 0;
+	for (uint32_t k = 0; k < st->n; k++) {
+		const struct path_stream *s = &st->s[k];
+		if (s->n_slots < 2)
+			continue;
+		uint8_t path[ROCE_PATH_POINTS];
+		unsigned n = stream_path(s, path);
+		struct roce_path_stream *rs = &st->r_streams[ns++];
+		*rs = (struct roce_path_stream){.stream = s->stream, .n_points = n, .hops = &st->r_hops[nh]};
+		for (unsigned i = 0; i < n; i++)
+			rs->points[i] = s->point[path[i]];
+		for (unsigned h = 0; h + 1 < n; h++) {
+			struct roce_path_hop *r = &st->r_hops[nh++];
+			*r = (struct roce_path_hop){.from = s->point[path[h]], .to = s->point[path[h + 1]]};
+			hop_counts(s, path, n, h, r);
+			const struct path_pair *q = pair_find(s, path[h], path[h + 1]);
+			if (q && dir_min_note(dm, r->from, r->to, raw_min(q, path[h] < path[h + 1])) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* A total's raw delays, gathered from its streams' hops. */
+struct total_samples {
+	int64_t *v;
+	uint64_t n, alloc;
+	int64_t mn, mx;
+};
+
+static int total_add(struct total_samples *ts, const int64_t *v, uint32_t n, int64_t mn, int64_t mx)
+{
+	if (n && ts->n + n > ts->alloc) {
+		uint64_t a = ts->alloc ? ts->alloc : 64;
+		while (a < ts->n + n)
+			a *= 2;
+		int64_t *m = realloc(ts->v, a * sizeof(*m));
+		if (!m)
+			return -1;
+		ts->v = m;
+		ts->alloc = a;
+	}
+	if (n)
+		memcpy(ts->v + ts->n, v, n * sizeof(*v));
+	ts->n += n;
+	ts->mn = mn < ts->mn ? mn : ts->mn;
+	ts->mx = mx > ts->mx ? mx : ts->mx;
+	return 0;
+}
+
+/* The hop's total (by from and to), made if new. */
+static struct roce_path_hop *total_of(struct path_state *st, struct u64map *tot, struct total_samples *smp,
+				      const struct roce_path_hop *r, struct total_samples **ts)
+{
+	uint32_t t;
+	uint64_t key = (uint64_t)r->from << 32 | r->to;
+	if (!u64map_get(tot, key, &t)) {
+		t = st->result.n_hops++;
+		if (u64map_put(tot, key, t) < 0)
+			return NULL;
+		st->r_totals[t] = (struct roce_path_hop){.from = r->from, .to = r->to, .offset_ns = r->offset_ns,
+							 .offset_uncertainty_ns = r->offset_uncertainty_ns,
+							 .offset_source = r->offset_source};
+		smp[t] = (struct total_samples){.mn = INT64_MAX, .mx = INT64_MIN};
+	}
+	*ts = &smp[t];
+	return &st->r_totals[t];
+}
+
+/* One stream hop's offset and delays (its raw delays into v), and its share of its total. */
+static int stream_hop(const struct path_stream *s, struct roce_path_hop *r, unsigned a,
+		      unsigned b, int64_t *v, struct roce_path_hop *x, struct total_samples *ts)
+{
+	const struct path_pair *q = pair_find(s, a, b);
+	uint32_t n = 0;
+	int64_t mn = 0, mx = 0;
+	if (q) {
+		raw_copy(q, a < b, v);
+		n = q->n;
+		mn = raw_min(q, a < b);
+		mx = a < b ? q->dmax : -q->dmin;
+		if (total_add(ts, v, n, mn, mx) < 0)
+			return -1;
+	}
+	hop_delays(r, v, n, mn, mx);
+	x->seen_from += r->seen_from;
+	x->seen_to += r->seen_to;
+	x->lost += r->lost;
+	x->mirror_lost += r->mirror_lost;
+	x->reordered += r->reordered;
+	x->delays += r->delays;
+	return 0;
+}
+
+/* The offsets and delays of every stream's hops, and their totals by (from, to). */
+static int build_delays(struct path_state *st, const struct dir_min *dm, const int64_t *off, bool given,
+			struct total_samples *smp)
+{
+	struct u64map tot;
+	if (u64map_init(&tot, 16) < 0)
+		return -1;
+	int64_t *v = malloc(ROCE_PATH_SAMPLES * sizeof(*v));
+	int rc = v ? 0 : -1;
+	for (uint32_t k = 0, si = 0; rc == 0 && k < st->n; k++) {
+		struct path_stream *s = &st->s[k];
+		if (s->n_slots < 2)
+			continue;
+		struct roce_path_stream *rs = &st->r_streams[si++];
+		for (unsigned h = 0; rc == 0 && h + 1 < rs->n_points; h++) {
+			struct roce_path_hop *r = (struct roce_path_hop *)&rs->hops[h];
+			hop_offset(dm, off, given, r);
+			struct total_samples *ts;
+			struct roce_path_hop *x = total_of(st, &tot, smp, r, &ts);
+			rc = x ? stream_hop(s, r, (unsigned)slot_of(s, rs->points[h]), (unsigned)slot_of(s, rs->points[h + 1]),
+					    v, x, ts) : -1;
+		}
+	}
+	for (uint32_t t = 0; rc == 0 && t < st->result.n_hops; t++) {
+		uint64_t d = st->r_totals[t].delays;
+		hop_delays(&st->r_totals[t], smp[t].v, (uint32_t)smp[t].n, smp[t].mn, smp[t].mx);
+		st->r_totals[t].delays = d;
+	}
+	u64map_free(&tot);
+	free(v);
+	return rc;
+}
+
+int path_finish(struct path_state *st, struct sightings *t, const int64_t *offset_ns, const bool *has_offset)
+{
+	sightings_flush(t);
+	if (st->finished || t->n_points < 2)
+		return 0;
+	st->finished = true;
+	uint32_t n_streams, n_hops = count_hops(st, &n_streams), np = st->n_points;
+	st->r_points = calloc(np ? np : 1, sizeof(*st->r_points));
+	st->r_streams = calloc(n_streams ? n_streams : 1, sizeof(*st->r_streams));
+	st->r_hops = calloc(n_hops ? n_hops : 1, sizeof(*st->r_hops));
+	st->r_totals = calloc(n_hops ? n_hops : 1, sizeof(*st->r_totals));
+	struct total_samples *smp = calloc(n_hops ? n_hops : 1, sizeof(*smp));
+	int64_t *off = calloc(np ? np : 1, sizeof(*off));
+	struct dir_min dm = {0};
+	bool given = false;
+	int rc = st->r_points && st->r_streams && st->r_hops && st->r_totals && smp && off &&
+			 u64map_init(&dm.index, 16) == 0 ? 0 : -1;
+	for (uint32_t i = 0; rc == 0 && i < np; i++) {
+		st->r_points[i] = st->points[i];
+		if (has_offset && has_offset[i]) {
+			off[i] = offset_ns[i];
+			given = true;
+		}
+	}
+	st->result = (struct roce_path){.n_points = np, .points = st->r_points, .n_streams = n_streams,
+					.streams = st->r_streams, .hops = st->r_totals};
+	if (rc == 0)
+		rc = build_streams(st, &dm);
+	if (rc == 0)
+		rc = build_delays(st, &dm, off, given, smp);
+	for (uint32_t h = 0; smp && h < n_hops; h++)
+		free(smp[h].v);
+	free(smp);
+	free(off);
+	free(dm.mins);
+	if (dm.index.slots)
+		u64map_free(&dm.index);
+	if (rc < 0 || st->oom) {
+		results_free(st);
+		st->finished = false;
+		return -1;
+	}
+	return 0;
+}
+
+const struct roce_path *path_result(const struct path_state *st)
+{
+	return st->finished ? &st->result : NULL;
+}
+
+/* ---- the hop a resent packet's original was lost on ---- */
+
+#define PATH_NEIGHBOURS 64u  /* entries either side of the packet's looked at */
+
+/* The points of entry x in the order it was seen there (first sightings), their number. */
+static unsigned seen_order(const struct sight_entry *x, uint32_t *pts)
+{
+	int64_t ts[ROCE_PATH_POINTS];
+	unsigned n = 0;
+	for (unsigned k = 0; k < x->n; k++) {
+		const struct sighting *y = sighting_at(x, k);
+		unsigned i = 0;
+		while (i < n && pts[i] != y->point)
+			i++;
+		if (i < n || n == ROCE_PATH_POINTS)
+			continue;
+		for (i = n++; i > 0 && ts[i - 1] > y->ts; i--) {
+			pts[i] = pts[i - 1];
+			ts[i] = ts[i - 1];
+		}
+		pts[i] = y->point;
+		ts[i] = y->ts;
+	}
+	return n;
+}
+
+bool path_lost_hop(const struct sightings *t, uint32_t frame, uint32_t *from, uint32_t *to)
+{
+	const struct sight_entry *e = sightings_of_frame(t, frame);
+	if (!e || !e->stream || t->n_points < 2)
+		return false;
+	uint32_t q = (uint32_t)(e - t->ring), at = t->head + ((q - t->head) & t->mask);
+	uint32_t path[ROCE_PATH_POINTS], mine[ROCE_PATH_POINTS], np = 0;
+	for (uint32_t d = 0; d < 2 * PATH_NEIGHBOURS; d++) {  /* the neighbour seen at the most points */
+		uint32_t r = d < PATH_NEIGHBOURS ? at - 1 - d : at + 1 + (d - PATH_NEIGHBOURS);
+		if (r - t->head >= t->tail - t->head)
+			continue;
+		const struct sight_entry *x = &t->ring[r & t->mask];
+		uint32_t pts[ROCE_PATH_POINTS];
+		unsigned n = x->stream == e->stream && x->n > np ? seen_order(x, pts) : 0;
+		if (n > np) {
+			memcpy(path, pts, n * sizeof(*pts));
+			np = n;
+		}
+	}
+	unsigned nm = seen_order(e, mine), last = np;  /* last: the last point of the path it was seen at */
+	bool here = false;  /* the resend (the frame the table saw last) seen where the original was */
+	for (unsigned k = 0; k < nm; k++)
+		here |= mine[k] == t->last_point;
+	if (!here)
+		return false;
+	for (unsigned i = 0; i < np; i++)
+		for (unsigned k = 0; k < nm; k++)
+			if (mine[k] == path[i])
+				last = i;
+	if (last >= np || last + 1 >= np)
+		return false;
+	for (unsigned i = 0; i < last; i++) {  /* a point before it missed it: its mirror, not this hop */
+		bool seen = false;
+		for (unsigned k = 0; k < nm; k++)
+			seen |= mine[k] == path[i];
+		if (!seen)
+			return false;
+	}
+	*from = path[last];
+	*to = path[last + 1];
+	return true;
+}

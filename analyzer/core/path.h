@@ -1,0 +1,75 @@
+/* path.h: path analysis across capture points (internal; the public side is roce/path.h). The
+ * sightings table (copies.h) hands every entry it forgets to path_fold, which folds its sightings
+ * into its stream's statistics: which points saw the packet, in which order, how far apart.
+ * path_finish works out each stream's path and the hops' figures from them. */
+#ifndef ROCE_PATH_INTERNAL_H
+#define ROCE_PATH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "copies.h"
+#include "roce/decode.h"
+#include "roce/path.h"
+#include "u64map.h"
+
+/* Two points of a stream (its slots i < j) and the packets both saw. */
+struct path_pair {
+	uint8_t i, j;
+	uint64_t both;            /* packets seen at both */
+	uint64_t i_first;         /* of them, seen at i first (or at the same time) */
+	uint64_t inversions;      /* packets in the other order at j than at i, against the one before */
+	int64_t dmin, dmax;       /* t_j - t_i */
+	int64_t prev_i, prev_j;   /* the packet before's times */
+	uint64_t total;           /* delays sampled from */
+	uint32_t n, alloc;        /* delays kept in d */
+	int64_t *d;
+};
+
+/* Which of a stream's points saw a packet (a bit per slot), and how many packets. */
+struct path_pattern {
+	uint8_t mask;
+	uint64_t count;
+};
+
+struct path_stream {
+	uint32_t stream;          /* stream id */
+	uint8_t n_slots, n_pairs, pairs_alloc, n_pat, pat_alloc;
+	uint16_t point[ROCE_PATH_POINTS];   /* slot -> the sightings table's point */
+	struct path_pair *pairs;
+	struct path_pattern *pat;
+};
+
+struct path_state {
+	struct u64map index;      /* stream id -> its entry in s */
+	struct path_stream *s;
+	uint32_t n, alloc;
+	uint32_t n_points;
+	struct roce_path_point points[COPY_POINTS_MAX];
+	uint64_t rng;             /* the samples' choice, past ROCE_PATH_SAMPLES */
+	bool oom;
+	bool finished;
+	struct roce_path result;
+	struct roce_path_point *r_points;
+	struct roce_path_stream *r_streams;
+	struct roce_path_hop *r_hops, *r_totals;
+};
+
+int path_init(struct path_state *st);
+void path_free(struct path_state *st);
+/* The sightings table's fold (copies.h): user is the path_state. */
+void path_fold(void *user, const struct sightings *t, const struct sight_entry *e);
+/* Point i of the sightings table is new: described from the frame it was first seen in. */
+void path_point_new(struct path_state *st, uint32_t i, const struct roce_pkt *p, const uint8_t *frame);
+/* The hop that lost the packet first sighted in frame `frame` (its low 32 bits), from the table
+ * while it still holds it: the last point on its stream's path that saw it (*from) and the next
+ * (*to), the path as the neighbouring packets of its stream that were seen at the most points saw
+ * it. false: seen at all of them, lost only by a mirror (seen past the gap), not known, or the
+ * frame the table saw last (the resend) is from a point that did not see the original (then it
+ * may be the original itself, come later than the copy window). */
+bool path_lost_hop(const struct sightings *t, uint32_t frame, uint32_t *from, uint32_t *to);
+/* The results (roce/path.h's roce_analyzer_path); NULL before path_finish. */
+const struct roce_path *path_result(const struct path_state *st);
+int path_finish(struct path_state *st, struct sightings *t, const int64_t *offset_ns, const bool *has_offset);
+
+#endif

@@ -1,0 +1,29 @@
+/* path_out.h: path analysis in the -q summary (roce/path.h): the capture points by name, each
+ * hop's losses, delays and clock offset, and each stream's path. */
+#ifndef ROCEDUMP_PATH_OUT_H
+#define ROCEDUMP_PATH_OUT_H
+
+#include <stdio.h>
+
+#include "input/capstats.h"
+#include "options.h"
+#include "roce/analyze.h"
+#include "roce/path.h"
+
+#define PATH_POINT_NAME_MAX 192
+
+/* A point's name: its pcapng interface's name (or "if<id>"), SLL2 interface index, mirror
+ * session (and ERSPAN III direction), space separated; "capture" when none of these tells it. */
+void path_point_name(char *buf, size_t cap, const struct roce_path_point *pt, const struct capstats *cs);
+
+/* The paths worked out (roce_analyzer_path_finish) with o's --point-offset values, each matched to
+ * a point by name or number. 0, or EXIT_USAGE with a message on stderr when a name matches no
+ * point; -1 when out of memory. */
+int path_out_finish(struct roce_analyzer *an, const struct capstats *cs, const struct options *o);
+
+/* -q text: the points and the hop table; nothing when the capture had fewer than two points. */
+void path_print_text(const struct roce_analyzer *an, const struct capstats *cs, FILE *out);
+/* -q JSON: ,"path":{...} (a key of the enclosing object); nothing when fewer than two points. */
+void path_print_json(const struct roce_analyzer *an, const struct capstats *cs, FILE *out);
+
+#endif

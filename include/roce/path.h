@@ -1,0 +1,104 @@
+/* path.h: path analysis across capture points: where between the points of a capture (two mirrored
+ * ports, ERSPAN sessions of two switches, two taps, the interfaces of a pcapng) packets were lost
+ * or delayed.
+ *
+ * It reads the copy detection's table of sightings (analyze.h: every packet seen within the copy
+ * window, with every capture point that saw it and when), and is on whenever the capture holds
+ * more than one point and copies are looked for. As each packet leaves the table its sightings are
+ * folded into per-stream statistics. At the end:
+ *   path      each stream's points in the order they see its packets (the majority order of
+ *             first sightings, point by point);
+ *   hop       two consecutive points of a stream's path, from and to;
+ *   lost      packets seen at from, never at to nor at any point after it on the path: lost
+ *             between the two (the network's loss);
+ *   mirror_lost  seen at from, not at to, but at a point after it: to's mirror lost it;
+ *   delay     to's time minus from's, less the clock offset of the two (below), per packet seen
+ *             at both: min, p50, p99, max (exact quantiles of up to ROCE_PATH_SAMPLES delays per
+ *             stream hop, a uniform sample of them beyond). The minimum is the hop's base delay
+ *             (wire, switch); the rest is queueing, and whatever the offset got wrong;
+ *   offset    to's clock minus from's: given (roce_analyzer_path_finish's point offsets), or
+ *             estimated as NTP does from the delay minima of the hop's two directions (streams
+ *             crossing from then to, and to then from): (min(from->to) - min(to->from)) / 2,
+ *             within +-(min(from->to) + min(to->from)) / 2 (exact when the two base delays are
+ *             equal); none when only one direction crosses them (offset 0, uncertainty unknown);
+ *   reordered packets whose order at to differs from their order at from (each packet compared
+ *             with the one before it of its stream).
+ * A delay that comes out negative (the offset is off by more than the base delay) is counted
+ * clamped and taken as 0. */
+#ifndef ROCE_PATH_H
+#define ROCE_PATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce/common.h"
+#include "roce/mirror.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROCE_PATH_POINTS 8u        /* points of one stream's path; a stream's further ones are left out */
+#define ROCE_PATH_SAMPLES 65536u   /* delays kept per stream hop for the quantiles */
+
+/* A capture point as the copy detection tells them apart (analyze.h), described for naming. */
+struct roce_path_point {
+	uint32_t capture_if;       /* roce_pkt's capture_if (the pcapng interface), 0: none */
+	uint32_t sll_ifindex;      /* SLL2's interface index, 0: none */
+	bool mirrored;             /* came through a mirror session: mirror is set */
+	uint8_t direction;         /* ERSPAN III's direction bit (0 ingress, 1 egress) */
+	struct roce_mirror_point mirror;
+	uint64_t packets;          /* packets of path streams it saw (first sightings there) */
+};
+
+enum roce_offset_source { ROCE_OFFSET_NONE = 0, ROCE_OFFSET_ESTIMATED, ROCE_OFFSET_GIVEN };
+
+/* One hop's figures (a stream's, or the total of every stream crossing from then to). */
+struct roce_path_hop {
+	uint32_t from, to;         /* indexes into roce_path's points */
+	uint64_t seen_from, seen_to, lost, mirror_lost, reordered;
+	uint64_t delays;           /* packets seen at both: the delays measured */
+	uint64_t clamped;          /* of them, negative after the offset: taken as 0 */
+	int64_t delay_min_ns, delay_p50_ns, delay_p99_ns, delay_max_ns;  /* -1: no delay measured */
+	int64_t offset_ns;              /* to's clock minus from's, taken off the delays */
+	int64_t offset_uncertainty_ns;  /* +-; 0 given, -1 unknown (no offset) */
+	uint8_t offset_source;          /* enum roce_offset_source */
+};
+
+/* A stream's path: its points in order and the hops between them (n_points - 1). */
+struct roce_path_stream {
+	uint32_t stream;           /* its stream id (analyze.h) */
+	uint32_t n_points;
+	uint32_t points[ROCE_PATH_POINTS];
+	const struct roce_path_hop *hops;
+};
+
+struct roce_path {
+	uint32_t n_points;
+	const struct roce_path_point *points;
+	uint32_t n_streams;        /* streams seen at two points or more */
+	const struct roce_path_stream *streams;
+	uint32_t n_hops;           /* hops of all streams, totalled by (from, to) */
+	const struct roce_path_hop *hops;
+};
+
+struct roce_analyzer;
+
+/* The capture points so far (their number; *points: them), for naming them before
+ * roce_analyzer_path_finish. */
+ROCE_API uint32_t roce_analyzer_path_points(const struct roce_analyzer *a, const struct roce_path_point **points);
+
+/* At the end of the capture: every packet still in the copy window folded in, and the paths worked
+ * out. offset_ns[i] (has_offset[i] set) is point i's clock offset (its clock minus the reference
+ * one); when any point has one, every hop uses them (a point without one: 0) instead of the
+ * estimate. Both may be NULL. Returns -1 when out of memory. Further frames must not be analyzed. */
+ROCE_API int roce_analyzer_path_finish(struct roce_analyzer *a, const int64_t *offset_ns, const bool *has_offset);
+
+/* The paths roce_analyzer_path_finish worked out; NULL before it, or when the capture had fewer
+ * than two points (or copies were not looked for). */
+ROCE_API const struct roce_path *roce_analyzer_path(const struct roce_analyzer *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
