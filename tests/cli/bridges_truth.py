@@ -154,7 +154,8 @@ def check_rocedump(rocedump, name, cap, truth, fr):
         longest = max_delay_ns(fr, truth)
         if longest > WINDOW_NS:
             wide = ["--copy-window-us", str(longest // 1000 + 1000)]
-            ev_w = summary_of(rocedump, cap, wide)[0]["events"]
+            summary_w, _, path = summary_of(rocedump, cap, wide)  # judged with the window wide enough
+            ev_w = summary_w["events"]
             copies = sum(matched(fr, a, b, s)[1] for a, b, s in between(truth))
             tap(ev_w.get("frame.copy", 0) == copies and not ev_w.get("ack.reordered"),
                 "%s: %s (the longest hop delay %.1f ms): frame.copy %d = every frame seen at both, %d; "
@@ -173,6 +174,23 @@ def check_rocedump(rocedump, name, cap, truth, fr):
                         stderr=subprocess.DEVNULL).returncode
     tap(rc == 0, name + ": --strict exits 0 (no error on this correct stack)", "exit %d" % rc)
     check_path(name, path, truth)
+    if fr is not None and path is not None:
+        check_path_delays(name, path, truth, fr)
+
+
+def check_path_delays(name, path, truth, fr):
+    """Each hop's largest delay is the largest time between a frame's sightings at its two
+    bridges (tshark's time stamps), within the offset's stated uncertainty."""
+    points = path.get("points", [])
+    for h in path.get("hops", []):
+        a, b = point_name(points, h.get("from")), point_name(points, h.get("to"))
+        key = next(((f, t, s) for f, t, s in between(truth) if f in a and t in b), None)
+        if not key:
+            continue
+        want = max((u - t for k, t, u in sightings(fr, *key)), default=0)
+        got, slack = h["delay_ns"]["max"], h["offset_uncertainty_ns"] + abs(h["offset_ns"])
+        tap(abs(got - want) <= slack, "%s: hop %s>%s: largest delay %.3f ms, tshark's %.3f ms (+-%d ns)"
+            % (name, key[0], key[1], got / 1e6, want / 1e6, slack), json.dumps(h))
 
 
 def check_time_order(rocedump, name, cap):

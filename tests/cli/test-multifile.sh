@@ -13,11 +13,14 @@ trap 'rm -rf "$T"' EXIT
 rxe=$caps/rxe
 a=$rxe/rc_pingpong.pcap b=$rxe/write_bw.pcap taps=$rxe/host-taps.pcapng
 
-# the frames of a JSON Lines file, without the "file" member
+# the frames of a JSON Lines file, without the "file" member, nor the interface name a pcap
+# file's interface takes from its file (mergecap's file leaves it unnamed)
 frames() {
-	"$py" -c 'import json, sys
+	"$py" -c 'import json, os, sys
 for l in open(sys.argv[1]):
-    o = json.loads(l); o.pop("file", None); print(json.dumps(o, sort_keys=True))' "$1"
+    o = json.loads(l); f = o.pop("file", None); i = o.get("link", {}).get("interface", {})
+    if f and i.get("name") == os.path.basename(f["name"]): del i["name"]
+    print(json.dumps(o, sort_keys=True))' "$1"
 }
 
 # 1: both files read, the frame count their sum

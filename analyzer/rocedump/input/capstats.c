@@ -241,9 +241,7 @@ static void parse_idb(struct capstats *s)
 			uint32_t n = len < CAPSTATS_NAME_LEN - 1 ? len : CAPSTATS_NAME_LEN - 1;
 			memcpy(name, s->head + o + 4, n);
 			name[n] = 0;
-			for (uint32_t i = 0; i < n; i++)  /* printed as is, in text and JSON: keep it plain */
-				if (name[i] < 0x20 || name[i] > 0x7e || name[i] == '"' || name[i] == '\\')
-					name[i] = '?';
+			capstats_plain_name(name);
 		}
 		o += 4 + padded;
 	}
@@ -278,6 +276,13 @@ const struct capstats_ifdesc *capstats_iface_desc(const struct capstats *s, uint
 		if (s->names[i].key == key)
 			return &s->names[i];
 	return NULL;
+}
+
+void capstats_plain_name(char *name)
+{
+	for (; *name; name++)
+		if (*name < 0x20 || *name > 0x7e || *name == '"' || *name == '\\')
+			*name = '?';
 }
 
 const char *capstats_iface_name(const struct capstats *s, uint32_t key)

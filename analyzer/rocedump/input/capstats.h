@@ -128,6 +128,10 @@ void capstats_init(struct capstats *s);
 void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop);
 void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n);
 
+/* An interface name made plain, as text and JSON print it as is: a byte outside printable ASCII,
+ * a quote or a backslash becomes '?'. */
+void capstats_plain_name(char *name);
+
 /* Queue the packet blocks' interfaces from now on (before the first byte is fed); false when out
  * of memory. capstats_free() gives the queue back, and the options kept. */
 bool capstats_track_packets(struct capstats *s);

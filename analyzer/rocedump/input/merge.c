@@ -19,6 +19,7 @@
  * (the same packet in two files is a copy) and -w writes each global interface once. */
 #include "input/merge.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,10 +33,11 @@ struct merge_file {
 	struct frame head;              /* its next record, when have */
 	bool have, done;
 	uint32_t last_key, last_global; /* the last interface mapped (a frame's iface), 0: none */
-	/* a classic pcap file's interface, described for -w: its link type, snapshot length and
-	 * if_tsresol 9 (its frames' time stamps written in nanoseconds) */
+	/* a classic pcap file's interface, described for -w: its link type, snapshot length,
+	 * if_tsresol 9 (its frames' time stamps written in nanoseconds) and, as its if_name, the
+	 * file's base name (the name its capture point goes by) */
 	struct capstats_ifdesc desc;
-	uint8_t desc_opts[8];
+	uint8_t desc_opts[8 + 4 + CAPSTATS_NAME_LEN];
 };
 
 struct merge_iface {
@@ -100,6 +102,13 @@ static const struct capstats_ifdesc *global_desc(const struct input_merge *m, ui
 	return capstats_iface_desc(input_capstats(&e->in), m->ifaces[g].key);
 }
 
+/* The base name of path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
 /* A classic pcap file's interface described (see struct merge_file). */
 static void describe_pcap(struct merge_file *e)
 {
@@ -109,7 +118,15 @@ static void describe_pcap(struct merge_file *e)
 	e->desc_opts[4] = 9;
 	e->desc.linktype = (uint16_t)e->in.linktype;
 	e->desc.snaplen = e->in.pcap ? (uint32_t)pcap_snapshot(e->in.pcap) : 0;
-	e->desc.opts = (struct capstats_opts){e->desc_opts, sizeof(e->desc_opts)};
+	snprintf(e->desc.name, sizeof(e->desc.name), "%s", base_name(e->in.name));
+	capstats_plain_name(e->desc.name);
+	uint16_t name_len = (uint16_t)strlen(e->desc.name);
+	code = PCAPNG_OPT_IF_NAME;
+	memcpy(e->desc_opts + 8, &code, 2);
+	memcpy(e->desc_opts + 10, &name_len, 2);
+	memcpy(e->desc_opts + 12, e->desc.name, name_len);
+	uint32_t opts_len = 12 + ((name_len + 3u) & ~3u);
+	e->desc.opts = (struct capstats_opts){e->desc_opts, opts_len};
 }
 
 /* Every file's head read, but for files at their end: 1, -1 on a read error (its message names
@@ -232,8 +249,9 @@ static void merge_stats(struct input_merge *m)
 	a->n_names = 0;
 	for (uint32_t g = 0; g < m->n_ifaces; g++) {
 		const struct capstats_ifdesc *d = global_desc(m, g);
-		a->names[a->n_names] = d ? *d : (struct capstats_ifdesc){0};
-		a->names[a->n_names++].key = capstats_iface_key(0, g);
+		struct capstats_ifdesc *x = &a->names[a->n_names++];
+		*x = d ? *d : (struct capstats_ifdesc){0};
+		x->key = capstats_iface_key(0, g);
 	}
 }
 
@@ -341,13 +359,6 @@ int input_open_files(struct input *in, const char *const *paths, unsigned n, con
 	merge_shb_opts(m);
 	merge_stats(m);
 	return 0;
-}
-
-/* The base name of path. */
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash && slash[1] ? slash + 1 : path;
 }
 
 const char *input_point_name(const struct input *in, uint32_t iface)
