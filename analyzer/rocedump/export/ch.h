@@ -21,7 +21,8 @@ struct ch_conn {
 	char db[128];
 	char user[128];       /* empty: the server's default user */
 	char *password;       /* NULL: none */
-	void *curl;           /* the easy handle: one thread at a time */
+	void *curl;           /* the easy handle, kept (and its connection) for every request: one thread at a time */
+	void *headers;        /* the request headers (a curl_slist) */
 	long timeout_ms;      /* a request's whole time */
 };
 
