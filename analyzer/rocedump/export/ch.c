@@ -153,8 +153,12 @@ bad:
 int ch_open(struct ch_conn *c, const char *url, const char *password_file, char *err, size_t errlen)
 {
 	*c = (struct ch_conn){.timeout_ms = 10000};
-	if (parse_url(c, url, err, errlen) < 0 || read_password(c, password_file, err, errlen) < 0 ||
-	    load_curl(err, errlen) < 0)
+	return parse_url(c, url, err, errlen) < 0 || read_password(c, password_file, err, errlen) < 0 ? -1 : 0;
+}
+
+int ch_connect(struct ch_conn *c, char *err, size_t errlen)
+{
+	if (load_curl(err, errlen) < 0)
 		return -1;
 	/* an empty Expect: curl would send "Expect: 100-continue" before a large body and wait for
 	 * the server's go-ahead (up to a second) before sending it */

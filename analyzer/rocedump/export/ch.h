@@ -30,6 +30,9 @@ struct ch_conn {
  * from file (its first line) when given, else from CLICKHOUSE_PASSWORD when set. 0, or -1 with
  * the message in err. */
 int ch_open(struct ch_conn *c, const char *url, const char *password_file, char *err, size_t errlen);
+/* libcurl loaded (its loading takes tens of milliseconds: done by the export thread) and the
+ * handle made. 0, or -1 with the message in err. */
+int ch_connect(struct ch_conn *c, char *err, size_t errlen);
 void ch_close(struct ch_conn *c);
 
 /* Run query; with rows (len bytes), the query is the INSERT ... FORMAT JSONEachRow they follow.
