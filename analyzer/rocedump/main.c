@@ -298,8 +298,9 @@ static int open_input(struct options *o, struct input *in, struct metrics_server
 	return 0;
 }
 
-/* --export: the exporter started (tables made or checked) and told of the streams the analysis
- * evicts. EXIT_USAGE after the message when the server refuses or differs. */
+/* --export: the exporter started and told of the streams the analysis evicts. EXIT_USAGE after
+ * the message on a bad URL or spool; the server refusing or a table that differs is
+ * finish_export's error (the export thread checks the tables while the capture is read). */
 static int start_export(const struct options *o, struct input *in, struct roce_analyzer *an, struct sink_ctx *sc)
 {
 	char err[INPUT_ERRLEN];

@@ -13,8 +13,8 @@
 # and prints the median of each and the median of the pairs' ratios (target within 10 %:
 # PASS/FAIL); then one run with --export-all-frames: its time, the rows it sent a second, and the
 # bytes a frames row takes on disk (system.parts: compressed, all columns). The export's cost is
-# mostly fixed, a run's: loading libcurl, checking the tables, and the server taking the last
-# batches at the end; the CPU time of each run (GNU time) shows what the frames cost. Exit status: 0 when
+# mostly fixed, a run's: the server taking the last batches at the end (libcurl's loading and
+# the tables' check overlap the capture's reading, on the export thread); the CPU time of each run (GNU time) shows what the frames cost. Exit status: 0 when
 # everything ran (whatever PASS/FAIL says), 1 when a program failed, 2 on a usage error.
 set -u
 export LC_ALL=C

@@ -362,6 +362,8 @@ def check_refusals(srv):
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url('other'))
     ok(r.returncode == 2 and 'table other.findings differs' in r.stderr, 'a table that differs is refused (exit 2)',
        r.stderr)
+    rows = srv.q("SELECT count() FROM system.parts WHERE database = 'other' AND active", db='default').strip()
+    ok(rows == '0', 'a table that differs: no row sent to any table (the check ends before the first insert)', rows)
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url('absent'))
     ok(r.returncode == 2 and 'Code: 81' in r.stderr, 'an absent database: the server\'s error, exit 2', r.stderr)
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', 'https://127.0.0.1/rd')

@@ -25,11 +25,13 @@ static struct {
 	const char *(*easy_strerror)(CURLcode c);
 	char *(*easy_escape)(CURL *h, const char *s, int len);
 	void (*free)(void *p);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
 } cu;
 
 bool chbuf_add(struct chbuf *b, const char *s, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
+	if (!b->p || b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
 		while (cap < b->len + n + 1)
 			cap *= 2;
@@ -75,6 +77,8 @@ static int load_curl(char *err, size_t errlen)
 	CU_SYM(easy_strerror, "curl_easy_strerror");
 	CU_SYM(easy_escape, "curl_easy_escape");
 	CU_SYM(free, "curl_free");
+	CU_SYM(slist_append, "curl_slist_append");
+	CU_SYM(slist_free_all, "curl_slist_free_all");
 	CU_SYM(easy_init, "curl_easy_init");  /* last: its being set means all are */
 #undef CU_SYM
 	if (missing) {
@@ -149,10 +153,16 @@ bad:
 int ch_open(struct ch_conn *c, const char *url, const char *password_file, char *err, size_t errlen)
 {
 	*c = (struct ch_conn){.timeout_ms = 10000};
-	if (parse_url(c, url, err, errlen) < 0 || read_password(c, password_file, err, errlen) < 0 ||
-	    load_curl(err, errlen) < 0)
+	return parse_url(c, url, err, errlen) < 0 || read_password(c, password_file, err, errlen) < 0 ? -1 : 0;
+}
+
+int ch_connect(struct ch_conn *c, char *err, size_t errlen)
+{
+	if (load_curl(err, errlen) < 0)
 		return -1;
-	if (!(c->curl = cu.easy_init())) {
+	/* an empty Expect: curl would send "Expect: 100-continue" before a large body and wait for
+	 * the server's go-ahead (up to a second) before sending it */
+	if (!(c->curl = cu.easy_init()) || !(c->headers = cu.slist_append(NULL, "Expect:"))) {
 		snprintf(err, errlen, "--export: libcurl: no handle");
 		return -1;
 	}
@@ -163,6 +173,8 @@ void ch_close(struct ch_conn *c)
 {
 	if (c->curl)
 		cu.easy_cleanup(c->curl);
+	if (c->headers)
+		cu.slist_free_all(c->headers);
 	free(c->password);
 	*c = (struct ch_conn){0};
 }
@@ -199,8 +211,9 @@ int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, 
 		return -1;
 	}
 	CURL *h = c->curl;
-	cu.easy_reset(h);
+	cu.easy_reset(h);  /* the options only: the connection stays open for the next request */
 	cu.easy_setopt(h, CURLOPT_URL, url);
+	cu.easy_setopt(h, CURLOPT_HTTPHEADER, (struct curl_slist *)c->headers);
 	cu.easy_setopt(h, CURLOPT_POST, 1L);
 	cu.easy_setopt(h, CURLOPT_POSTFIELDS, rows ? rows : query);
 	cu.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(rows ? len : strlen(query)));
@@ -254,14 +267,28 @@ static void first_difference(const char *want, const char *have, char *buf, size
 			*p = ' ';
 }
 
-static int check_table(struct ch_conn *c, const struct export_table *t, char *err, size_t errlen)
+/* t's lines of an answer of "table\tname\ttype" lines, as "name\ttype" lines into cols. */
+static bool columns_of(const char *all, const char *table, struct chbuf *cols)
 {
-	char q[512], e[400];
+	size_t tl = strlen(table);
+	for (const char *p = all; p && *p;) {
+		const char *eol = strchr(p, '\n'), *end = eol ? eol + 1 : p + strlen(p);
+		if (strncmp(p, table, tl) == 0 && p[tl] == '\t' && !chbuf_add(cols, p + tl + 1, (size_t)(end - p - tl - 1)))
+			return false;
+		p = end;
+	}
+	return true;
+}
+
+static int check_table(struct ch_conn *c, const struct export_table *t, const char *all, char *err, size_t errlen)
+{
+	char e[400];
 	struct chbuf cols = {0};
-	snprintf(q, sizeof(q), "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '%s' "
-			       "FORMAT TabSeparated", t->name);
-	if (ch_post(c, q, NULL, 0, &cols, err, errlen) < 0)
+	if (!columns_of(all, t->name, &cols)) {
+		snprintf(err, errlen, "out of memory");
+		chbuf_free(&cols);
 		return -1;
+	}
 	int ret = 0;
 	if (!cols.len) {
 		if (ch_post(c, t->create, NULL, 0, NULL, err, errlen) < 0)
@@ -276,10 +303,22 @@ static int check_table(struct ch_conn *c, const struct export_table *t, char *er
 	return ret;
 }
 
+/* The columns of all the tables in one query (one round trip), then each table checked. */
 int ch_check_tables(struct ch_conn *c, char *err, size_t errlen)
 {
-	for (unsigned i = 0; i < EXPORT_TABLES; i++)
-		if (check_table(c, &export_tables[i], err, errlen) < 0)
-			return -1;
-	return 0;
+	char q[512];
+	int n = snprintf(q, sizeof(q), "SELECT table, name, type FROM system.columns WHERE database = currentDatabase() "
+				       "AND table IN (");
+	for (unsigned i = 0; i < EXPORT_TABLES && n > 0 && (size_t)n < sizeof(q); i++)
+		n += snprintf(q + n, sizeof(q) - (size_t)n, "%s'%s'", i ? ", " : "", export_tables[i].name);
+	if (n > 0 && (size_t)n < sizeof(q))
+		snprintf(q + n, sizeof(q) - (size_t)n, ") FORMAT TabSeparated");
+	struct chbuf all = {0};
+	if (ch_post(c, q, NULL, 0, &all, err, errlen) < 0)
+		return -1;
+	int ret = 0;
+	for (unsigned i = 0; i < EXPORT_TABLES && ret == 0; i++)
+		ret = check_table(c, &export_tables[i], all.p ? all.p : "", err, errlen);
+	chbuf_free(&all);
+	return ret;
 }

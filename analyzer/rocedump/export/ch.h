@@ -21,7 +21,8 @@ struct ch_conn {
 	char db[128];
 	char user[128];       /* empty: the server's default user */
 	char *password;       /* NULL: none */
-	void *curl;           /* the easy handle: one thread at a time */
+	void *curl;           /* the easy handle, kept (and its connection) for every request: one thread at a time */
+	void *headers;        /* the request headers (a curl_slist) */
 	long timeout_ms;      /* a request's whole time */
 };
 
@@ -29,6 +30,9 @@ struct ch_conn {
  * from file (its first line) when given, else from CLICKHOUSE_PASSWORD when set. 0, or -1 with
  * the message in err. */
 int ch_open(struct ch_conn *c, const char *url, const char *password_file, char *err, size_t errlen);
+/* libcurl loaded (its loading takes tens of milliseconds: done by the export thread) and the
+ * handle made. 0, or -1 with the message in err. */
+int ch_connect(struct ch_conn *c, char *err, size_t errlen);
 void ch_close(struct ch_conn *c);
 
 /* Run query; with rows (len bytes), the query is the INSERT ... FORMAT JSONEachRow they follow.

@@ -48,6 +48,7 @@ struct exporter {
 	struct batch queue[EXPORT_QUEUE];
 	unsigned head, n;
 	bool stop;
+	bool failed;  /* the connection or the tables' check failed: nothing sent, the batches let go */
 	pthread_t thread;
 	double backoff, retry_at;
 	_Atomic uint64_t sent, spooled, dropped, batches;
@@ -192,9 +193,35 @@ static void ship(struct exporter *x, struct batch *b)
 	}
 }
 
+/* The connection or the tables' check failed: the queued batches let go, unsent and uncounted,
+ * until the run's end (export_finish gives the error). */
+static void discard(struct exporter *x)
+{
+	pthread_mutex_lock(&x->mu);
+	x->failed = true;
+	for (;;) {
+		while (x->n) {
+			chbuf_free(&x->queue[x->head].data);
+			x->head = (x->head + 1) % EXPORT_QUEUE;
+			x->n--;
+		}
+		pthread_cond_signal(&x->room);
+		if (x->stop)
+			break;
+		pthread_cond_wait(&x->more, &x->mu);
+	}
+	pthread_mutex_unlock(&x->mu);
+}
+
+/* Connect and make or check the tables while the capture is read (the rows queue up meanwhile),
+ * then send the spool's batches and the queued ones. */
 static void *run(void *arg)
 {
 	struct exporter *x = arg;
+	if (ch_connect(&x->conn, x->err, sizeof(x->err)) < 0 || ch_check_tables(&x->conn, x->err, sizeof(x->err)) < 0) {
+		discard(x);
+		return NULL;
+	}
 	if (x->spool.files)
 		backoff(x, !drain_spool(x));
 	pthread_mutex_lock(&x->mu);
@@ -466,7 +493,6 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 		snprintf(x->box, sizeof(x->box), "unknown");
 	make_run_id(x);
 	if (ch_open(&x->conn, cfg->url, cfg->password_file, err, errlen) < 0 ||
-	    ch_check_tables(&x->conn, err, errlen) < 0 ||
 	    (cfg->spool_dir && spool_open(&x->spool, cfg->spool_dir, cfg->spool_max, err, errlen) < 0)) {
 		ch_close(&x->conn);
 		free(x);
@@ -507,7 +533,10 @@ int export_finish(struct exporter *x, const struct export_capture *cap, struct e
 	pthread_join(x->thread, NULL);
 	export_counts(x, out);
 	int rc = 0;
-	if (x->dropped) {
+	if (x->failed) {
+		snprintf(err, errlen, "%s", x->err);
+		rc = -1;
+	} else if (x->dropped) {
 		snprintf(err, errlen, "export: %" PRIu64 " rows dropped%s%s", (uint64_t)x->dropped, x->err[0] ? "; last error: " : "",
 			 x->err);
 		rc = -1;

@@ -39,7 +39,9 @@ struct export_counts {
 
 struct exporter;
 
-/* Connect, make or check the tables, start the thread (which sends the spool's batches first).
+/* The URL and password read, the spool opened, the thread started: it connects and makes or
+ * checks the tables while the capture is read (a failure is export_finish's error, nothing sent),
+ * then sends the spool's batches first.
  * NULL with the message in err. */
 struct exporter *export_start(const struct export_config *cfg, char *err, size_t errlen);
 void export_frame(struct exporter *x, const struct frame *f, const struct roce_pkt *p,
