@@ -436,8 +436,13 @@ def check_cluster(s1, s2):
     for table in ('frames', 'findings'):
         whole = int(s1.q(f'SELECT count() FROM {table}', db='rocedump'))
         parts = [int(s.q(f'SELECT count() FROM {table}', db='rocedump_local')) for s in (s1, s2)]
-        ok(whole == want[table] == sum(parts) and all(parts),
-           f'cluster: {table}: {whole} rows, on two shards ({parts[0]} + {parts[1]})', f'{whole} {parts} {want}')
+        # each batch goes whole to shard cityHash64(batch_id) % 2 (equal weights, in the order the
+        # cluster lists them): the rows each shard must hold, whatever the run ids hashed to
+        by_hash = [int(s1.q(f'SELECT count() FROM {table} WHERE cityHash64(batch_id) % 2 = {i}', db='rocedump'))
+                   for i in (0, 1)]
+        ok(whole == want[table] == sum(parts) and parts == by_hash,
+           f'cluster: {table}: {whole} rows, on two shards ({parts[0]} + {parts[1]}) as the batch ids hash',
+           f'{whole} {parts} {by_hash} {want}')
 
 
 def check_spool_links(srv, tmp):

@@ -21,8 +21,8 @@ import tempfile
 from xcommon import run_checks, tshark_check_args, tshark_prefix
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+def run(cmd, stdin=None):
+    p = subprocess.run(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
@@ -34,8 +34,10 @@ def events_of(line):
 
 
 def comments(tshark, path):
-    """tshark's frame.comment of every frame of path."""
-    rc, fields, err = run(tshark_prefix(tshark) + ["-r", path, "-T", "fields", "-e", "frame.comment"])
+    """tshark's frame.comment of every frame of path, read on standard input (tshark runs as
+    another user when we are root, who may not reach the file)."""
+    with open(path, "rb") as f:
+        rc, fields, err = run(tshark_prefix(tshark) + ["-r", "-", "-T", "fields", "-e", "frame.comment"], stdin=f)
     if rc != 0:
         raise RuntimeError("tshark failed (%d) on %s: %s" % (rc, path, err.strip()[:200]))
     return fields.splitlines()
