@@ -23,7 +23,7 @@ for tool in tcpreplay ip python3; do
 done
 
 NA=rocedump-xl-$$-a NB=rocedump-xl-$$-b
-T= spids=()
+T='' spids=()
 cleanup() {
 	for j in $(jobs -p) "${spids[@]}"; do kill -KILL "$j" 2>/dev/null; done
 	wait 2>/dev/null
@@ -38,8 +38,8 @@ inb() { ip netns exec $NB "$@"; }
 setup() {
 	ip netns add $NA && ip netns add $NB || return 1
 	for ns in $NA $NB; do
-		ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || return 1
-		ip netns exec $ns ip link set lo up || return 1
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || return 1
+		ip netns exec "$ns" ip link set lo up || return 1
 	done
 	ip netns exec $NA ip link add xl0a type veth peer name xl0b netns $NB || return 1
 	ip netns exec $NA ip link set xl0a mtu 9000 up && inb ip link set xl0b mtu 9000 up
