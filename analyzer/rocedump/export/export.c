@@ -193,14 +193,15 @@ static void ship(struct exporter *x, struct batch *b)
 	}
 }
 
-/* The connection or the tables' check failed: the queued batches let go, unsent and uncounted,
- * until the run's end (export_finish gives the error). */
+/* The connection or the tables' check failed: the queued batches let go unsent, their rows
+ * counted as dropped, until the run's end (export_finish gives the error). */
 static void discard(struct exporter *x)
 {
 	pthread_mutex_lock(&x->mu);
 	x->failed = true;
 	for (;;) {
 		while (x->n) {
+			drop(x, x->queue[x->head].rows, "the tables' check failed");
 			chbuf_free(&x->queue[x->head].data);
 			x->head = (x->head + 1) % EXPORT_QUEUE;
 			x->n--;
