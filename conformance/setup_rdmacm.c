@@ -270,7 +270,7 @@ static int rdmacm_connect(struct session *s, uint16_t port, char err[CONF_ERRLEN
 	while (now_ns() < deadline) {
 		int rc = cm_attempt(s, port, deadline, err);
 		if (rc < 0) {
-			snprintf(err, CONF_ERRLEN, "capture: %s", s->err);
+			snprintf(err, CONF_ERRLEN, "capture: %.200s", s->err);
 			return -1;
 		}
 		if (rc > 0) {

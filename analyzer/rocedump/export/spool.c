@@ -112,7 +112,10 @@ bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX])
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (is_batch(e->d_name) && (!found || strcmp(e->d_name, name) < 0)) {
-			snprintf(name, SPOOL_NAME_MAX, "%s", e->d_name);
+			size_t n = strnlen(e->d_name, SPOOL_NAME_MAX);  /* is_batch: shorter than that */
+			if (n == SPOOL_NAME_MAX)
+				continue;
+			memcpy(name, e->d_name, n + 1);
 			found = true;
 		}
 	closedir(d);
