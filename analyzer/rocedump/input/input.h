@@ -104,9 +104,6 @@ int input_open_file(struct input *in, const char *path, const char *filter, char
  * with the filter. 0, or -1 with a message naming the file at fault. */
 int input_open_files(struct input *in, const char *const *paths, unsigned n, const char *filter, char *errbuf,
 		     size_t errlen);
-/* The name of capture point (interface) iface of the frames: its pcapng if_name, else the base
- * name of its file. */
-const char *input_point_name(const struct input *in, uint32_t iface);
 /* Open a live capture on cfg->device with filter (NULL or "" for none). 0, or -1 with a message. */
 int input_open_live(struct input *in, const struct live_config *cfg, const char *filter, char *errbuf,
 		    size_t errlen);

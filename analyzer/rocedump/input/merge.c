@@ -360,17 +360,3 @@ int input_open_files(struct input *in, const char *const *paths, unsigned n, con
 	merge_stats(m);
 	return 0;
 }
-
-const char *input_point_name(const struct input *in, uint32_t iface)
-{
-	if (!in->merge) {
-		const char *name = capstats_iface_name(input_capstats(in), iface);
-		return *name ? name : base_name(in->name);
-	}
-	const struct input_merge *m = in->merge;
-	uint32_t g = capstats_iface_id(iface);
-	if (!iface || g >= m->n_ifaces || !m->files)
-		return base_name(in->name);
-	const struct capstats_ifdesc *d = global_desc(m, g);
-	return d && d->name[0] ? d->name : base_name(m->files[m->ifaces[g].file].in.name);
-}
