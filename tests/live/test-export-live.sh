@@ -22,27 +22,13 @@ for tool in tcpreplay ip python3; do
 	command -v $tool >/dev/null || { echo "1..0 # SKIP $tool is not installed (tests/install-deps.sh)"; exit 0; }
 done
 
-NA=rocedump-xl-$$-a NB=rocedump-xl-$$-b
-T='' spids=()
-cleanup() {
-	for j in $(jobs -p) "${spids[@]}"; do kill -KILL "$j" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del $NA 2>/dev/null
-	ip netns del $NB 2>/dev/null
-	[ -n "$T" ] && rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-T=$(mktemp -d)
-inb() { ip netns exec $NB "$@"; }
+# shellcheck source=netns.sh
+. "$HERE/netns.sh"
+netns_pair xl
 setup() {
-	ip netns add $NA && ip netns add $NB || return 1
-	for ns in $NA $NB; do
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || return 1
-		ip netns exec "$ns" ip link set lo up || return 1
-	done
-	ip netns exec $NA ip link add xl0a type veth peer name xl0b netns $NB || return 1
-	ip netns exec $NA ip link set xl0a mtu 9000 up && inb ip link set xl0b mtu 9000 up
+	netns_up || return 1
+	ina ip link add xl0a type veth peer name xl0b netns $NB || return 1
+	ina ip link set xl0a mtu 9000 up && inb ip link set xl0b mtu 9000 up
 }
 if ! setup; then echo "1..0 # SKIP cannot create network namespaces and veth pairs here"; exit 0; fi
 

@@ -31,31 +31,15 @@ for tool in tcpreplay ip tc curl promtool setpriv tcpdump tshark capinfos editca
 	command -v $tool >/dev/null || { echo "1..0 # SKIP $tool is not installed (tests/install-deps.sh)"; exit 0; }
 done
 
-NA=rocedump-live-$$-a NB=rocedump-live-$$-b
-T=
-cleanup() {
-	# what this script started and is still running (a capture, a replay), then the namespaces
-	for j in $(jobs -p); do kill -KILL "$j" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del $NA 2>/dev/null
-	ip netns del $NB 2>/dev/null
-	[ -n "$T" ] && rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-T=$(mktemp -d)
+# shellcheck source=netns.sh
+. "$(dirname "$0")/netns.sh"
+netns_pair live
 chmod 755 "$T"
-ina() { ip netns exec $NA "$@"; }
-inb() { ip netns exec $NB "$@"; }
 
 # The namespaces: live0a (A) <-> live0b (B), the link the captures are replayed over; live2a <->
 # live2b (both in A), a monitored link; live3a (A) <-> live3b (B), its mirror port.
 setup() {
-	ip netns add $NA && ip netns add $NB || return 1
-	for ns in $NA $NB; do
-		ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || return 1
-		ip netns exec $ns ip link set lo up || return 1
-	done
+	netns_up || return 1
 	ina ip link add live0a type veth peer name live0b netns $NB || return 1
 	ina ip link add live2a type veth peer name live2b || return 1
 	ina ip link add live3a type veth peer name live3b netns $NB || return 1
