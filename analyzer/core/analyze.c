@@ -254,7 +254,7 @@ static void restarted(struct loss_block *l, struct frame_ctx *f)
 	l->recover_count++;
 }
 
-/* Log the first sending of a request (the send log, stream_table.h). */
+/* Log the first sending of a request (the send log, analyzer_state.h). */
 static void log_send(struct roce_analyzer *a, const struct stream *s, struct req_block *rq, uint32_t psn, uint32_t span,
 		     const struct frame_ctx *f)
 {

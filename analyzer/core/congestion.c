@@ -301,19 +301,13 @@ static void lat_quantile(const struct cong_block *b, double q, int64_t *v, int64
 /* A CNP that answered no one stream, counted for its address pair. */
 static void cnp_pair_count(struct cong_state *c, uint32_t src, uint32_t dst, bool ambiguous)
 {
-	uint32_t i;
-	if (!u64map_get(&c->cnp_pairs, pair_key(src, dst), &i)) {
-		if (c->n_pairs == c->pairs_alloc) {
-			void *m = grow_array(c->pairs, &c->pairs_alloc, sizeof(*c->pairs), 16, UINT32_MAX);
-			if (!m)
-				return;
-			c->pairs = m;
-		}
-		i = c->n_pairs;
-		if (u64map_put(&c->cnp_pairs, pair_key(src, dst), i) < 0)
-			return;
+	const struct u64map_rows rows = {&c->pairs, &c->pairs_alloc, c->n_pairs, sizeof(*c->pairs), 16, UINT32_MAX};
+	bool added;
+	uint32_t i = u64map_get_or_append(&c->cnp_pairs, pair_key(src, dst), &rows, &added);
+	if (i == UINT32_MAX)
+		return;
+	if (added)
 		c->pairs[c->n_pairs++] = (struct cnp_pair){src, dst, 0, 0};
-	}
 	c->pairs[i].cnps++;
 	c->pairs[i].ambiguous += ambiguous;
 }
@@ -425,13 +419,8 @@ static struct pfc_src *pfc_source(struct cong_state *c, const uint8_t *mac, bool
 		c->pfc_untracked++;
 		return NULL;
 	}
-	if (c->n_pfc == c->pfc_alloc) {
-		void *m = grow_array(c->pfc, &c->pfc_alloc, sizeof(*c->pfc), 8, PFC_MAX_SOURCES);
-		if (!m)
-			return NULL;
-		c->pfc = m;
-	}
-	if (u64map_put(&c->pfc_map, k, c->n_pfc) < 0)
+	const struct u64map_rows rows = {&c->pfc, &c->pfc_alloc, c->n_pfc, sizeof(*c->pfc), 8, PFC_MAX_SOURCES};
+	if (u64map_append(&c->pfc_map, k, &rows) == UINT32_MAX)
 		return NULL;
 	struct pfc_src *s = &c->pfc[c->n_pfc++];
 	memset(s, 0, sizeof(*s));

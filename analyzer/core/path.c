@@ -73,21 +73,14 @@ static bool room(void **p, uint8_t *alloc, unsigned n, size_t sz)
 
 static struct path_stream *stream_of(struct path_state *st, uint32_t id)
 {
-	uint32_t k;
-	if (u64map_get(&st->index, id, &k))
-		return &st->s[k];
-	if (st->n == st->alloc) {
-		uint32_t n = st->alloc ? 2 * st->alloc : 64;
-		struct path_stream *m = realloc(st->s, n * sizeof(*m));
-		if (!m)
-			return NULL;
-		st->s = m;
-		st->alloc = n;
-	}
-	if (u64map_put(&st->index, id, st->n) < 0)
+	const struct u64map_rows rows = {&st->s, &st->alloc, st->n, sizeof(*st->s), 64, UINT32_MAX};
+	bool added;
+	uint32_t k = u64map_get_or_append(&st->index, id, &rows, &added);
+	if (k == UINT32_MAX)
 		return NULL;
-	st->s[st->n] = (struct path_stream){.stream = id};
-	return &st->s[st->n++];
+	if (added)
+		st->s[st->n++] = (struct path_stream){.stream = id};
+	return &st->s[k];
 }
 
 /* The stream's slot for the table's point, made if new; -1 past ROCE_PATH_POINTS. */
@@ -290,22 +283,15 @@ struct dir_min {
 static int dir_min_note(struct dir_min *dm, uint32_t from, uint32_t to, int64_t v)
 {
 	uint64_t key = (uint64_t)from << 32 | to;
-	uint32_t k;
-	if (u64map_get(&dm->index, key, &k)) {
-		dm->mins[k] = v < dm->mins[k] ? v : dm->mins[k];
-		return 0;
-	}
-	if (dm->n == dm->alloc) {
-		uint32_t n = dm->alloc ? 2 * dm->alloc : 16;
-		int64_t *m = realloc(dm->mins, n * sizeof(*m));
-		if (!m)
-			return -1;
-		dm->mins = m;
-		dm->alloc = n;
-	}
-	if (u64map_put(&dm->index, key, dm->n) < 0)
+	const struct u64map_rows rows = {&dm->mins, &dm->alloc, dm->n, sizeof(*dm->mins), 16, UINT32_MAX};
+	bool added;
+	uint32_t k = u64map_get_or_append(&dm->index, key, &rows, &added);
+	if (k == UINT32_MAX)
 		return -1;
-	dm->mins[dm->n++] = v;
+	if (added)
+		dm->mins[dm->n++] = v;
+	else
+		dm->mins[k] = v < dm->mins[k] ? v : dm->mins[k];
 	return 0;
 }
 

@@ -2,7 +2,7 @@
  * carry: the source and destination addresses' bytes (4 each for IPv4, 16 for IPv6 or a RoCEv1
  * GID) and the destination QP. The analysis finds a known stream by it without looking either
  * address up (two hash-map lookups a frame), and a decoding thread can work it out ahead
- * (ROCE_DECODE_STREAM_HASH). stream_table.h computes the same value from a stream's key, from
+ * (ROCE_DECODE_STREAM_HASH). stream_lookup.h computes the same value from a stream's key, from
  * its interned addresses' bytes. Two streams with one hash cost a probe, not a wrong answer: a
  * match is checked against the stream's QP and addresses. */
 #ifndef ROCE_STREAM_HASH_H

@@ -30,16 +30,8 @@ uint32_t addr_id(struct roce_analyzer *a, const uint8_t *addr, unsigned len)
 
 	if (addr_find(a, addr, len, &id, &key))
 		return id;
-	if (a->n_addrs == MAX_ADDRS)
-		return NO_IDX;
-	if (a->n_addrs == a->addrs_alloc) {
-		void *p = grow_array(a->addrs, &a->addrs_alloc, sizeof(*a->addrs), 64, MAX_ADDRS);
-		if (!p)
-			return NO_IDX;
-		a->addrs = p;
-	}
-	id = a->n_addrs;
-	if (u64map_put(&a->addr_index, key, id) < 0)
+	const struct u64map_rows rows = {&a->addrs, &a->addrs_alloc, a->n_addrs, sizeof(*a->addrs), 64, MAX_ADDRS};
+	if ((id = u64map_append(&a->addr_index, key, &rows)) == NO_IDX)
 		return NO_IDX;
 	memset(a->addrs[id], 0, sizeof(a->addrs[id]));
 	memcpy(a->addrs[id], addr, len);

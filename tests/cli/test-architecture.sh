@@ -1,7 +1,7 @@
 #!/bin/bash
 # test-architecture.sh: docs/architecture.md's "Every file, in one line" names every file of the
-# core (analyzer/core/, include/roce/) and of the faces (analyzer/rocedump/ and its rooms, plugin/,
-# conformance/), each under the heading of its folder ("### analyzer/core/"), and names no file
+# core (analyzer/core/, analyzer/util/, include/roce/) and of the faces (analyzer/rocedump/ and its
+# rooms, plugin/, conformance/), each under the heading of its folder ("### analyzer/core/"), and names no file
 # that is not there. A line is "- `a.c`, `a.h`: what they do". TAP output.
 #   test-architecture.sh SOURCE_ROOT
 set -u
@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 cd "$SRC" || exit 2
 
 # The folders the page lists, and which of their files count (build files and vendored code not).
-FOLDERS="analyzer/core/ include/roce/ analyzer/rocedump/ analyzer/rocedump/input/
+FOLDERS="analyzer/core/ analyzer/util/ include/roce/ analyzer/rocedump/ analyzer/rocedump/input/
 analyzer/rocedump/output/ analyzer/rocedump/report/ analyzer/rocedump/live/ plugin/ conformance/"
 tree_files() {  # FOLDER: its files, one name a line
 	case $1 in

@@ -140,7 +140,7 @@ Test(analyze_oom, streams_stop_and_the_rest_goes_on)
 	cr_assert_gt(max_made, 50000u, "the largest headroom held streams before running out");
 }
 
-/* Addresses are interned for good, at most 2^20 of them (stream_table.h, ADDR_BITS): a capture with
+/* Addresses are interned for good, at most 2^20 of them (stream.h, ADDR_BITS): a capture with
  * more distinct ones (a scan, a long capture of a large fabric) has frames whose streams cannot be
  * made. They are counted, and a stream whose addresses are known is still made and analysed. */
 Test(analyze_oom, addresses_run_out)

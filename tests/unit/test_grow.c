@@ -1,4 +1,4 @@
-/* test_grow.c: arrays that grow by doubling (analyzer/core/grow.h): the capacities they take,
+/* test_grow.c: arrays that grow by doubling (analyzer/util/grow.h): the capacities they take,
  * the cap that stops them, no overflow near UINT32_MAX, and the contents kept across growth. */
 #include <criterion/criterion.h>
 #include <stdint.h>

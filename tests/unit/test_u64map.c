@@ -1,4 +1,4 @@
-/* test_u64map.c: the analyzer's open-addressing u64 → u32 map (analyzer/core/u64map.c): linear
+/* test_u64map.c: the analyzer's open-addressing u64 → u32 map (analyzer/util/u64map.c): linear
  * probing with backward-shift deletion and growth by doubling at 70 % load.
  *
  * Probe chains are built on purpose: home() mirrors the map's slot function (murmur3 finaliser
@@ -289,5 +289,33 @@ Test(u64map, put_delete_cycle_no_tombstones)
 	cr_assert_eq(m.mask, 15);
 	for (uint32_t i = 0; i <= m.mask; i++)
 		cr_assert_eq(m.slots[i].val, 0, "slot %u not empty", i);
+	u64map_free(&m);
+}
+
+/* A table indexed by the map: a key's row appended once (the array growing from 2 rows to 3),
+ * found after; no row past max, and the map then without the key. */
+Test(u64map, get_or_append_rows)
+{
+	struct u64map m;
+	cr_assert_eq(u64map_init(&m, 0), 0);
+	uint64_t *rows = NULL;
+	uint32_t n = 0, cap = 0;
+	bool added;
+	for (uint64_t k = 100; k < 103; k++) {
+		const struct u64map_rows t = {&rows, &cap, n, sizeof(*rows), 2, 3};
+		cr_assert_eq(u64map_get_or_append(&m, k, &t, &added), n);
+		cr_assert(added);
+		rows[n++] = k * 10;
+	}
+	cr_assert_eq(cap, 3);
+	const struct u64map_rows t = {&rows, &cap, n, sizeof(*rows), 2, 3};
+	cr_assert_eq(u64map_get_or_append(&m, 101, &t, &added), 1);
+	cr_assert(!added);
+	cr_assert_eq(rows[1], 1010);
+	cr_assert_eq(u64map_get_or_append(&m, 200, &t, &added), UINT32_MAX);
+	uint32_t v;
+	cr_assert(!u64map_get(&m, 200, &v));
+	cr_assert_eq(m.count, 3);
+	free(rows);
 	u64map_free(&m);
 }

@@ -72,15 +72,9 @@ struct rstream *report_stream(struct report *r, uint32_t id, bool create)
 	uint32_t i;
 	if (u64map_get(&r->index, id, &i))
 		return &r->streams[i];
-	if (!create || r->n_streams == UINT32_MAX - 1)
-		return NULL;
-	if (r->n_streams == r->streams_alloc) {
-		void *p = grow_array(r->streams, &r->streams_alloc, sizeof(*r->streams), 256, UINT32_MAX - 1);
-		if (!p)
-			return NULL;
-		r->streams = p;
-	}
-	if (u64map_put(&r->index, id, r->n_streams) < 0)
+	const struct u64map_rows rows = {&r->streams, &r->streams_alloc, r->n_streams, sizeof(*r->streams),
+					 256, UINT32_MAX - 1};
+	if (!create || u64map_append(&r->index, id, &rows) == UINT32_MAX)
 		return NULL;
 	struct rstream *s = &r->streams[r->n_streams++];
 	memset(s, 0, sizeof(*s));

@@ -1,4 +1,4 @@
-/* grow.h: arrays that grow by doubling (internal), for the tables of addresses, host pairs, pause
+/* grow.h: arrays that grow by doubling, for the tables of addresses, host pairs, pause
  * sources and the report's streams: one place that computes the new capacity without overflow
  * and keeps the array as it was when memory runs out. */
 #ifndef ROCE_GROW_H

@@ -1,8 +1,9 @@
-/* pages.h: memory for the analyzer's large tables (internal), in pages of its own rather than from
- * malloc: page-aligned, so that a 64-byte stream core is one cache line, not two; grown by
- * mremap, which moves pages instead of copying them; and backed by transparent huge pages where the
- * system allows (madvise, the default setting of most distributions), so that looking streams up
- * in random order over hundreds of megabytes does not also miss the TLB on nearly every access. */
+/* pages.h: memory for large tables (the analyzer's streams, its maps), in pages of their own
+ * rather than from malloc: page-aligned, so that a 64-byte stream core is one cache line, not two;
+ * grown by mremap, which moves pages instead of copying them; and backed by transparent huge pages
+ * where the system allows (madvise, the default setting of most distributions), so that looking
+ * streams up in random order over hundreds of megabytes does not also miss the TLB on nearly every
+ * access. */
 #ifndef ROCE_PAGES_H
 #define ROCE_PAGES_H
 

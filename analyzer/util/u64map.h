@@ -1,10 +1,11 @@
-/* u64map.h: an open-addressing hash map from 64-bit keys to 32-bit values (internal): linear
+/* u64map.h: an open-addressing hash map from 64-bit keys to 32-bit values: linear
  * probing, backward-shift deletion (no tombstones), O(1) expected per operation, grows by
  * doubling at 70 % load. Used for the analyzer's address, stream and address-pair tables. */
 #ifndef ROCE_U64MAP_H
 #define ROCE_U64MAP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A key and its value side by side, 12 bytes (packed: the map's memory stays what separate key
@@ -68,5 +69,27 @@ static inline bool u64map_get(const struct u64map *m, uint64_t key, uint32_t *va
  * is unchanged then). */
 int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
 void u64map_del(struct u64map *m, uint64_t key);
+
+/* A table whose rows are found by key through a u64map: n rows of size bytes in an array that
+ * grows by doubling (grow.h: the first capacity first, never more than max rows). */
+struct u64map_rows {
+	void *items_ptr;   /* the address of the table's array pointer (a struct row **) */
+	uint32_t *cap;     /* the number of rows allocated */
+	uint32_t n;        /* the number of rows in use */
+	size_t size;
+	uint32_t first, max;
+};
+/* Append a row for key, which m does not hold: the array grown when it is full, key mapped to row
+ * n. Returns n (the caller fills that row and counts it), or UINT32_MAX when the table holds max
+ * rows already or memory runs out (the array may have moved, key is not added). */
+uint32_t u64map_append(struct u64map *m, uint64_t key, const struct u64map_rows *t);
+/* The row of key, found, or else appended (*added set; u64map_append()). */
+static inline uint32_t u64map_get_or_append(struct u64map *m, uint64_t key, const struct u64map_rows *t,
+					     bool *added)
+{
+	uint32_t i;
+	*added = !u64map_get(m, key, &i);
+	return *added ? u64map_append(m, key, t) : i;
+}
 
 #endif

@@ -1,6 +1,9 @@
 /* u64map.c: open-addressing u64 → u32 map (see u64map.h). */
 #include "u64map.h"
 
+#include <string.h>
+
+#include "grow.h"
 #include "pages.h"
 
 int u64map_init(struct u64map *m, uint32_t capacity_hint)
@@ -59,4 +62,21 @@ void u64map_del(struct u64map *m, uint64_t key)
 	}
 	m->slots[i].val = 0;
 	m->count--;
+}
+
+uint32_t u64map_append(struct u64map *m, uint64_t key, const struct u64map_rows *t)
+{
+	if (t->n >= t->max)
+		return UINT32_MAX;
+	if (t->n == *t->cap) {
+		void *items;  /* the caller's typed pointer, read and written as bytes (no aliasing) */
+		memcpy(&items, t->items_ptr, sizeof(items));
+		void *p = grow_array(items, t->cap, t->size, t->first, t->max);
+		if (!p)
+			return UINT32_MAX;
+		memcpy(t->items_ptr, &p, sizeof(p));
+	}
+	if (u64map_put(m, key, t->n) < 0)
+		return UINT32_MAX;
+	return t->n;
 }

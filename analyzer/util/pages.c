@@ -1,4 +1,4 @@
-/* pages.c: the analyzer's large tables' memory (see pages.h). */
+/* pages.c: memory for large tables in pages of their own (see pages.h). */
 #define _GNU_SOURCE  /* mremap */
 #include "pages.h"
 
