@@ -179,6 +179,12 @@ const struct conf_test conf_tests[] = {
 	{"Q2", "UD SEND_ONLY with the QP's Q_Key -> delivered (the DUT's own SEND), no response",
 	 "IBTA 10.2.5 Q_Keys: a datagram with the QP's Q_Key is delivered", NEED_UD, 0, false, test_q2,
 	 NULL, "10.2.5, 9.6.1.1", K_QKEYOK},
+	{"Q3", "UD SEND_ONLY of 128 distinct bytes -> placed after the receive buffer's 40 bytes of GRH room (the DUT's SEND, sent from byte 40, starts with them)",
+	 "IBTA A17.4.5.2 a UD receive's first 40 bytes hold the GRH (the L3 header), the payload after them", NEED_UD, 0, false, test_q3,
+	 NULL, "A17.4.5.2", K_UDGRH},
+	{"Q4", "UD SEND_ONLY -> the receive buffer's first 40 bytes hold the IPv4 header in their last 20 (the first 20 undefined)",
+	 "IBTA A17.4.5.2 the GRH of a RoCEv2 UD receive over IPv4: not observable with stock software", NEED_UD | NEED_UD_BUF, 0, false, test_q4,
+	 NULL, "A17.4.5.2", K_NONE},
 	{"V1", "the setup's request in RoCEv1 framing (EtherType 0x8915, GRH with the QP's GIDs) -> ACK", "Annex A16 RoCEv1 encapsulation", PROBE, 0, false, test_v1,
 	 NULL, "Annex A16", K_V1},
 };

@@ -94,6 +94,9 @@ static const struct {
 			"no SEND of the DUT's after the control either: the drop cannot be told"},
 	[K_QKEYOK] = {"the DUT's own SEND within 1.5 s (its server sends once our datagram completed a receive), no "
 		      "response", "a response, or no SEND of the DUT's (not delivered)", NULL},
+	[K_UDGRH] = {"no response; the DUT's own SEND (sent from byte 40 of the buffer our datagram was received into) "
+		     "starts with our 128 bytes", "a response, or our bytes shifted (named: the room the DUT left before "
+		     "the payload) or absent in the DUT's SEND", "no SEND of the DUT's, or one shorter than our datagram"},
 	[K_REREAD] = {"the first READ request after the responses starts at the withheld response's PSN (or an earlier "
 		      "PSN of the READ), its VA and length moved on by the bytes before that PSN",
 		      "no READ request within 2 s (or 12 ACK timeouts), one that skips the withheld response, or a RETH "
@@ -138,6 +141,11 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 	if (t->kind == K_V1) {
 		snprintf(buf, n, "always in a live run of this version: no setup brings the DUT's QP up on a RoCEv1 GID "
 			 "(Linux rxe has none); a dry run writes its frame");
+		return;
+	}
+	if (t->needs & NEED_UD_BUF) {
+		snprintf(buf, n, "always in this version: no stock server sends the first 40 bytes of a UD receive "
+			 "(ibv_ud_pingpong sends from byte 40 on; Q3 checks the payload's place after them)");
 		return;
 	}
 	if (!ok[0]) {

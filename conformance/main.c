@@ -108,7 +108,9 @@ static const char *missing(const struct conf_test *t, unsigned caps, const struc
 	unsigned need = t->needs & ~caps;
 	if (!need)
 		return NULL;
-	if (need & (NEED_UC | NEED_UD))
+	if (need & NEED_UD_BUF)
+		snprintf(buf, n, "%s", UD_BUF_NA);
+	else if (need & (NEED_UC | NEED_UD))
 		snprintf(buf, n, "needs a %s QP (--setup %s)", need & NEED_UC ? "UC" : "UD",
 			 need & NEED_UC ? "uc-pingpong" : "ud-pingpong");
 	else if (caps & (NEED_UC | NEED_UD))

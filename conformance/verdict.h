@@ -203,5 +203,13 @@ enum conf_verdict rule_ud_qkey_drop(const struct resp *rs, size_t n, const struc
 /* A UD SEND_ONLY with the QP's Q_Key: no response among rs[0..n) and the DUT's own SEND (the
  * datagram delivered) PASSes; no SEND FAILs. */
 enum conf_verdict rule_ud_qkey_ok(const struct resp *rs, size_t n, struct conf_result *r);
+/* A UD SEND_ONLY of len bytes sent[0..len) to ibv_ud_pingpong, whose receive buffer is also its send
+ * buffer and whose SEND carries that buffer from byte 40 on (IBTA A17.4.5.2: the first 40 bytes of a
+ * UD receive hold the GRH's room); echo[0..echo_len) the payload of the DUT's SEND after it (NULL:
+ * none came). Our payload at the echo's start (it landed at byte 40) PASSes; a response, or our
+ * payload shifted (the DUT left another room than 40 bytes) or missing FAILs; no or a short echo
+ * is INCONCLUSIVE. */
+enum conf_verdict rule_ud_grh_room(const struct resp *rs, size_t n, const uint8_t *sent, uint32_t len,
+				   const uint8_t *echo, uint32_t echo_len, struct conf_result *r);
 
 #endif

@@ -68,7 +68,7 @@ run agent-read "${A[@]}" --setup perftest-read:$((DUT_PORT + 12)) --tests D1,D2
 run agent-atomic "${A[@]}" --setup perftest-atomic:$((DUT_PORT + 13)) --tests D5
 # group U on ibv_uc_pingpong's UC QP (no loop serves it: only with the agent)
 run agent-uc "${A[@]}" --setup uc-pingpong:$((DUT_PORT + 15)) --tests U
-# group Q on ibv_ud_pingpong's UD QP (the agent starts it; ~6 s)
+# group Q on ibv_ud_pingpong's UD QP (the agent starts it; ~9 s; Q4 N/A: never run)
 run agent-ud "${A[@]}" --setup ud-pingpong:$((DUT_PORT + 16)) --tests Q
 # E7 on rping -s's RDMA-CM QP (the agent starts rping; --dut-size is its -S: a READ of 3 packets)
 run agent-cm "${A[@]}" --setup rdma-cm:7175 --dut-size 3000 --tests E7

@@ -514,6 +514,78 @@ Test(rules_q, qkey_recorded)
 	sess_reset(&s);
 }
 
+/* Q3 (A17.4.5.2): ibv_ud_pingpong's SEND, sent from byte 40 of the buffer our datagram landed in,
+ * starting with our bytes passes; a DUT that left no room for the GRH (our payload from its byte 40
+ * at the echo's start), 20 bytes of room, or more than 40 fails naming the room; a response fails;
+ * no echo, or a short one, is INCONCLUSIVE. */
+Test(rules_q, grh_room)
+{
+	uint8_t sent[128], echo[256];
+	struct resp send = uc_resp(ROCE_OPC_UD_SEND_ONLY, 0x10, 1000000);
+	struct resp ack = uc_resp(ROCE_OPC_ACK, 0x500, 500000);
+	for (unsigned i = 0; i < sizeof(sent); i++)
+		sent[i] = (uint8_t)(i * 37 + 11);
+	memset(echo, 0x7b, sizeof(echo));
+	memcpy(echo, sent, sizeof(sent));
+	struct conf_result r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&ack, 1, sent, 128, echo, 256, &r), V_FAIL, "a response");
+	/* no GRH room: the payload at byte 0, so the echo (from byte 40) starts with its byte 40 */
+	memset(echo, 0x7b, sizeof(echo));
+	memcpy(echo, sent + 40, 88);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_FAIL, "no room");
+	cr_expect(strstr(r.reason, "landed 0 bytes into"), "%s", r.reason);
+	memset(echo, 0x7b, sizeof(echo));
+	memcpy(echo, sent + 20, 108);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_FAIL, "20 bytes of room (the IPv4 header alone)");
+	cr_expect(strstr(r.reason, "GRH room of 20 bytes"), "%s", r.reason);
+	memset(echo, 0x7b, sizeof(echo));
+	memcpy(echo + 8, sent, 128);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_FAIL, "48 bytes of room");
+	cr_expect(strstr(r.reason, "landed 48 bytes into"), "%s", r.reason);
+	memset(echo, 0x7b, sizeof(echo));
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_FAIL, "not ours at all");
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(NULL, 0, sent, 128, NULL, 0, &r), V_INCONCLUSIVE, "no echo");
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, sent, 64, &r), V_INCONCLUSIVE, "a short echo");
+}
+
+/* Q3's rule on rxe's recorded Q2 answer (our 64 bytes of 0xa5, then the server's 0x7b filling):
+ * rxe's SEND starts with them (PASS); the same SEND read as the answer of a broken DUT that left no
+ * GRH room (its echo starts with our byte 40), fails. */
+Test(rules_q, grh_room_recorded)
+{
+	struct session s;
+	uint8_t sent[64];
+	load(&s, "Q2");
+	const struct resp *e = NULL;
+	for (size_t i = 0; i < s.n_resps && !e; i++)
+		e = pred_send_end(&s.resps[i], NULL) ? &s.resps[i] : NULL;
+	cr_assert(e, "rxe's SEND in Q2");
+	const struct rec_frame *f = &s.frames[e->frame];
+	struct roce_pkt p;
+	cr_assert_eq(roce_decode(NULL, f->bytes, f->len, f->len, 1, &p), 1);
+	const uint8_t *echo = f->bytes + p.payload_off;
+	memset(sent, 0xa5, sizeof(sent));
+	struct conf_result r = res();
+	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, sent, 64, echo, p.payload_len, &r), V_PASS, "%s", r.reason);
+	/* a broken DUT with no GRH room: our 64 bytes of which the last 24 are 0xa5 land at byte 0, and
+	 * the echo from byte 40 starts with those 24, as rxe's recorded echo does */
+	for (unsigned i = 0; i < 40; i++)
+		sent[i] = (uint8_t)(0x10 + i);
+	memset(sent + 40, 0xa5, 24);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, sent, 64, echo, p.payload_len, &r), V_FAIL, "%s", r.reason);
+	cr_expect(strstr(r.reason, "landed 0 bytes into"), "%s", r.reason);
+	sess_reset(&s);
+}
+
 /* F1's format check (Annex A17.9.3, Figure 6): each field wrong on its own is a FAIL naming it;
  * BECN 0 is a note (receivers ignore B and F, CA17-29). Before, only BECN and the ICRC were
  * checked: every one of these CNPs passed, and one with BECN 0 failed. */
@@ -732,8 +804,8 @@ Test(stimuli, every_test_round_trips)
 	cr_expect_geq(frames - uc_frames, 4, "U1's SEND_ONLY, U2's FIRST, LAST and control: %u", frames - uc_frames);
 	unsigned ud_frames = frames, ud_tests = tests;
 	dry_run_setup("ud-pingpong", &frames, &tests);
-	cr_expect_eq(tests - ud_tests, 2, "ud-pingpong runs Q1 and Q2 only: %u", tests - ud_tests);
-	cr_expect_geq(frames - ud_frames, 3, "Q1's wrong Q_Key and control, Q2's SEND_ONLY: %u", frames - ud_frames);
+	cr_expect_eq(tests - ud_tests, 3, "ud-pingpong runs Q1, Q2 and Q3 (Q4 is never run): %u", tests - ud_tests);
+	cr_expect_geq(frames - ud_frames, 4, "Q1's wrong Q_Key and control, Q2's and Q3's SEND_ONLY: %u", frames - ud_frames);
 	unsigned cm_tests = tests;
 	dry_run_setup("rdma-cm", &frames, &tests);
 	cr_expect_eq(tests - cm_tests, 1, "rdma-cm runs E7 only: %u", tests - cm_tests);
