@@ -4,7 +4,8 @@
  * RoCEv2 annex A17's CA17-n; otherwise the section alone) and the kind of verdict it gives. The
  * groups: A responder sequencing and ACKs, B requests that must be NAKed, C silent drops, D READ
  * and ATOMIC duplicates (and CMP_SWAP), E the DUT as requester, F ECN/CNP, G PFC, H the IP and UDP
- * headers of the DUT's own packets and its source ports across QPs, M multi-packet messages and
+ * headers of the DUT's own packets and its source ports across QPs, I one QP's errors kept from
+ * another QP (two QPs at once: --dut-ssh), M multi-packet messages and
  * packets longer than the PMTU at each path MTU, U the unreliable connected service (a UC QP,
  * --setup uc-pingpong), Q the unreliable datagram service's Q_Key check (a UD QP, --setup ud-pingpong),
  * V RoCEv1 framing. */
@@ -164,6 +165,9 @@ const struct conf_test conf_tests[] = {
 	{"H6", "the DUT's QPs of the run (one per test) -> UDP source ports spread per QP, not all on one port",
 	 "Annex A17.9.4 ECMP: the source port as a per-flow identifier", PROBE, 0, false, test_h6,
 	 NULL, "A17.9.4, A17.3.2.1", K_SPREAD},
+	{"I1", "QP a spoiled (PSN gap, bad ICRC, SEND_MIDDLE with no FIRST: NAK invalid request), then QP b's in-order SEND -> ACKed, no NAK, nothing resent on QP b",
+	 "IBTA 9.7.5.2 responder checks per QP: one QP's errors do not reach another", NEED_TWO_QPS | SEND, 0, false, test_i1,
+	 NULL, "9.7.5.2", K_ISOL},
 	M1("M1a", 256), M1("M1b", 512), M1("M1c", 1024), M1("M1d", 2048), M1("M1e", 4096),
 	M2("M2a", 256), M2("M2b", 512), M2("M2c", 1024), M2("M2d", 2048), M2("M2e", 4096),
 	M3("M3a", 256), M3("M3b", 512), M3("M3c", 1024), M3("M3d", 2048), M3("M3e", 4096),

@@ -97,6 +97,9 @@ static const struct {
 	[K_UDGRH] = {"no response; the DUT's own SEND (sent from byte 40 of the buffer our datagram was received into) "
 		     "starts with our 128 bytes", "a response, or our bytes shifted (named: the room the DUT left before "
 		     "the payload) or absent in the DUT's SEND", "no SEND of the DUT's, or one shorter than our datagram"},
+	[K_ISOL] = {"on QP b an ACK of its SEND, no NAK and no request of the DUT's sent twice (QP a's NAKs are evidence)",
+		    "a NAK or RNR NAK on QP b, a request the DUT resent on QP b, or QP b's SEND not acknowledged while "
+		    "QP a was answered", "nothing from the DUT on either QP, or the second server did not come up"},
 	[K_REREAD] = {"the first READ request after the responses starts at the withheld response's PSN (or an earlier "
 		      "PSN of the READ), its VA and length moved on by the bytes before that PSN",
 		      "no READ request within 2 s (or 12 ACK timeouts), one that skips the withheld response, or a RETH "
@@ -141,6 +144,11 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 	if (t->kind == K_V1) {
 		snprintf(buf, n, "always in a live run of this version: no setup brings the DUT's QP up on a RoCEv1 GID "
 			 "(Linux rxe has none); a dry run writes its frame");
+		return;
+	}
+	if (t->needs & NEED_TWO_QPS) {
+		snprintf(buf, n, "without the DUT agent (--dut-ssh: it starts a second server on the setup's port + 1), "
+			 "or with a setup other than rc-pingpong");
 		return;
 	}
 	if (t->needs & NEED_UD_BUF) {

@@ -20,7 +20,7 @@ T(test_e1) T(test_e2) T(test_e3) T(test_e4) T(test_e5) T(test_e6a) T(test_e6b) T
 T(test_f1) T(test_f2) T(test_f3) T(test_g1)
 T(test_h1) T(test_h2) T(test_h3) T(test_h4) T(test_h5) T(test_v1)
 T(test_m1) T(test_m2) T(test_d6) T(test_d7) T(test_d8) T(test_b12) T(test_h6) T(test_m3)
-T(test_u1) T(test_u2) T(test_q1) T(test_q2) T(test_q3) T(test_q4)
+T(test_u1) T(test_u2) T(test_q1) T(test_q2) T(test_q3) T(test_q4) T(test_i1)
 #undef T
 
 /* Why Q4 is N/A: no stock server shows the 40 bytes of GRH of a UD receive. */

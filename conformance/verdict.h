@@ -212,4 +212,13 @@ enum conf_verdict rule_ud_qkey_ok(const struct resp *rs, size_t n, struct conf_r
 enum conf_verdict rule_ud_grh_room(const struct resp *rs, size_t n, const uint8_t *sent, uint32_t len,
 				   const uint8_t *echo, uint32_t echo_len, struct conf_result *r);
 
+/* ---- group I, one QP's errors kept from another (verdict_i.c) ---- */
+
+/* QP a's packets after its errors in a[0..na) (evidence only), QP b's after its in-order SEND at
+ * psn in b[0..nb): an ACK of psn (or past it) with no NAK and no request of the DUT's sent twice on
+ * b PASSes; a NAK on b, a resent request or no ACK from a DUT that answered QP a FAILs; nothing on
+ * either QP is INCONCLUSIVE. */
+enum conf_verdict rule_qp_isolation(const struct resp *a, size_t na, const struct resp *b, size_t nb, uint32_t psn,
+				    struct conf_result *r);
+
 #endif

@@ -126,6 +126,8 @@ for tid, counter in (("A1", "rdma:rcvd_pkts"), ("A4", "rdma:duplicate_request"),
     check(moved(ar, tid, counter) >= 1, f"agent-rcpp: {tid} {verdict(ar, tid)}, {counter} +{moved(ar, tid, counter)}")
 check(moved(agent["agent-read"], "D1", "rdma:sent_pkts") >= 3, f"agent-read: D1's 3 READ responses in rdma:sent_pkts "
       f"(+{moved(agent['agent-read'], 'D1', 'rdma:sent_pkts')})")
+i1 = agent["agent-rcpp"].get("I1", {})
+check(i1.get("verdict") == "PASS", f"agent-rcpp: I1 PASS, QP a's errors kept from QP b (got {i1.get('verdict')}: {i1.get('reason')})")
 for t in ("Q1", "Q2", "Q3"):
     check(verdict(agent["agent-ud"], t) == "PASS", f"agent-ud: {t} PASS on ibv_ud_pingpong (got {verdict(agent['agent-ud'], t)})")
 q4 = agent["agent-ud"].get("Q4", {})

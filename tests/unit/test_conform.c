@@ -556,33 +556,108 @@ Test(rules_q, grh_room)
 	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, sent, 64, &r), V_INCONCLUSIVE, "a short echo");
 }
 
+/* The payload of the DUT's first SEND (LAST or ONLY) in a loaded recording (asserted). */
+static const uint8_t *recorded_send_payload(const struct session *s, uint32_t *len)
+{
+	const struct resp *e = NULL;
+	for (size_t i = 0; i < s->n_resps && !e; i++)
+		e = pred_send_end(&s->resps[i], NULL) ? &s->resps[i] : NULL;
+	cr_assert(e, "the DUT's SEND in the recording");
+	const struct rec_frame *f = &s->frames[e->frame];
+	struct roce_pkt p;
+	cr_assert_eq(roce_decode(NULL, f->bytes, f->len, f->len, 1, &p), 1);
+	*len = p.payload_len;
+	return f->bytes + p.payload_off;
+}
+
 /* Q3's rule on rxe's recorded Q2 answer (our 64 bytes of 0xa5, then the server's 0x7b filling):
  * rxe's SEND starts with them (PASS); the same SEND read as the answer of a broken DUT that left no
- * GRH room (its echo starts with our byte 40), fails. */
+ * GRH room (its echo starts with our byte 40), fails; on Q3's own recorded run, PASS. */
 Test(rules_q, grh_room_recorded)
 {
 	struct session s;
 	uint8_t sent[64];
+	uint32_t elen;
 	load(&s, "Q2");
-	const struct resp *e = NULL;
-	for (size_t i = 0; i < s.n_resps && !e; i++)
-		e = pred_send_end(&s.resps[i], NULL) ? &s.resps[i] : NULL;
-	cr_assert(e, "rxe's SEND in Q2");
-	const struct rec_frame *f = &s.frames[e->frame];
-	struct roce_pkt p;
-	cr_assert_eq(roce_decode(NULL, f->bytes, f->len, f->len, 1, &p), 1);
-	const uint8_t *echo = f->bytes + p.payload_off;
+	const uint8_t *echo = recorded_send_payload(&s, &elen);
 	memset(sent, 0xa5, sizeof(sent));
 	struct conf_result r = res();
-	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, sent, 64, echo, p.payload_len, &r), V_PASS, "%s", r.reason);
+	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, sent, 64, echo, elen, &r), V_PASS, "%s", r.reason);
 	/* a broken DUT with no GRH room: our 64 bytes of which the last 24 are 0xa5 land at byte 0, and
 	 * the echo from byte 40 starts with those 24, as rxe's recorded echo does */
 	for (unsigned i = 0; i < 40; i++)
 		sent[i] = (uint8_t)(0x10 + i);
 	memset(sent + 40, 0xa5, 24);
 	r = res();
-	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, sent, 64, echo, p.payload_len, &r), V_FAIL, "%s", r.reason);
+	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, sent, 64, echo, elen, &r), V_FAIL, "%s", r.reason);
 	cr_expect(strstr(r.reason, "landed 0 bytes into"), "%s", r.reason);
+	sess_reset(&s);
+	/* Q3's own run: rxe's SEND starts with Q3's 128 distinct bytes */
+	uint8_t pattern[128];
+	for (unsigned i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 37 + 11);
+	load(&s, "Q3");
+	echo = recorded_send_payload(&s, &elen);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, pattern, 128, echo, elen, &r), V_PASS, "%s", r.reason);
+	sess_reset(&s);
+}
+
+/* I1 (9.7.5.2, per-QP checks) on rxe's recorded answers: QP a's NAK-Seq (A5's), QP b's ACK of its
+ * SEND (A1's) passes; a broken DUT whose QP b got QP a's NAK (A5's NAK sent to b, at b's PSN) fails,
+ * so does one that resent its request on b, or left b's SEND unacknowledged; nothing at all is
+ * INCONCLUSIVE. */
+Test(rules_i, qp_isolation_recorded)
+{
+	struct session sa, sb;
+	load(&sa, "A5");
+	load(&sb, "A1");
+	const struct resp *nak = first_response(&sa), *ack = first_response(&sb);
+	cr_assert(nak && resp_is_nak(nak, ROCE_NAK_PSN_SEQ_ERR) && ack && resp_is_ack(ack));
+	uint32_t psn = ack->h.bth.psn;
+	struct conf_result r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, sb.resps, sb.n_resps, psn, &r), V_PASS, "%s", r.reason);
+	struct resp leaked[2] = {*nak, *ack};
+	leaked[0].h.bth.psn = psn;
+	r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, leaked, 2, psn, &r), V_FAIL, "QP a's NAK on QP b");
+	cr_expect(strstr(r.reason, "leaked into QP b"), "%s", r.reason);
+	struct resp req = uc_resp(ROCE_OPC_SEND_ONLY, 0x20, 2000000);
+	struct resp resent[3] = {*ack, req, req};
+	r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, resent, 3, psn, &r), V_FAIL, "a request resent on QP b");
+	cr_expect(strstr(r.reason, "resent its request on QP b"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, NULL, 0, psn, &r), V_FAIL, "QP b silent while QP a answered");
+	r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, sb.resps, sb.n_resps, psn_add(psn, 1), &r), V_FAIL, "an ACK short of b's PSN");
+	r = res();
+	cr_expect_eq(rule_qp_isolation(NULL, 0, NULL, 0, psn, &r), V_INCONCLUSIVE);
+	sess_reset(&sa);
+	sess_reset(&sb);
+}
+
+/* I1 on rxe's recorded run (QP a 0x0c0222, QP b 0x0c0333): QP a's NAK-Seq and NAK invalid request,
+ * QP b's ACK and the DUT's SEND on b pass; the same run with QP a's NAK sent to QP b (a DUT whose
+ * error leaked) fails. */
+Test(rules_i, qp_isolation_rxe_run)
+{
+	struct session s;
+	load_qp(&s, "I1", 0x0c0333);
+	cr_assert(s.n_others >= 2 && resp_is_nak(&s.others[0], ROCE_NAK_PSN_SEQ_ERR), "QP a's NAKs");
+	const struct resp *ack = first_response(&s);
+	cr_assert(ack && resp_is_ack(ack), "QP b's ACK");
+	uint32_t psn = ack->h.bth.psn;
+	struct conf_result r = res();
+	cr_expect_eq(rule_qp_isolation(s.others, s.n_others, s.resps, s.n_resps, psn, &r), V_PASS, "%s", r.reason);
+	struct resp leaked[16];
+	size_t n = s.n_resps < 15 ? s.n_resps : 15;
+	leaked[0] = s.others[1];   /* NAK invalid request, on QP b at its PSN */
+	leaked[0].h.bth.psn = psn;
+	memcpy(leaked + 1, s.resps, n * sizeof(*leaked));
+	r = res();
+	cr_expect_eq(rule_qp_isolation(s.others, s.n_others, leaked, n + 1, psn, &r), V_FAIL, "a NAK on QP b");
+	cr_expect(strstr(r.reason, "INVALID_REQUEST"), "%s", r.reason);
 	sess_reset(&s);
 }
 
@@ -736,7 +811,7 @@ static void dry_run_setup(const char *setup, unsigned *frames, unsigned *tests)
 	cr_assert(m, "%s", err);
 	for (size_t i = 0; i < conf_n_tests; i++) {
 		const struct conf_test *t = &conf_tests[i];
-		if (t->needs & ~(m->caps | NEED_ECN | NEED_PFC))
+		if (t->needs & ~(m->caps | NEED_ECN | NEED_PFC | (m == &setup_rc_pingpong ? NEED_TWO_QPS : 0)))
 			continue;
 		struct session s;
 		struct conf_result r = res();
