@@ -100,6 +100,10 @@ static const struct {
 	[K_ISOL] = {"on QP b an ACK of its SEND, no NAK and no request of the DUT's sent twice (QP a's NAKs are evidence)",
 		    "a NAK or RNR NAK on QP b, a request the DUT resent on QP b, or QP b's SEND not acknowledged while "
 		    "QP a was answered", "nothing from the DUT on either QP, or the second server did not come up"},
+	[K_RATE] = {"the rate of the DUT's packets over the 32 after the CNPs more than 20 % below the rate over the 32 "
+		    "before them (packets per second, first to last packet of each window)",
+		    "the rate after the CNPs not more than 20 % below the rate before",
+		    "the DUT's SEND shorter than 32 + 32 packets (--recv-size), or a window of fewer than two packets"},
 	[K_REREAD] = {"the first READ request after the responses starts at the withheld response's PSN (or an earlier "
 		      "PSN of the READ), its VA and length moved on by the bytes before that PSN",
 		      "no READ request within 2 s (or 12 ACK timeouts), one that skips the withheld response, or a RETH "
@@ -134,7 +138,7 @@ void list_text(FILE *f)
 /* When test t is N/A: the setups that cannot run it, the declarations it needs. */
 static void na_text(const struct conf_test *t, char *buf, size_t n)
 {
-	unsigned need = t->needs & ~(NEED_ECN | NEED_PFC);
+	unsigned need = t->needs & ~(NEED_ECN | NEED_PFC | NEED_CC);
 	char ok[160] = "";
 	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++)
 		if (!(need & ~setups[i]->caps)) {
@@ -164,7 +168,10 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++)
 		all &= setups[i]->caps;
 	bool every = !(need & ~all);
-	if (t->needs & NEED_ECN)
+	if (t->needs & NEED_CC)
+		snprintf(buf, n, "without --dut-cc (a DUT declared to react to CNPs: RoCE congestion management)%s%s",
+			 every ? "" : "; with a setup other than ", every ? "" : ok);
+	else if (t->needs & NEED_ECN)
 		snprintf(buf, n, "without --ecn (a DUT declared to do ECN -> CNP)%s%s", every ? "" : "; with a setup other than ",
 			 every ? "" : ok);
 	else if (t->needs & NEED_PFC)
@@ -186,7 +193,7 @@ static void earns(const struct conf_test *t, const struct expect_list *ex, char 
 	const struct expect_entry *e = expect_find(ex, t->id);
 	if (e)
 		snprintf(buf, n, "%s (known deviation: %s)", verdict_name(e->v), e->reason);
-	else if (t->needs & (NEED_ECN | NEED_PFC))
+	else if (t->needs & (NEED_ECN | NEED_PFC | NEED_CC))
 		snprintf(buf, n, "N/A (not declared to do it)");
 	else
 		snprintf(buf, n, "PASS");

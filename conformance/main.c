@@ -119,6 +119,9 @@ static const char *missing(const struct conf_test *t, unsigned caps, const struc
 	else if (caps & (NEED_UC | NEED_UD))
 		snprintf(buf, n, "needs an RC QP: %s brings up a %s QP (group %s only)", m->name,
 			 caps & NEED_UC ? "UC" : "UD", caps & NEED_UC ? "U" : "Q");
+	else if (need & NEED_CC)
+		snprintf(buf, n, "the DUT is not declared to react to CNPs (--dut-cc: RoCE congestion management); Linux "
+			 "rxe has no DCQCN");
 	else if (need & NEED_ECN)
 		snprintf(buf, n, "the DUT is not declared to do ECN -> CNP (--ecn); Linux rxe has no CNP support");
 	else if (need & NEED_PFC)
@@ -142,7 +145,8 @@ static const char *missing(const struct conf_test *t, unsigned caps, const struc
 static unsigned caps_of(const struct conf_opts *o, const struct setup_method *m)
 {
 	bool two = o->dut_ssh && m == &setup_rc_pingpong;   /* the agent starts the second server */
-	return m->caps | (o->ecn ? NEED_ECN : 0) | (o->pfc ? NEED_PFC : 0) | (two ? NEED_TWO_QPS : 0);
+	return m->caps | (o->ecn ? NEED_ECN : 0) | (o->pfc ? NEED_PFC : 0) | (two ? NEED_TWO_QPS : 0) |
+	       (o->dut_cc ? NEED_CC : 0);
 }
 
 /* One test on a fresh QP. */

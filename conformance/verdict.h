@@ -212,6 +212,13 @@ enum conf_verdict rule_ud_qkey_ok(const struct resp *rs, size_t n, struct conf_r
 enum conf_verdict rule_ud_grh_room(const struct resp *rs, size_t n, const uint8_t *sent, uint32_t len,
 				   const uint8_t *echo, uint32_t echo_len, struct conf_result *r);
 
+/* F4, the reaction point: the DUT's packet times before[0..nb) and after[0..na) the CNPs (each
+ * window's rate: its packets less one over its first-to-last span); the rate after more than
+ * drop_pct % below the rate before PASSes, else FAILs; a window of fewer than two packets or no
+ * span is INCONCLUSIVE. */
+enum conf_verdict rule_rate_drop(const int64_t *before, size_t nb, const int64_t *after, size_t na, double drop_pct,
+				 struct conf_result *r);
+
 /* ---- group I, one QP's errors kept from another (verdict_i.c) ---- */
 
 /* QP a's packets after its errors in a[0..na) (evidence only), QP b's after its in-order SEND at

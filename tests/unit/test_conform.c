@@ -661,6 +661,33 @@ Test(rules_i, qp_isolation_rxe_run)
 	sess_reset(&s);
 }
 
+/* F4 (A17.9 reaction point): 32 packets 10 us apart before the CNPs; after them 32 packets 20 us
+ * apart (the rate halved) pass; 11 us apart (9 % slower, under the 20 % threshold) and unchanged
+ * fail; a window of one packet or no span is INCONCLUSIVE. */
+Test(rules, rate_drop)
+{
+	int64_t before[32], half[32], slight[32], same[32];
+	for (int i = 0; i < 32; i++) {
+		before[i] = 1000000 + i * 10000;
+		half[i] = 2000000 + i * 20000;
+		slight[i] = 2000000 + i * 11000;
+		same[i] = 2000000 + i * 10000;
+	}
+	struct conf_result r = res();
+	cr_expect_eq(rule_rate_drop(before, 32, half, 32, 20.0, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.observed, "-50.0 %"), "%s", r.observed);
+	r = res();
+	cr_expect_eq(rule_rate_drop(before, 32, slight, 32, 20.0, &r), V_FAIL, "a 9 %% drop");
+	cr_expect(strstr(r.reason, "did not slow down"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_rate_drop(before, 32, same, 32, 20.0, &r), V_FAIL, "no drop");
+	r = res();
+	cr_expect_eq(rule_rate_drop(before, 32, half, 1, 20.0, &r), V_INCONCLUSIVE, "one packet after");
+	int64_t flat[2] = {5, 5};
+	r = res();
+	cr_expect_eq(rule_rate_drop(flat, 2, half, 32, 20.0, &r), V_INCONCLUSIVE, "no span before");
+}
+
 /* F1's format check (Annex A17.9.3, Figure 6): each field wrong on its own is a FAIL naming it;
  * BECN 0 is a note (receivers ignore B and F, CA17-29). Before, only BECN and the ICRC were
  * checked: every one of these CNPs passed, and one with BECN 0 failed. */
@@ -811,7 +838,7 @@ static void dry_run_setup(const char *setup, unsigned *frames, unsigned *tests)
 	cr_assert(m, "%s", err);
 	for (size_t i = 0; i < conf_n_tests; i++) {
 		const struct conf_test *t = &conf_tests[i];
-		if (t->needs & ~(m->caps | NEED_ECN | NEED_PFC | (m == &setup_rc_pingpong ? NEED_TWO_QPS : 0)))
+		if (t->needs & ~(m->caps | NEED_ECN | NEED_PFC | NEED_CC | (m == &setup_rc_pingpong ? NEED_TWO_QPS : 0)))
 			continue;
 		struct session s;
 		struct conf_result r = res();
