@@ -1,7 +1,8 @@
 /* catalogue.c: the test catalogue, one descriptor per test: ID, one-line description, the rule
  * it checks, what it needs from the setup and the DUT, its run function (tests_*.c), the IBTA
- * compliance statements and section it checks (an ID only where cited from the spec's text: the
- * RoCEv2 annex A17's CA17-n; otherwise the section alone) and the kind of verdict it gives. The
+ * compliance statements and section it checks (an ID only where confirmed from the spec's text: the
+ * base specification's C9-n, the RoCEv2 annex A17's CA17-n; otherwise the section alone, which the
+ * catalogue marks "no ID confirmed") and the kind of verdict it gives. The
  * groups: A responder sequencing and ACKs, B requests that must be NAKed, C silent drops, D READ
  * and ATOMIC duplicates (and CMP_SWAP), E the DUT as requester, F ECN/CNP, G PFC, H the IP and UDP
  * headers of the DUT's own packets and its source ports across QPs, I one QP's errors kept from
@@ -33,7 +34,7 @@ const struct conf_test conf_tests[] = {
 	{"A3", "SEND without AckReq then with AckReq -> one ACK covering both (MSN + 2)", "IBTA 9.7.5.1 AckReq, coalescing", SEND, 0, false, test_a3,
 	 NULL, "9.7.5.1", K_ACK},
 	{"A4", "duplicate of an ACKed SEND -> re-ACKed, not executed again (MSN unchanged)", "C9-105 duplicate SEND/WRITE", SEND, 0, false, test_a4,
-	 NULL, "9.7.5", K_ACK},
+	 "C9-105", "9.7.5", K_ACK},
 	{"A5", "PSN gap (ePSN + 5) -> exactly one NAK-Seq carrying ePSN; ePSN then accepted", "IBTA 9.7.5.2.1 PSN sequence error", PROBE, 0, false, test_a5,
 	 NULL, "9.7.5.2.1", K_NAK},
 	{"A6", "more out-of-sequence packets after a NAK -> no second NAK; new gap -> new NAK", "IBTA 9.7.5.2.1 one NAK per episode", PROBE, 0, false, test_a6,
@@ -117,15 +118,15 @@ const struct conf_test conf_tests[] = {
 	{"D4", "duplicate READ with another R_Key -> silent drop", "IBTA 9.7.5.2.2 duplicate READ not a subset", NEED_MR_READ, 0, false, test_d4,
 	 NULL, "9.7.5.2.2", K_DROP},
 	{"D5", "duplicate FETCH_ADD -> the saved original value, memory added to once", "C9-148 duplicate atomic", NEED_MR_ATOMIC, 0, false, test_d5,
-	 NULL, "9.7.5", K_ATOMIC},
+	 "C9-148", "9.7.5", K_ATOMIC},
 	{"D6", "CMP_SWAP, compare equal -> the original value returned, memory swapped", "IBTA 9.4.5 CMP_SWAP", NEED_MR_ATOMIC, 0, false, test_d6,
 	 NULL, "9.4.5", K_CMPSWAP},
 	{"D7", "CMP_SWAP, compare unequal -> the original value returned, memory unchanged", "IBTA 9.4.5 CMP_SWAP", NEED_MR_ATOMIC, 0, false, test_d7,
 	 NULL, "9.4.5", K_CMPSWAP},
 	{"D8", "duplicate CMP_SWAP -> the saved original value, not swapped twice", "C9-148 duplicate atomic", NEED_MR_ATOMIC, 0, false, test_d8,
-	 NULL, "9.7.5", K_ATOMIC},
+	 "C9-148", "9.7.5", K_ATOMIC},
 	{"E1", "DUT's SEND never ACKed -> resent after the ACK timeout, at most retry_cnt times", "IBTA 9.7.6.1.1 local ACK timeout, C9-141 retry count", REQ, 0, false, test_e1,
-	 NULL, "9.7.6.1.1", K_RETRY},
+	 "C9-141", "9.7.6.1.1", K_RETRY},
 	{"E2", "NAK-Seq at p inside the DUT's message -> go-back-N from exactly p", "IBTA 9.7.5.2.5 NAK-Seq, implicit ACK", REQ, 0, false, test_e2,
 	 NULL, "9.7.5.2.5", K_RESEND},
 	{"E3", "RNR NAK (timer 15.36 ms) -> resend no earlier than the timer", "IBTA 9.7.5.2.8 RNR back-off", REQ, 0, false, test_e3,
