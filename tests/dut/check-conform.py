@@ -37,7 +37,7 @@ for name in ("rcpp", "write", "read", "atomic"):
 rc = results("rcpp")
 for tid in ("A1", "A3", "A4", "A5", "A6", "C1a", "C1b", "C1c", "C2a", "C2b"):
     check(verdict(rc, tid) == "PASS", f"rcpp: {tid} PASS (got {verdict(rc, tid)})")
-for tid in ("F1", "F3", "G1"):
+for tid in ("F1", "F3", "F4", "G1"):
     check(verdict(rc, tid) == "N/A" and rc.get(tid, {}).get("reason"), f"rcpp: {tid} N/A with a reason (got {verdict(rc, tid)})")
 e1 = rc.get("E1", {})
 check(e1.get("verdict") == "FAIL" and "retries with retry count 7" in e1.get("reason", "") and e1.get("known_deviation"),
