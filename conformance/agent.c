@@ -640,10 +640,17 @@ static int kill_cmd(const struct agent *a, char *cmd, size_t n)
 int agent_test_begin(struct agent *a, const struct conf_opts *o, const struct setup_method *m, uint16_t port,
 		     char err[CONF_ERRLEN])
 {
-	char cmd[2048], srv[512], out[65536];
+	char cmd[2048], srv[640], out[65536];
 	int k = snprintf(cmd, sizeof(cmd), AGENT_PATH);
 	counters_cmd(a, cmd + k, sizeof(cmd) - (size_t)k);
 	server_cmd(a, o, m, port, srv, sizeof(srv));
+	if (srv[0] && a->n_servers == 2) {
+		char second[256], one[256];
+		snprintf(one, sizeof(one), "%s", srv);
+		server_cmd(a, o, m, (uint16_t)(port + 1), second, sizeof(second));
+		/* one shell for both: killed, it kills them (the kill below knows one pid) */
+		snprintf(srv, sizeof(srv), "sh -c '%s & p=$!; %s & q=$!; trap \"kill $p $q\" TERM; wait'", one, second);
+	}
 	a->server_limit_s = o->setup_timeout_s + o->test_timeout_ms / 1000 + 60;
 	if (srv[0]) {
 		k = (int)strlen(cmd);

@@ -85,6 +85,7 @@ struct agent {
 	struct agent_counters before;
 	bool have_before;
 	long server_pid;                /* the DUT server started for the running test, or 0 */
+	unsigned n_servers;             /* servers of the setup to start, on port, port + 1...: 0 or 1 one, 2 two */
 	unsigned server_limit_s;        /* its time limit on the DUT (a safety net: it is killed after the test) */
 	char kill_cmd[512];             /* the command that kills the server, for the signal handler */
 	char *sig_argv[48];             /* ssh's argv for the signal handler ("kill PID"), built ahead of time */
@@ -98,7 +99,8 @@ int agent_parse_target(struct agent *a, const char *spec, char err[CONF_ERRLEN])
  * the key refused or missing, no such GID). */
 int agent_open(struct agent *a, const struct conf_opts *o, char err[CONF_ERRLEN]);
 /* Before a test: read the counters, start the server of setup m on port (0 when the setup needs
- * none). 0, or -1 with the reason. */
+ * none); a->n_servers 2: a second one on port + 1, both under one shell that ends them when it is
+ * killed. 0, or -1 with the reason. */
 int agent_test_begin(struct agent *a, const struct conf_opts *o, const struct setup_method *m, uint16_t port,
 		     char err[CONF_ERRLEN]);
 /* After a test: kill its server, read the counters; the non-zero deltas in *out (malloc'ed, *n). */

@@ -1,10 +1,12 @@
 /* catalogue.c: the test catalogue, one descriptor per test: ID, one-line description, the rule
  * it checks, what it needs from the setup and the DUT, its run function (tests_*.c), the IBTA
- * compliance statements and section it checks (an ID only where cited from the spec's text: the
- * RoCEv2 annex A17's CA17-n; otherwise the section alone) and the kind of verdict it gives. The
+ * compliance statements and section it checks (an ID only where confirmed from the spec's text: the
+ * base specification's C9-n, the RoCEv2 annex A17's CA17-n; otherwise the section alone, which the
+ * catalogue marks "no ID confirmed") and the kind of verdict it gives. The
  * groups: A responder sequencing and ACKs, B requests that must be NAKed, C silent drops, D READ
  * and ATOMIC duplicates (and CMP_SWAP), E the DUT as requester, F ECN/CNP, G PFC, H the IP and UDP
- * headers of the DUT's own packets and its source ports across QPs, M multi-packet messages and
+ * headers of the DUT's own packets and its source ports across QPs, I one QP's errors kept from
+ * another QP (two QPs at once: --dut-ssh), M multi-packet messages and
  * packets longer than the PMTU at each path MTU, U the unreliable connected service (a UC QP,
  * --setup uc-pingpong), Q the unreliable datagram service's Q_Key check (a UD QP, --setup ud-pingpong),
  * V RoCEv1 framing. */
@@ -32,7 +34,7 @@ const struct conf_test conf_tests[] = {
 	{"A3", "SEND without AckReq then with AckReq -> one ACK covering both (MSN + 2)", "IBTA 9.7.5.1 AckReq, coalescing", SEND, 0, false, test_a3,
 	 NULL, "9.7.5.1", K_ACK},
 	{"A4", "duplicate of an ACKed SEND -> re-ACKed, not executed again (MSN unchanged)", "C9-105 duplicate SEND/WRITE", SEND, 0, false, test_a4,
-	 NULL, "9.7.5", K_ACK},
+	 "C9-105", "9.7.5", K_ACK},
 	{"A5", "PSN gap (ePSN + 5) -> exactly one NAK-Seq carrying ePSN; ePSN then accepted", "IBTA 9.7.5.2.1 PSN sequence error", PROBE, 0, false, test_a5,
 	 NULL, "9.7.5.2.1", K_NAK},
 	{"A6", "more out-of-sequence packets after a NAK -> no second NAK; new gap -> new NAK", "IBTA 9.7.5.2.1 one NAK per episode", PROBE, 0, false, test_a6,
@@ -116,15 +118,15 @@ const struct conf_test conf_tests[] = {
 	{"D4", "duplicate READ with another R_Key -> silent drop", "IBTA 9.7.5.2.2 duplicate READ not a subset", NEED_MR_READ, 0, false, test_d4,
 	 NULL, "9.7.5.2.2", K_DROP},
 	{"D5", "duplicate FETCH_ADD -> the saved original value, memory added to once", "C9-148 duplicate atomic", NEED_MR_ATOMIC, 0, false, test_d5,
-	 NULL, "9.7.5", K_ATOMIC},
+	 "C9-148", "9.7.5", K_ATOMIC},
 	{"D6", "CMP_SWAP, compare equal -> the original value returned, memory swapped", "IBTA 9.4.5 CMP_SWAP", NEED_MR_ATOMIC, 0, false, test_d6,
 	 NULL, "9.4.5", K_CMPSWAP},
 	{"D7", "CMP_SWAP, compare unequal -> the original value returned, memory unchanged", "IBTA 9.4.5 CMP_SWAP", NEED_MR_ATOMIC, 0, false, test_d7,
 	 NULL, "9.4.5", K_CMPSWAP},
 	{"D8", "duplicate CMP_SWAP -> the saved original value, not swapped twice", "C9-148 duplicate atomic", NEED_MR_ATOMIC, 0, false, test_d8,
-	 NULL, "9.7.5", K_ATOMIC},
+	 "C9-148", "9.7.5", K_ATOMIC},
 	{"E1", "DUT's SEND never ACKed -> resent after the ACK timeout, at most retry_cnt times", "IBTA 9.7.6.1.1 local ACK timeout, C9-141 retry count", REQ, 0, false, test_e1,
-	 NULL, "9.7.6.1.1", K_RETRY},
+	 "C9-141", "9.7.6.1.1", K_RETRY},
 	{"E2", "NAK-Seq at p inside the DUT's message -> go-back-N from exactly p", "IBTA 9.7.5.2.5 NAK-Seq, implicit ACK", REQ, 0, false, test_e2,
 	 NULL, "9.7.5.2.5", K_RESEND},
 	{"E3", "RNR NAK (timer 15.36 ms) -> resend no earlier than the timer", "IBTA 9.7.5.2.8 RNR back-off", REQ, 0, false, test_e3,
@@ -147,6 +149,9 @@ const struct conf_test conf_tests[] = {
 	 "CA17-44", "A17.9.3", K_CNPS},
 	{"F3", "ECT(0) request -> no CNP", "Annex A17.9 CE only", NEED_ECN | PROBE, 0, false, test_f3,
 	 "CA17-44", "A17.9.3", K_NOCNP},
+	{"F4", "8 CNPs to the DUT's QP amid its SEND of 64 packets or more -> its rate over the 32 packets after them more than 20 % below the rate over the 32 before",
+	 "Annex A17.9 reaction point: a requester that does RoCE congestion management lowers its rate on CNPs",
+	 NEED_CC | REQ, 0, false, test_f4, NULL, "A17.9", K_RATE},
 	{"G1", "PFC XOFF on the DUT's priority, on a direct link -> it stops sending until XON",
 	 "IEEE 802.1Qbb PFC (a direct link: a switch consumes PFC frames, a Linux bridge does not forward them)",
 	 NEED_PFC | REQ, 0, false, test_g1,
@@ -164,6 +169,9 @@ const struct conf_test conf_tests[] = {
 	{"H6", "the DUT's QPs of the run (one per test) -> UDP source ports spread per QP, not all on one port",
 	 "Annex A17.9.4 ECMP: the source port as a per-flow identifier", PROBE, 0, false, test_h6,
 	 NULL, "A17.9.4, A17.3.2.1", K_SPREAD},
+	{"I1", "QP a spoiled (PSN gap, bad ICRC, SEND_MIDDLE with no FIRST: NAK invalid request), then QP b's in-order SEND -> ACKed, no NAK, nothing resent on QP b",
+	 "IBTA 9.7.5.2 responder checks per QP: one QP's errors do not reach another", NEED_TWO_QPS | SEND, 0, false, test_i1,
+	 NULL, "9.7.5.2", K_ISOL},
 	M1("M1a", 256), M1("M1b", 512), M1("M1c", 1024), M1("M1d", 2048), M1("M1e", 4096),
 	M2("M2a", 256), M2("M2b", 512), M2("M2c", 1024), M2("M2d", 2048), M2("M2e", 4096),
 	M3("M3a", 256), M3("M3b", 512), M3("M3c", 1024), M3("M3d", 2048), M3("M3e", 4096),
@@ -179,6 +187,12 @@ const struct conf_test conf_tests[] = {
 	{"Q2", "UD SEND_ONLY with the QP's Q_Key -> delivered (the DUT's own SEND), no response",
 	 "IBTA 10.2.5 Q_Keys: a datagram with the QP's Q_Key is delivered", NEED_UD, 0, false, test_q2,
 	 NULL, "10.2.5, 9.6.1.1", K_QKEYOK},
+	{"Q3", "UD SEND_ONLY of 128 distinct bytes -> placed after the receive buffer's 40 bytes of GRH room (the DUT's SEND, sent from byte 40, starts with them)",
+	 "IBTA A17.4.5.2 a UD receive's first 40 bytes hold the GRH (the L3 header), the payload after them", NEED_UD, 0, false, test_q3,
+	 NULL, "A17.4.5.2", K_UDGRH},
+	{"Q4", "UD SEND_ONLY -> the receive buffer's first 40 bytes hold the IPv4 header in their last 20 (the first 20 undefined)",
+	 "IBTA A17.4.5.2 the GRH of a RoCEv2 UD receive over IPv4: not observable with stock software", NEED_UD | NEED_UD_BUF, 0, false, test_q4,
+	 NULL, "A17.4.5.2", K_NONE},
 	{"V1", "the setup's request in RoCEv1 framing (EtherType 0x8915, GRH with the QP's GIDs) -> ACK", "Annex A16 RoCEv1 encapsulation", PROBE, 0, false, test_v1,
 	 NULL, "Annex A16", K_V1},
 };

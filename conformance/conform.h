@@ -52,6 +52,7 @@ struct conf_opts {
 	const char *json, *junit, *pcap_dir, *expect;
 	const char *capture_filter; /* replaces the default BPF filter */
 	bool ecn, pfc;              /* the DUT is declared to do ECN->CNP / PFC */
+	bool dut_cc;                /* the DUT is declared to react to CNPs (--dut-cc) */
 	unsigned pfc_prio;
 	enum conf_fault fault;
 	bool verbose;
@@ -117,12 +118,15 @@ enum {
 	NEED_ROCEV1 = 1u << 11,     /* a DUT QP on a RoCEv1 GID (no setup of this version brings one up) */
 	NEED_UC = 1u << 12,         /* a UC QP (uc-pingpong): every other test needs an RC QP */
 	NEED_UD = 1u << 13,         /* a UD QP (ud-pingpong) */
+	NEED_CC = 1u << 16,         /* the DUT reacts to CNPs: RoCE congestion management (--dut-cc) */
+	NEED_TWO_QPS = 1u << 15,    /* two RC QPs at once: the DUT agent starts a second rc-pingpong server */
+	NEED_UD_BUF = 1u << 14,     /* a DUT server that shows a UD receive's first 40 bytes (none: no stock tool sends them) */
 };
 
 /* The kinds of verdict a test gives: what counts as PASS, FAIL and INCONCLUSIVE (listing.c). */
 enum conf_kind {
 	K_ACK, K_ACKS, K_NAK, K_DROP, K_GOBACK, K_READ, K_ATOMIC, K_RETRY, K_RESEND, K_RNR, K_QUIET, K_GHOST,
-	K_FATAL, K_CNP, K_NOCNP, K_PFC, K_HDR, K_CMPSWAP, K_SEGS, K_CNPS, K_V1, K_SPREAD, K_UCACK, K_UCGAP, K_REREAD, K_QKEYDROP, K_QKEYOK, K_NONE
+	K_FATAL, K_CNP, K_NOCNP, K_PFC, K_HDR, K_CMPSWAP, K_SEGS, K_CNPS, K_V1, K_SPREAD, K_UCACK, K_UCGAP, K_REREAD, K_QKEYDROP, K_QKEYOK, K_UDGRH, K_ISOL, K_RATE, K_NONE
 };
 
 struct conf_test {

@@ -94,6 +94,16 @@ static const struct {
 			"no SEND of the DUT's after the control either: the drop cannot be told"},
 	[K_QKEYOK] = {"the DUT's own SEND within 1.5 s (its server sends once our datagram completed a receive), no "
 		      "response", "a response, or no SEND of the DUT's (not delivered)", NULL},
+	[K_UDGRH] = {"no response; the DUT's own SEND (sent from byte 40 of the buffer our datagram was received into) "
+		     "starts with our 128 bytes", "a response, or our bytes shifted (named: the room the DUT left before "
+		     "the payload) or absent in the DUT's SEND", "no SEND of the DUT's, or one shorter than our datagram"},
+	[K_ISOL] = {"on QP b an ACK of its SEND, no NAK and no request of the DUT's sent twice (QP a's NAKs are evidence)",
+		    "a NAK or RNR NAK on QP b, a request the DUT resent on QP b, or QP b's SEND not acknowledged while "
+		    "QP a was answered", "nothing from the DUT on either QP, or the second server did not come up"},
+	[K_RATE] = {"the rate of the DUT's packets over the 32 after the CNPs more than 20 % below the rate over the 32 "
+		    "before them (packets per second, first to last packet of each window)",
+		    "the rate after the CNPs not more than 20 % below the rate before",
+		    "the DUT's SEND shorter than 32 + 32 packets (--recv-size), or a window of fewer than two packets"},
 	[K_REREAD] = {"the first READ request after the responses starts at the withheld response's PSN (or an earlier "
 		      "PSN of the READ), its VA and length moved on by the bytes before that PSN",
 		      "no READ request within 2 s (or 12 ACK timeouts), one that skips the withheld response, or a RETH "
@@ -112,7 +122,7 @@ const char *ibta_ref(const struct conf_test *t, char *buf, size_t n)
 	if (t->ibta_id)
 		snprintf(buf, n, "%s; %s", t->ibta_id, t->ibta_section);
 	else if (t->ibta_section)
-		snprintf(buf, n, "%s", t->ibta_section);
+		snprintf(buf, n, "%s (no ID confirmed)", t->ibta_section);
 	else
 		snprintf(buf, n, "not an IBTA rule");
 	return buf;
@@ -128,7 +138,7 @@ void list_text(FILE *f)
 /* When test t is N/A: the setups that cannot run it, the declarations it needs. */
 static void na_text(const struct conf_test *t, char *buf, size_t n)
 {
-	unsigned need = t->needs & ~(NEED_ECN | NEED_PFC);
+	unsigned need = t->needs & ~(NEED_ECN | NEED_PFC | NEED_CC);
 	char ok[160] = "";
 	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++)
 		if (!(need & ~setups[i]->caps)) {
@@ -140,6 +150,16 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 			 "(Linux rxe has none); a dry run writes its frame");
 		return;
 	}
+	if (t->needs & NEED_TWO_QPS) {
+		snprintf(buf, n, "without the DUT agent (--dut-ssh: it starts a second server on the setup's port + 1), "
+			 "or with a setup other than rc-pingpong");
+		return;
+	}
+	if (t->needs & NEED_UD_BUF) {
+		snprintf(buf, n, "always in this version: no stock server sends the first 40 bytes of a UD receive "
+			 "(ibv_ud_pingpong sends from byte 40 on; Q3 checks the payload's place after them)");
+		return;
+	}
 	if (!ok[0]) {
 		snprintf(buf, n, "always in this version: no setup brings what it needs");
 		return;
@@ -148,7 +168,10 @@ static void na_text(const struct conf_test *t, char *buf, size_t n)
 	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++)
 		all &= setups[i]->caps;
 	bool every = !(need & ~all);
-	if (t->needs & NEED_ECN)
+	if (t->needs & NEED_CC)
+		snprintf(buf, n, "without --dut-cc (a DUT declared to react to CNPs: RoCE congestion management)%s%s",
+			 every ? "" : "; with a setup other than ", every ? "" : ok);
+	else if (t->needs & NEED_ECN)
 		snprintf(buf, n, "without --ecn (a DUT declared to do ECN -> CNP)%s%s", every ? "" : "; with a setup other than ",
 			 every ? "" : ok);
 	else if (t->needs & NEED_PFC)
@@ -170,7 +193,7 @@ static void earns(const struct conf_test *t, const struct expect_list *ex, char 
 	const struct expect_entry *e = expect_find(ex, t->id);
 	if (e)
 		snprintf(buf, n, "%s (known deviation: %s)", verdict_name(e->v), e->reason);
-	else if (t->needs & (NEED_ECN | NEED_PFC))
+	else if (t->needs & (NEED_ECN | NEED_PFC | NEED_CC))
 		snprintf(buf, n, "N/A (not declared to do it)");
 	else
 		snprintf(buf, n, "PASS");
@@ -211,8 +234,7 @@ static void md_test(FILE *f, const struct conf_test *t, const struct expect_list
 	const char *expect;
 	title_halves(t, sends, sizeof(sends), &expect);
 	fprintf(f, "\n### %s\n\n%s\n\n", t->id, t->title);
-	fprintf(f, "- **IBTA rule**: %s%s\n", ibta_ref(t, ref, sizeof(ref)),
-		t->ibta_id || !t->ibta_section ? "" : " (no compliance statement ID cited)");
+	fprintf(f, "- **IBTA rule**: %s\n", ibta_ref(t, ref, sizeof(ref)));
 	fprintf(f, "- **Checks**: %s\n", t->rule);
 	fprintf(f, "- **Sends**: %s\n", sends);
 	if (kinds[t->kind].pass) {
@@ -237,8 +259,9 @@ void list_markdown(FILE *f, const struct expect_list *ex, const char *expect_pat
 	fprintf(f, "# The roceconform catalogue\n\n"
 		   "<!-- Generated by `roceconform --list --format markdown%s%s`: do not edit; regenerate. -->\n\n",
 		ex ? " --expect " : "", ex ? expect_path : "");
-	fprintf(f, "Each test, the IBTA rule it checks (the compliance statement ID where one is cited: the RoCEv2 "
-		   "annex A17's CA17-n; otherwise the section of the base specification, IBTA Vol 1), what it sends "
+	fprintf(f, "Each test, the IBTA rule it checks (the compliance statement ID where one is confirmed: the base "
+		   "specification's C9-n, the RoCEv2 annex A17's CA17-n; otherwise the section of the base "
+		   "specification, IBTA Vol 1, or of the annex, marked \"no ID confirmed\"), what it sends "
 		   "and what counts as each verdict. Every test runs on a fresh queue pair; ePSN is the PSN the DUT "
 		   "expects next, tol the timing tolerance (--tolerance, 25 %% by default).\n");
 	if (ex)

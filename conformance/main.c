@@ -108,12 +108,20 @@ static const char *missing(const struct conf_test *t, unsigned caps, const struc
 	unsigned need = t->needs & ~caps;
 	if (!need)
 		return NULL;
-	if (need & (NEED_UC | NEED_UD))
+	if (need & NEED_UD_BUF)
+		snprintf(buf, n, "%s", UD_BUF_NA);
+	else if (need & NEED_TWO_QPS && m == &setup_rc_pingpong)
+		snprintf(buf, n, "needs two QPs at once: the DUT agent (--dut-ssh) starts a second server on the setup's "
+			 "port + 1");
+	else if (need & (NEED_UC | NEED_UD))
 		snprintf(buf, n, "needs a %s QP (--setup %s)", need & NEED_UC ? "UC" : "UD",
 			 need & NEED_UC ? "uc-pingpong" : "ud-pingpong");
 	else if (caps & (NEED_UC | NEED_UD))
 		snprintf(buf, n, "needs an RC QP: %s brings up a %s QP (group %s only)", m->name,
 			 caps & NEED_UC ? "UC" : "UD", caps & NEED_UC ? "U" : "Q");
+	else if (need & NEED_CC)
+		snprintf(buf, n, "the DUT is not declared to react to CNPs (--dut-cc: RoCE congestion management); Linux "
+			 "rxe has no DCQCN");
 	else if (need & NEED_ECN)
 		snprintf(buf, n, "the DUT is not declared to do ECN -> CNP (--ecn); Linux rxe has no CNP support");
 	else if (need & NEED_PFC)
@@ -136,7 +144,9 @@ static const char *missing(const struct conf_test *t, unsigned caps, const struc
 
 static unsigned caps_of(const struct conf_opts *o, const struct setup_method *m)
 {
-	return m->caps | (o->ecn ? NEED_ECN : 0) | (o->pfc ? NEED_PFC : 0);
+	bool two = o->dut_ssh && m == &setup_rc_pingpong;   /* the agent starts the second server */
+	return m->caps | (o->ecn ? NEED_ECN : 0) | (o->pfc ? NEED_PFC : 0) | (two ? NEED_TWO_QPS : 0) |
+	       (o->dut_cc ? NEED_CC : 0);
 }
 
 /* One test on a fresh QP. */
@@ -149,6 +159,7 @@ static void run_one(const struct conf_opts *o, struct link *l, const struct setu
 	s->test = t;
 	s->result = r;
 	s->tcp_fd = -1;
+	s->port = port;
 	s->t_start = now_ns();
 	s->deadline_ns = s->t_start + (int64_t)o->test_timeout_ms * 1000000;
 	char err[CONF_ERRLEN] = "";
@@ -332,6 +343,7 @@ static void open_agent(const struct conf_opts *o)
 static void agent_before(const struct conf_opts *o, const struct setup_method *m, uint16_t port, struct run_result *x)
 {
 	char err[CONF_ERRLEN];
+	held.agent.n_servers = x->t->needs & NEED_TWO_QPS ? 2 : 1;   /* I1: a second server on port + 1 */
 	if (held.agent.on && agent_test_begin(&held.agent, o, m, port, err) < 0)
 		fprintf(stderr, "roceconform: %s: the DUT agent: %s\n", x->t->id, err);
 }

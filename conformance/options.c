@@ -35,6 +35,7 @@ void options_usage(FILE *f)
 		"  --vlan ID --pcp N     send 802.1Q-tagged (default untagged)\n"
 		"  --dscp N              IP DSCP of the stimuli (default 0)\n"
 		"  --ecn                 the DUT does ECN -> CNP (enables F tests)\n"
+		"  --dut-cc              the DUT reacts to CNPs (RoCE congestion management: enables F4)\n"
 		"  --pfc PRIO            the DUT does PFC on priority PRIO (enables G tests; a direct link)\n"
 		"DUT agent (the DUT's servers started for each test, its facts and counters in the reports):\n"
 		"  --dut-ssh USER@HOST[:PORT]  log in to the DUT with OpenSSH's ssh (key-based, BatchMode)\n"
@@ -177,7 +178,7 @@ const char *unknown_selector(const char *sel, char *buf, size_t n)
 enum {
 	O_IFACE = 256, O_DUT, O_DUT_MAC, O_LOCAL_IP, O_LOCAL_MAC, O_SETUP, O_PMTU, O_RECV, O_DUT_SIZE, O_VLAN,
 	O_PCP, O_DSCP, O_PPS, O_TTIME, O_TIME, O_STIME, O_TOL, O_TESTS, O_REPEAT, O_LIST, O_FORMAT, O_DRY, O_JSON, O_JUNIT,
-	O_PCAPDIR, O_EXPECT, O_FILTER, O_ECN, O_PFC, O_FAULT, O_HOST, O_HELP, O_VERSION, O_SSH, O_SSH_KEY, O_SSH_OPT,
+	O_PCAPDIR, O_EXPECT, O_FILTER, O_ECN, O_PFC, O_FAULT, O_HOST, O_HELP, O_VERSION, O_SSH, O_SSH_KEY, O_SSH_OPT, O_DUT_CC,
 };
 
 int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRLEN])
@@ -191,7 +192,7 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		{"tolerance", 1, 0, O_TOL}, {"tests", 1, 0, O_TESTS}, {"repeat", 1, 0, O_REPEAT},
 		{"list", 0, 0, O_LIST}, {"format", 1, 0, O_FORMAT}, {"dry-run", 1, 0, O_DRY}, {"json", 1, 0, O_JSON}, {"junit", 1, 0, O_JUNIT},
 		{"pcap-dir", 1, 0, O_PCAPDIR}, {"expect", 1, 0, O_EXPECT}, {"capture-filter", 1, 0, O_FILTER},
-		{"ecn", 0, 0, O_ECN}, {"pfc", 1, 0, O_PFC}, {"fault", 1, 0, O_FAULT},
+		{"ecn", 0, 0, O_ECN}, {"dut-cc", 0, 0, O_DUT_CC}, {"pfc", 1, 0, O_PFC}, {"fault", 1, 0, O_FAULT},
 		{"allow-host-stack", 0, 0, O_HOST}, {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION},
 		{"dut-ssh", 1, 0, O_SSH}, {"dut-ssh-key", 1, 0, O_SSH_KEY}, {"dut-ssh-opt", 1, 0, O_SSH_OPT},
 		{0, 0, 0, 0},
@@ -287,6 +288,7 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		case O_EXPECT: o->expect = a; break;
 		case O_FILTER: o->capture_filter = a; break;
 		case O_ECN: o->ecn = true; break;
+		case O_DUT_CC: o->dut_cc = true; break;
 		case O_PFC: NUM(0, 7, "--pfc"); o->pfc = true; o->pfc_prio = (unsigned)v; break;
 		case O_FAULT:
 			if (strcmp(a, "psn") != 0) {

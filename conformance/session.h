@@ -67,6 +67,7 @@ struct session {
 	uint32_t accepted;         /* messages the DUT acknowledged (its MSN) */
 	uint32_t dut_msgs_acked;   /* DUT SENDs we acknowledged (our MSN) */
 	int tcp_fd;                /* the setup's connection, kept open while the test runs */
+	uint16_t port;             /* the setup's port (I1 brings up a second QP on the next one) */
 	struct rec_frame *frames;
 	size_t n_frames;
 	uint32_t cap_frames;

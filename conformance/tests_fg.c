@@ -4,7 +4,8 @@
  * (IEEE 802.1Qbb priority flow control: a PAUSE for priority p stops the DUT's frames of that
  * priority for quanta x 512 bit times; it needs a direct link to the DUT: a switch consumes PFC frames
  * and a Linux bridge does not forward 01:80:c2:00:00:01). Run only when the DUT is declared to do
- * them (--ecn, --pfc PRIO); otherwise N/A. */
+ * them (--ecn, --pfc PRIO); otherwise N/A. F4, the reaction point (--dut-cc): CNPs sent to the DUT's
+ * QP amid a long SEND of its own must lower its rate (the windows' packet rates compared). */
 #include "tests.h"
 #include "textnum.h"
 
@@ -149,4 +150,64 @@ void test_g1(struct session *s, struct conf_result *r)
 	size_t m2 = s->n_resps;
 	sess_wait(s, (int)w, pred_request, NULL);
 	rule_pfc(since(s, m), during, since(s, m2), n_since(s, m2), p, w, r);
+}
+
+#define RP_WINDOW 32      /* the DUT's packets per rate window */
+#define RP_CNPS 8         /* CNPs sent between the two windows */
+#define RP_DROP_PCT 20.0  /* how far the rate must fall */
+#define RP_ACK_EVERY 16   /* the DUT's packets acknowledged in batches: its window never closes */
+
+/* The times of the next n new request packets of the DUT captured after time from (a PSN past the
+ * last one: resends left out) into t, acknowledging them in batches. The count taken. */
+static size_t rp_window(struct session *s, int64_t from, int64_t *t, size_t n, uint32_t *last, bool *have)
+{
+	size_t k = 0;
+	while (k < n) {
+		long i = sess_wait(s, WAIT_MS, pred_request, NULL);
+		if (i < 0)
+			break;
+		const struct resp *x = &s->resps[i];
+		if (*have && psn_diff(x->h.bth.psn, *last) <= 0)
+			continue;
+		*last = x->h.bth.psn;
+		*have = true;
+		if (x->ts_ns > from)   /* (sent before the CNPs left: not the after window's) */
+			t[k++] = x->ts_ns;
+		if (k % RP_ACK_EVERY == 0)
+			sess_ack_dut(s, *last, 0, "F4: the DUT's packets so far acknowledged");
+	}
+	return k;
+}
+
+/* F4: the DUT's SEND of 64 packets or more; 8 CNPs to its QP after the first 32 -> the next 32
+ * come more than 20 % slower (a reaction point, --dut-cc). */
+void test_f4(struct session *s, struct conf_result *r)
+{
+	uint32_t pm = qp_pmtu(s), pkts = (s->qp.dut_send_len + pm - 1) / pm;
+	if (pkts < 2 * RP_WINDOW) {
+		v_set(r, V_INCONCLUSIVE, "the DUT's SEND of %u packets is too short for two windows of %u (--recv-size "
+		      "%u bytes or more at PMTU %u)", pkts, RP_WINDOW, 2 * RP_WINDOW * pm, pm);
+		return;
+	}
+	if (s->accepted == 0 && !probe_ok(s, "F4: a SEND the DUT answers with its own SEND")) {
+		precondition(s, r, "the DUT did not acknowledge an in-order SEND");
+		return;
+	}
+	int64_t before[RP_WINDOW], after[RP_WINDOW];
+	uint32_t last = 0;
+	bool have = false;
+	size_t nb = rp_window(s, 0, before, RP_WINDOW, &last, &have);
+	for (unsigned i = 0; i < RP_CNPS && nb == RP_WINDOW; i++) {
+		struct stim st;
+		stim_init(s, &st, ROCE_OPC_CNP);
+		st.psn = 0;
+		st.ackreq = false;
+		st.becn = true;
+		sess_send(s, &st, "F4: CNP %u of %u to the DUT's QP", i + 1, RP_CNPS);
+	}
+	int64_t t_cnps = s->n_frames ? s->frames[s->n_frames - 1].ts_ns : 0;
+	size_t na = nb == RP_WINDOW ? rp_window(s, t_cnps, after, RP_WINDOW, &last, &have) : 0;
+	if (have)
+		sess_ack_dut(s, last, 0, "F4: the DUT's packets acknowledged");
+	rule_rate_drop(before, nb, after, na, RP_DROP_PCT, r);
 }

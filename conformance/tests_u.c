@@ -6,7 +6,10 @@
  * SEND is how delivery is told from the wire. Group Q, the unreliable datagram service's Q_Key
  * check (IBTA 10.2.5, 9.6.1.1), on the UD QP that --setup ud-pingpong brings up with
  * ibv_ud_pingpong (Q_Key 0x11111111): a SEND_ONLY whose DETH carries another Q_Key is dropped
- * silently, one with the QP's Q_Key delivered; its server's own SEND tells which. */
+ * silently, one with the QP's Q_Key delivered; its server's own SEND tells which. The server's
+ * receive buffer is its send buffer and it sends from byte 40 on: its SEND echoes where our
+ * payload landed, after the 40 bytes of GRH room of a UD receive (Q3, IBTA A17.4.5.2); what those
+ * 40 bytes hold no stock server sends (Q4: N/A, catalogue.c). */
 #include "setup.h"
 #include "tests.h"
 
@@ -113,4 +116,49 @@ void test_q2(struct session *s, struct conf_result *r)
 		return;
 	await_dut_send(s);
 	rule_ud_qkey_ok(since(s, m), n_since(s, m), r);
+}
+
+#define Q3_LEN 128   /* fits the server's -s at the smallest PMTU (256) */
+
+/* The payload of the DUT's first SEND (its LAST or ONLY packet) since mark m, or NULL. */
+static const uint8_t *dut_send_payload(const struct session *s, size_t m, uint32_t *len)
+{
+	for (size_t i = m; i < s->n_resps; i++) {
+		if (!pred_send_end(&s->resps[i], NULL))
+			continue;
+		const struct rec_frame *f = &s->frames[s->resps[i].frame];
+		struct roce_pkt p;
+		if (roce_decode(NULL, f->bytes, f->len, f->len, 1, &p) != 1 || p.payload_off + p.payload_len > f->len)
+			return NULL;
+		*len = p.payload_len;
+		return f->bytes + p.payload_off;
+	}
+	return NULL;
+}
+
+/* Q3: a SEND_ONLY of 128 distinct bytes with the QP's Q_Key -> the DUT's SEND starts with them. */
+void test_q3(struct session *s, struct conf_result *r)
+{
+	static uint8_t data[Q3_LEN];   /* (static: the recorded stimulus keeps the pointer) */
+	for (unsigned i = 0; i < Q3_LEN; i++)
+		data[i] = (uint8_t)(i * 37 + 11);   /* 37 odd: no byte repeats, a shift shows */
+	struct stim st;
+	udpp_stim(s, &st, UDPP_QKEY);
+	st.payload_len = Q3_LEN;
+	st.data = data;
+	size_t m = s->n_resps;
+	if (sess_send(s, &st, "Q3: UD SEND_ONLY psn 0x%06x, Q_Key 0x%08x, %u distinct bytes", st.psn, UDPP_QKEY, Q3_LEN) < 0)
+		return;
+	s->epsn = psn_add(s->epsn, 1);
+	await_dut_send(s);
+	uint32_t elen = 0;
+	const uint8_t *echo = dut_send_payload(s, m, &elen);
+	rule_ud_grh_room(since(s, m), n_since(s, m), data, Q3_LEN, echo, elen, r);
+}
+
+/* Q4: what the first 40 bytes hold is not observable (UD_BUF_NA); main.c never runs it. */
+void test_q4(struct session *s, struct conf_result *r)
+{
+	(void)s;
+	v_set(r, V_NA, "%s", UD_BUF_NA);
 }

@@ -203,5 +203,29 @@ enum conf_verdict rule_ud_qkey_drop(const struct resp *rs, size_t n, const struc
 /* A UD SEND_ONLY with the QP's Q_Key: no response among rs[0..n) and the DUT's own SEND (the
  * datagram delivered) PASSes; no SEND FAILs. */
 enum conf_verdict rule_ud_qkey_ok(const struct resp *rs, size_t n, struct conf_result *r);
+/* A UD SEND_ONLY of len bytes sent[0..len) to ibv_ud_pingpong, whose receive buffer is also its send
+ * buffer and whose SEND carries that buffer from byte 40 on (IBTA A17.4.5.2: the first 40 bytes of a
+ * UD receive hold the GRH's room); echo[0..echo_len) the payload of the DUT's SEND after it (NULL:
+ * none came). Our payload at the echo's start (it landed at byte 40) PASSes; a response, or our
+ * payload shifted (the DUT left another room than 40 bytes) or missing FAILs; no or a short echo
+ * is INCONCLUSIVE. */
+enum conf_verdict rule_ud_grh_room(const struct resp *rs, size_t n, const uint8_t *sent, uint32_t len,
+				   const uint8_t *echo, uint32_t echo_len, struct conf_result *r);
+
+/* F4, the reaction point: the DUT's packet times before[0..nb) and after[0..na) the CNPs (each
+ * window's rate: its packets less one over its first-to-last span); the rate after more than
+ * drop_pct % below the rate before PASSes, else FAILs; a window of fewer than two packets or no
+ * span is INCONCLUSIVE. */
+enum conf_verdict rule_rate_drop(const int64_t *before, size_t nb, const int64_t *after, size_t na, double drop_pct,
+				 struct conf_result *r);
+
+/* ---- group I, one QP's errors kept from another (verdict_i.c) ---- */
+
+/* QP a's packets after its errors in a[0..na) (evidence only), QP b's after its in-order SEND at
+ * psn in b[0..nb): an ACK of psn (or past it) with no NAK and no request of the DUT's sent twice on
+ * b PASSes; a NAK on b, a resent request or no ACK from a DUT that answered QP a FAILs; nothing on
+ * either QP is INCONCLUSIVE. */
+enum conf_verdict rule_qp_isolation(const struct resp *a, size_t na, const struct resp *b, size_t nb, uint32_t psn,
+				    struct conf_result *r);
 
 #endif

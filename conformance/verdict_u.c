@@ -1,11 +1,14 @@
 /* verdict_u.c: the verdict rules of group U, the unreliable connected service (declared in
  * verdict.h): a UC responder never acknowledges (no ACK, no NAK), and drops the rest of a message
  * whose PSNs have a gap instead of delivering it; and of group Q, the unreliable datagram service:
- * a UD SEND whose Q_Key is not the QP's is dropped silently, one with it delivered. Delivery is
+ * a UD SEND whose Q_Key is not the QP's is dropped silently, one with it delivered, its payload
+ * placed 40 bytes into the receive buffer (the GRH's room, told from the server's echo). Delivery is
  * told from the DUT's server (ibv_uc_pingpong, ibv_ud_pingpong), which sends its own SEND once a
  * receive completes. Pure functions of the
  * DUT's recorded packets, like verdict.c's. */
 #include "verdict.h"
+
+#include <string.h>
 
 /* The first acknowledgement-type packet (ACK, NAK, READ response, atomic ACK) among rs[0..n). */
 static const struct resp *first_response(const struct resp *rs, size_t n)
@@ -126,4 +129,49 @@ enum conf_verdict rule_ud_qkey_ok(const struct resp *rs, size_t n, struct conf_r
 	if (!has_send_end(rs, n))
 		return v_set(r, V_FAIL, "no SEND of the DUT's: the datagram with the QP's Q_Key was not delivered");
 	return v_set(r, V_PASS, NULL);
+}
+
+/* The shift k (0 < k < len) at which echo starts with sent[k..len) (k > 0: the payload landed k
+ * bytes before byte 40), or the negative shift at which echo holds sent whole further in; 0: none. */
+static long payload_shift(const uint8_t *sent, uint32_t len, const uint8_t *echo, uint32_t echo_len)
+{
+	for (uint32_t k = 1; k + 8 <= len; k++)   /* at least 8 bytes to call it a match */
+		if (!memcmp(echo, sent + k, len - k))
+			return k;
+	for (uint32_t k = 1; k + len <= echo_len; k++)
+		if (!memcmp(echo + k, sent, len))
+			return -(long)k;
+	return 0;
+}
+
+enum conf_verdict rule_ud_grh_room(const struct resp *rs, size_t n, const uint8_t *sent, uint32_t len,
+				   const uint8_t *echo, uint32_t echo_len, struct conf_result *r)
+{
+	v_expected(r, "no response; the DUT's SEND (ibv_ud_pingpong sends its receive buffer from byte 40 on) starting "
+		   "with our %u payload bytes: the datagram's payload placed right after the 40 bytes of GRH room "
+		   "(what the 40 bytes hold is not sent by any stock server: Q4)", len);
+	v_observed(r, "after the SEND_ONLY:");
+	v_observed_resps(r, rs, n, 0);
+	if (echo)
+		v_observed_add(r, "; the DUT's SEND carries %u bytes, %s", echo_len,
+			       echo_len >= len && !memcmp(echo, sent, len) ? "ours first" : "not ours first");
+	int v = no_response_of("UD", rs, n, r);
+	if (v >= 0)
+		return (enum conf_verdict)v;
+	if (!echo)
+		return v_set(r, V_INCONCLUSIVE, "the DUT's SEND did not come: where the payload landed is not shown");
+	if (echo_len < len)
+		return v_set(r, V_INCONCLUSIVE, "the DUT's SEND carries %u bytes, fewer than our %u (its server's -s): "
+			     "the placement cannot be compared", echo_len, len);
+	if (!memcmp(echo, sent, len))
+		return v_set(r, V_PASS, NULL);
+	long k = payload_shift(sent, len, echo, echo_len);
+	if (k > 0)
+		return v_set(r, V_FAIL, "the DUT's SEND starts with our payload from its byte %ld: the payload landed %ld "
+			     "bytes into the receive buffer, not 40 (a GRH room of %ld bytes)", k, 40 - k, 40 - k);
+	if (k < 0)
+		return v_set(r, V_FAIL, "the DUT's SEND holds our payload %ld bytes in: it landed %ld bytes into the "
+			     "receive buffer, not 40", -k, 40 - k);
+	return v_set(r, V_FAIL, "the DUT's SEND does not carry our payload at any offset: the datagram was not placed "
+		     "after the 40 bytes of GRH room");
 }

@@ -35,6 +35,15 @@ grep -q '^- \*\*IBTA rule\*\*: CA17-33; A17.6$' <(sed -n '/^### C2b$/,/^### /p' 
 grep -q '^- \*\*Linux Soft-RoCE\*\*: FAIL (known deviation: rxe takes an ACK beyond' <(sed -n '/^### E5$/,/^### /p' "$T/doc.md") &&
 	ok "E5: rxe's known deviation from rxe-expect.txt" || not_ok "E5: rxe's known deviation"
 grep -q '^C1a .* \[CA17-22, CA17-24; A17.3.3' <("$R" --list) && ok "--list names the IBTA rule" || not_ok "--list names the IBTA rule"
+# every test names its compliance statement ID, or its section with "no ID confirmed" (G1: not an IBTA rule)
+unnamed=$("$R" --list | grep -vE '\[(C9-[0-9]+|CA17-[0-9]+)[^]]*; [^]]+\]$|\[[^];]+ \(no ID confirmed\)\]$|\[not an IBTA rule\]$')
+[ -z "$unnamed" ] && ok "every test: a compliance statement ID, or its section with \"no ID confirmed\"" ||
+	not_ok "tests with neither an ID nor \"no ID confirmed\"" "$unnamed"
+grep -q '^A4 .* \[C9-105; 9.7.5\]$' <("$R" --list) && grep -q '^E1 .* \[C9-141; 9.7.6.1.1\]$' <("$R" --list) &&
+	grep -q '^D5 .* \[C9-148; 9.7.5\]$' <("$R" --list) && ok "A4, E1, D5 cite C9-105, C9-141, C9-148" ||
+	not_ok "A4, E1, D5 cite C9-105, C9-141, C9-148"
+grep -q '^- \*\*IBTA rule\*\*: 10.2.5, 9.6.1.1 (no ID confirmed)$' <(sed -n '/^### Q1$/,/^### /p' "$T/doc.md") &&
+	ok "Q1: its sections, no ID confirmed" || not_ok "Q1: its sections, no ID confirmed"
 
 # the JSON report names the same rule
 "$R" --dry-run "$T/x.pcap" --dut 10.0.0.2 --tests C2b,A1 --json "$T/r.json" >/dev/null 2>&1

@@ -37,7 +37,7 @@ for name in ("rcpp", "write", "read", "atomic"):
 rc = results("rcpp")
 for tid in ("A1", "A3", "A4", "A5", "A6", "C1a", "C1b", "C1c", "C2a", "C2b"):
     check(verdict(rc, tid) == "PASS", f"rcpp: {tid} PASS (got {verdict(rc, tid)})")
-for tid in ("F1", "F3", "G1"):
+for tid in ("F1", "F3", "F4", "G1"):
     check(verdict(rc, tid) == "N/A" and rc.get(tid, {}).get("reason"), f"rcpp: {tid} N/A with a reason (got {verdict(rc, tid)})")
 e1 = rc.get("E1", {})
 check(e1.get("verdict") == "FAIL" and "retries with retry count 7" in e1.get("reason", "") and e1.get("known_deviation"),
@@ -126,8 +126,13 @@ for tid, counter in (("A1", "rdma:rcvd_pkts"), ("A4", "rdma:duplicate_request"),
     check(moved(ar, tid, counter) >= 1, f"agent-rcpp: {tid} {verdict(ar, tid)}, {counter} +{moved(ar, tid, counter)}")
 check(moved(agent["agent-read"], "D1", "rdma:sent_pkts") >= 3, f"agent-read: D1's 3 READ responses in rdma:sent_pkts "
       f"(+{moved(agent['agent-read'], 'D1', 'rdma:sent_pkts')})")
-for t in ("Q1", "Q2"):
+i1 = agent["agent-rcpp"].get("I1", {})
+check(i1.get("verdict") == "PASS", f"agent-rcpp: I1 PASS, QP a's errors kept from QP b (got {i1.get('verdict')}: {i1.get('reason')})")
+for t in ("Q1", "Q2", "Q3"):
     check(verdict(agent["agent-ud"], t) == "PASS", f"agent-ud: {t} PASS on ibv_ud_pingpong (got {verdict(agent['agent-ud'], t)})")
+q4 = agent["agent-ud"].get("Q4", {})
+check(q4.get("verdict") == "N/A" and "not observable" in q4.get("reason", ""),
+      f"agent-ud: Q4 N/A, the GRH's contents not observable (got {q4.get('verdict')}: {q4.get('reason')})")
 check(verdict(agent["agent-cm"], "E7") == "PASS", f"agent-cm: E7 PASS on rping -s over RDMA-CM (got {verdict(agent['agent-cm'], 'E7')})")
 drops = [t for t in ar if t[0] == "C" and t != "C6"]
 check(drops and all(verdict(ar, t) == "PASS" and not ar[t]["counters_contradict"] for t in drops),

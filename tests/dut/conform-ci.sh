@@ -53,6 +53,7 @@ rm -f "$DUT_OUTDIR/hold-rcpp"
 run fault-filter --setup rc-pingpong:$DUT_PORT --tests A1,C1a --capture-filter 'arp'
 run fault-psn --setup rc-pingpong:$DUT_PORT --tests A1 --fault psn
 # the DUT agent: no hand-run server (ports DUT_PORT+10.. have none); its reports carry the DUT's facts and
+# (I1 brings up two QPs at once: the agent starts a second server on the run's port + 1)
 # the counter deltas. Without a key pair (no ssh-keygen) these runs are missing and check-conform.py says so.
 [ -n "${DUT_SSH:-}" ] || exit 0
 A=(--dut-ssh "$DUT_SSH" --dut-ssh-key "$DUT_SSH_KEY" --dut-ssh-opt "UserKnownHostsFile=$DUT_SSH_KNOWN_HOSTS"
@@ -62,13 +63,13 @@ dut() {  # a command on the DUT, through the harness's key
     -o StrictHostKeyChecking=accept-new -i "$DUT_SSH_KEY" -p "${DUT_SSH##*:}" "${DUT_SSH%:*}" "$@"
 }
 servers() { dut "ps -o pid,args | grep -E '^ *[0-9]+ (ibv_[ru][cd]_pingpong|ib_[a-z]+_bw) .*-p 185(2[5-9]|3[0-9])'"; }
-run agent-rcpp "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 10)) --tests A1,A4,A5,A8,A9,B1a,B3a,B5,C1,C2,C3,C4,C5,C6,E2,E3,E6a
+run agent-rcpp "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 10)) --tests A1,A4,A5,A8,A9,B1a,B3a,B5,C1,C2,C3,C4,C5,C6,E2,E3,E6a,I1
 run agent-write "${A[@]}" --setup perftest-write:$((DUT_PORT + 11)) --tests B8a,B9
 run agent-read "${A[@]}" --setup perftest-read:$((DUT_PORT + 12)) --tests D1,D2
 run agent-atomic "${A[@]}" --setup perftest-atomic:$((DUT_PORT + 13)) --tests D5
 # group U on ibv_uc_pingpong's UC QP (no loop serves it: only with the agent)
 run agent-uc "${A[@]}" --setup uc-pingpong:$((DUT_PORT + 15)) --tests U
-# group Q on ibv_ud_pingpong's UD QP (the agent starts it; ~6 s)
+# group Q on ibv_ud_pingpong's UD QP (the agent starts it; ~9 s; Q4 N/A: never run)
 run agent-ud "${A[@]}" --setup ud-pingpong:$((DUT_PORT + 16)) --tests Q
 # E7 on rping -s's RDMA-CM QP (the agent starts rping; --dut-size is its -S: a READ of 3 packets)
 run agent-cm "${A[@]}" --setup rdma-cm:7175 --dut-size 3000 --tests E7

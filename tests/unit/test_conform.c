@@ -514,6 +514,180 @@ Test(rules_q, qkey_recorded)
 	sess_reset(&s);
 }
 
+/* Q3 (A17.4.5.2): ibv_ud_pingpong's SEND, sent from byte 40 of the buffer our datagram landed in,
+ * starting with our bytes passes; a DUT that left no room for the GRH (our payload from its byte 40
+ * at the echo's start), 20 bytes of room, or more than 40 fails naming the room; a response fails;
+ * no echo, or a short one, is INCONCLUSIVE. */
+Test(rules_q, grh_room)
+{
+	uint8_t sent[128], echo[256];
+	struct resp send = uc_resp(ROCE_OPC_UD_SEND_ONLY, 0x10, 1000000);
+	struct resp ack = uc_resp(ROCE_OPC_ACK, 0x500, 500000);
+	for (unsigned i = 0; i < sizeof(sent); i++)
+		sent[i] = (uint8_t)(i * 37 + 11);
+	memset(echo, 0x7b, sizeof(echo));
+	memcpy(echo, sent, sizeof(sent));
+	struct conf_result r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_PASS, "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&ack, 1, sent, 128, echo, 256, &r), V_FAIL, "a response");
+	/* no GRH room: the payload at byte 0, so the echo (from byte 40) starts with its byte 40 */
+	memset(echo, 0x7b, sizeof(echo));
+	memcpy(echo, sent + 40, 88);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_FAIL, "no room");
+	cr_expect(strstr(r.reason, "landed 0 bytes into"), "%s", r.reason);
+	memset(echo, 0x7b, sizeof(echo));
+	memcpy(echo, sent + 20, 108);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_FAIL, "20 bytes of room (the IPv4 header alone)");
+	cr_expect(strstr(r.reason, "GRH room of 20 bytes"), "%s", r.reason);
+	memset(echo, 0x7b, sizeof(echo));
+	memcpy(echo + 8, sent, 128);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_FAIL, "48 bytes of room");
+	cr_expect(strstr(r.reason, "landed 48 bytes into"), "%s", r.reason);
+	memset(echo, 0x7b, sizeof(echo));
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, echo, 256, &r), V_FAIL, "not ours at all");
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(NULL, 0, sent, 128, NULL, 0, &r), V_INCONCLUSIVE, "no echo");
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(&send, 1, sent, 128, sent, 64, &r), V_INCONCLUSIVE, "a short echo");
+}
+
+/* The payload of the DUT's first SEND (LAST or ONLY) in a loaded recording (asserted). */
+static const uint8_t *recorded_send_payload(const struct session *s, uint32_t *len)
+{
+	const struct resp *e = NULL;
+	for (size_t i = 0; i < s->n_resps && !e; i++)
+		e = pred_send_end(&s->resps[i], NULL) ? &s->resps[i] : NULL;
+	cr_assert(e, "the DUT's SEND in the recording");
+	const struct rec_frame *f = &s->frames[e->frame];
+	struct roce_pkt p;
+	cr_assert_eq(roce_decode(NULL, f->bytes, f->len, f->len, 1, &p), 1);
+	*len = p.payload_len;
+	return f->bytes + p.payload_off;
+}
+
+/* Q3's rule on rxe's recorded Q2 answer (our 64 bytes of 0xa5, then the server's 0x7b filling):
+ * rxe's SEND starts with them (PASS); the same SEND read as the answer of a broken DUT that left no
+ * GRH room (its echo starts with our byte 40), fails; on Q3's own recorded run, PASS. */
+Test(rules_q, grh_room_recorded)
+{
+	struct session s;
+	uint8_t sent[64];
+	uint32_t elen;
+	load(&s, "Q2");
+	const uint8_t *echo = recorded_send_payload(&s, &elen);
+	memset(sent, 0xa5, sizeof(sent));
+	struct conf_result r = res();
+	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, sent, 64, echo, elen, &r), V_PASS, "%s", r.reason);
+	/* a broken DUT with no GRH room: our 64 bytes of which the last 24 are 0xa5 land at byte 0, and
+	 * the echo from byte 40 starts with those 24, as rxe's recorded echo does */
+	for (unsigned i = 0; i < 40; i++)
+		sent[i] = (uint8_t)(0x10 + i);
+	memset(sent + 40, 0xa5, 24);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, sent, 64, echo, elen, &r), V_FAIL, "%s", r.reason);
+	cr_expect(strstr(r.reason, "landed 0 bytes into"), "%s", r.reason);
+	sess_reset(&s);
+	/* Q3's own run: rxe's SEND starts with Q3's 128 distinct bytes */
+	uint8_t pattern[128];
+	for (unsigned i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 37 + 11);
+	load(&s, "Q3");
+	echo = recorded_send_payload(&s, &elen);
+	r = res();
+	cr_expect_eq(rule_ud_grh_room(s.resps, s.n_resps, pattern, 128, echo, elen, &r), V_PASS, "%s", r.reason);
+	sess_reset(&s);
+}
+
+/* I1 (9.7.5.2, per-QP checks) on rxe's recorded answers: QP a's NAK-Seq (A5's), QP b's ACK of its
+ * SEND (A1's) passes; a broken DUT whose QP b got QP a's NAK (A5's NAK sent to b, at b's PSN) fails,
+ * so does one that resent its request on b, or left b's SEND unacknowledged; nothing at all is
+ * INCONCLUSIVE. */
+Test(rules_i, qp_isolation_recorded)
+{
+	struct session sa, sb;
+	load(&sa, "A5");
+	load(&sb, "A1");
+	const struct resp *nak = first_response(&sa), *ack = first_response(&sb);
+	cr_assert(nak && resp_is_nak(nak, ROCE_NAK_PSN_SEQ_ERR) && ack && resp_is_ack(ack));
+	uint32_t psn = ack->h.bth.psn;
+	struct conf_result r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, sb.resps, sb.n_resps, psn, &r), V_PASS, "%s", r.reason);
+	struct resp leaked[2] = {*nak, *ack};
+	leaked[0].h.bth.psn = psn;
+	r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, leaked, 2, psn, &r), V_FAIL, "QP a's NAK on QP b");
+	cr_expect(strstr(r.reason, "leaked into QP b"), "%s", r.reason);
+	struct resp req = uc_resp(ROCE_OPC_SEND_ONLY, 0x20, 2000000);
+	struct resp resent[3] = {*ack, req, req};
+	r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, resent, 3, psn, &r), V_FAIL, "a request resent on QP b");
+	cr_expect(strstr(r.reason, "resent its request on QP b"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, NULL, 0, psn, &r), V_FAIL, "QP b silent while QP a answered");
+	r = res();
+	cr_expect_eq(rule_qp_isolation(nak, 1, sb.resps, sb.n_resps, psn_add(psn, 1), &r), V_FAIL, "an ACK short of b's PSN");
+	r = res();
+	cr_expect_eq(rule_qp_isolation(NULL, 0, NULL, 0, psn, &r), V_INCONCLUSIVE);
+	sess_reset(&sa);
+	sess_reset(&sb);
+}
+
+/* I1 on rxe's recorded run (QP a 0x0c0222, QP b 0x0c0333): QP a's NAK-Seq and NAK invalid request,
+ * QP b's ACK and the DUT's SEND on b pass; the same run with QP a's NAK sent to QP b (a DUT whose
+ * error leaked) fails. */
+Test(rules_i, qp_isolation_rxe_run)
+{
+	struct session s;
+	load_qp(&s, "I1", 0x0c0333);
+	cr_assert(s.n_others >= 2 && resp_is_nak(&s.others[0], ROCE_NAK_PSN_SEQ_ERR), "QP a's NAKs");
+	const struct resp *ack = first_response(&s);
+	cr_assert(ack && resp_is_ack(ack), "QP b's ACK");
+	uint32_t psn = ack->h.bth.psn;
+	struct conf_result r = res();
+	cr_expect_eq(rule_qp_isolation(s.others, s.n_others, s.resps, s.n_resps, psn, &r), V_PASS, "%s", r.reason);
+	struct resp leaked[16];
+	size_t n = s.n_resps < 15 ? s.n_resps : 15;
+	leaked[0] = s.others[1];   /* NAK invalid request, on QP b at its PSN */
+	leaked[0].h.bth.psn = psn;
+	memcpy(leaked + 1, s.resps, n * sizeof(*leaked));
+	r = res();
+	cr_expect_eq(rule_qp_isolation(s.others, s.n_others, leaked, n + 1, psn, &r), V_FAIL, "a NAK on QP b");
+	cr_expect(strstr(r.reason, "INVALID_REQUEST"), "%s", r.reason);
+	sess_reset(&s);
+}
+
+/* F4 (A17.9 reaction point): 32 packets 10 us apart before the CNPs; after them 32 packets 20 us
+ * apart (the rate halved) pass; 11 us apart (9 % slower, under the 20 % threshold) and unchanged
+ * fail; a window of one packet or no span is INCONCLUSIVE. */
+Test(rules, rate_drop)
+{
+	int64_t before[32], half[32], slight[32], same[32];
+	for (int i = 0; i < 32; i++) {
+		before[i] = 1000000 + i * 10000;
+		half[i] = 2000000 + i * 20000;
+		slight[i] = 2000000 + i * 11000;
+		same[i] = 2000000 + i * 10000;
+	}
+	struct conf_result r = res();
+	cr_expect_eq(rule_rate_drop(before, 32, half, 32, 20.0, &r), V_PASS, "%s", r.reason);
+	cr_expect(strstr(r.observed, "-50.0 %"), "%s", r.observed);
+	r = res();
+	cr_expect_eq(rule_rate_drop(before, 32, slight, 32, 20.0, &r), V_FAIL, "a 9 %% drop");
+	cr_expect(strstr(r.reason, "did not slow down"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_rate_drop(before, 32, same, 32, 20.0, &r), V_FAIL, "no drop");
+	r = res();
+	cr_expect_eq(rule_rate_drop(before, 32, half, 1, 20.0, &r), V_INCONCLUSIVE, "one packet after");
+	int64_t flat[2] = {5, 5};
+	r = res();
+	cr_expect_eq(rule_rate_drop(flat, 2, half, 32, 20.0, &r), V_INCONCLUSIVE, "no span before");
+}
+
 /* F1's format check (Annex A17.9.3, Figure 6): each field wrong on its own is a FAIL naming it;
  * BECN 0 is a note (receivers ignore B and F, CA17-29). Before, only BECN and the ICRC were
  * checked: every one of these CNPs passed, and one with BECN 0 failed. */
@@ -664,7 +838,7 @@ static void dry_run_setup(const char *setup, unsigned *frames, unsigned *tests)
 	cr_assert(m, "%s", err);
 	for (size_t i = 0; i < conf_n_tests; i++) {
 		const struct conf_test *t = &conf_tests[i];
-		if (t->needs & ~(m->caps | NEED_ECN | NEED_PFC))
+		if (t->needs & ~(m->caps | NEED_ECN | NEED_PFC | NEED_CC | (m == &setup_rc_pingpong ? NEED_TWO_QPS : 0)))
 			continue;
 		struct session s;
 		struct conf_result r = res();
@@ -732,8 +906,8 @@ Test(stimuli, every_test_round_trips)
 	cr_expect_geq(frames - uc_frames, 4, "U1's SEND_ONLY, U2's FIRST, LAST and control: %u", frames - uc_frames);
 	unsigned ud_frames = frames, ud_tests = tests;
 	dry_run_setup("ud-pingpong", &frames, &tests);
-	cr_expect_eq(tests - ud_tests, 2, "ud-pingpong runs Q1 and Q2 only: %u", tests - ud_tests);
-	cr_expect_geq(frames - ud_frames, 3, "Q1's wrong Q_Key and control, Q2's SEND_ONLY: %u", frames - ud_frames);
+	cr_expect_eq(tests - ud_tests, 3, "ud-pingpong runs Q1, Q2 and Q3 (Q4 is never run): %u", tests - ud_tests);
+	cr_expect_geq(frames - ud_frames, 4, "Q1's wrong Q_Key and control, Q2's and Q3's SEND_ONLY: %u", frames - ud_frames);
 	unsigned cm_tests = tests;
 	dry_run_setup("rdma-cm", &frames, &tests);
 	cr_expect_eq(tests - cm_tests, 1, "rdma-cm runs E7 only: %u", tests - cm_tests);
