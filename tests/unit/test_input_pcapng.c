@@ -211,6 +211,7 @@ Test(input_pcapng, ordinary_file)
 	struct frame fr;
 	char err[INPUT_ERRLEN];
 	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	in.file_order = true;  /* the reader's order, not time order (reorder.c) */
 	unsigned n = 0;
 	while (input_next(&in, &fr, err, sizeof(err)) == 1) {
 		cr_assert(input_frame_kept(&in), "frame %u", n + 1);
@@ -393,6 +394,7 @@ static unsigned link_types_read(const char *path, const char *filter, unsigned *
 	unsigned k = 0;
 	err[0] = 0;
 	cr_assert_eq(input_open_file(&in, path, filter, err, INPUT_ERRLEN), 0, "%s", err);
+	in.file_order = true;  /* the reader's order, not time order (reorder.c) */
 	while ((*end = input_next(&in, &f, err, INPUT_ERRLEN)) == 1)
 		if (k < n)
 			lt[k++] = f.linktype;
@@ -496,6 +498,7 @@ Test(input_pcapng, frames_kept_past_the_ring)
 	struct input in;
 	char err[INPUT_ERRLEN];
 	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	in.file_order = true;  /* the reader's order, not time order (reorder.c) */
 	struct frame *fr = calloc(n + 1, sizeof(*fr));
 	cr_assert_not_null(fr);
 	size_t got = 0;
@@ -626,4 +629,46 @@ Test(input_pcapng, random_files)
 		same(save(&f, "random.pcapng"), NULL, what, true);
 		free(f.b);
 	}
+}
+
+/* Two interfaces whose frames the file holds in alternating blocks, as dumpcap writes several
+ * interfaces: input_next() hands them out in time order (reorder.c), each with its number in the
+ * file, copied out of the window; the same file read in its own order gives them as written. */
+Test(input_pcapng, interfaces_in_time_order)
+{
+	struct file f = {0};
+	shb(&f);
+	idb(&f, 1, 0, "brA", 9, false, 0);
+	idb(&f, 1, 0, "brB", 9, false, 0);
+	for (unsigned b = 0; b < 4; b++)  /* blocks of 50: interface 0's, then 1's; 1 us apart */
+		for (unsigned i = 0; i < 100; i++) {
+			unsigned k = b * 50 + i % 50, iface = i / 50;
+			epb(&f, iface, 1700000000000000000ull + (uint64_t)k * 2000u + (uint64_t)iface * 1000u, 60, 60, k);
+		}
+	const char *path = save(&f, "blocks.pcapng");
+	free(f.b);
+	struct input in;
+	struct frame fr;
+	char err[INPUT_ERRLEN];
+	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	unsigned n = 0;
+	int64_t last = INT64_MIN;
+	while (input_next(&in, &fr, err, sizeof(err)) == 1) {
+		cr_assert_not(input_frame_kept(&in), "frame %u: a copy", n + 1);
+		cr_assert_geq(frame_ts_ns(&fr), last, "frame %u in time order", n + 1);
+		last = frame_ts_ns(&fr);
+		unsigned k = n / 2, iface = n % 2;  /* k-th frame of that interface */
+		cr_assert_eq(fr.number, (k / 50) * 100 + iface * 50 + k % 50 + 1, "frame %u: its number in the file", n + 1);
+		cr_assert_str_eq(fr.iface_name, iface ? "brB" : "brA");
+		n++;
+	}
+	cr_assert_eq(n, 400, "%s", err);
+	cr_assert_eq(input_capstats(&in)->reorder_overflow, 0);
+	input_close(&in);
+	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	in.file_order = true;
+	for (n = 0; input_next(&in, &fr, err, sizeof(err)) == 1; n++)
+		cr_assert_eq(fr.number, n + 1);
+	cr_assert_eq(n, 400);
+	input_close(&in);
 }
