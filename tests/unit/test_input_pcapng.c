@@ -16,6 +16,7 @@
  * the file through libpcap and its scanner alone (from standard input). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 
 #include "input_harness.h"
 #include "input/pcapng.h"
+#include "input/reorder.h"
 
 TestSuite(input_pcapng, .fini = cleanup);
 
@@ -631,26 +633,40 @@ Test(input_pcapng, random_files)
 	}
 }
 
+/* A section of two interfaces named a and b (nanosecond time stamps) begun in f. */
+static void two_ifaces(struct file *f, const char *a, const char *b)
+{
+	shb(f);
+	idb(f, 1, 0, a, 9, false, 0);
+	idb(f, 1, 0, b, 9, false, 0);
+}
+
+/* f saved as name (and freed), opened in in; its path. */
+static const char *open_saved(struct file *f, const char *name, struct input *in)
+{
+	char err[INPUT_ERRLEN];
+	const char *path = save(f, name);
+	free(f->b);
+	cr_assert_eq(input_open_file(in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	return path;
+}
+
 /* Two interfaces whose frames the file holds in alternating blocks, as dumpcap writes several
  * interfaces: input_next() hands them out in time order (reorder.c), each with its number in the
  * file, copied out of the window; the same file read in its own order gives them as written. */
 Test(input_pcapng, interfaces_in_time_order)
 {
 	struct file f = {0};
-	shb(&f);
-	idb(&f, 1, 0, "brA", 9, false, 0);
-	idb(&f, 1, 0, "brB", 9, false, 0);
+	two_ifaces(&f, "brA", "brB");
 	for (unsigned b = 0; b < 4; b++)  /* blocks of 50: interface 0's, then 1's; 1 us apart */
 		for (unsigned i = 0; i < 100; i++) {
 			unsigned k = b * 50 + i % 50, iface = i / 50;
 			epb(&f, iface, 1700000000000000000ull + (uint64_t)k * 2000u + (uint64_t)iface * 1000u, 60, 60, k);
 		}
-	const char *path = save(&f, "blocks.pcapng");
-	free(f.b);
 	struct input in;
 	struct frame fr;
 	char err[INPUT_ERRLEN];
-	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	const char *path = open_saved(&f, "blocks.pcapng", &in);
 	unsigned n = 0;
 	int64_t last = INT64_MIN;
 	while (input_next(&in, &fr, err, sizeof(err)) == 1) {
@@ -670,5 +686,29 @@ Test(input_pcapng, interfaces_in_time_order)
 	for (n = 0; input_next(&in, &fr, err, sizeof(err)) == 1; n++)
 		cr_assert_eq(fr.number, n + 1);
 	cr_assert_eq(n, 400);
+	input_close(&in);
+}
+
+/* An interface described and silent holds frames back for REORDER_LAG_NS at most; more frames
+ * than the stage keeps go out in their order all the same, counted as reorder_overflow. */
+Test(input_pcapng, reorder_bounded)
+{
+	struct file f = {0};
+	two_ifaces(&f, "busy", "silent");
+	const unsigned n_frames = REORDER_MAX_FRAMES + 1000;  /* 1 us apart: all within the lag */
+	for (unsigned k = 0; k < n_frames; k++)
+		epb(&f, 0, 1700000000000000000ull + (uint64_t)k * 1000u, 60, 60, k + 1);
+	struct input in;
+	struct frame fr;
+	char err[INPUT_ERRLEN];
+	open_saved(&f, "silent.pcapng", &in);
+	unsigned n = 0;
+	while (input_next(&in, &fr, err, sizeof(err)) == 1) {
+		cr_assert_eq(fr.number, n + 1);
+		n++;
+	}
+	cr_assert_eq(n, n_frames, "%s", err);
+	uint64_t over = input_capstats(&in)->reorder_overflow;
+	cr_assert(over > 0 && over <= 1000, "%" PRIu64 " frames past the bounds", over);
 	input_close(&in);
 }
