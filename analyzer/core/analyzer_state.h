@@ -66,12 +66,15 @@ struct send_rec {
 	uint32_t frame;           /* its frame number's low 32 bits (frame_back) */
 };
 
-/* A frame number kept as its low 32 bits: the number of the latest frame at or before now with
- * those bits (the frames referred to are at most 2^32 frames old). */
+/* A frame number kept as its low 32 bits: the number nearest now with those bits (the frames
+ * referred to are at most 2^31 numbers away: earlier ones, or, in a file whose interfaces are
+ * analysed in time order, ones later in the file analysed before now); 0 when that is none. */
 static inline uint64_t frame_back(uint64_t now, uint32_t lo)
 {
-	uint64_t back = (uint32_t)((uint32_t)now - lo);
-	return back < now ? now - back : 0;
+	int64_t back = (int32_t)((uint32_t)now - lo);
+	if (back < 0)
+		return now + (uint64_t)-back;
+	return (uint64_t)back < now ? now - (uint64_t)back : 0;
 }
 
 /* A stream's numbers for the outside (analyze.h): kept beside the table, not in the 64-byte

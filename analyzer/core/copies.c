@@ -280,6 +280,9 @@ void sightings_add(struct sightings *t, uint64_t key, uint32_t icrc, bool has_ic
 	struct sight_entry *e = &t->ring[q & t->mask];
 	*e = (struct sight_entry){.key = key, .next = *b, .icrc = icrc, .n = 1, .has_icrc = has_icrc, .s = {*x}};
 	*b = q;
+	if ((int32_t)(x->frame - t->last_frame) < 0)
+		t->unsorted = true;
+	t->last_frame = x->frame;
 }
 
 void sightings_flush(struct sightings *t)
@@ -292,6 +295,12 @@ const struct sight_entry *sightings_of_frame(const struct sightings *t, uint32_t
 {
 	if (t->head == t->tail)
 		return NULL;
+	if (t->unsorted) {  /* the frames' numbers do not grow with the entries: each looked at */
+		for (uint32_t q = t->tail; q != t->head; q--)
+			if (t->ring[(q - 1) & t->mask].s[0].frame == frame)
+				return &t->ring[(q - 1) & t->mask];
+		return NULL;
+	}
 	uint32_t base = t->ring[t->head & t->mask].s[0].frame, want = frame - base;
 	uint32_t lo = t->head, hi = t->tail;  /* the first entry whose frame is past want: in [lo, hi] */
 	while (lo != hi) {

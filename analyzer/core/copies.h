@@ -51,6 +51,10 @@ struct sightings {
 	uint32_t n_points, last_point;
 	int64_t window_ns;
 	uint64_t unchecked;       /* entries forgotten for room while a copy could still come */
+	uint32_t last_frame;      /* the frame of the entry added last */
+	bool unsorted;            /* an entry's frame came before the one added before it (a file's
+				   * interfaces analysed in time order): sightings_of_frame() searches
+				   * them all */
 	/* called with every entry as it is forgotten (path.h folds its sightings into the path
 	 * statistics); NULL: none */
 	void (*fold)(void *user, const struct sightings *t, const struct sight_entry *e);
@@ -121,7 +125,8 @@ static inline const struct sighting *sighting_at(const struct sight_entry *e, un
 void sightings_flush(struct sightings *t);
 
 /* The entry whose first sighting was frame number frame (its low 32 bits), NULL if it is no longer
- * (or never was) in the table: a binary search of the ring, whose entries are in frame order. */
+ * (or never was) in the table: a binary search of the ring, whose entries are in frame order (but
+ * when unsorted: then a look at each). */
 const struct sight_entry *sightings_of_frame(const struct sightings *t, uint32_t frame);
 
 /* The index of the point with this id, its newest time moved on to ts. */

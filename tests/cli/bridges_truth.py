@@ -13,7 +13,8 @@ recorded here again):
     the first is one frame.copy, and no other frame is; with a window beyond the longest hop delay
     (the tbf capture), every frame seen at both; no nak.restart_wrong; no PSN lost before the capture
     point on a direction with no loss upstream of both bridges (at most the upstream drops
-    otherwise; TODO where FILE_ORDER_TODO says why); --strict exits 0;
+    otherwise), the bridges' frames taken in time order though dumpcap wrote them in batches;
+    --strict exits 0;
   - path analysis: each hop's "lost" between the two bridges equals the nft drops of that hop and
     direction (0 where none was injected). Skipped while the summary has no "path" object. Read as
     {"points": [...], "hops": [{"from": F, "to": T, "lost": N, ...}, ...]} (the hops totalled over
@@ -26,10 +27,8 @@ import decimal
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 WINDOW_NS = 1000 * 1000  # rocedump's default --copy-window-us
 # capture -> nft drops per hook device, as its truth file recorded them
@@ -39,21 +38,15 @@ DROPS = {
     "bridges_rc_pingpong_tbf": {},
     "bridges_write_bw_loss": {"vethB": 15, "vethA": 55},
 }
-# Known wrong, marked TODO (TAP: an expected failure) until fixed: dumpcap writes each interface's
-# frames in batches, and the transport analysis takes frames in file order, so after a batch of brA
-# the go-back-N WRITE stream's frames dropped between the bridges (seen at brB only) come late,
-# some after their resends: PSNs counted lost before the capture point. In time order
-# (reordercap) the same frames give none.
-FILE_ORDER_TODO = {"bridges_write_bw_loss"}
 n = failed = 0
 
 
-def tap(good, name, detail="", todo=None):
+def tap(good, name, detail=""):
     global n, failed
     n += 1
-    if not good and not todo:
+    if not good:
         failed += 1
-    print("%s %d - %s%s" % ("ok" if good else "not ok", n, name, " # TODO " + todo if todo else ""))
+    print("%s %d - %s" % ("ok" if good else "not ok", n, name))
     if not good and detail:
         print("\n".join("# " + l for l in str(detail).splitlines()))
 
@@ -166,10 +159,7 @@ def check_rocedump(rocedump, name, cap, truth, fr):
     for r in streams:
         lb = r["lost_before_capture"]
         tap(lb <= upstream.get(r["src"], 0), "%s: stream %s>%s: %d PSNs lost before the capture point, "
-            "upstream drops %d" % (name, r["src"], r["dst"], lb, upstream.get(r["src"], 0)),
-            todo="analysed in file order, not time order" if name in FILE_ORDER_TODO and lb else None)
-    if name in FILE_ORDER_TODO:
-        check_time_order(rocedump, name, cap)
+            "upstream drops %d" % (name, r["src"], r["dst"], lb, upstream.get(r["src"], 0)))
     rc = subprocess.run([rocedump, "-q", "--strict", "-r", cap], stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL).returncode
     tap(rc == 0, name + ": --strict exits 0 (no error on this correct stack)", "exit %d" % rc)
@@ -191,20 +181,6 @@ def check_path_delays(name, path, truth, fr):
         got, slack = h["delay_ns"]["max"], h["offset_uncertainty_ns"] + abs(h["offset_ns"])
         tap(abs(got - want) <= slack, "%s: hop %s>%s: largest delay %.3f ms, tshark's %.3f ms (+-%d ns)"
             % (name, key[0], key[1], got / 1e6, want / 1e6, slack), json.dumps(h))
-
-
-def check_time_order(rocedump, name, cap):
-    """The same frames in time order (reordercap) give no PSN lost before the capture point."""
-    reordercap = shutil.which("reordercap")
-    what = name + ": in time order (reordercap), no PSN lost before the capture point"
-    if not reordercap:
-        return skip(what, "no reordercap")
-    with tempfile.TemporaryDirectory() as d:
-        sorted_cap = os.path.join(d, "sorted.pcapng")
-        subprocess.run([reordercap, cap, sorted_cap], stdout=subprocess.DEVNULL, check=True)
-        streams = summary_of(rocedump, sorted_cap)[1]
-    lb = {"%s>%s" % (r["src"], r["dst"]): r["lost_before_capture"] for r in streams}
-    tap(not any(lb.values()), what, lb)
 
 
 def point_name(points, p):

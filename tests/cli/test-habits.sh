@@ -71,13 +71,17 @@ json_frames() {
 	"$R" -T json "$@" 2>/dev/null | sed -n 's/^{"frame":\([0-9]*\),.*/\1/p' | tr '\n' ' '
 }
 
-# frames_like_tshark CAPTURE BPF DISPLAY-FILTER [COUNT]: JSON frame numbers equal tshark's.
+# frames_like_tshark CAPTURE BPF DISPLAY-FILTER [COUNT]: JSON frame numbers equal tshark's, taken
+# in time order; -c counts in that order.
 frames_like_tshark() {
 	local cap=$1 bpf=$2 df=$3 count=${4:-}
 	local name="frame numbers as tshark's: ${cap#"$CAPS"/} '$bpf'${count:+ -c $count}"
 	if [ -z "$TSHARK" ]; then skip "$name" "tshark not installed"; return; fi
 	local want got3 got1 copt=()
-	want=$("$TSHARK" -r "$cap" -Y "$df" -T fields -e frame.number 2>/dev/null | tr '\n' ' ')
+	# in time order (stable: of equal times the file's order), as rocedump analyses a pcapng of
+	# several interfaces (docs/reading-files.md); a file in time order keeps its order
+	want=$("$TSHARK" -r "$cap" -Y "$df" -T fields -e frame.number -e frame.time_epoch 2>/dev/null |
+		LC_ALL=C sort -s -t"$(printf '\t')" -k2,2n | cut -f1 | tr '\n' ' ')
 	if [ -n "$count" ]; then
 		copt=(-c "$count")
 		want=$(echo "$want" | tr ' ' '\n' | head -n "$count" | tr '\n' ' ')

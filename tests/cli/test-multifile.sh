@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-multifile.sh ROCEDUMP CAPTURES PYTHON: rocedump -r A -r B reads several capture files in
 # one run, merged in time order as mergecap merges them (input/merge.c): the same per-frame JSON
-# and text as rocedump over the file mergecap writes (-I none: each file's interfaces kept apart),
+# and text as rocedump over the file mergecap writes (-I none: each file's interfaces kept apart; a
+# pcapng file of several interfaces put in time order by reordercap first, as rocedump reads it),
 # but for the frame's file; a capture split by interface into two files gives the copies the
 # two-interface pcapng gives; frame numbers, -c and -# count in the merged order; -w keeps every
 # file's interfaces and statistics; a bad second file fails as a bad single file does (TAP).
@@ -32,8 +33,16 @@ nab=$("$rd" -r "$a" -r "$b" -q | sed -n 's/^\([0-9]*\) frames.*/\1/p')
 
 # 2-4: the same output as over mergecap's file, for several sets of captures and formats
 for set in "$a $b" "$b $a $rxe/read_bw.pcap" "$taps $a" "$rxe/send_bw.pcap $rxe/host-taps-loss.pcapng $rxe/vlan_rc_pingpong-any-sll2.pcap"; do
-	# shellcheck disable=SC2086
-	mergecap -I none -w "$T/merged.pcapng" $set
+	# a pcapng file of several interfaces is read in time order (input/reorder.c), mergecap keeps
+	# each file's order: it merges them put in time order (reordercap) first
+	sorted=()
+	for f in $set; do
+		case $f in
+		*.pcapng) reordercap "$f" "$T/$(basename "$f")" >/dev/null && sorted+=("$T/$(basename "$f")") ;;
+		*) sorted+=("$f") ;;
+		esac
+	done
+	mergecap -I none -w "$T/merged.pcapng" "${sorted[@]}"
 	args=()
 	for f in $set; do args+=(-r "$f"); done
 	"$rd" "${args[@]}" -T json -vv >"$T/m.json" 2>&1

@@ -52,6 +52,7 @@ static void read_input(const char *path, struct digest *d)
 	d->end = 2;
 	if (input_open_file(&in, path, NULL, d->err, sizeof(d->err)) < 0)
 		return;
+	in.file_order = true;  /* the readers' order, as libpcap's (not time order: reorder.c) */
 	int rc;
 	while ((rc = input_next(&in, &f, d->err, sizeof(d->err))) == 1) {
 		d->frames++;

@@ -4,7 +4,9 @@
 Usage: plugin_compare.py --plugin roce.so --rocedump PATH [--tshark PATH] CAPTURE|DIR ...
 
 For every capture (read on standard input, tshark as an unprivileged user with
-WIRESHARK_PLUGIN_DIR, pcommon.py):
+WIRESHARK_PLUGIN_DIR, pcommon.py; a pcapng whose interfaces were written in batches, which
+rocedump analyses in time order and the plugin in the file's order, put in time order by
+reordercap first):
   * fields: on every RoCE frame and every MAC control frame (PFC, PAUSE), every roce.* field the
     plugin registers equals the value of the same dotted path in `rocedump -T json`
     (roce.wrapper.*, roce.vlan.*, roce.pfc.*, roce.pause.* and roce.mac_control.* are the JSON's
@@ -173,14 +175,27 @@ def split_events(comment):
     return out + ([cur] if cur else [])
 
 
+def rocedump_json(rocedump, path):
+    """rocedump -T json's frames by number, in the order printed."""
+    res = subprocess.run([rocedump, "-r", path, "-T", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if res.returncode != 0:
+        raise RuntimeError("rocedump -T json %s: %s" % (path, res.stderr.decode()))
+    return {o["frame"]: o for o in map(json.loads, res.stdout.decode().splitlines())}
+
+
 def check_capture(ts, bare, rocedump, path, fields, tmp):
     """Differences found on one capture, and counts."""
     diffs = []
     counts = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0, "cnp_links": 0}
-    res = subprocess.run([rocedump, "-r", path, "-T", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if res.returncode != 0:
-        raise RuntimeError("rocedump -T json %s: %s" % (path, res.stderr.decode()))
-    js = {o["frame"]: o for o in map(json.loads, res.stdout.decode().splitlines())}
+    js = rocedump_json(rocedump, path)
+    if list(js) != sorted(js):
+        # a pcapng whose interfaces were written in batches: rocedump analyses it in time order,
+        # the plugin in the file's order (plugin/README.md); both are compared on it put in time
+        # order by reordercap
+        sorted_path = os.path.join(tmp, "sorted.pcapng")
+        subprocess.run(["reordercap", path, sorted_path], stdout=subprocess.DEVNULL, check=True)
+        path = sorted_path
+        js = rocedump_json(rocedump, path)
     wfile = os.path.join(tmp, "w.pcapng")
     res = subprocess.run([rocedump, "-r", path, "-w", wfile], stderr=subprocess.PIPE)
     if res.returncode != 0:

@@ -82,6 +82,7 @@ static void read_input(const char *path, const char *filter, struct outcome *o, 
 		close(fd);
 	}
 	cr_assert_eq(input_open_file(&in, from_stdin ? "-" : path, filter, err, sizeof(err)), 0, "%s", err);
+	in.file_order = true;  /* the reader's order, not time order (reorder.c) */
 	*direct = in.direct;
 	int rc;
 	while ((rc = input_next(&in, &f, err, sizeof(err))) == 1) {

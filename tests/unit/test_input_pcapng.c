@@ -16,6 +16,7 @@
  * the file through libpcap and its scanner alone (from standard input). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 
 #include "input_harness.h"
 #include "input/pcapng.h"
+#include "input/reorder.h"
 
 TestSuite(input_pcapng, .fini = cleanup);
 
@@ -211,6 +213,7 @@ Test(input_pcapng, ordinary_file)
 	struct frame fr;
 	char err[INPUT_ERRLEN];
 	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	in.file_order = true;  /* the reader's order, not time order (reorder.c) */
 	unsigned n = 0;
 	while (input_next(&in, &fr, err, sizeof(err)) == 1) {
 		cr_assert(input_frame_kept(&in), "frame %u", n + 1);
@@ -393,6 +396,7 @@ static unsigned link_types_read(const char *path, const char *filter, unsigned *
 	unsigned k = 0;
 	err[0] = 0;
 	cr_assert_eq(input_open_file(&in, path, filter, err, INPUT_ERRLEN), 0, "%s", err);
+	in.file_order = true;  /* the reader's order, not time order (reorder.c) */
 	while ((*end = input_next(&in, &f, err, INPUT_ERRLEN)) == 1)
 		if (k < n)
 			lt[k++] = f.linktype;
@@ -496,6 +500,7 @@ Test(input_pcapng, frames_kept_past_the_ring)
 	struct input in;
 	char err[INPUT_ERRLEN];
 	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	in.file_order = true;  /* the reader's order, not time order (reorder.c) */
 	struct frame *fr = calloc(n + 1, sizeof(*fr));
 	cr_assert_not_null(fr);
 	size_t got = 0;
@@ -626,4 +631,84 @@ Test(input_pcapng, random_files)
 		same(save(&f, "random.pcapng"), NULL, what, true);
 		free(f.b);
 	}
+}
+
+/* A section of two interfaces named a and b (nanosecond time stamps) begun in f. */
+static void two_ifaces(struct file *f, const char *a, const char *b)
+{
+	shb(f);
+	idb(f, 1, 0, a, 9, false, 0);
+	idb(f, 1, 0, b, 9, false, 0);
+}
+
+/* f saved as name (and freed), opened in in; its path. */
+static const char *open_saved(struct file *f, const char *name, struct input *in)
+{
+	char err[INPUT_ERRLEN];
+	const char *path = save(f, name);
+	free(f->b);
+	cr_assert_eq(input_open_file(in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	return path;
+}
+
+/* Two interfaces whose frames the file holds in alternating blocks, as dumpcap writes several
+ * interfaces: input_next() hands them out in time order (reorder.c), each with its number in the
+ * file, copied out of the window; the same file read in its own order gives them as written. */
+Test(input_pcapng, interfaces_in_time_order)
+{
+	struct file f = {0};
+	two_ifaces(&f, "brA", "brB");
+	for (unsigned b = 0; b < 4; b++)  /* blocks of 50: interface 0's, then 1's; 1 us apart */
+		for (unsigned i = 0; i < 100; i++) {
+			unsigned k = b * 50 + i % 50, iface = i / 50;
+			epb(&f, iface, 1700000000000000000ull + (uint64_t)k * 2000u + (uint64_t)iface * 1000u, 60, 60, k);
+		}
+	struct input in;
+	struct frame fr;
+	char err[INPUT_ERRLEN];
+	const char *path = open_saved(&f, "blocks.pcapng", &in);
+	unsigned n = 0;
+	int64_t last = INT64_MIN;
+	while (input_next(&in, &fr, err, sizeof(err)) == 1) {
+		cr_assert_not(input_frame_kept(&in), "frame %u: a copy", n + 1);
+		cr_assert_geq(frame_ts_ns(&fr), last, "frame %u in time order", n + 1);
+		last = frame_ts_ns(&fr);
+		unsigned k = n / 2, iface = n % 2;  /* k-th frame of that interface */
+		cr_assert_eq(fr.number, (k / 50) * 100 + iface * 50 + k % 50 + 1, "frame %u: its number in the file", n + 1);
+		cr_assert_str_eq(fr.iface_name, iface ? "brB" : "brA");
+		n++;
+	}
+	cr_assert_eq(n, 400, "%s", err);
+	cr_assert_eq(input_capstats(&in)->reorder_overflow, 0);
+	input_close(&in);
+	cr_assert_eq(input_open_file(&in, path, NULL, err, sizeof(err)), 0, "%s", err);
+	in.file_order = true;
+	for (n = 0; input_next(&in, &fr, err, sizeof(err)) == 1; n++)
+		cr_assert_eq(fr.number, n + 1);
+	cr_assert_eq(n, 400);
+	input_close(&in);
+}
+
+/* An interface described and silent holds frames back for REORDER_LAG_NS at most; more frames
+ * than the stage keeps go out in their order all the same, counted as reorder_overflow. */
+Test(input_pcapng, reorder_bounded)
+{
+	struct file f = {0};
+	two_ifaces(&f, "busy", "silent");
+	const unsigned n_frames = REORDER_MAX_FRAMES + 1000;  /* 1 us apart: all within the lag */
+	for (unsigned k = 0; k < n_frames; k++)
+		epb(&f, 0, 1700000000000000000ull + (uint64_t)k * 1000u, 60, 60, k + 1);
+	struct input in;
+	struct frame fr;
+	char err[INPUT_ERRLEN];
+	open_saved(&f, "silent.pcapng", &in);
+	unsigned n = 0;
+	while (input_next(&in, &fr, err, sizeof(err)) == 1) {
+		cr_assert_eq(fr.number, n + 1);
+		n++;
+	}
+	cr_assert_eq(n, n_frames, "%s", err);
+	uint64_t over = input_capstats(&in)->reorder_overflow;
+	cr_assert(over > 0 && over <= 1000, "%" PRIu64 " frames past the bounds", over);
+	input_close(&in);
 }

@@ -510,5 +510,7 @@ void capstats_print_json(const struct capstats *s, FILE *out)
 		fprintf(out, ",\"received\":%" PRIu64, s->iface[0].recv);
 	print_count(out, "if_drops", t.has_if_drop, t.if_drop);
 	print_count(out, "os_drops", t.has_os_drop, t.os_drop);
+	if (s->reorder_overflow)
+		fprintf(out, ",\"reorder_overflow\":%" PRIu64, s->reorder_overflow);
 	fputc('}', out);
 }

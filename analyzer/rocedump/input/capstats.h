@@ -77,6 +77,8 @@ struct capstats_ifdesc {
 
 struct capstats {
 	/* results */
+	uint64_t reorder_overflow;      /* frames a file of several interfaces handed out before their
+					 * place in time was sure: the reorder stage was full (reorder.h) */
 	enum capstats_format format;
 	bool complete;                  /* every frame of the file was read and used (set by the reader
 					 * at its end, cleared when the run stopped before it: -c) */
@@ -162,7 +164,7 @@ struct capstats_totals capstats_totals(const struct capstats *s);
  * statistics of more than CAPSTATS_MAX_IFACES interfaces. */
 void capstats_describe(const struct capstats *s, char *buf, size_t len);
 /* The JSON member "capture":{"format":"pcapng","if_drops":3,"os_drops":1} (null: not recorded,
- * or not known); live: "capture":{"format":"live","received":N,"os_drops":N,"if_drops":N}. */
+ * or not known), with "reorder_overflow":N when not 0; live: "capture":{"format":"live","received":N,"os_drops":N,"if_drops":N}. */
 void capstats_print_json(const struct capstats *s, FILE *out);
 
 #endif

@@ -31,6 +31,7 @@
 
 #include "input/merge.h"
 #include "input/pcapngread.h"
+#include "input/reorder.h"
 #include "roce/common.h"
 
 #define IO_BUFFER (1u << 20)
@@ -490,13 +491,35 @@ static inline int passes(struct input *in, const struct frame *f, char *errbuf, 
 	return pcap_offline_filter(prog, &ph, f->data) ? 1 : 0;
 }
 
-/* The next record with its number (input_next()'s results), whatever the filter says. */
-static inline __attribute__((always_inline)) int numbered_record(struct input *in, struct frame *f, char *errbuf,
-								 size_t errlen)
+int input_read_record(struct input *in, struct frame *f, char *errbuf, size_t errlen)
 {
+	if (in->records.ring.base)
+		pcapread_release(&in->records, NULL);  /* the records held are copies */
 	int rc = next_record(in, f, errbuf, errlen);
 	if (rc == 1)
 		f->number = ++in->records_read;
+	return rc;
+}
+
+void input_count_reorder_overflow(struct input *in)
+{
+	in->source->stats.reorder_overflow++;
+}
+
+/* The next record with its number (input_next()'s results), whatever the filter says; in time
+ * order once the file shows several interfaces (reorder.c). A file of one interface pays one
+ * comparison per record for it. */
+static inline __attribute__((always_inline)) int numbered_record(struct input *in, struct frame *f, char *errbuf,
+								 size_t errlen)
+{
+	if (__builtin_expect(in->reorder != NULL, 0))
+		return reorder_next(in->reorder, f, errbuf, errlen);
+	int rc = next_record(in, f, errbuf, errlen);
+	if (rc == 1) {
+		f->number = ++in->records_read;
+		if (__builtin_expect(f->iface != in->first_iface, 0) && reorder_wanted(in, f))
+			return reorder_start(in, f, errbuf, errlen);
+	}
 	return rc;
 }
 
@@ -563,6 +586,7 @@ uint64_t input_offset(const struct input *in)
 void input_close(struct input *in)
 {
 	merge_close(in->merge);
+	reorder_free(in->reorder);
 	pcapread_close(&in->records);
 	pcap_freecode(&in->filter);  /* none compiled: nothing to free */
 	for (unsigned i = 0; i < in->n_more; i++)

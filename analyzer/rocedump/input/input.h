@@ -24,6 +24,7 @@
 #define INPUT_FILES_MAX 64 /* capture files one run reads (-r given several times: merge.c) */
 
 struct input_merge;
+struct input_reorder;
 
 struct input {
 	pcap_t *pcap;
@@ -48,6 +49,12 @@ struct input {
 	uint32_t last_recv, last_drop, last_ifdrop;
 	uint64_t recv, drop, ifdrop;
 	struct input_merge *merge;  /* several files merged in time order (merge.c); NULL: one input */
+	/* a pcapng file of several interfaces: its records in time order (reorder.c), NULL until
+	 * its first record, or one of an interface other than that record's, says so */
+	struct input_reorder *reorder;
+	uint32_t first_iface;     /* the first record's interface (a frame's iface) */
+	bool file_order;          /* set before the first input_next(): records in the file's order
+				   * whatever their interfaces (the readers' own tests) */
 };
 
 /* The most bytes of options a frame read by libpcap carries (struct frame). */
@@ -96,6 +103,12 @@ static inline int64_t frame_ts_ns(const struct frame *f)
 	return f->ts_sec * 1000000000 + f->ts_nsec;
 }
 
+/* Whether frame a's time stamp is before b's. */
+static inline bool frame_ts_before(const struct frame *a, const struct frame *b)
+{
+	return a->ts_sec < b->ts_sec || (a->ts_sec == b->ts_sec && a->ts_nsec < b->ts_nsec);
+}
+
 /* Open path ("-" is stdin) and compile filter (NULL or "" for none). Returns 0, or -1 with
  * a message in errbuf. */
 int input_open_file(struct input *in, const char *path, const char *filter, char *errbuf, size_t errlen);
@@ -117,14 +130,15 @@ int input_next(struct input *in, struct frame *f, char *errbuf, size_t errlen);
  * meanwhile. */
 static inline bool input_frame_kept(const struct input *in)
 {
-	return in->direct;
+	return in->direct && !in->reorder;
 }
 
 /* No frame older than oldest (a frame input_next() gave; NULL: none in use) is used again: the
- * window may be read over up to it. Cheap enough to call for every frame. */
+ * window may be read over up to it. Cheap enough to call for every frame. (Records put in time
+ * order are copied out of the window: reorder.c releases it itself.) */
 static inline void input_release(struct input *in, const struct frame *oldest)
 {
-	if (in->records.ring.base)
+	if (in->records.ring.base && !in->reorder)
 		pcapread_release(&in->records, oldest ? oldest->data : NULL);
 }
 /* With the lock that guards in held (pipeline.c): the next bytes of the file to read ahead (about
@@ -133,13 +147,14 @@ static inline void input_release(struct input *in, const struct frame *oldest)
  * already, or a reader that reads no window). */
 static inline struct pcapread_claim *input_claim_ahead(struct input *in, size_t bytes)
 {
-	return in->direct ? pcapread_claim_ahead(&in->records, bytes) : NULL;
+	return in->direct && !in->reorder ? pcapread_claim_ahead(&in->records, bytes) : NULL;
 }
 /* Where in the file the next record input_next() reads begins, while the window's reader reads
- * (input_frame_kept); SIZE_MAX once libpcap reads (or always did). */
+ * (input_frame_kept); SIZE_MAX once libpcap reads (or always did), or records are put in time
+ * order. */
 static inline size_t input_next_offset(const struct input *in)
 {
-	return in->direct ? in->records.pos : SIZE_MAX;
+	return in->direct && !in->reorder ? in->records.pos : SIZE_MAX;
 }
 static inline void input_read_claim(const struct input *in, struct pcapread_claim *c)
 {

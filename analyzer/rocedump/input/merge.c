@@ -159,8 +159,7 @@ static struct merge_file *earliest(struct input_merge *m)
 	struct merge_file *best = NULL;
 	for (unsigned i = 0; i < m->n; i++) {
 		struct merge_file *e = &m->files[i];
-		if (e->have && (!best || e->head.ts_sec < best->head.ts_sec ||
-				(e->head.ts_sec == best->head.ts_sec && e->head.ts_nsec <= best->head.ts_nsec)))
+		if (e->have && (!best || !frame_ts_before(&best->head, &e->head)))
 			best = e;
 	}
 	return best;
@@ -227,6 +226,7 @@ static void merge_stats(struct input_merge *m)
 	a->complete = true;
 	a->filtered = a->too_many_ifaces = false;
 	a->n_isb = a->n_ifaces = 0;
+	a->reorder_overflow = 0;
 	for (uint32_t i = 0; i < m->n; i++) {
 		const struct capstats *cs = input_capstats(&m->files[i].in);
 		if (cs->format == CAPSTATS_PCAPNG)
@@ -235,6 +235,7 @@ static void merge_stats(struct input_merge *m)
 		a->filtered |= cs->filtered;
 		a->too_many_ifaces |= cs->too_many_ifaces;
 		a->n_isb += cs->n_isb;
+		a->reorder_overflow += cs->reorder_overflow;
 		for (uint32_t k = 0; k < cs->n_ifaces; k++) {
 			if (a->n_ifaces == CAPSTATS_MAX_IFACES) {
 				a->too_many_ifaces = true;
