@@ -63,7 +63,7 @@ static void find_ref(struct frame_ctx *f, enum roce_event e, uint32_t expected, 
 static void path_lost_finding(struct frame_ctx *f, uint64_t first)
 {
 	uint32_t from, to;
-	if (!path_lost_hop(f->a->copies, (uint32_t)first, &from, &to))
+	if (!path_lost_hop(f->a->copies, f->a->path, (uint32_t)first, &from, &to))
 		return;
 	struct roce_finding *x = find(f, ROCE_EV_PATH_LOST, true, f->p->h.bth.psn, f->p->h.bth.psn, -1);
 	if (x) {

@@ -599,7 +599,50 @@ static unsigned seen_order(const struct sight_entry *x, uint32_t *pts)
 	return n;
 }
 
-bool path_lost_hop(const struct sightings *t, uint32_t frame, uint32_t *from, uint32_t *to)
+/* The time up to which point i's frames are all in: its newest, or a later one of a point of the
+ * same capture interface (one interface receives its mirror sessions in time order). */
+static int64_t reached(const struct sightings *t, const struct path_state *st, uint32_t i)
+{
+	int64_t r = t->points[i].newest;
+	const struct roce_path_point *p = &st->points[i];
+	for (uint32_t j = 0; j < t->n_points && j < st->n_points; j++)
+		if (st->points[j].capture_if == p->capture_if && st->points[j].sll_ifindex == p->sll_ifindex &&
+		    t->points[j].newest > r)
+			r = t->points[j].newest;
+	return r;
+}
+
+static bool seen_at(const struct sight_entry *x, uint32_t point)
+{
+	for (unsigned k = 0; k < x->n; k++)
+		if (sighting_at(x, k)->point == point)
+			return true;
+	return false;
+}
+
+/* Whether point `to` can no longer see entry at: a later packet of its stream got there (packets
+ * keep their order on the way), or the capture there is past its sighting at `from` by the copy
+ * window (before that, it may still come, late, and the resend merely outran it). */
+static bool window_over(const struct sightings *t, const struct path_state *st, uint32_t at, uint32_t from,
+			uint32_t to)
+{
+	const struct sight_entry *e = &t->ring[at & t->mask];
+	for (uint32_t r = at + 1, d = 0; d < PATH_NEIGHBOURS && r - t->head < t->tail - t->head; r++, d++) {
+		const struct sight_entry *x = &t->ring[r & t->mask];
+		if (x->stream == e->stream && seen_at(x, to))
+			return true;
+	}
+	int64_t seen = INT64_MAX;
+	for (unsigned k = 0; k < e->n; k++) {
+		const struct sighting *y = sighting_at(e, k);
+		if (y->point == from && y->ts < seen)
+			seen = y->ts;
+	}
+	return seen != INT64_MAX && reached(t, st, to) - seen >= t->window_ns;
+}
+
+bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint32_t frame, uint32_t *from,
+		   uint32_t *to)
 {
 	const struct sight_entry *e = sightings_of_frame(t, frame);
 	if (!e || !e->stream || t->n_points < 2)
@@ -637,6 +680,8 @@ bool path_lost_hop(const struct sightings *t, uint32_t frame, uint32_t *from, ui
 		if (!seen)
 			return false;
 	}
+	if (!window_over(t, st, at, path[last], path[last + 1]))
+		return false;
 	*from = path[last];
 	*to = path[last + 1];
 	return true;

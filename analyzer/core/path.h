@@ -66,8 +66,11 @@ void path_point_new(struct path_state *st, uint32_t i, const struct roce_pkt *p,
  * (*to), the path as the neighbouring packets of its stream that were seen at the most points saw
  * it. false: seen at all of them, lost only by a mirror (seen past the gap), not known, or the
  * frame the table saw last (the resend) is from a point that did not see the original (then it
- * may be the original itself, come later than the copy window). */
-bool path_lost_hop(const struct sightings *t, uint32_t frame, uint32_t *from, uint32_t *to);
+ * may be the original itself, come later than the copy window), or the next point may still see
+ * it (the capture there is not yet a copy window past the original's sighting at *from: a resend
+ * that outran a slow hop's original). */
+bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint32_t frame, uint32_t *from,
+		   uint32_t *to);
 /* The results (roce/path.h's roce_analyzer_path); NULL before path_finish. */
 const struct roce_path *path_result(const struct path_state *st);
 int path_finish(struct path_state *st, struct sightings *t, const int64_t *offset_ns, const bool *has_offset);

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""bridges_truth.py: rocedump's verdicts on the two-bridge Soft-RoCE captures (captures/paths/bridges_*,
+"""bridges_truth.py: rocedump's verdicts on the Soft-RoCE path captures (captures/paths/bridges_*: two
+bridges; erspan_two_sessions*: the two guests' ERSPAN sessions, one collector; made by
 tests/dut/make-bridge-captures.sh) against what is known of them: their truth files (the nftables
 counters of the hops where loss was injected, the capture's drops) and the frames themselves (TAP).
+A point is a bridge (brA, brB) or a mirror session (its name as rocedump prints it, e.g.
+"erspan2 10.77.0.1>10.77.0.200 session 201": each guest mirrors its own NIC, so the session's outer
+source is the guest whose frames leave that point first).
 
 Per capture, with DROPS below holding the truth file's nft drop counts (a remade capture must be
 recorded here again):
@@ -15,11 +19,12 @@ recorded here again):
     point on a direction with no loss upstream of both bridges (at most the upstream drops
     otherwise), the bridges' frames taken in time order though dumpcap wrote them in batches;
     --strict exits 0;
-  - path analysis: each hop's "lost" between the two bridges equals the nft drops of that hop and
-    direction (0 where none was injected). Skipped while the summary has no "path" object. Read as
+  - path analysis: each hop's "lost" between the two points equals the nft drops of that hop and
+    direction (0 where none was injected); of mirror sessions: no mirror.gap, each session one
+    point. Skipped while the summary has no "path" object. Read as
     {"points": [...], "hops": [{"from": F, "to": T, "lost": N, ...}, ...]} (the hops totalled over
     the streams), F and T a point's index in points or its name; a point is named by its "name",
-    "interface", "if_name" or "point" member (or is the name itself), which must hold brA or brB.
+    "interface", "if_name" or "point" member (or is the name itself), which must hold the truth's name.
 
 usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_PATHS_DIR     (TSHARK may be empty: those checks skip)
 """
@@ -37,6 +42,7 @@ DROPS = {
     "bridges_rc_pingpong_srcloss": {"rxetap0": 23},
     "bridges_rc_pingpong_tbf": {},
     "bridges_write_bw_loss": {"vethB": 15, "vethA": 55},
+    "erspan_two_sessions_rc_pingpong_loss": {"rxetap0": 53},
 }
 n = failed = 0
 
@@ -67,18 +73,32 @@ def summary_of(rocedump, cap, extra=()):
     return summary, streams, path
 
 
-def frames(tshark, cap):
+def is_mirrored(truth):
+    return any(p.startswith("erspan") for p in truth["points"])
+
+
+def own_source(point):
+    """The outer IPv4 source of a mirror session's point name ("erspan2 10.77.0.1>10.77.0.200 ...")."""
+    return point.split()[1].split(">")[0]
+
+
+def frames(tshark, cap, truth):
     """(point, ip.src, key, time in ns) of every RoCE frame; key = what makes a frame the same frame
     at another point: IPv4 source and id (rxe gives each frame sent, resends too, its own), PSN,
-    opcode, ICRC."""
-    f = ["frame.interface_name", "ip.src", "ip.id", "infiniband.bth.psn", "infiniband.bth.opcode",
+    opcode, ICRC. The point: the interface, or of a mirrored frame its session (by the outer source;
+    the other fields are the inner packet's, the last of each)."""
+    f = ["frame.interface_name", "ip.src", "ip.src", "ip.id", "infiniband.bth.psn", "infiniband.bth.opcode",
          "infiniband.invariant.crc", "frame.time_epoch"]
-    out = subprocess.run([tshark, "-r", cap, "-Y", "infiniband", "-T", "fields"] + sum((["-e", x] for x in f), []),
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([tshark, "-r", cap, "-Y", "infiniband", "-T", "fields", "-E", "occurrence=l"] +
+                         sum((["-e", x] for x in f), []), capture_output=True, text=True, check=True).stdout
+    sessions = {own_source(p): p for p in truth["points"] if is_mirrored(truth)}
+    outer = subprocess.run([tshark, "-r", cap, "-Y", "infiniband", "-T", "fields", "-E", "occurrence=f", "-e", "ip.src"],
+                           capture_output=True, text=True, check=True).stdout.split() if sessions else None
     res = []
-    for line in out.splitlines():
+    for i, line in enumerate(out.splitlines()):
         v = line.split("\t")
-        res.append((v[0], v[1], tuple(v[1:6]), int(decimal.Decimal(v[6]) * 10**9)))
+        point = sessions.get(outer[i], outer[i]) if sessions else v[0]
+        res.append((point, v[2], tuple(v[2:7]), int(decimal.Decimal(v[7]) * 10**9)))
     return res
 
 
@@ -102,8 +122,8 @@ def sightings(fr, a, b, src):
 
 def between(truth):
     """(from, to, source IPv4) -> nft drops of the hooks between the two points (0: none there)."""
-    src = {"brA": "10.77.0.1", "brB": "10.77.0.2"}
-    res = {("brA", "brB", src["brA"]): 0, ("brB", "brA", src["brB"]): 0}
+    src = {p: own_source(p) for p in truth["points"]} if is_mirrored(truth) else {"brA": "10.77.0.1", "brB": "10.77.0.2"}
+    res = {(a, b, src[a]): 0 for a in src for b in src if a != b}
     for h in truth["hops"]:
         if h["from"]:
             res[(h["from"], h["to"], src[h["from"]])] += h["dropped"]
@@ -138,16 +158,18 @@ def check_truth(name, truth, fr):
 def check_rocedump(rocedump, name, cap, truth, fr):
     summary, streams, path = summary_of(rocedump, cap)
     ev = summary["events"]
+    judged = []  # the options the path is judged with
     if fr is not None:
         copies = sum(matched(fr, a, b, s, WINDOW_NS)[1] for a, b, s in between(truth))
         tap(ev.get("frame.copy", 0) == copies,
-            "%s: frame.copy %d = the frames seen at the second bridge within the copy window (1 ms) "
+            "%s: frame.copy %d = the frames seen at the second point within the copy window (1 ms) "
             "of the first's sighting, %d" % (name, ev.get("frame.copy", 0), copies))
         # a hop that delays (tbf) more than the window: its frames are copies once the window is wider
         longest = max_delay_ns(fr, truth)
         if longest > WINDOW_NS:
             wide = ["--copy-window-us", str(longest // 1000 + 1000)]
             summary_w, _, path = summary_of(rocedump, cap, wide)  # judged with the window wide enough
+            judged = wide
             ev_w = summary_w["events"]
             copies = sum(matched(fr, a, b, s)[1] for a, b, s in between(truth))
             tap(ev_w.get("frame.copy", 0) == copies and not ev_w.get("ack.reordered"),
@@ -155,6 +177,8 @@ def check_rocedump(rocedump, name, cap, truth, fr):
                 "no ack.reordered" % (name, " ".join(wide), longest / 1e6, ev_w.get("frame.copy", 0), copies),
                 json.dumps(ev_w))
     tap(ev.get("nak.restart_wrong", 0) == 0, name + ": no nak.restart_wrong", ev.get("nak.restart_wrong"))
+    if is_mirrored(truth):
+        check_sessions(name, summary, path, truth)
     upstream = {h["direction"].split(">")[0]: h["dropped"] for h in truth["hops"] if not h["from"]}
     for r in streams:
         lb = r["lost_before_capture"]
@@ -164,8 +188,39 @@ def check_rocedump(rocedump, name, cap, truth, fr):
                         stderr=subprocess.DEVNULL).returncode
     tap(rc == 0, name + ": --strict exits 0 (no error on this correct stack)", "exit %d" % rc)
     check_path(name, path, truth)
+    if path is not None:
+        check_path_lost(rocedump, name, cap, judged, path, truth)
     if fr is not None and path is not None:
         check_path_delays(name, path, truth, fr)
+
+
+def check_sessions(name, summary, path, truth):
+    """A capture of mirror sessions: no sequence gap in either session, and each session is one
+    point of the path."""
+    ev = summary["events"]
+    tap(ev.get("mirror.gap", 0) == 0, name + ": no mirror.gap (the collector missed no frame)", json.dumps(ev))
+    points = [point_name(path.get("points", []), i) for i in range(len(path.get("points", [])))] if path else []
+    tap(len(points) == len(truth["points"]) and all(sum(t in p for p in points) == 1 for t in truth["points"]),
+        "%s: the path's points are the %d sessions %s" % (name, len(truth["points"]), truth["points"]), points)
+
+
+def check_path_lost(rocedump, name, cap, opts, path, truth):
+    """path.lost names a hop only as often as nft dropped there (each names a dropped original; a
+    resend that outran its slow original, or a loss before every point, is no loss on a hop)."""
+    out = subprocess.run([rocedump, "-r", cap] + list(opts), capture_output=True, text=True, check=True).stdout
+    points = path.get("points", [])
+    got = {}
+    for line in out.splitlines():
+        if "path.lost(" in line:
+            a, b = line.split("lost between point ")[1].split(")")[0].split(" and point ")
+            got[(int(a), int(b))] = got.get((int(a), int(b)), 0) + 1
+    for (a, b), k in sorted(got.items()):
+        pa, pb = point_name(points, a), point_name(points, b)
+        drops = sum(v for (f, t, _), v in between(truth).items() if f in pa and t in pb)
+        tap(k <= drops, "%s%s: path.lost on hop %s>%s %d times, nft dropped %d there"
+            % (name, " (" + " ".join(opts) + ")" if opts else "", pa, pb, k, drops))
+    if not got:
+        tap(True, name + ": no path.lost")
 
 
 def check_path_delays(name, path, truth, fr):
@@ -193,7 +248,7 @@ def point_name(points, p):
 
 def check_path(name, path, truth):
     want = between(truth)
-    what = name + ": path analysis: lost per hop = the nft drops between the bridges"
+    what = name + ": path analysis: lost per hop = the nft drops between the points"
     if path is None:
         return skip(what + " " + str(list(want.values())), "rocedump's summary has no path object yet")
     hops = path.get("hops", []) if isinstance(path, dict) else []
@@ -213,14 +268,15 @@ def main():
     if len(sys.argv) != 4:
         sys.exit("usage: bridges_truth.py ROCEDUMP TSHARK CAPTURES_PATHS_DIR")
     rocedump, tshark, capdir = sys.argv[1:]
-    truths = sorted(glob.glob(os.path.join(capdir, "bridges_*.truth.json")))
+    truths = sorted(glob.glob(os.path.join(capdir, "bridges_*.truth.json")) +
+                    glob.glob(os.path.join(capdir, "erspan_two_sessions*.truth.json")))
     tap(sorted(os.path.basename(t)[:-len(".truth.json")] for t in truths) == sorted(DROPS),
-        "every two-bridge capture has its truth file and its drops recorded here", truths)
+        "every path capture has its truth file and its drops recorded here", truths)
     for t in truths:
         truth = json.load(open(t))
         name = truth["capture"].rsplit(".", 1)[0]
         cap = os.path.join(capdir, truth["capture"])
-        fr = frames(tshark, cap) if tshark else None
+        fr = frames(tshark, cap, truth) if tshark else None
         check_truth(name, truth, fr)
         check_rocedump(rocedump, name, cap, truth, fr)
     print("1..%d" % n)

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""rocedump DUT harness: the truth file of a two-bridge capture (run-pair.sh TOPO=two-bridges).
+"""rocedump DUT harness: the truth file of a capture of several points with loss at a known hop: two
+bridges (run-pair.sh TOPO=two-bridges) or, with --mirrors, the two guests' ERSPAN sessions collected
+on the host (run-pair.sh MIRROR_CAPTURE=1, scenario mirrors_*).
 
-usage: bridge-truth.py RUNDIR CAPTURE SCENARIO COMMAND...   (JSON on standard output)
+usage: bridge-truth.py [--mirrors] RUNDIR CAPTURE SCENARIO COMMAND...   (JSON on standard output)
 RUNDIR is run-pair.sh's output directory: nft.json (the hop-loss counters after the run), tc.txt,
 host-dumpcap.log (dumpcap's received/dropped line per interface), links-start.json and links.json
-(ip -s -j link before the guests started and at the end). CAPTURE is the pcapng as committed (the points are its interface names, counted with tshark). COMMAND: the command lines
-that made it (run-pair.sh's environment and the guest tools), kept as they are.
+(ip -s -j link before the guests started and at the end). CAPTURE is the pcapng as committed (the
+points are its interface names, or with --mirrors its ERSPAN sessions, counted with tshark). COMMAND:
+the command lines that made it (run-pair.sh's environment and the guest tools), kept as they are.
 The nft counters are the truth of the loss: where each hook sits in the topology is given by HOOKS.
 """
 import json, re, subprocess, sys
@@ -18,6 +21,18 @@ HOOKS = {
     "vethA": ("brB", "brA", "10.77.0.2>10.77.0.1"),
     "rxetap0": (None, "brA", "10.77.0.1>10.77.0.2"),
     "rxetap1": (None, "brB", "10.77.0.2>10.77.0.1"),
+}
+
+# --mirrors: srv mirrors its eth0 (both directions) into ERSPAN II session 201, cli into ERSPAN III
+# session 202 (direction bit: ingress); the points are named as rocedump names them
+MIRROR_POINTS = {"10.77.0.1": "erspan2 10.77.0.1>10.77.0.200 session 201",
+                 "10.77.0.2": "erspan3 10.77.0.2>10.77.0.200 session 202 ingress"}
+MIRROR_TOPOLOGY = ("srv 10.77.0.1 eth0 (mirrored: %s) -> rxetap0 -> rxebr0 -> rxetap1 -> eth0 (mirrored: %s) "
+                   "cli 10.77.0.2; both sessions' frames go to 10.77.0.200 = rxebr0 (the collector)"
+                   % (MIRROR_POINTS["10.77.0.1"], MIRROR_POINTS["10.77.0.2"]))
+MIRROR_HOOKS = {
+    "rxetap0": (MIRROR_POINTS["10.77.0.1"], MIRROR_POINTS["10.77.0.2"], "10.77.0.1>10.77.0.2"),
+    "rxetap1": (MIRROR_POINTS["10.77.0.2"], MIRROR_POINTS["10.77.0.1"], "10.77.0.2>10.77.0.1"),
 }
 
 
@@ -44,6 +59,13 @@ def hops(nft):
                 h["passed"] = counter
         out.append(h)
     return out
+
+
+def frames_per_session(cap):
+    """point -> RoCE frames of its ERSPAN session (the session's outer IPv4 source names it)."""
+    out = subprocess.run(["tshark", "-r", cap, "-Y", "erspan && infiniband", "-T", "fields", "-E", "occurrence=f",
+                          "-e", "ip.src"], capture_output=True, text=True, check=True).stdout.split()
+    return {MIRROR_POINTS.get(a, a): out.count(a) for a in sorted(set(out))}
 
 
 def dumpcap_stats(log):
@@ -84,17 +106,23 @@ def device_drops(start, end):
 
 
 def main():
-    if len(sys.argv) < 4:
-        sys.exit("usage: bridge-truth.py RUNDIR CAPTURE SCENARIO COMMAND...")
-    run, cap, scen, cmds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    args = sys.argv[1:]
+    mirrors = args[:1] == ["--mirrors"]
+    if mirrors:
+        args = args[1:]
+        HOOKS.clear()
+        HOOKS.update(MIRROR_HOOKS)
+    if len(args) < 3:
+        sys.exit("usage: bridge-truth.py [--mirrors] RUNDIR CAPTURE SCENARIO COMMAND...")
+    run, cap, scen, cmds = args[0], args[1], args[2], args[3:]
     nft = json.load(open(run + "/nft.json"))
     st = dumpcap_stats(open(run + "/host-dumpcap.log").read())
-    frames = frames_per_point(cap)
+    frames = frames_per_session(cap) if mirrors else frames_per_point(cap)
     truth = {
         "capture": cap.rsplit("/", 1)[-1],
         "scenario": scen,
-        "topology": TOPOLOGY,
-        "points": list(st) or list(frames),
+        "topology": MIRROR_TOPOLOGY if mirrors else TOPOLOGY,
+        "points": list(frames) if mirrors else list(st) or list(frames),
         "frames": frames,
         "capture_drops": {k: v[1] for k, v in st.items()},
         "captured_by_kernel": {k: v[0] for k, v in st.items()},

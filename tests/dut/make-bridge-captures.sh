@@ -1,6 +1,6 @@
 #!/bin/bash
-# rocedump DUT harness: remake the two-bridge captures in captures/paths/ (bridges_*.pcapng, each with
-# its NAME.truth.json written by bridge-truth.py).
+# rocedump DUT harness: remake the path captures in captures/paths/ (bridges_*.pcapng and
+# erspan_two_sessions*.pcapng, each with its NAME.truth.json written by bridge-truth.py).
 # usage (as root):  tests/dut/make-bridge-captures.sh [WORKDIR]
 # Each capture is one boot of the two guests with run-pair.sh TOPO=two-bridges (srv tap -> brA ->
 # veth pair -> brB -> cli tap; dumpcap on both bridges into one pcapng) and one scenario, with loss
@@ -9,6 +9,9 @@
 # capture dropped frames or is over BUDGET bytes is made again once; a second failure is reported
 # and makes the exit status 1. The captures are committed whole (not trimmed: the counters are
 # those of the whole run). About 1.5 min per capture.
+# erspan_two_sessions*: one bridge, both guests mirror their eth0 into an ERSPAN session each (srv
+# ERSPAN II session 201, cli ERSPAN III session 202, scenario mirrors_*) and the host collects both on
+# its bridge (run-pair.sh MIRROR_CAPTURE=1): two mirror sessions, one file, loss between them.
 # Env: DEST (default captures/paths), RXE_NS (see run-pair.sh), ONLY="NAME ..." (just these captures),
 # BUDGET (bytes, default 2000000).
 set -uo pipefail
@@ -24,47 +27,55 @@ for t in qemu-system-x86_64 tshark dumpcap nft tc; do
 [ -s "$HERE/cache/vmlinuz" ] && [ -s "$HERE/cache/initrd.cpio.gz" ] || { echo "make-bridge-captures: no guest image: run build-guest.sh" >&2; exit 125; }
 mkdir -p "$WORK" "$DEST"; WORK=$(cd "$WORK" && pwd)
 
-# NAME|SCENARIO|NFT_LOSS|TBF   (NFT_LOSS: DEV:N = drop one RoCEv2 frame in N on DEV's ingress)
+# NAME|SCENARIO|NFT_LOSS|TBF[|TOPO]   (NFT_LOSS: DEV:N = drop one RoCEv2 frame in N on DEV's ingress;
+# TOPO: two-bridges (default) or mirrors)
 CAPTURES=(
   "bridges_rc_pingpong_loss|br_rc_pingpong|vethB:33 vethA:33|"   # between the bridges, both ways
   "bridges_rc_pingpong_srcloss|br_rc_pingpong|rxetap0:33|"        # before brA: srv's frames only
   "bridges_rc_pingpong_tbf|br_rc_pingpong||vethA:rate 150kbit burst 1600 latency 2s"  # brA->brB delayed
   "bridges_write_bw_loss|br_write_bw|vethB:25 vethA:25|"
+  "erspan_two_sessions_rc_pingpong_loss|mirrors_rc_pingpong|rxetap0:25||mirrors"  # srv's frames, between the sessions
 )
 # the tool's command line on the client guest (the server runs it without the address)
 command_of() {
   case $1 in
     br_rc_pingpong) echo "ibv_rc_pingpong -d rxe0 -g 1 -p 18516 -n 400 -s 256 10.77.0.1" ;;
     br_write_bw) echo "ib_write_bw -F -d rxe0 -x 1 -p 18516 -n 500 -s 256 10.77.0.1" ;;
+    mirrors_rc_pingpong) echo "ibv_rc_pingpong -d rxe0 -g 1 -p 18516 -n 400 -s 64 10.77.0.1" ;;
   esac
 }
-# ok RUNDIR SCENARIO -> 0 if both guests' tool exited 0, the capture has RoCE frames, no capture drops
+# per topology: run-pair.sh's environment, its capture file, how dumpcap was run
+topo_env() { case $1 in mirrors) echo "MIRROR_CAPTURE=1";; *) echo "TOPO=two-bridges";; esac; }
+topo_pcap() { case $1 in mirrors) echo host-mirrors.pcapng;; *) echo host-bridges.pcapng;; esac; }
+topo_dumpcap() { case $1 in
+  mirrors) echo "dumpcap -i rxebr0 -f 'ip proto 47' -w host-mirrors.pcapng" ;;
+  *) echo "dumpcap -i brA -f 'udp port 4791' -i brB -f 'udp port 4791' -w host-bridges.pcapng" ;; esac; }
+# ok RUNDIR SCENARIO PCAP -> 0 if both guests' tool exited 0, the capture has RoCE frames, no capture drops
 ok() {
-  local d=$1 s=$2
+  local d=$1 s=$2 f=$1/$3
   grep -qx "srv $s rc=0" "$d/srv/status.txt" 2>/dev/null && grep -qx "cli $s rc=0" "$d/cli/status.txt" 2>/dev/null || return 1
-  [ -s "$d/host-bridges.pcapng" ] && [ "$(stat -c %s "$d/host-bridges.pcapng")" -le "$BUDGET" ] || return 1
-  [ "$(tshark -r "$d/host-bridges.pcapng" -Y infiniband 2>/dev/null | wc -l)" -gt 0 ] || return 1
+  [ -s "$f" ] && [ "$(stat -c %s "$f")" -le "$BUDGET" ] || return 1
+  [ "$(tshark -r "$f" -Y infiniband 2>/dev/null | wc -l)" -gt 0 ] || return 1
   ! grep "Packets received/dropped" "$d/host-dumpcap.log" | grep -qv "/0 (pcap:0/"
 }
 T0=$(date +%s); FAILED=()
 for c in "${CAPTURES[@]}"; do
-  IFS='|' read -r name scen loss tbf <<< "$c"
+  IFS='|' read -r name scen loss tbf topo <<< "$c"
   [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $name "* ]] && continue
-  done_ok=0
+  topo=${topo:-two-bridges}; pcap=$(topo_pcap $topo); done_ok=0
   for try in 1 2; do
     d=$WORK/$name.$try; rm -rf "$d"
-    echo "== $name (try $try): $scen NFT_LOSS='$loss' TBF='$tbf'"
-    TOPO=two-bridges NFT_LOSS=$loss TBF=$tbf "$HERE/run-pair.sh" "$d" $scen > "$d.log" 2>&1 ||
+    echo "== $name (try $try): $scen $(topo_env $topo) NFT_LOSS='$loss' TBF='$tbf'"
+    env $(topo_env $topo) NFT_LOSS="$loss" TBF="$tbf" "$HERE/run-pair.sh" "$d" $scen > "$d.log" 2>&1 ||
       echo "   run-pair.sh exit $? (see $d.log)"
-    if ok "$d" $scen; then done_ok=1; break; fi
+    if ok "$d" $scen $pcap; then done_ok=1; break; fi
     echo "   FAILED (see $d.log)"
   done
   [ $done_ok = 1 ] || { FAILED+=("$name"); continue; }
-  cp "$d/host-bridges.pcapng" "$DEST/$name.pcapng"
-  $PY "$HERE/bridge-truth.py" "$d" "$DEST/$name.pcapng" "$scen" \
-    "RXE_NS=... TOPO=two-bridges NFT_LOSS='$loss' TBF='$tbf' tests/dut/run-pair.sh OUT $scen" \
-    "dumpcap -i brA -f 'udp port 4791' -i brB -f 'udp port 4791' -w host-bridges.pcapng" \
-    "$(command_of $scen)" > "$DEST/$name.truth.json"
+  cp "$d/$pcap" "$DEST/$name.pcapng"
+  $PY "$HERE/bridge-truth.py" $([ $topo = mirrors ] && echo --mirrors) "$d" "$DEST/$name.pcapng" "$scen" \
+    "RXE_NS=... $(topo_env $topo) NFT_LOSS='$loss' TBF='$tbf' tests/dut/run-pair.sh OUT $scen" \
+    "$(topo_dumpcap $topo)" "$(command_of $scen)" > "$DEST/$name.truth.json"
   echo "   $DEST/$name.pcapng: $(stat -c %s "$DEST/$name.pcapng") bytes; drops per hop:" \
     "$($PY -c 'import json,sys; print(", ".join("%s %s" % (h["hook"], h["dropped"]) for h in json.load(open(sys.argv[1]))["hops"]) or "none")' "$DEST/$name.truth.json")"
 done

@@ -14,6 +14,7 @@
 # is waited for (output: OUTDIR/host-capture.log). TOPO=two-bridges: srv tap -> bridge brA -> veth pair
 # vethA ~ vethB -> bridge brB -> cli tap instead of one bridge, captured on both bridges by one dumpcap
 # (host-bridges.pcapng instead of host-bridge.pcap); NFT_LOSS and TBF: loss and delay at a hop (below).
+# MIRROR_CAPTURE=1: the host as the collector of the guests' ERSPAN sessions (host-mirrors.pcapng).
 # After the run: nft.json, nft-ruleset.txt, tc.txt, links-start.json and links.json (the devices' drop
 # counters before the guests started and at the end). Needs root and cache/ from build-guest.sh.
 # Takes ~25 s of boot plus ~3-5 s per scenario (~90 s more if a transfer wedges).
@@ -65,6 +66,12 @@ if [ $TOPO = two-bridges ]; then
   $N dumpcap -i brA -f "$F" -i brB -f "$F" -w "$OUT/host-bridges.pcapng" >"$OUT/host-dumpcap.log" 2>&1 & HCAP=$!
 else
   $N tcpdump -i rxebr0 -U -s 0 -w "$OUT/host-bridge.pcap" >"$OUT/host-tcpdump.log" 2>&1 & HCAP=$!
+fi
+# MIRROR_CAPTURE=1 (one bridge): the collector of the guests' mirror sessions, whose frames the bridge
+# delivers to itself (fdb above): dumpcap on rxebr0, GRE only, into host-mirrors.pcapng (its interface
+# statistics carry the kernel's drops)
+if [ "${MIRROR_CAPTURE:-0}" = 1 ]; then
+  $N dumpcap -i rxebr0 -f 'ip proto 47' -w "$OUT/host-mirrors.pcapng" >"$OUT/host-dumpcap.log" 2>&1 & HCAP="$HCAP $!"
 fi
 # PCAPNG=1: also a two-interface pcapng (IDB 0 = rxetap0 / srv, IDB 1 = rxetap1 / cli) written by dumpcap
 # (dumpcap's -f applies to the -i before it: give it to each interface)

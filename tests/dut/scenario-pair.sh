@@ -50,6 +50,12 @@ mirror_on() { local t=$1 d; modprobe sch_ingress; modprobe act_mirred; modprobe 
     ip6erspan) ip -6 addr add fd77::1/64 dev eth0 nodad; ip -6 neigh replace fd77::200 lladdr $MIRMAC dev eth0 nud permanent
               ip link add ersp6 type ip6erspan local fd77::1 remote fd77::200 seq key 105 erspan_ver 1 erspan 4343; MI=ersp6; ME=ersp6 ;;
     gretap)   ip link add gtap1 type gretap local 10.77.0.1 remote 10.77.0.200 seq key 104; MI=gtap1; ME=gtap1 ;;
+    # mirrors_*: each guest its own session, both directions of its eth0 (the session id is the key):
+    # srv ERSPAN II session 201, cli ERSPAN III session 202 (a Linux ERSPAN III device stamps one
+    # direction, ingress here, on every frame it sends: one point per session)
+    mirrors)  if [ $NID = 1 ]; then ip link add mirs type erspan local 10.77.0.1 remote 10.77.0.200 seq key 201 erspan_ver 1 erspan 201
+              else ip link add mirs type erspan local 10.77.0.2 remote 10.77.0.200 seq key 202 erspan_ver 2 erspan_dir ingress erspan_hwid 7; fi
+              MI=mirs; ME=mirs ;;
   esac
   for d in $MI $ME; do ip link set $d up; done
   tc qdisc add dev eth0 clsact
@@ -59,11 +65,11 @@ mirror_on() { local t=$1 d; modprobe sch_ingress; modprobe act_mirred; modprobe 
   tc filter add dev eth0 egress protocol arp pref 3 matchall action mirred egress mirror dev $ME
   ip -d link show $MI; [ $ME != $MI ] && ip -d link show $ME; tc -s filter show dev eth0 ingress; }
 mirror_off() { tc -s filter show dev eth0 egress; tc qdisc del dev eth0 clsact 2>/dev/null
-  for d in ersp1 ersp2i ersp2e ersp6 gtap1; do ip link del $d 2>/dev/null; done; ip -6 addr del fd77::1/64 dev eth0 2>/dev/null; }
+  for d in ersp1 ersp2i ersp2e ersp6 gtap1 mirs; do ip link del $d 2>/dev/null; done; ip -6 addr del fd77::1/64 dev eth0 2>/dev/null; }
 # retry patterns of the RDMA-CM tools while the server is not listening yet
 retrycm() { local i rc; for i in $(seq 1 20); do "$@" > /tmp/try.log 2>&1; rc=$?; cat /tmp/try.log
           grep -qi "REJECTED\|UNREACHABLE\|Unable to perform rdma_client\|connect error\|Couldn't connect\|Failed to" /tmp/try.log || return $rc; sleep 1.5; done; return 1; }
-is_new() { case $1 in br_*|v6_*|vlan_*|snap_*|sll_*|erspan*|ip6erspan*|gretap*|read_bw_lossy|send_bw_reorder|cm_send_bw|rping) return 0;;
+is_new() { case $1 in br_*|mirrors_*|v6_*|vlan_*|snap_*|sll_*|erspan*|ip6erspan*|gretap*|read_bw_lossy|send_bw_reorder|cm_send_bw|rping) return 0;;
              *_reorder|*_dup|rc_pingpong_peer_dies) return 0;; esac; return 1; }
 # the verdict scenarios: netem on both guests' eth0 egress (tcpdump taps after it: a duplicate is seen
 # twice, a frame the peer's netem drops is never seen)
@@ -92,7 +98,8 @@ peer_dies() { local pid rc c=/sys/class/infiniband/$dev/ports/1/hw_counters/rcvd
 # br_* (the host captures them on its bridges; no capture in the guest): more, smaller messages, so
 # that a few per cent of loss on a hop gives tens of drops while the capture stays small (write_bw:
 # each loss resends what was in flight after it, go-back-N)
-rc_size()    { case $1 in br_*) printf %s "-n 400 -s 256";; *) printf %s "-n 100";; esac; }
+# mirrors_* (both guests mirror into ERSPAN, the host collects): 400 exchanges of 64 B, every frame twice
+rc_size()    { case $1 in br_*) printf %s "-n 400 -s 256";; mirrors_*) printf %s "-n 400 -s 64";; *) printf %s "-n 100";; esac; }
 write_size() { case $1 in br_*) printf %s "-n 500 -s 256";; *) printf %s "-n 100 -s 8192";; esac; }
 run_new() {  # $1 = scenario; uses $p, $ROLE, $PEER
   local s=$1 dev=rxe0 g=$GID peer= tool rc
@@ -108,7 +115,9 @@ run_new() {  # $1 = scenario; uses $p, $ROLE, $PEER
   esac
   verdict_netem $s
   echo "$ROLE $s: dev=$dev gid_index=$g"; cat /sys/class/infiniband/$dev/ports/1/gids/$g
-  if [ "$ROLE" = srv ]; then
+  if [ "${s#mirrors_}" != "$s" ]; then
+    mirror_on mirrors > $O/$ROLE-$s-mirror.log 2>&1   # the host captures the sessions; no capture here
+  elif [ "$ROLE" = srv ]; then
     case $s in erspan*|ip6erspan*|gretap*) mirror_on ${s%%_*} > $O/srv-$s-mirror.log 2>&1
       capx $s -i eth0 -s 0 "ip proto 47 or dst host fd77::200";; esac   # ip6erspan: a dest-options header (encaplimit 4) precedes GRE
   elif [ "${s#br_}" = "$s" ]; then
@@ -139,6 +148,7 @@ run_new() {  # $1 = scenario; uses $p, $ROLE, $PEER
     v6_*) v6_off;; vlan_*) vlan_off; tc qdisc del dev eth0 root 2>/dev/null;; read_bw_lossy|send_bw_reorder) tc qdisc del dev eth0 root 2>/dev/null;;
     *_reorder|*_dup) tc qdisc del dev eth0 root 2>/dev/null;;
     erspan*|ip6erspan*|gretap*) [ "$ROLE" = srv ] && mirror_off >> $O/srv-$s-mirror.log 2>&1;;
+    mirrors_*) mirror_off >> $O/$ROLE-$s-mirror.log 2>&1;;
   esac
   [ "$ROLE" = cli ] && sleep 2
   return 0
