@@ -656,13 +656,15 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	 * (caplen, a gint's worth, bounds bth_off.) */
 	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? (gint)p.bth_off : 0,
 					     p.bth_off < caplen ? -1 : 0, ENC_NA);
-	if (p.op)
+	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
+	/* referenced: also when the tree is shown (proto_field_is_referenced says so for a visible
+	 * tree), the only time the item's text is built */
+	bool full = tree && proto_field_is_referenced(tree, proto_roce);
+	if (full && p.op)
 		proto_item_append_text(ti, ", %s %s, QP 0x%06x, PSN %u, ICRC %s",
 				       roce_transport_name((enum roce_transport)p.op->transport),
 				       p.op->name ? p.op->name : "RESERVED", p.h.bth.dqpn, p.h.bth.psn,
 				       roce_icrc_status_name((enum roce_icrc_status)p.icrc_status));
-	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
-	bool full = tree && proto_field_is_referenced(tree, proto_roce);
 	if (full) {
 		if (p.version || macc)
 			add_fields(root, tvb, &p, bytes, pinfo->num);
