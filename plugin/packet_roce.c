@@ -32,6 +32,7 @@ static int hf_stream = -1, hf_pair = -1, hf_response_time = -1, hf_original_fram
 static int hf_ce_frame = -1, hf_ce_to_cnp = -1;
 static int hf_qpn = -1, hf_acked_before = -1, hf_resends_seen = -1, hf_resends_inferred = -1;
 static int hf_priority = -1, hf_quanta = -1, hf_expired = -1, hf_paused_by = -1;
+static int hf_path_from = -1, hf_path_to = -1;
 static gint ett_roce = -1, ett_group = -1, ett_analysis = -1, ett_flags = -1, ett_finding = -1;
 static expert_field ei_event[ROCE_EV_COUNT];
 static int roce_tap = -1;
@@ -117,6 +118,7 @@ static struct finding_list findings_of(const struct roce_findings *fi)
 
 struct frame_result {
 	struct roce_evset added;
+	struct roce_pkt_path path;  /* the frame's sighting, for the path fields (path.*) */
 	uint64_t cnp_ce_frame;  /* a CNP: the CE frame it answers, and the time since (roce_findings) */
 	int64_t cnp_ce_ns;
 	unsigned n;
@@ -239,6 +241,7 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 		fl->n = r->n;
 		fi->cnp_ce_frame = r->cnp_ce_frame;
 		fi->cnp_ce_ns = r->cnp_ce_ns;
+		p->path = r->path;
 		return true;
 	}
 	struct roce_evset before = p->events;
@@ -250,7 +253,7 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	}
 	struct roce_evset added;
 	*fl = findings_of(fi);
-	bool any = fl->n != 0 || fi->cnp_ce_frame != 0;
+	bool any = fl->n != 0 || fi->cnp_ce_frame != 0 || p->path.sightings != 0;
 	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
 		added.w[w] = p->events.w[w] & ~before.w[w];
 		any |= added.w[w] != 0;
@@ -258,6 +261,7 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	if (any) {
 		struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fl->n * sizeof(r->f[0]));
 		r->added = added;
+		r->path = p->path;
 		r->n = fl->n;
 		if (fl->n)
 			memcpy(r->f, fl->f, fl->n * sizeof(r->f[0]));
@@ -531,6 +535,10 @@ static void add_finding(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const 
 	}
 	if (x->acked_before)
 		proto_item_set_generated(proto_tree_add_boolean(t, hf_acked_before, tvb, 0, 0, TRUE));
+	if (e == ROCE_EV_PATH_LOST) {
+		proto_item_set_generated(proto_tree_add_uint(t, hf_path_from, tvb, 0, 0, x->path_from));
+		proto_item_set_generated(proto_tree_add_uint(t, hf_path_to, tvb, 0, 0, x->path_to));
+	}
 }
 
 /* A subtree headed by event e's title (roce.analysis.event, the event's name): the expert info's
@@ -648,13 +656,15 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	 * (caplen, a gint's worth, bounds bth_off.) */
 	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? (gint)p.bth_off : 0,
 					     p.bth_off < caplen ? -1 : 0, ENC_NA);
-	if (p.op)
+	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
+	/* referenced: also when the tree is shown (proto_field_is_referenced says so for a visible
+	 * tree), the only time the item's text is built */
+	bool full = tree && proto_field_is_referenced(tree, proto_roce);
+	if (full && p.op)
 		proto_item_append_text(ti, ", %s %s, QP 0x%06x, PSN %u, ICRC %s",
 				       roce_transport_name((enum roce_transport)p.op->transport),
 				       p.op->name ? p.op->name : "RESERVED", p.h.bth.dqpn, p.h.bth.psn,
 				       roce_icrc_status_name((enum roce_icrc_status)p.icrc_status));
-	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
-	bool full = tree && proto_field_is_referenced(tree, proto_roce);
 	if (full) {
 		if (p.version || macc)
 			add_fields(root, tvb, &p, bytes, pinfo->num);
@@ -683,7 +693,7 @@ static const value_string *opcode_vals(void)
 
 static void register_fields(void)
 {
-	static hf_register_info hf[ROCE_F_COUNT + 21];
+	static hf_register_info hf[ROCE_F_COUNT + 23];
 	static const enum ftenum ft_of[] = {
 		[ROCE_FT_UINT8] = FT_UINT8, [ROCE_FT_UINT16] = FT_UINT16, [ROCE_FT_UINT24] = FT_UINT24,
 		[ROCE_FT_UINT32] = FT_UINT32, [ROCE_FT_UINT64] = FT_UINT64, [ROCE_FT_STRING] = FT_STRING,
@@ -742,6 +752,11 @@ static void register_fields(void)
 		BASE_NONE, TFS(&tfs_yes_no), 0, "The pause ended by its timer, not by an XON", HFILL}};
 	hf[n++] = (hf_register_info){&hf_paused_by, {"Paused by", "roce.analysis.paused_by", FT_STRING, BASE_NONE,
 		NULL, 0, "What paused the priority: pfc, or pause (a legacy PAUSE)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_path_from, {"Lost after point", "roce.analysis.path_from", FT_UINT16,
+		BASE_DEC, NULL, 0, "path.lost: the capture point of the hop that last saw the original "
+		"(rocedump's path table numbers)", HFILL}};
+	hf[n++] = (hf_register_info){&hf_path_to, {"Lost before point", "roce.analysis.path_to", FT_UINT16,
+		BASE_DEC, NULL, 0, "path.lost: the next point on the stream's path, which never saw it", HFILL}};
 	hf[n++] = (hf_register_info){&hf_finding_expected, {"Expected PSN", "roce.analysis.expected_psn",
 		FT_UINT24, BASE_DEC, NULL, 0, "The PSN (or MSN) the stream expected", HFILL}};
 	hf[n++] = (hf_register_info){&hf_finding_seen, {"Seen PSN", "roce.analysis.seen_psn", FT_UINT24,

@@ -1092,6 +1092,22 @@ static void cm_pair(struct roce_analyzer *a, const struct roce_mad *m, uint32_t 
 
 /* ---- copies (copies.h) ---- */
 
+/* The frame's sighting x of its packet (entry e, NULL for a first sighting) on p->path, once the
+ * capture has shown a second capture point (roce_pkt's path). */
+static void note_sighting(const struct sightings *t, struct roce_pkt *p, uint64_t frame, const struct sighting *x,
+			  const struct sight_entry *e)
+{
+	if (t->n_points < 2)
+		return;
+	p->path.sightings = e ? e->n : 1;
+	p->path.point = (uint16_t)x->point;
+	if (e) {
+		p->path.first_point = (uint16_t)e->s[0].point;
+		p->path.first_frame = frame_back(frame, e->s[0].frame);
+		p->path.delay_ns = x->ts - e->s[0].ts;
+	}
+}
+
 /* A copy of a frame seen before: frame.copy, counted on its stream (if the table has it), and
  * nothing more. */
 static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t *frame)
@@ -1109,6 +1125,7 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 	struct sight_entry *e = sightings_find(t, key, icrc, has_icrc, f->ts, where, &seen);
 	if (seen == COPY_NEW) {
 		sightings_add(t, key, icrc, has_icrc, &x);
+		note_sighting(t, f->p, f->frame, &x, NULL);
 		return false;
 	}
 	bool known = p->op->op != ROCE_OP_CNP && addr_pair_ids(a, frame + p->net.addr_off, p->net.addr_len, &src, &dst) &&
@@ -1117,6 +1134,7 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 	 * count, so that a resend would have had a new one */
 	if (seen == COPY_SAME_PLACE && !(known && (a->s[i].flags & F_IPID) && p->net.kind == ROCE_NET_IPV4 && p->net.ip_id)) {
 		sightings_add(t, key, icrc, has_icrc, &x);
+		note_sighting(t, f->p, f->frame, &x, NULL);
 		return false;
 	}
 	/* the packet's first sighting is the one referred to */
@@ -1124,6 +1142,7 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 	if (r)
 		r->ref_frame = frame_back(f->frame, e->s[0].frame);
 	sightings_also(e, &x);
+	note_sighting(t, f->p, f->frame, &x, e);
 	if (known) {
 		a->ids[i].copies++;
 		if (f->out) {
@@ -1206,6 +1225,7 @@ void roce_analyze(struct roce_analyzer *a, struct roce_pkt *p, uint64_t number, 
 		out->cnp_ce_ns = -1;
 	}
 	ts_ns = ts_ns > TS_LIMIT ? TS_LIMIT : ts_ns < -TS_LIMIT ? -TS_LIMIT : ts_ns;
+	p->path.sightings = 0;  /* a decoder's copy of p may stop short of it (roce_pkt_extent) */
 	/* congestion (congestion.c): the capture's extent, and only a compare or two per frame
 	 * unless a CE mark's deadline passed, a pause is on, or this is a MAC control frame */
 	struct cong_state *c = &a->cong;

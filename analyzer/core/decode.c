@@ -794,6 +794,7 @@ static void pkt_reset(struct roce_pkt *out, uint32_t caplen, uint32_t wirelen, u
 	out->wrap.kind = ROCE_WRAP_NONE;
 	out->wrap.depth = 0;
 	out->h.hdrs = 0;
+	out->path.sightings = 0;
 }
 
 /* The common shape of RoCE traffic, decoded straight through to decode_roce(): Ethernet with at

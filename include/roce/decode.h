@@ -186,6 +186,15 @@ struct roce_pkt {
 	struct roce_wrap wrap;
 	struct roce_hdrs h;
 	struct roce_macc macc;    /* when net.kind is ROCE_NET_MACC */
+	/* path analysis (path.h): set by roce_analyze() on a frame the copy detection took once the
+	 * capture has shown a second capture point; sightings 0 (roce_decode() makes it 0): none */
+	struct roce_pkt_path {
+		uint8_t sightings;     /* of the packet so far, this frame's included (1: its first) */
+		uint16_t point;        /* the capture point this frame was seen at (path.h's index) */
+		uint16_t first_point;  /* sightings > 1: the point of the packet's first sighting, */
+		uint64_t first_frame;  /* its frame, */
+		int64_t delay_ns;      /* and this frame's time less that sighting's */
+	} path;
 };
 
 /* Offsets are 16-bit: roce_decode() looks at no more than the first ROCE_DECODE_MAX_CAPLEN

@@ -17,7 +17,10 @@ reordercap first):
     one per finding of it, or one if it has none) hold, in that order, the JSON findings' details:
     roce.analysis.expected_psn/seen_psn (PSNs or MSNs), .delta, .original_frame or .ref_frame,
     .acked_before, .resends_seen/.resends_inferred, .priority (-1 for null), .quanta, .expired,
-    .paused_by, and .qpn of the cnp.* findings;
+    .paused_by, .qpn of the cnp.* findings, and .path_from/.path_to of path.lost (the hop);
+  * path: on the captures with several capture points (captures/paths, derived/path_three_points),
+    roce.path.* (the sighting's point, sightings so far, first sighting's point, frame and delay)
+    equal the JSON's "path" object;
   * MAC control: on every frame tshark's own MAC control dissector decodes, the plugin's
     roce.pfc.opcode (roce.pause.*: 0x0001, roce.mac_control.opcode), roce.pfc.enbv,
     roce.pfc.quanta and roce.pause.quanta equal tshark's macc.opcode, macc.cbfc.enbv,
@@ -100,7 +103,7 @@ def fields_run(ts, names, path=None, extra=(), data=None, table=None):
 
 
 def json_path(name):
-    outside = tuple("roce.%s." % k for k in ("wrapper", "vlan") + MACC_KEYS)
+    outside = tuple("roce.%s." % k for k in ("wrapper", "vlan", "path") + MACC_KEYS)
     return name[5:] if name.startswith(outside) else name
 
 
@@ -186,7 +189,7 @@ def rocedump_json(rocedump, path):
 def check_capture(ts, bare, rocedump, path, fields, tmp):
     """Differences found on one capture, and counts."""
     diffs = []
-    counts = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0, "cnp_links": 0}
+    counts = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0, "cnp_links": 0, "path": 0}
     js = rocedump_json(rocedump, path)
     if list(js) != sorted(js):
         # a pcapng whose interfaces were written in batches: rocedump analyses it in time order,
@@ -239,9 +242,11 @@ def check_capture(ts, bare, rocedump, path, fields, tmp):
                 continue  # not in the field table: the analysis' (findings, stream and pair ids)
             got, want = norm(n, ft, row[n]), want_of(n, obj)
             counts["values"] += len(want)
+            counts["path"] += len(want) if n.startswith("roce.path.") else 0
             if got != want:
                 diffs.append("frame %d %s: plugin %s, rocedump %s" % (num, n, got, want))
         diffs += finding_diffs(num, row, obj, fields)
+        counts["path"] += sum(1 for x in obj.get("findings", []) if "path_from" in x)
         # a CNP's link to the CE frame it answers, and the time since: the JSON's "analysis"
         link = obj.get("analysis", {})
         if "roce.analysis.ce_frame" in fields:
@@ -314,6 +319,8 @@ FINDING_FIELDS = {
     "roce.analysis.expired": lambda x: None if "expired" not in x else int(x["expired"]),
     "roce.analysis.paused_by": lambda x: x.get("by"),
     "roce.analysis.qpn": lambda x: x.get("qpn") if x["event"] in ("cnp.missing", "cnp.unexpected") else None,
+    "roce.analysis.path_from": lambda x: x.get("path_from"),
+    "roce.analysis.path_to": lambda x: x.get("path_to"),
 }
 
 
@@ -394,7 +401,7 @@ def main():
     EVENT_NAMES.update(line.split()[0] for line in out.splitlines() if line.strip())
     ts, bare = Tshark(args.tshark, args.plugin), Tshark(args.tshark, None)
     tmp = tempfile.mkdtemp()
-    total = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0, "cnp_links": 0}
+    total = {"frames": 0, "values": 0, "events": 0, "filters": 0, "macc": 0, "cnp_links": 0, "path": 0}
     bad = 0
     try:
         fields = plugin_fields(ts)
@@ -416,14 +423,18 @@ def main():
         bare.close()
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d captures%s: %d RoCE and MAC control frames (%d MAC control, also against tshark's macc.*), "
-          "%d field values, %d events, %d CNP-to-CE links, %d -Y filters compared; %d captures differ"
+          "%d field values (%d of path analysis), %d events, %d CNP-to-CE links, %d -Y filters compared; "
+          "%d captures differ"
           % (len(files), " (ASan plugin)" if ts.asan else "", total["frames"], total["macc"], total["values"],
-             total["events"], total["cnp_links"], total["filters"], bad))
+             total["path"], total["events"], total["cnp_links"], total["filters"], bad))
     if not total["macc"]:
         print("error: no MAC control frame among the captures: the roce.pfc.* fields went unchecked")
         return 1
     if not total["cnp_links"]:
         print("error: no CNP answering a CE mark among the captures: roce.analysis.ce_frame went unchecked")
+        return 1
+    if not total["path"]:
+        print("error: no capture with several capture points: the roce.path.* fields went unchecked")
         return 1
     return 1 if bad else 0
 

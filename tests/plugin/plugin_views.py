@@ -17,7 +17,10 @@
           --summary`, its frames and bytes each way those of the pair's two streams (A -> B the
           stream whose id is the pair id), bytes as tshark prints them;
   flow    `-z flow,roce,standard` on a lossy capture (rxe/rc_pingpong_loss.pcap): an arrow per
-          RoCE frame, the requests, ACKs and NAKs by their labels as many as rocedump counts.
+          RoCE frame, the requests, ACKs and NAKs by their labels as many as rocedump counts;
+  path    `-Y roce.path.*` on derived/path_three_points.pcapng (one packet stream seen at three
+          pcapng interfaces, two packets lost between two of them): the frames with each path
+          field and value, as many as the capture holds (PATH_FILTERS).
 
 Usage: plugin_views.py --plugin roce.so --rocedump ROCEDUMP [--tshark PATH] CHECK CAPTURES-DIR
 Exit status: 0 pass, 1 a failure (printed), 2 a tool failed, 77 skipped.
@@ -35,6 +38,25 @@ from pcommon import Tshark, parse_args  # noqa: E402
 
 CONV_CAPTURES = ["rxe/rc_pingpong_loss.pcap", "rxe/cm_send_bw.pcap", "rxe/read_bw_lossy.pcap",
                  "rxe/ud_pingpong.pcap", "rxe/write_bw_loss.pcap", "rxe/v6_rc_pingpong.pcap"]
+
+
+# -Y filter -> frames of derived/path_three_points.pcapng: 5,991 frames, a sighting's fields on
+# every RoCE frame from frame 2 on (when the second point appears), 2,001 packets seen once,
+# 1,998 twice, 1,991 three times; path.lost on two resends, one on each direction's hop
+PATH_CAPTURE = "derived/path_three_points.pcapng"
+PATH_FILTERS = {
+    "roce.path.point": 5990,
+    "roce.path.point == 2": 1997,
+    "roce.path.sightings == 1": 2001,
+    "roce.path.sightings == 3": 1991,
+    "roce.path.first_frame": 3989,
+    "roce.path.first_point == 0": 1992,
+    "roce.path.delay": 3989,
+    "roce.path.first_frame == 1": 2,
+    "roce.path.lost": 2,
+    "roce.analysis.path_from == 0 && roce.analysis.path_to == 1": 1,
+    "roce.analysis.path_from == 1 && roce.analysis.path_to == 0": 1,
+}
 
 
 class Checks:
@@ -258,11 +280,19 @@ class Checks:
             self.fail("flow: the nodes are not the capture's addresses")
         print("flow: %d items: %d requests, %d ACKs, %d NAKs" % (len(labels), reqs, acks, naks))
 
+    def path(self):
+        for flt, want in PATH_FILTERS.items():
+            got = len(self.tshark(["-r", "-", "-Y", flt, "-T", "fields", "-e", "frame.number"],
+                                  PATH_CAPTURE).split())
+            if got != want:
+                self.fail("path: -Y '%s': %d frames, want %d" % (flt, got, want))
+        print("path: %d filters on %s" % (len(PATH_FILTERS), PATH_CAPTURE))
+
 
 def main():
     def extra(ap):
         ap.add_argument("--rocedump", required=True)
-        ap.add_argument("check", choices=["expert", "groups", "tree", "conv", "flow"])
+        ap.add_argument("check", choices=["expert", "groups", "tree", "conv", "flow", "path"])
     args, status = parse_args(__doc__, extra)
     if status is not None:
         return status

@@ -264,6 +264,9 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 				sb_puts(s, ",\"acked_before\":true");
 			if (x->at_mirror)
 				sb_puts(s, ",\"lost_at_mirror\":true");
+			if (x->event == ROCE_EV_PATH_LOST)  /* the hop that lost it: path.h's point indexes */
+				sb_printf(s, ",\"path_from\":%u,\"path_to\":%u", (unsigned)x->path_from,
+					  (unsigned)x->path_to);
 			if (x->event == ROCE_EV_RETRANSMIT_RETRY_EXCEEDED)
 				sb_printf(s, ",\"resends_seen\":%u,\"resends_inferred\":%u", x->resends_seen,
 					  x->resends_inferred);
