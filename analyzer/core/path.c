@@ -523,12 +523,10 @@ static int build_delays(struct path_state *st, const struct dir_min *dm, const i
 	return rc;
 }
 
-int path_finish(struct path_state *st, struct sightings *t, const int64_t *offset_ns, const bool *has_offset)
+/* The results from the statistics folded so far (the fold's state is only read). */
+static int path_compute(struct path_state *st, const int64_t *offset_ns, const bool *has_offset)
 {
-	sightings_flush(t);
-	if (st->finished || t->n_points < 2)
-		return 0;
-	st->finished = true;
+	results_free(st);
 	uint32_t n_streams, n_hops = count_hops(st, &n_streams), np = st->n_points;
 	st->r_points = calloc(np ? np : 1, sizeof(*st->r_points));
 	st->r_streams = calloc(n_streams ? n_streams : 1, sizeof(*st->r_streams));
@@ -562,10 +560,32 @@ int path_finish(struct path_state *st, struct sightings *t, const int64_t *offse
 		u64map_free(&dm.index);
 	if (rc < 0 || st->oom) {
 		results_free(st);
-		st->finished = false;
 		return -1;
 	}
 	return 0;
+}
+
+int path_finish(struct path_state *st, struct sightings *t, const int64_t *offset_ns, const bool *has_offset)
+{
+	sightings_flush(t);
+	if (st->finished || t->n_points < 2)
+		return 0;
+	st->snapshot = false;
+	int rc = path_compute(st, offset_ns, has_offset);
+	st->finished = rc == 0;
+	return rc;
+}
+
+const struct roce_path *path_snapshot(struct path_state *st, const struct sightings *t, const int64_t *offset_ns,
+				      const bool *has_offset)
+{
+	if (st->finished)
+		return &st->result;
+	st->snapshot = false;
+	if (t->n_points < 2 || path_compute(st, offset_ns, has_offset) < 0)
+		return NULL;
+	st->snapshot = true;
+	return &st->result;
 }
 
 const struct roce_path *path_result(const struct path_state *st)

@@ -49,6 +49,7 @@ struct path_state {
 	uint64_t rng;             /* the samples' choice, past ROCE_PATH_SAMPLES */
 	bool oom;
 	bool finished;
+	bool snapshot;            /* result holds path_snapshot's figures (finished: path_finish's) */
 	struct roce_path result;
 	struct roce_path_point *r_points;
 	struct roce_path_stream *r_streams;
@@ -74,5 +75,10 @@ bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint3
 /* The results (roce/path.h's roce_analyzer_path); NULL before path_finish. */
 const struct roce_path *path_result(const struct path_state *st);
 int path_finish(struct path_state *st, struct sightings *t, const int64_t *offset_ns, const bool *has_offset);
+/* The results from the packets folded so far (those still in the copy window left out), in place
+ * of the previous snapshot's; after path_finish, its results. NULL when fewer than two points or
+ * out of memory. */
+const struct roce_path *path_snapshot(struct path_state *st, const struct sightings *t, const int64_t *offset_ns,
+				      const bool *has_offset);
 
 #endif

@@ -718,6 +718,12 @@ int roce_analyzer_path_finish(struct roce_analyzer *a, const int64_t *offset_ns,
 	return a->path ? path_finish(a->path, a->copies, offset_ns, has_offset) : 0;
 }
 
+const struct roce_path *roce_analyzer_path_snapshot(struct roce_analyzer *a, const int64_t *offset_ns,
+						    const bool *has_offset)
+{
+	return a->path ? path_snapshot(a->path, a->copies, offset_ns, has_offset) : NULL;
+}
+
 const struct roce_path *roce_analyzer_path(const struct roce_analyzer *a)
 {
 	return a->path ? path_result(a->path) : NULL;

@@ -64,6 +64,7 @@ struct sink_ctx {
 	double stats_at, metrics_at, metrics_file_at, top_at, top_cost;
 	struct metrics_server *metrics;
 	struct metrics_top top;
+	const struct roce_path *path;  /* the path analysis when the metrics last looked (path_out_snapshot) */
 	struct progress progress;
 	struct exporter *exp;      /* --export */
 	struct export_counts exp_final; /* its counts at its end */
@@ -96,10 +97,12 @@ static void print_counts(struct sink_ctx *sc)
 static void publish_metrics(struct sink_ctx *sc, bool final)
 {
 	const struct options *o = sc->o;
-	/* The top-N walk visits every stream: at most 1/TOP_WALK_SHARE of the time goes to it. */
+	/* The top-N walk visits every stream, the path snapshot every kept delay: at most
+	 * 1/TOP_WALK_SHARE of the time goes to them. */
 	if (final || sc->mono - sc->top_at >= sc->top_cost * TOP_WALK_SHARE) {
 		double t0 = mono_now();
 		metrics_top_streams(sc->an, &sc->top);
+		sc->path = path_out_snapshot(sc->an, input_capstats(sc->in), o, final);
 		sc->top_at = mono_now();
 		sc->top_cost = sc->top_at - t0;
 	}
@@ -112,7 +115,7 @@ static void publish_metrics(struct sink_ctx *sc, bool final)
 		xc = sc->exp_final;
 	struct metrics_view v = {.sum = sc->sum, .an = sc->an, .cs = input_capstats(sc->in), .top = &sc->top,
 				 .now = (double)now.tv_sec + (double)now.tv_nsec / 1e9,
-				 .exp = sc->o->export_url ? &xc : NULL};
+				 .exp = sc->o->export_url ? &xc : NULL, .path = sc->path};
 	size_t len;
 	char *text = metrics_render(&v, &len);
 	if (!text)

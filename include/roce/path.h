@@ -94,6 +94,14 @@ ROCE_API uint32_t roce_analyzer_path_points(const struct roce_analyzer *a, const
  * estimate. Both may be NULL. Returns -1 when out of memory. Further frames must not be analyzed. */
 ROCE_API int roce_analyzer_path_finish(struct roce_analyzer *a, const int64_t *offset_ns, const bool *has_offset);
 
+/* The paths so far, for a live run's figures: worked out as roce_analyzer_path_finish does from the
+ * packets that have left the copy window (those still in it not yet counted), the capture going on.
+ * Valid until the next call or roce_analyzer_path_finish; after that, its paths. The cost grows
+ * with the delays kept (up to ROCE_PATH_SAMPLES per stream hop): call it now and then, not per
+ * frame. NULL when the capture has fewer than two points so far, or out of memory. */
+ROCE_API const struct roce_path *roce_analyzer_path_snapshot(struct roce_analyzer *a, const int64_t *offset_ns,
+							    const bool *has_offset);
+
 /* The paths roce_analyzer_path_finish worked out; NULL before it, or when the capture had fewer
  * than two points (or copies were not looked for). */
 ROCE_API const struct roce_path *roce_analyzer_path(const struct roce_analyzer *a);

@@ -35,7 +35,10 @@ per plot: PSN-time requests, retransmissions and copies), that the congestion pl
 summary's figures (per priority the paused time and storms; per pair the CNPs, missed CNPs and
 CE->CNP latencies), that the mirror sessions' table shows the summary's sessions (outer
 addresses, session id, frames, gaps, frames lost; a page without mirror sessions has none, and
-derived/erspan2_mirror_gap.pcap's gaps must be among those checked), that the queue pair table's
+derived/erspan2_mirror_gap.pcap's gaps must be among those checked), that the paths table shows
+the summary's path hops (points' names, packets seen at either end, lost, mirror lost, reordered,
+delays, clock offset and uncertainty; paths/bridges_rc_pingpong_loss.pcapng's among those
+checked), that the queue pair table's
 first page is whole, the timeline drawn and the note on time stamps there exactly when
 rd-report's checks found something, and takes a
 screenshot of each page into --out. The script must also draw, without a message, a page whose
@@ -83,6 +86,7 @@ CAPTURES = [
     "rxe/write_bw_dup.pcap",       # copies: the same packets twice
     "rxe/host-taps-loss.pcapng",   # copies seen on two taps
     "rxe/rc_pingpong_peer_dies.pcap",  # timeouts until the retry count runs out
+    "paths/bridges_rc_pingpong_loss.pcapng",  # two capture points: the paths table
     "derived/erspan2_mirror_gap.pcap",  # an ERSPAN II session's sequence numbers: a frame lost, two swapped
 ]
 
@@ -103,6 +107,7 @@ timed = {"recoveries": 0, "timeout ages": 0, "response times": 0}  # checked aga
 congested = [0, 0]  # streams whose congestion outcomes were checked: exact, binned
 copies = [0]  # copies checked against their rows
 mirrored = [0, 0]  # pages whose mirror sessions were checked: all, those with a gap
+paths_checked = [0]  # pages whose paths table was checked
 
 
 expecting = [False]  # a failure the test provoked on purpose (tamper): not printed as one
@@ -632,6 +637,8 @@ class DomReader(html.parser.HTMLParser):
         self.in_pair = False
         self.mirror = None    # the mirror sessions' table: per row, its cells' text; None: no table
         self.in_mirror = False
+        self.path = None      # the paths' hop table, the same way
+        self.in_path = False
         self.cell = None
 
     def handle_starttag(self, tag, attrs):
@@ -654,17 +661,22 @@ class DomReader(html.parser.HTMLParser):
             self.in_mirror = "mirror" in a.get("class", "").split()
             if self.in_mirror:
                 self.mirror = []
+            self.in_path = "path" in a.get("class", "").split()
+            if self.in_path:
+                self.path = []
         if self.in_mirror and tag == "tr":
             self.mirror.append([])
-        if self.in_mirror and tag == "td":
+        if self.in_path and tag == "tr":
+            self.path.append([])
+        if (self.in_mirror or self.in_path) and tag == "td":
             self.cell = ""
 
     def handle_endtag(self, tag):
         if tag == "td" and self.cell is not None:
-            self.mirror[-1].append(self.cell)
+            (self.mirror if self.in_mirror else self.path)[-1].append(self.cell)
             self.cell = None
         if tag == "table":
-            self.in_mirror = False
+            self.in_mirror = self.in_path = False
 
     def handle_data(self, data):
         if self.note is not None and not self.note["text"]:
@@ -856,6 +868,31 @@ def check_mirror(name, d, doc):
             mirrored[1] += 1
 
 
+def check_path(name, d, doc):
+    """The paths' hop table against the summary's path block: there exactly when the path has
+    hops, one row per hop in its order with the points' names and every figure."""
+    p = doc["summary"].get("path")
+    hops = p["hops"] if p else []
+    if not hops:
+        if d.path is not None:
+            fail(f"{name}: a paths table on a page without hops")
+        return
+    names = {pt["point"]: pt["name"] for pt in p["points"]}
+    rows = [r for r in (d.path or []) if r]
+    if len(rows) != len(hops):
+        fail(f"{name}: paths table of {len(rows)} rows, the summary has {len(hops)} hops")
+        return
+    paths_checked[0] += 1
+    n = lambda v: "-" if v is None else f"{v:,}"
+    for r, h in zip(rows, hops):
+        dl = h["delay_ns"] or {}
+        want = [names[h["from"]], names[h["to"]], n(h["seen_from"]), n(h["seen_to"]), n(h["lost"]), n(h["mirror_lost"]),
+                n(h["reordered"]), n(dl.get("min")), n(dl.get("p50")), n(dl.get("p99")), n(dl.get("max")),
+                n(None if h["offset_source"] == "none" else h["offset_ns"]), n(h["offset_uncertainty_ns"]), h["offset_source"]]
+        if r != want:
+            fail(f"{name}: hop {h['from']}>{h['to']}: the table shows {r}, the summary {want}")
+
+
 def check_page_whole(name, d, rep):
     """What any page must draw whatever its time stamps: every queue pair row of the table's first
     page with its 15 cells; the timeline drawn (a canvas) in at most options.bins bins; the note
@@ -894,6 +931,7 @@ def check_dom(name, dom, rep, rows, doc):
         return
     check_page_whole(name, d, rep)
     check_mirror(name, d, doc)
+    check_path(name, d, doc)
     want, psn = expected_plots(rep, rows, doc)
     if len(d.plots) != want or d.body.get("data-plots", "0") != str(want):
         fail(f"{name}: {len(d.plots)} plots drawn (body says {d.body.get('data-plots')}), expected {want}")
@@ -952,7 +990,9 @@ def check_dom(name, dom, rep, rows, doc):
             fail(f"{name}: no PSN-time plot for row {i}")
             continue
         pts = s["points"] if s["mode"] == "exact" else s["marks"]
-        cps = [k for k in range(pts["n"]) if pts["flags"][k] & RF_COPY]
+        # the plot draws this row's requests and the responses to them (on the other row): a
+        # response point of this row (an ACK of the other side's requests) is the other plot's
+        cps = [k for k in range(pts["n"]) if pts["flags"][k] & RF_COPY and pts["kind"][k] == RK_REQ]
         theirs = [rep["series"][j] for j in pair["rows"] if j != i]
         if theirs and theirs[0] and theirs[0]["mode"] != "none":
             q = theirs[0]["points"] if theirs[0]["mode"] == "exact" else theirs[0]["marks"]
@@ -1091,6 +1131,9 @@ def cmd_browser(args):
         print(f"pages with mirror sessions checked: {mirrored[0]}, sessions with gaps {mirrored[1]}")
         if not mirrored[1]:
             fail("no mirror session with a gap checked (derived/erspan2_mirror_gap.pcap)")
+        print(f"pages with a paths table checked: {paths_checked[0]}")
+        if not paths_checked[0]:
+            fail("no paths table checked (paths/bridges_rc_pingpong_loss.pcapng)")
     finally:
         browser.close()
         shutil.rmtree(tmp)

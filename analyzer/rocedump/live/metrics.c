@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "output/fmt.h"
+#include "output/path_out.h"
 #include "roce/mirror.h"
 
 static bool ranks_above(const struct roce_stream_stats *a, const struct roce_stream_stats *b)
@@ -233,6 +234,145 @@ static void mirror(FILE *f, const struct roce_analyzer *an, const struct capstat
 	fprintf(f, "rocedump_mirror_upper_bound %d\n", cs && cs->filtered ? 1 : 0);
 }
 
+/* ---- path analysis (roce/path.h): per hop, at most METRICS_PATH_HOPS ---- */
+
+/* A label value as the exposition format takes it: backslash, double quote and newline escaped. */
+static void label_value(char *buf, size_t cap, const char *v)
+{
+	size_t n = 0;
+	for (; *v && n + 3 < cap; v++) {
+		if (*v == '\\' || *v == '"' || *v == '\n')
+			buf[n++] = '\\';
+		buf[n++] = *v;
+		if (*v == '\n')
+			buf[n - 1] = 'n';
+	}
+	buf[n] = '\0';
+}
+
+struct hop_label {
+	const struct roce_path_hop *h;
+	char from[2 * PATH_POINT_NAME_MAX], to[2 * PATH_POINT_NAME_MAX];
+};
+
+static int more_seen(const void *a, const void *b)
+{
+	const struct hop_label *x = a, *y = b;
+	if (x->h->seen_from != y->h->seen_from)
+		return x->h->seen_from > y->h->seen_from ? -1 : 1;
+	return x->h < y->h ? -1 : x->h > y->h;
+}
+
+/* The hops shown: the METRICS_PATH_HOPS that saw the most packets at their from, named. */
+static unsigned hops_shown(const struct roce_path *p, const struct capstats *cs, struct hop_label *out)
+{
+	struct hop_label *all = calloc(p->n_hops ? p->n_hops : 1, sizeof(*all));
+	unsigned n = 0;
+	if (!all)
+		return 0;
+	for (uint32_t k = 0; k < p->n_hops; k++)
+		all[k].h = &p->hops[k];
+	qsort(all, p->n_hops, sizeof(*all), more_seen);
+	for (; n < p->n_hops && n < METRICS_PATH_HOPS; n++) {
+		char name[PATH_POINT_NAME_MAX];
+		out[n].h = all[n].h;
+		path_point_name(name, sizeof(name), &p->points[all[n].h->from], cs);
+		label_value(out[n].from, sizeof(out[n].from), name);
+		path_point_name(name, sizeof(name), &p->points[all[n].h->to], cs);
+		label_value(out[n].to, sizeof(out[n].to), name);
+	}
+	free(all);
+	return n;
+}
+
+enum { HOP_SEEN_FROM, HOP_SEEN_TO, HOP_LOST, HOP_MIRROR_LOST, HOP_REORDERED, HOP_COUNTS };
+
+static void hop_counters(FILE *f, const struct hop_label *hl, unsigned n)
+{
+	static const struct {
+		const char *name, *extra, *help;
+	} c[HOP_COUNTS] = {
+		[HOP_SEEN_FROM] = {"rocedump_path_seen_total", ",at=\"from\"",
+				   "Packets of the hop's streams seen at its from point (at=from) and at its to point (at=to)."},
+		[HOP_SEEN_TO] = {"rocedump_path_seen_total", ",at=\"to\"", NULL},
+		[HOP_LOST] = {"rocedump_path_lost_total", "",
+			      "Packets seen at from, never at to nor past it on the path: lost between the two."},
+		[HOP_MIRROR_LOST] = {"rocedump_path_mirror_lost_total", "",
+				     "Packets seen at from, not at to but past it: lost by to's mirror."},
+		[HOP_REORDERED] = {"rocedump_path_reordered_total", "",
+				   "Packets in another order at to than at from."},
+	};
+	for (unsigned m = 0; m < HOP_COUNTS; m++) {
+		if (c[m].help)
+			head(f, c[m].name, "counter", c[m].help);
+		for (unsigned k = 0; k < n; k++) {
+			const struct roce_path_hop *h = hl[k].h;
+			const uint64_t v[HOP_COUNTS] = {h->seen_from, h->seen_to, h->lost, h->mirror_lost, h->reordered};
+			fprintf(f, "%s{from=\"%s\",to=\"%s\"%s} %" PRIu64 "\n", c[m].name, hl[k].from, hl[k].to, c[m].extra,
+				v[m]);
+		}
+	}
+}
+
+static void hop_gauges(FILE *f, const struct hop_label *hl, unsigned n)
+{
+	/* a summary without _sum: the delays' sum is not kept */
+	head(f, "rocedump_path_delay_seconds", "summary",
+	     "Delay from the hop's from point to its to point, less the clock offset: quantiles 0.5 and 0.99 "
+	     "(exact up to 65536 delays per stream hop, of a uniform sample beyond); _count: the delays measured "
+	     "(packets seen at both ends).");
+	for (unsigned k = 0; k < n; k++) {
+		const struct roce_path_hop *h = hl[k].h;
+		if (h->delay_min_ns >= 0)
+			fprintf(f, "rocedump_path_delay_seconds{from=\"%s\",to=\"%s\",quantile=\"0.5\"} %.9f\n"
+				   "rocedump_path_delay_seconds{from=\"%s\",to=\"%s\",quantile=\"0.99\"} %.9f\n",
+				hl[k].from, hl[k].to, (double)h->delay_p50_ns / 1e9, hl[k].from, hl[k].to,
+				(double)h->delay_p99_ns / 1e9);
+		fprintf(f, "rocedump_path_delay_seconds_count{from=\"%s\",to=\"%s\"} %" PRIu64 "\n", hl[k].from, hl[k].to,
+			h->delays);
+	}
+	head(f, "rocedump_path_delay_min_seconds", "gauge", "The hop's smallest delay: its base delay (wire, switch).");
+	for (unsigned k = 0; k < n; k++)
+		if (hl[k].h->delay_min_ns >= 0)
+			fprintf(f, "rocedump_path_delay_min_seconds{from=\"%s\",to=\"%s\"} %.9f\n", hl[k].from, hl[k].to,
+				(double)hl[k].h->delay_min_ns / 1e9);
+	head(f, "rocedump_path_delay_max_seconds", "gauge", "The hop's largest delay.");
+	for (unsigned k = 0; k < n; k++)
+		if (hl[k].h->delay_min_ns >= 0)
+			fprintf(f, "rocedump_path_delay_max_seconds{from=\"%s\",to=\"%s\"} %.9f\n", hl[k].from, hl[k].to,
+				(double)hl[k].h->delay_max_ns / 1e9);
+	head(f, "rocedump_path_clock_offset_seconds", "gauge",
+	     "The to point's clock minus the from point's (given or estimated), taken off the delays.");
+	for (unsigned k = 0; k < n; k++)
+		if (hl[k].h->offset_source != ROCE_OFFSET_NONE)
+			fprintf(f, "rocedump_path_clock_offset_seconds{from=\"%s\",to=\"%s\"} %.9f\n", hl[k].from, hl[k].to,
+				(double)hl[k].h->offset_ns / 1e9);
+	head(f, "rocedump_path_clock_offset_uncertainty_seconds", "gauge",
+	     "The clock offset is within plus or minus this (0: given).");
+	for (unsigned k = 0; k < n; k++)
+		if (hl[k].h->offset_uncertainty_ns >= 0)
+			fprintf(f, "rocedump_path_clock_offset_uncertainty_seconds{from=\"%s\",to=\"%s\"} %.9f\n",
+				hl[k].from, hl[k].to, (double)hl[k].h->offset_uncertainty_ns / 1e9);
+}
+
+_Static_assert(METRICS_PATH_HOPS == 32, "rocedump_path_hops's help names the limit");
+
+static void path(FILE *f, const struct roce_path *p, const struct capstats *cs)
+{
+	if (!p)
+		return;
+	head(f, "rocedump_path_hops", "gauge",
+	     "Hops between capture points (by from and to) in the path analysis; the per-hop series show at most 32.");
+	fprintf(f, "rocedump_path_hops %" PRIu32 "\n", p->n_hops);
+	struct hop_label *hl = calloc(METRICS_PATH_HOPS, sizeof(*hl));
+	unsigned n = hl ? hops_shown(p, cs, hl) : 0;
+	if (n) {
+		hop_counters(f, hl, n);
+		hop_gauges(f, hl, n);
+	}
+	free(hl);
+}
+
 /* --export: the rows by what became of them (a spooled row is counted again once sent). */
 static void exported(FILE *f, const struct export_counts *x)
 {
@@ -260,6 +400,7 @@ char *metrics_render(const struct metrics_view *v, size_t *len)
 	congestion(f, v->sum, v->an);
 	streams(f, v->an, v->top);
 	mirror(f, v->an, v->cs);
+	path(f, v->path, v->cs);
 	exported(f, v->exp);
 	if (fclose(f) != 0) {
 		free(buf);

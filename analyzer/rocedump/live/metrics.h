@@ -3,8 +3,9 @@
  * ending in _total, one label per dimension. Frames by opcode, ICRC outcomes, every event of the
  * event table (events.def, zeros included, so series never appear late), the capture's own
  * drops, congestion (RoCE frames by ECN codepoint; PFC and PAUSE frames, pauses, paused time and
- * storms per priority, summed over the sources: a label set of nine priorities), and the streams with the most retransmissions (at most METRICS_TOP_STREAMS, so the
- * label set stays bounded whatever the traffic). */
+ * storms per priority, summed over the sources: a label set of nine priorities), the streams with the most retransmissions (at most METRICS_TOP_STREAMS, so the
+ * label set stays bounded whatever the traffic), and the path analysis's hops between capture
+ * points (at most METRICS_PATH_HOPS, labelled from and to by the points' names). */
 #ifndef ROCEDUMP_METRICS_H
 #define ROCEDUMP_METRICS_H
 
@@ -15,9 +16,13 @@
 #include "export/export.h"
 #include "input/capstats.h"
 #include "roce/analyze.h"
+#include "roce/path.h"
 #include "output/summary.h"
 
 #define METRICS_TOP_STREAMS 10
+/* Hops of the path analysis with series of their own: those that saw the most packets at their
+ * from point (hops number up to the points squared; rocedump_path_hops counts them all). */
+#define METRICS_PATH_HOPS 32u
 
 struct metrics_top {
 	unsigned n;
@@ -31,6 +36,7 @@ struct metrics_view {
 	const struct metrics_top *top;   /* from metrics_top_streams(), may be a while old */
 	double now;                      /* seconds since 1970, for the snapshot's time */
 	const struct export_counts *exp; /* --export's rows so far; NULL: no --export */
+	const struct roce_path *path;    /* the path analysis so far (roce/path.h), may be a while old; NULL: none */
 };
 
 /* The streams with the most retransmissions (then missing PSNs) now: one walk of the table. */

@@ -43,29 +43,57 @@ static int point_named(const struct roce_path_point *pts, uint32_t n, const stru
 	return *name && !*end && k < n ? (int)k : -1;
 }
 
+/* o's --point-offset values by point (*off, *has: calloc'ed, n of them). 0; EXIT_USAGE (with a
+ * message when loud) when a name matches no point; -1 when out of memory. */
+static int point_offsets(const struct roce_path_point *pts, uint32_t n, const struct capstats *cs,
+			 const struct options *o, bool loud, int64_t **off, bool **has)
+{
+	*off = calloc(n ? n : 1, sizeof(**off));
+	*has = calloc(n ? n : 1, sizeof(**has));
+	int rc = *off && *has ? 0 : -1;
+	for (unsigned k = 0; rc >= 0 && k < o->n_point_offsets; k++) {
+		int i = point_named(pts, n, cs, o->point_offsets[k].name);
+		if (i < 0 && n >= 2) {
+			if (loud)
+				fprintf(stderr, "rocedump: --point-offset: no capture point named '%s' (the -q summary's "
+						"path table lists them)\n", o->point_offsets[k].name);
+			rc = EXIT_USAGE;
+		} else if (i >= 0) {
+			(*off)[i] = o->point_offsets[k].ns;
+			(*has)[i] = true;
+		}
+	}
+	return rc;
+}
+
 int path_out_finish(struct roce_analyzer *an, const struct capstats *cs, const struct options *o)
 {
 	const struct roce_path_point *pts;
 	uint32_t n = roce_analyzer_path_points(an, &pts);
-	int64_t *off = calloc(n ? n : 1, sizeof(*off));
-	bool *has = calloc(n ? n : 1, sizeof(*has));
-	int rc = off && has ? 0 : -1;
-	for (unsigned k = 0; rc == 0 && k < o->n_point_offsets; k++) {
-		int i = point_named(pts, n, cs, o->point_offsets[k].name);
-		if (i < 0 && n >= 2) {
-			fprintf(stderr, "rocedump: --point-offset: no capture point named '%s' (the -q summary's path "
-					"table lists them)\n", o->point_offsets[k].name);
-			rc = EXIT_USAGE;
-		} else if (i >= 0) {
-			off[i] = o->point_offsets[k].ns;
-			has[i] = true;
-		}
-	}
+	int64_t *off;
+	bool *has;
+	int rc = point_offsets(pts, n, cs, o, true, &off, &has);
 	if (rc == 0 && roce_analyzer_path_finish(an, off, has) < 0)
 		rc = -1;
 	free(off);
 	free(has);
 	return rc;
+}
+
+const struct roce_path *path_out_snapshot(struct roce_analyzer *an, const struct capstats *cs, const struct options *o,
+					  bool last)
+{
+	const struct roce_path_point *pts;
+	uint32_t n = roce_analyzer_path_points(an, &pts);
+	int64_t *off;
+	bool *has;
+	const struct roce_path *p = NULL;
+	if (point_offsets(pts, n, cs, o, false, &off, &has) >= 0)  /* a point not seen yet: not an error now */
+		p = !last ? roce_analyzer_path_snapshot(an, off, has)
+			  : roce_analyzer_path_finish(an, off, has) == 0 ? roce_analyzer_path(an) : NULL;
+	free(off);
+	free(has);
+	return p;
 }
 
 /* A duration for the table, "-" for none. */

@@ -21,6 +21,12 @@ void path_point_name(char *buf, size_t cap, const struct roce_path_point *pt, co
  * point; -1 when out of memory. */
 int path_out_finish(struct roce_analyzer *an, const struct capstats *cs, const struct options *o);
 
+/* The paths so far (roce_analyzer_path_snapshot) with o's --point-offset values, those naming no
+ * point yet left out; last: the capture is over, the paths finished (the packets still in the copy
+ * window counted too) unless path_out_finish did. NULL: fewer than two points, or no memory. */
+const struct roce_path *path_out_snapshot(struct roce_analyzer *an, const struct capstats *cs, const struct options *o,
+					  bool last);
+
 /* -q text: the points and the hop table; nothing when the capture had fewer than two points. */
 void path_print_text(const struct roce_analyzer *an, const struct capstats *cs, FILE *out);
 /* -q JSON: ,"path":{...} (a key of the enclosing object); nothing when fewer than two points. */

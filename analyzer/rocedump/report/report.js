@@ -7,6 +7,7 @@
  * and data-ready="1" once the page is built, or data-error with the message if it failed;
  * #rd-ts-note is the note on time stamps out of order or absurd (rd-report's timestamps);
  * table.mirror in #rd-mirror, the mirror sessions (rd-summary's mirror block).
+ * table.path in #rd-path, the path analysis's hops (rd-summary's path block).
  * The URL fragment #all opens every plotted queue pair (the default opens the first). */
 (function () {
 	'use strict';
@@ -419,6 +420,28 @@
 		main.append(sec);
 	}
 
+	/* ---- paths across capture points ---- */
+
+	/* The path analysis's hops (rd-summary's path block, docs/path.md): per hop from one capture
+	 * point to the next, the packets seen at either end, lost between them, missed by the to
+	 * point's mirror, reordered, the delays (ns, less the clock offset) and the offset with its
+	 * uncertainty. Only when the capture has two points or more. */
+	function pathHops(main, sum) {
+		const p = sum.path;
+		if (!p || !p.hops.length) return;
+		const name = i => (p.points.find(pt => pt.point === i) || { name: String(i) }).name;
+		const d = (h, k) => num(h.delay_ns ? h.delay_ns[k] : null);
+		const rows = p.hops.map(h => [{ class: 'mono', text: name(h.from) }, { class: 'mono', text: name(h.to) }, num(h.seen_from), num(h.seen_to),
+			h.lost ? { class: 'n sev-warn', text: fmtInt(h.lost) } : num(h.lost), num(h.mirror_lost), num(h.reordered),
+			d(h, 'min'), d(h, 'p50'), d(h, 'p99'), d(h, 'max'), num(h.offset_source === 'none' ? null : h.offset_ns), num(h.offset_uncertainty_ns), h.offset_source]);
+		main.append(el('section', { id: 'rd-path' }, el('h2', { text: 'Paths' }),
+			el('p', { class: 'note', text: 'Each hop from one capture point to the next on its streams\' paths: packets seen at from never seen at to nor after it were lost between the two; ' +
+				'those seen past to were missed by to\'s mirror. Delays are to\'s time less from\'s, less the clock offset (to\'s clock minus from\'s), in ns.' }),
+			table(['from', 'to', { class: 'n', text: 'seen at from' }, { class: 'n', text: 'seen at to' }, { class: 'n', text: 'lost' }, { class: 'n', text: 'mirror lost' },
+				{ class: 'n', text: 'reordered' }, { class: 'n', text: 'delay min' }, { class: 'n', text: 'p50' }, { class: 'n', text: 'p99' }, { class: 'n', text: 'max' },
+				{ class: 'n', text: 'clock offset' }, { class: 'n', text: '±' }, 'offset'], rows, 'path')));
+	}
+
 	/* ---- queue pairs ---- */
 
 	function endpoint(row) {
@@ -732,7 +755,7 @@
 		/* each part on its own: one that fails leaves the others (the queue pair table) drawn */
 		const failed = [];
 		for (const part of [() => timeNote(mainEl, rep), () => overview(mainEl, sumDoc.summary, streamsDoc.streams, rep),
-			() => mirrorSessions(mainEl, sumDoc.summary),
+			() => mirrorSessions(mainEl, sumDoc.summary), () => pathHops(mainEl, sumDoc.summary),
 			() => congestion(mainEl, sumDoc, streamsDoc.streams, rep), () => pairsTable(mainEl, streamsDoc.streams, rep)]) {
 			try {
 				part();
