@@ -96,24 +96,43 @@ fs = results("fault-stopped")
 check(status.get("fault-stopped", (None,))[0] == 3 and verdict(fs, "A1") == "PASS" and verdict(fs, "A3") == "INCONCLUSIVE",
       f"fault stopped server: A1 PASS, A3 INCONCLUSIVE, exit 3 (got {verdict(fs, 'A1')}/{verdict(fs, 'A3')}, {status.get('fault-stopped')})")
 # 4. the DUT agent (--dut-ssh): the servers started by roceconform (no loop serves these ports), the DUT's
-# facts in the reports, every test's counter deltas, consistent with the verdicts, and nothing left running
-agent = {name: results(name) for name in ("agent-rcpp", "agent-write", "agent-read", "agent-atomic", "agent-uc", "agent-ud",
-                                                 "agent-cm")}
+# facts in every report, every judged test's counter deltas, consistent with the verdicts, and nothing left
+# running. The catalogue runs go through the agent; uc, ud and cm are the setups only the agent serves.
+catalogue = {"rcpp": rc, "write": wr, "read": rd, "atomic": at}
+agent = dict(catalogue, **{name: results(name) for name in ("agent-uc", "agent-ud", "agent-cm")})
+
+
+def facts(name):
+    try:
+        return json.load(open(f"{out}/{name}.json"))["dut"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
 for name, res in agent.items():
-    check(status.get(name, (None,))[0] == 0, f"{name}: exit 0 with no hand-run server (got {status.get(name)})")
+    if name not in catalogue:
+        check(status.get(name, (None,))[0] == 0, f"{name}: exit 0 with no hand-run server (got {status.get(name)})")
     judged = [r for r in res.values() if r["verdict"] != "N/A"]
     check(judged and all(r["verdict"] != "INCONCLUSIVE" for r in judged), f"{name}: every test judged ({len(judged)})")
-    check(all(isinstance(r.get("counters"), dict) for r in judged), f"{name}: every test has its counter deltas")
-try:
-    dut = json.load(open(f"{out}/agent-rcpp.json"))["dut"]
-except (OSError, ValueError, KeyError):
-    dut = {}
+    nocount = [r["id"] for r in judged if not isinstance(r.get("counters"), dict)]
+    check(not nocount, f"{name}: every test has its counter deltas (none: {','.join(nocount)})")
+    check(facts(name).get("rdma_driver") == "rdma_rxe", f"{name}.json: the DUT's facts ({facts(name)})")
+    try:
+        root = ET.parse(f"{out}/{name}.xml").getroot()
+        props = {p.get("name"): p.get("value") for p in root.iter("property")}
+        outs = "".join(o.text or "" for o in root.iter("system-out"))
+        check(props.get("dut.kernel", "").startswith("6.1") and props.get("dut.ethtool.driver") == "virtio_net",
+              f"{name}.xml: the DUT's facts as <property>s")
+        check("counter rdma:" in outs, f"{name}.xml: the counter deltas in <system-out>")
+    except (OSError, ET.ParseError) as e:
+        check(False, f"{name}.xml parses ({e})")
+dut = facts("rcpp")
 check(dut.get("ip") == "10.77.0.1" and dut.get("kernel", "").startswith("6.1") and dut.get("rdma_driver") == "rdma_rxe"
       and dut.get("ethtool.driver") == "virtio_net" and dut.get("rdma_device") == "rxe0" and dut.get("netdev") == "eth0"
       and dut.get("gid") == "0000:0000:0000:0000:0000:ffff:0a4d:0001" and "ibv.fw_ver" in dut
       and dut.get("ibv.link_layer") == "Ethernet",
-      f"agent-rcpp.json: the DUT's facts (kernel, driver, firmware, ibv_devinfo, GID) ({dut})")
-ar = agent["agent-rcpp"]
+      f"rcpp.json: the DUT's facts (kernel, driver, firmware, ibv_devinfo, GID) ({dut})")
+ar = rc
 
 
 def moved(res, tid, counter):
@@ -123,11 +142,11 @@ def moved(res, tid, counter):
 for tid, counter in (("A1", "rdma:rcvd_pkts"), ("A4", "rdma:duplicate_request"), ("A8", "rdma:duplicate_request"),
                      ("A5", "rdma:out_of_seq_request"), ("A9", "rdma:out_of_seq_request"), ("C6", "rdma:out_of_seq_request"),
                      ("E3", "rdma:rcvd_rnr_err")):
-    check(moved(ar, tid, counter) >= 1, f"agent-rcpp: {tid} {verdict(ar, tid)}, {counter} +{moved(ar, tid, counter)}")
-check(moved(agent["agent-read"], "D1", "rdma:sent_pkts") >= 3, f"agent-read: D1's 3 READ responses in rdma:sent_pkts "
-      f"(+{moved(agent['agent-read'], 'D1', 'rdma:sent_pkts')})")
-i1 = agent["agent-rcpp"].get("I1", {})
-check(i1.get("verdict") == "PASS", f"agent-rcpp: I1 PASS, QP a's errors kept from QP b (got {i1.get('verdict')}: {i1.get('reason')})")
+    check(moved(ar, tid, counter) >= 1, f"rcpp: {tid} {verdict(ar, tid)}, {counter} +{moved(ar, tid, counter)}")
+check(moved(rd, "D1", "rdma:sent_pkts") >= 3, f"read: D1's 3 READ responses in rdma:sent_pkts "
+      f"(+{moved(rd, 'D1', 'rdma:sent_pkts')})")
+i1 = rc.get("I1", {})
+check(i1.get("verdict") == "PASS", f"rcpp: I1 PASS, QP a's errors kept from QP b (got {i1.get('verdict')}: {i1.get('reason')})")
 for t in ("Q1", "Q2", "Q3"):
     check(verdict(agent["agent-ud"], t) == "PASS", f"agent-ud: {t} PASS on ibv_ud_pingpong (got {verdict(agent['agent-ud'], t)})")
 q4 = agent["agent-ud"].get("Q4", {})
@@ -136,19 +155,9 @@ check(q4.get("verdict") == "N/A" and "not observable" in q4.get("reason", ""),
 check(verdict(agent["agent-cm"], "E7") == "PASS", f"agent-cm: E7 PASS on rping -s over RDMA-CM (got {verdict(agent['agent-cm'], 'E7')})")
 drops = [t for t in ar if t[0] == "C" and t != "C6"]
 check(drops and all(verdict(ar, t) == "PASS" and not ar[t]["counters_contradict"] for t in drops),
-      f"agent-rcpp: the silent drops {','.join(drops)} PASS and rxe's counters agree (the spoiled packet not in rcvd_pkts)")
+      f"rcpp: the silent drops {','.join(drops)} PASS and rxe's counters agree (the spoiled packet not in rcvd_pkts)")
 contra = [f"{t}: {r['reason']}" for res in agent.values() for t, r in res.items() if r.get("counters_contradict")]
 check(not contra, f"no verdict the counters contradict ({contra})")
-try:
-    root = ET.parse(f"{out}/agent-rcpp.xml").getroot()
-    props = {p.get("name"): p.get("value") for p in root.iter("property")}
-    outs = "".join(o.text or "" for o in root.iter("system-out"))
-    check(props.get("dut.kernel", "").startswith("6.1") and props.get("dut.ethtool.driver") == "virtio_net",
-          "agent-rcpp.xml: the DUT's facts as <property>s")
-    check("counter rdma:rcvd_pkts +" in outs, "agent-rcpp.xml: the counter deltas in <system-out>")
-except (OSError, ET.ParseError) as e:
-    check(False, f"agent-rcpp.xml parses ({e})")
-
 
 def text(name):
     try:

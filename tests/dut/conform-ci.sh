@@ -1,10 +1,10 @@
 #!/bin/bash
 # rocedump DUT harness: the roceconform runs of the CI test (run inside run-dut.sh's namespace, see
-# test-conformance.sh): the catalogue against the Soft-RoCE guest with every setup, then three runs with a
-# fault that must change the outcome, then runs with the DUT agent (--dut-ssh: roceconform starts the
-# DUT's servers itself, on ports no loop serves, and reads its facts and counters), one of them ended by
-# SIGINT. usage: conform-ci.sh ROCECONFORM OUTDIR
-# Writes OUTDIR/NAME.{txt,json,xml} and OUTDIR/pcap-NAME/, and OUTDIR/status (one "NAME rc" a line).
+# test-conformance.sh): the catalogue against the Soft-RoCE guest with every setup through the DUT agent
+# (--dut-ssh: roceconform starts the DUT's servers itself, on ports no loop serves, and reads its facts and
+# counters), then three runs with a fault that must change the outcome (on the guest's hand-run server
+# loop: fault-stopped holds it), then the agent-only setups (UC, UD, RDMA-CM) and a run ended by SIGINT.
+# usage: conform-ci.sh ROCECONFORM OUTDIR
 R=$1; O=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 # --setup-timeout: a TCG guest on a busy host takes tens of seconds to restart a perftest server
@@ -19,13 +19,22 @@ run() {  # run NAME ARGS...
   echo "$name $rc $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >> "$O/status"
   echo "conform-ci: $name: exit $rc ($(tail -1 "$O/$name.txt"))"
 }
-# the catalogue, rc-pingpong (the tests the perftest setups add run below)
-run rcpp --setup rc-pingpong:$DUT_PORT --tests A,B1,B2,B3,B4,B5,B6,C,E,F,G,H,V
-run write --setup perftest-write:$((DUT_PORT + 1)) --tests B7,B8,B9,M1,M3
-run read --setup perftest-read:$((DUT_PORT + 2)) --tests D1,D2,D3,D4,B10,M2
-run atomic --setup perftest-atomic:$((DUT_PORT + 3)) --tests B11,B12,D5,D6,D7,D8
+# the DUT agent's options (without a key pair, no ssh-keygen: none, the catalogue runs on the loop's ports
+# and check-conform.py reports the missing facts and counters)
+A=(); P=$DUT_PORT
+if [ -n "${DUT_SSH:-}" ]; then
+  A=(--dut-ssh "$DUT_SSH" --dut-ssh-key "$DUT_SSH_KEY" --dut-ssh-opt "UserKnownHostsFile=$DUT_SSH_KNOWN_HOSTS"
+     --dut-ssh-opt StrictHostKeyChecking=accept-new)
+  P=$((DUT_PORT + 10))
+fi
+# the catalogue, rc-pingpong (the tests the perftest setups add run below; I1 brings up two QPs at once:
+# the agent starts a second server on the run's port + 1, which the write run's server takes after it)
+run rcpp "${A[@]}" --setup rc-pingpong:$P --tests A,B1,B2,B3,B4,B5,B6,C,E,F,G,H,I,V
+run write "${A[@]}" --setup perftest-write:$((P + 1)) --tests B7,B8,B9,M1,M3
+run read "${A[@]}" --setup perftest-read:$((P + 2)) --tests D1,D2,D3,D4,B10,M2
+run atomic "${A[@]}" --setup perftest-atomic:$((P + 3)) --tests B11,B12,D5,D6,D7,D8
 # faults, each of which must turn the verdicts. The DUT's server stopped mid-run: the first test is
-# served, then the server is gone (first: the servers are all idle and listening now)
+# served, then the server is gone (first: the loop's servers are all idle and listening now)
 runs() { grep -c '^loop=rcpp' "$DUT_OUTDIR/runs.log"; }
 listens() {  # until the rc-pingpong loop's current run listens (listening-rcpp holds the number of the
   # last run seen listening; runs.log has a line for every run that ended), 150 s at most
@@ -52,21 +61,13 @@ rm -f "$DUT_OUTDIR/hold-rcpp"
 # server waiting for a SEND until its time limit)
 run fault-filter --setup rc-pingpong:$DUT_PORT --tests A1,C1a --capture-filter 'arp'
 run fault-psn --setup rc-pingpong:$DUT_PORT --tests A1 --fault psn
-# the DUT agent: no hand-run server (ports DUT_PORT+10.. have none); its reports carry the DUT's facts and
-# (I1 brings up two QPs at once: the agent starts a second server on the run's port + 1)
-# the counter deltas. Without a key pair (no ssh-keygen) these runs are missing and check-conform.py says so.
+# the agent-only setups: no hand-run server serves them (ports DUT_PORT+14.. and rping's)
 [ -n "${DUT_SSH:-}" ] || exit 0
-A=(--dut-ssh "$DUT_SSH" --dut-ssh-key "$DUT_SSH_KEY" --dut-ssh-opt "UserKnownHostsFile=$DUT_SSH_KNOWN_HOSTS"
-   --dut-ssh-opt StrictHostKeyChecking=accept-new)
 dut() {  # a command on the DUT, through the harness's key
   ssh -o BatchMode=yes -o ConnectTimeout=10 -o "UserKnownHostsFile=$DUT_SSH_KNOWN_HOSTS" \
     -o StrictHostKeyChecking=accept-new -i "$DUT_SSH_KEY" -p "${DUT_SSH##*:}" "${DUT_SSH%:*}" "$@"
 }
 servers() { dut "ps -o pid,args | grep -E '^ *[0-9]+ (ibv_[ru][cd]_pingpong|ib_[a-z]+_bw) .*-p 185(2[5-9]|3[0-9])'"; }
-run agent-rcpp "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 10)) --tests A1,A4,A5,A8,A9,B1a,B3a,B5,C1,C2,C3,C4,C5,C6,E2,E3,E6a,I1
-run agent-write "${A[@]}" --setup perftest-write:$((DUT_PORT + 11)) --tests B8a,B9
-run agent-read "${A[@]}" --setup perftest-read:$((DUT_PORT + 12)) --tests D1,D2
-run agent-atomic "${A[@]}" --setup perftest-atomic:$((DUT_PORT + 13)) --tests D5
 # group U on ibv_uc_pingpong's UC QP (no loop serves it: only with the agent)
 run agent-uc "${A[@]}" --setup uc-pingpong:$((DUT_PORT + 15)) --tests U
 # group Q on ibv_ud_pingpong's UD QP (the agent starts it; ~9 s; Q4 N/A: never run)
@@ -76,15 +77,15 @@ run agent-cm "${A[@]}" --setup rdma-cm:7175 --dut-size 3000 --tests E7
 servers > "$O/agent-left.txt" 2>&1
 # SIGINT while a test runs: the DUT's server it started is killed too (E1: the DUT resends for seconds)
 t0=$(date +%s.%N)
-"$R" "${C[@]}" "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 14)) --tests E1 > "$O/agent-sigint.txt" 2>&1 & P=$!
+"$R" "${C[@]}" "${A[@]}" --setup rc-pingpong:$((DUT_PORT + 14)) --tests E1 > "$O/agent-sigint.txt" 2>&1 & S=$!
 # the server this run started (its port), recorded by the same look that found it: the agent may
 # restart it between two looks
 for i in $(seq 1 120); do
 	servers 2>&1 | grep -e "-p $((DUT_PORT + 14))" > "$O/agent-sigint-before.txt" && break
-	kill -0 $P 2>/dev/null || break
+	kill -0 $S 2>/dev/null || break
 	sleep 0.5
 done
-kill -INT $P; wait $P; rc=$?
+kill -INT $S; wait $S; rc=$?
 echo "agent-sigint $rc $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >> "$O/status"
 servers > "$O/agent-sigint-left.txt" 2>&1
 exit 0
