@@ -1120,9 +1120,10 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 	uint64_t key = p->copy_hint ? p->copy_hint : copy_content_key(p, frame);  /* never 0 */
 	uint32_t where = copy_where(p, frame), src, dst, i, points = t->n_points;
 	struct sighting x = {f->ts, (uint32_t)f->frame, where, sightings_point(t, copy_point(p, frame), f->ts)};
-	if (t->n_points != points)  /* a new capture point: described for path analysis (path.h) */
-		path_point_new(a->path, x.point, p, frame);
-	struct sight_entry *e = sightings_find(t, key, icrc, has_icrc, f->ts, where, &seen);
+	if (t->n_points != points)  /* a new capture point: described for path analysis, its clock offset (path.h) */
+		sightings_offset(t, x.point, path_point_new(a->path, x.point, p, frame));
+	x.ts = sightings_time(t, x.point, f->ts);  /* matched in the reference clock */
+	struct sight_entry *e = sightings_find(t, key, icrc, has_icrc, x.ts, where, &seen);
 	if (seen == COPY_NEW) {
 		sightings_add(t, key, icrc, has_icrc, &x);
 		note_sighting(t, f->p, f->frame, &x, NULL);
@@ -1138,7 +1139,7 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 		return false;
 	}
 	/* the packet's first sighting is the one referred to */
-	struct roce_finding *r = find(f, ROCE_EV_FRAME_COPY, true, p->h.bth.psn, p->h.bth.psn, f->ts - e->s[0].ts);
+	struct roce_finding *r = find(f, ROCE_EV_FRAME_COPY, true, p->h.bth.psn, p->h.bth.psn, x.ts - e->s[0].ts);
 	if (r)
 		r->ref_frame = frame_back(f->frame, e->s[0].frame);
 	sightings_also(e, &x);

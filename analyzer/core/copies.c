@@ -123,15 +123,21 @@ uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
 			;
 		if (i == t->n_points) {
 			if (t->n_points < COPY_POINTS_MAX)
-				t->points[t->n_points++] = (struct capture_point){id, ts};
+				t->points[t->n_points++] = (struct capture_point){id, ts, 0};
 			else  /* shared with another: it holds the older entries a little less long */
 				i = (uint32_t)(id % COPY_POINTS_MAX);
 		}
 		t->last_point = i;
 	}
-	if (ts > t->points[i].newest)
-		t->points[i].newest = ts;
+	if (ts - t->points[i].offset > t->points[i].newest)
+		t->points[i].newest = ts - t->points[i].offset;
 	return i;
+}
+
+void sightings_offset(struct sightings *t, uint32_t i, int64_t offset)
+{
+	t->points[i].newest += t->points[i].offset - offset;
+	t->points[i].offset = offset;
 }
 
 /* How e's packet was seen within the window of ts: not (its first sighting is not within it), at

@@ -61,7 +61,8 @@ struct sightings {
 	void *fold_user;
 	struct capture_point {
 		uint64_t id;
-		int64_t newest;   /* the newest time a frame of it had */
+		int64_t newest;   /* the newest time a frame of it had, less its offset */
+		int64_t offset;   /* its clock minus the reference clock (sightings_offset), 0: none */
 	} points[COPY_POINTS_MAX];
 };
 
@@ -129,8 +130,19 @@ void sightings_flush(struct sightings *t);
  * when unsorted: then a look at each). */
 const struct sight_entry *sightings_of_frame(const struct sightings *t, uint32_t frame);
 
-/* The index of the point with this id, its newest time moved on to ts. */
+/* The index of the point with this id, its newest time moved on to ts (its own clock's). */
 uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts);
+
+/* Point i's clock runs offset ns ahead of the reference clock: the table holds its times less
+ * offset, so that a packet's sightings at points whose clocks differ by more than the window still
+ * match (sighting.ts and the finds' ts are then the reference clock's: sightings_time). */
+void sightings_offset(struct sightings *t, uint32_t i, int64_t offset);
+
+/* A frame's time stamp ts at point i in the reference clock. */
+static inline int64_t sightings_time(const struct sightings *t, uint32_t i, int64_t ts)
+{
+	return ts - t->points[i].offset;
+}
 
 /* The packet with this key (and ICRC, has_icrc) sighted within the window of ts: *seen says how,
  * and the entry returned holds its sightings (NULL: COPY_NEW). It is valid until the next

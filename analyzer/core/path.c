@@ -39,17 +39,26 @@ void path_free(struct path_state *st)
 	st->n = st->alloc = 0;
 }
 
-void path_point_new(struct path_state *st, uint32_t i, const struct roce_pkt *p, const uint8_t *frame)
+int64_t path_point_new(struct path_state *st, uint32_t i, const struct roce_pkt *p, const uint8_t *frame)
 {
 	if (i >= COPY_POINTS_MAX)
-		return;
+		return 0;
 	struct roce_path_point *pt = &st->points[i];
-	*pt = (struct roce_path_point){.capture_if = p->capture_if, .sll_ifindex = p->sll_ifindex};
+	*pt = (struct roce_path_point){.capture_if = p->capture_if, .sll_ifindex = p->sll_ifindex,
+				       .offset_uncertainty_ns = -1};
 	pt->mirrored = roce_mirror_point_of(p, frame, &pt->mirror);
 	if (pt->mirrored && p->wrap.kind == ROCE_WRAP_ERSPAN3)
 		pt->direction = p->wrap.direction;
 	if (i >= st->n_points)
 		st->n_points = i + 1;
+	int64_t off, unc;
+	uint8_t src;
+	if (st->offset_fn && st->offset_fn(st->offset_user, i, pt, &off, &unc, &src) && src != ROCE_OFFSET_NONE) {
+		pt->offset_ns = off;
+		pt->offset_uncertainty_ns = unc;
+		pt->offset_source = src;
+	}
+	return pt->offset_ns;
 }
 
 /* ---- folding ---- */
@@ -304,20 +313,31 @@ static bool dir_min_get(const struct dir_min *dm, uint32_t from, uint32_t to, in
 	return true;
 }
 
-/* The offset of hop from -> to: given, estimated from the two directions' minima, or none. */
-static void hop_offset(const struct dir_min *dm, const int64_t *off, bool given, struct roce_path_hop *r)
+/* The offset of hop from -> to: given, estimated from the two directions' minima, or none. The
+ * table's times already had the points' offsets taken off (path_point_new): *left is what remains
+ * of the hop's offset in its delays. */
+static void hop_offset(const struct path_state *st, const struct dir_min *dm, const int64_t *off, bool given,
+		       struct roce_path_hop *r, int64_t *left)
 {
-	int64_t ab, ba;
+	const struct roce_path_point *f = &st->points[r->from], *t = &st->points[r->to];
+	int64_t applied = t->offset_ns - f->offset_ns, ab, ba;
+	bool wide = f->offset_source == ROCE_OFFSET_WIDE && t->offset_source == ROCE_OFFSET_WIDE;
+	*left = 0;
+	r->offset_ns = applied;
 	if (given) {
 		r->offset_ns = off[r->to] - off[r->from];
+		*left = r->offset_ns - applied;
 		r->offset_uncertainty_ns = 0;
 		r->offset_source = ROCE_OFFSET_GIVEN;
 	} else if (dir_min_get(dm, r->from, r->to, &ab) && dir_min_get(dm, r->to, r->from, &ba)) {
-		r->offset_ns = (ab - ba) / 2;
+		*left = (ab - ba) / 2;
+		r->offset_ns = applied + *left;
 		r->offset_uncertainty_ns = (ab + ba) / 2;
-		r->offset_source = ROCE_OFFSET_ESTIMATED;
+		r->offset_source = wide ? ROCE_OFFSET_WIDE : ROCE_OFFSET_ESTIMATED;
+	} else if (wide) {  /* one direction now, both in the first pass */
+		r->offset_uncertainty_ns = f->offset_uncertainty_ns + t->offset_uncertainty_ns;
+		r->offset_source = ROCE_OFFSET_WIDE;
 	} else {
-		r->offset_ns = 0;
 		r->offset_uncertainty_ns = -1;
 		r->offset_source = ROCE_OFFSET_NONE;
 	}
@@ -354,21 +374,21 @@ static int64_t kth(int64_t *v, uint32_t n, uint32_t k)
 	return v[k];
 }
 
-/* The delay figures of r from n raw delays (v, reordered here), less r's offset, negative ones
- * counted clamped and taken as 0; min and max from the exact extremes. */
-static void hop_delays(struct roce_path_hop *r, int64_t *v, uint32_t n, int64_t mn, int64_t mx)
+/* The delay figures of r from n raw delays (v, reordered here), less the offset left in them,
+ * negative ones counted clamped and taken as 0; min and max from the exact extremes. */
+static void hop_delays(struct roce_path_hop *r, int64_t *v, uint32_t n, int64_t mn, int64_t mx, int64_t left)
 {
 	r->delay_min_ns = r->delay_p50_ns = r->delay_p99_ns = r->delay_max_ns = -1;
 	if (!n)
 		return;
 	uint32_t neg = 0;
 	for (uint32_t k = 0; k < n; k++)
-		neg += v[k] - r->offset_ns < 0;
+		neg += v[k] - left < 0;
 	r->clamped = neg;
-	int64_t p50 = kth(v, n, (n - 1) / 2) - r->offset_ns;
-	int64_t p99 = kth(v, n, (uint32_t)((n * 99ull + 99) / 100) - 1) - r->offset_ns;
-	r->delay_min_ns = mn - r->offset_ns < 0 ? 0 : mn - r->offset_ns;
-	r->delay_max_ns = mx - r->offset_ns < 0 ? 0 : mx - r->offset_ns;
+	int64_t p50 = kth(v, n, (n - 1) / 2) - left;
+	int64_t p99 = kth(v, n, (uint32_t)((n * 99ull + 99) / 100) - 1) - left;
+	r->delay_min_ns = mn - left < 0 ? 0 : mn - left;
+	r->delay_max_ns = mx - left < 0 ? 0 : mx - left;
 	r->delay_p50_ns = p50 < 0 ? 0 : p50;
 	r->delay_p99_ns = p99 < 0 ? 0 : p99;
 }
@@ -424,6 +444,7 @@ struct total_samples {
 	int64_t *v;
 	uint64_t n, alloc;
 	int64_t mn, mx;
+	int64_t left;             /* the hop's offset left in them */
 };
 
 static int total_add(struct total_samples *ts, const int64_t *v, uint32_t n, int64_t mn, int64_t mx)
@@ -448,7 +469,7 @@ static int total_add(struct total_samples *ts, const int64_t *v, uint32_t n, int
 
 /* The hop's total (by from and to), made if new. */
 static struct roce_path_hop *total_of(struct path_state *st, struct u64map *tot, struct total_samples *smp,
-				      const struct roce_path_hop *r, struct total_samples **ts)
+				      const struct roce_path_hop *r, int64_t left, struct total_samples **ts)
 {
 	uint32_t t;
 	uint64_t key = (uint64_t)r->from << 32 | r->to;
@@ -459,7 +480,7 @@ static struct roce_path_hop *total_of(struct path_state *st, struct u64map *tot,
 		st->r_totals[t] = (struct roce_path_hop){.from = r->from, .to = r->to, .offset_ns = r->offset_ns,
 							 .offset_uncertainty_ns = r->offset_uncertainty_ns,
 							 .offset_source = r->offset_source};
-		smp[t] = (struct total_samples){.mn = INT64_MAX, .mx = INT64_MIN};
+		smp[t] = (struct total_samples){.mn = INT64_MAX, .mx = INT64_MIN, .left = left};
 	}
 	*ts = &smp[t];
 	return &st->r_totals[t];
@@ -480,7 +501,7 @@ static int stream_hop(const struct path_stream *s, struct roce_path_hop *r, unsi
 		if (total_add(ts, v, n, mn, mx) < 0)
 			return -1;
 	}
-	hop_delays(r, v, n, mn, mx);
+	hop_delays(r, v, n, mn, mx, ts->left);
 	x->seen_from += r->seen_from;
 	x->seen_to += r->seen_to;
 	x->lost += r->lost;
@@ -506,16 +527,17 @@ static int build_delays(struct path_state *st, const struct dir_min *dm, const i
 		struct roce_path_stream *rs = &st->r_streams[si++];
 		for (unsigned h = 0; rc == 0 && h + 1 < rs->n_points; h++) {
 			struct roce_path_hop *r = (struct roce_path_hop *)&rs->hops[h];
-			hop_offset(dm, off, given, r);
+			int64_t left;
+			hop_offset(st, dm, off, given, r, &left);
 			struct total_samples *ts;
-			struct roce_path_hop *x = total_of(st, &tot, smp, r, &ts);
+			struct roce_path_hop *x = total_of(st, &tot, smp, r, left, &ts);
 			rc = x ? stream_hop(s, r, (unsigned)slot_of(s, rs->points[h]), (unsigned)slot_of(s, rs->points[h + 1]),
 					    v, x, ts) : -1;
 		}
 	}
 	for (uint32_t t = 0; rc == 0 && t < st->result.n_hops; t++) {
 		uint64_t d = st->r_totals[t].delays;
-		hop_delays(&st->r_totals[t], smp[t].v, (uint32_t)smp[t].n, smp[t].mn, smp[t].mx);
+		hop_delays(&st->r_totals[t], smp[t].v, (uint32_t)smp[t].n, smp[t].mn, smp[t].mx, smp[t].left);
 		st->r_totals[t].delays = d;
 	}
 	u64map_free(&tot);
@@ -542,6 +564,9 @@ static int path_compute(struct path_state *st, const int64_t *offset_ns, const b
 		st->r_points[i] = st->points[i];
 		if (has_offset && has_offset[i]) {
 			off[i] = offset_ns[i];
+			given = true;
+		} else if (st->points[i].offset_source == ROCE_OFFSET_GIVEN) {
+			off[i] = st->points[i].offset_ns;
 			given = true;
 		}
 	}
@@ -591,6 +616,115 @@ const struct roce_path *path_snapshot(struct path_state *st, const struct sighti
 const struct roce_path *path_result(const struct path_state *st)
 {
 	return st->finished ? &st->result : NULL;
+}
+
+/* ---- the points' offsets from a wide first pass ---- */
+
+/* One stream's raw delays from point a to point b (a < b: b's time minus a's), lo to hi. */
+struct span {
+	uint32_t a, b;
+	int64_t lo, hi;
+};
+
+static int span_cmp(const void *x, const void *y)
+{
+	const struct span *p = x, *q = y;
+	if (p->a != q->a || p->b != q->b)
+		return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b < q->b ? -1 : 1);
+	return p->lo < q->lo ? -1 : p->lo > q->lo;
+}
+
+/* Every stream's spans of raw delays between two points (oriented from the lower point), sorted
+ * by the two points, then by lo; their number, -1 when out of memory. */
+static int64_t spans_of(const struct path_state *st, uint32_t n, struct span **out)
+{
+	size_t k = 0, cap = 0;
+	for (uint32_t i = 0; i < st->n; i++)
+		cap += st->s[i].n_pairs;
+	struct span *v = malloc((cap ? cap : 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < st->n; i++)
+		for (unsigned j = 0; j < st->s[i].n_pairs; j++) {
+			const struct path_stream *s = &st->s[i];
+			const struct path_pair *q = &s->pairs[j];
+			uint32_t a = s->point[q->i], b = s->point[q->j];
+			if (!q->both || a >= n || b >= n)
+				continue;
+			v[k++] = a < b ? (struct span){a, b, q->dmin, q->dmax} : (struct span){b, a, -q->dmax, -q->dmin};
+		}
+	qsort(v, k, sizeof(*v), span_cmp);
+	*out = v;
+	return (int64_t)k;
+}
+
+/* b's offset relative to a from the spans of the streams crossing both (v[0..n), sorted by lo):
+ * those from a to b have every delay above it, those from b to a every delay below; of the ways
+ * to split the spans so, the one with the widest gap. The offset is the gap's middle, within half
+ * of it. false: every stream crosses them the same way. */
+static bool pair_offset(const struct span *v, size_t n, int64_t *off, int64_t *unc)
+{
+	int64_t below = INT64_MIN, best = -1;
+	for (size_t k = 1; k < n; k++) {
+		below = v[k - 1].hi > below ? v[k - 1].hi : below;
+		if (v[k].lo > below && v[k].lo - below > best) {
+			best = v[k].lo - below;
+			*off = below + best / 2;
+			*unc = best - best / 2;
+		}
+	}
+	return best >= 0;
+}
+
+/* Point b's offset from a's, linked through the pair estimates (po, pu: n x n, pu -1: none) by the
+ * chain of the least total uncertainty from point 0. */
+static void chain_offsets(uint32_t n, const int64_t *po, const int64_t *pu, int64_t *off, int64_t *unc)
+{
+	for (uint32_t i = 0; i < n; i++)
+		unc[i] = off[i] = i ? -1 : 0;
+	for (;;) {
+		uint32_t ba = 0, bb = 0;
+		int64_t bu = -1;
+		for (uint32_t a = 0; a < n; a++)
+			for (uint32_t b = 0; unc[a] >= 0 && b < n; b++)
+				if (unc[b] < 0 && pu[a * n + b] >= 0 && (bu < 0 || unc[a] + pu[a * n + b] < bu)) {
+					bu = unc[a] + pu[a * n + b];
+					ba = a;
+					bb = b;
+				}
+		if (bu < 0)
+			return;
+		off[bb] = off[ba] + po[ba * n + bb];
+		unc[bb] = bu;
+	}
+}
+
+uint32_t path_wide_offsets(const struct path_state *st, uint32_t n, int64_t *offset_ns, int64_t *uncertainty_ns)
+{
+	n = n < st->n_points ? n : st->n_points;
+	for (uint32_t i = 0; i < n; i++)
+		uncertainty_ns[i] = offset_ns[i] = i ? -1 : 0;
+	struct span *v = NULL;
+	int64_t k = n > 1 ? spans_of(st, n, &v) : 0;
+	int64_t *po = k > 0 ? malloc((size_t)n * n * sizeof(*po)) : NULL, *pu = po ? malloc((size_t)n * n * sizeof(*pu)) : NULL;
+	if (pu) {
+		for (size_t i = 0; i < (size_t)n * n; i++)
+			pu[i] = -1;
+		for (int64_t lo = 0, hi; lo < k; lo = hi) {
+			for (hi = lo + 1; hi < k && v[hi].a == v[lo].a && v[hi].b == v[lo].b; hi++)
+				;
+			uint32_t a = v[lo].a, b = v[lo].b;
+			if (pair_offset(v + lo, (size_t)(hi - lo), &po[a * n + b], &pu[a * n + b])) {
+				po[b * n + a] = -po[a * n + b];
+				pu[b * n + a] = pu[a * n + b];
+			}
+		}
+		chain_offsets(n, po, pu, offset_ns, uncertainty_ns);
+	}
+	free(v);
+	free(po);
+	free(pu);
+	return n;
 }
 
 /* ---- the hop a resent packet's original was lost on ---- */

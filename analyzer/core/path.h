@@ -46,6 +46,8 @@ struct path_state {
 	uint32_t n, alloc;
 	uint32_t n_points;
 	struct roce_path_point points[COPY_POINTS_MAX];
+	roce_path_offset_fn offset_fn;  /* the points' offsets taken off before matching; NULL: none */
+	void *offset_user;
 	uint64_t rng;             /* the samples' choice, past ROCE_PATH_SAMPLES */
 	bool oom;
 	bool finished;
@@ -60,8 +62,12 @@ int path_init(struct path_state *st);
 void path_free(struct path_state *st);
 /* The sightings table's fold (copies.h): user is the path_state. */
 void path_fold(void *user, const struct sightings *t, const struct sight_entry *e);
-/* Point i of the sightings table is new: described from the frame it was first seen in. */
-void path_point_new(struct path_state *st, uint32_t i, const struct roce_pkt *p, const uint8_t *frame);
+/* Point i of the sightings table is new: described from the frame it was first seen in. Returns its
+ * clock offset to take off its time stamps before matching (offset_fn's; 0: none). */
+int64_t path_point_new(struct path_state *st, uint32_t i, const struct roce_pkt *p, const uint8_t *frame);
+/* Each of the first n points' offset relative to point 0 from the streams' raw delays (roce/path.h's
+ * roce_analyzer_path_wide_offsets); the number of points. */
+uint32_t path_wide_offsets(const struct path_state *st, uint32_t n, int64_t *offset_ns, int64_t *uncertainty_ns);
 /* The hop that lost the packet first sighted in frame `frame` (its low 32 bits), from the table
  * while it still holds it: the last point on its stream's path that saw it (*from) and the next
  * (*to), the path as the neighbouring packets of its stream that were seen at the most points saw

@@ -724,6 +724,20 @@ const struct roce_path *roce_analyzer_path_snapshot(struct roce_analyzer *a, con
 	return a->path ? path_snapshot(a->path, a->copies, offset_ns, has_offset) : NULL;
 }
 
+void roce_analyzer_path_offsets(struct roce_analyzer *a, roce_path_offset_fn fn, void *user)
+{
+	if (a->path) {
+		a->path->offset_fn = fn;
+		a->path->offset_user = user;
+	}
+}
+
+uint32_t roce_analyzer_path_wide_offsets(const struct roce_analyzer *a, uint32_t n, int64_t *offset_ns,
+					 int64_t *uncertainty_ns)
+{
+	return a->path ? path_wide_offsets(a->path, n, offset_ns, uncertainty_ns) : 0;
+}
+
 const struct roce_path *roce_analyzer_path(const struct roce_analyzer *a)
 {
 	return a->path ? path_result(a->path) : NULL;

@@ -447,6 +447,13 @@ int main(int argc, char **argv)
 		.peek = getenv("ROCEDUMP_NO_LOOK_AHEAD") ? NULL : sink_peek,
 	};
 	int status = 0;
+	/* clocks further apart than the copy window: estimated in a first pass, taken off before
+	 * matching; --point-offset's taken off likewise (path_out.h) */
+	static struct path_probe wide;
+	static struct path_offsets offsets;
+	path_probe_run(&wide, &o, &pcfg);
+	offsets = (struct path_offsets){.cs = input_capstats(&in), .o = &o, .wide = &wide};
+	path_out_offsets(an, &offsets);
 
 	if (in.live)
 		fprintf(stderr, "rocedump: listening on %s, link-type %s, snapshot length %d bytes\n", in.name,

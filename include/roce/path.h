@@ -16,7 +16,8 @@
  *             at both: min, p50, p99, max (exact quantiles of up to ROCE_PATH_SAMPLES delays per
  *             stream hop, a uniform sample of them beyond). The minimum is the hop's base delay
  *             (wire, switch); the rest is queueing, and whatever the offset got wrong;
- *   offset    to's clock minus from's: given (roce_analyzer_path_finish's point offsets), or
+ *   offset    to's clock minus from's: given (roce_analyzer_path_finish's point offsets, or a
+ *             point's taken off before matching: roce_analyzer_path_offsets), or
  *             estimated as NTP does from the delay minima of the hop's two directions (streams
  *             crossing from then to, and to then from): (min(from->to) - min(to->from)) / 2,
  *             within +-(min(from->to) + min(to->from)) / 2 (exact when the two base delays are
@@ -49,9 +50,18 @@ struct roce_path_point {
 	uint8_t direction;         /* ERSPAN III's direction bit (0 ingress, 1 egress) */
 	struct roce_mirror_point mirror;
 	uint64_t packets;          /* packets of path streams it saw (first sightings there) */
+	/* its clock offset (its clock minus the reference one) taken off its time stamps before its
+	 * sightings were matched (roce_analyzer_path_offsets): given, estimated in a wide first pass
+	 * (ROCE_OFFSET_WIDE), or none (0) */
+	int64_t offset_ns;
+	int64_t offset_uncertainty_ns;  /* +-; 0 given, -1 none */
+	uint8_t offset_source;          /* enum roce_offset_source */
 };
 
-enum roce_offset_source { ROCE_OFFSET_NONE = 0, ROCE_OFFSET_ESTIMATED, ROCE_OFFSET_GIVEN };
+/* ROCE_OFFSET_WIDE: the points' offsets estimated in a first pass over the start of the capture
+ * with a wide copy window (roce_analyzer_path_wide_offsets) and taken off their time stamps
+ * before matching; a hop's is that difference plus what the end's estimate finds left. */
+enum roce_offset_source { ROCE_OFFSET_NONE = 0, ROCE_OFFSET_ESTIMATED, ROCE_OFFSET_GIVEN, ROCE_OFFSET_WIDE };
 
 /* One hop's figures (a stream's, or the total of every stream crossing from then to). */
 struct roce_path_hop {
@@ -88,10 +98,29 @@ struct roce_analyzer;
  * roce_analyzer_path_finish. */
 ROCE_API uint32_t roce_analyzer_path_points(const struct roce_analyzer *a, const struct roce_path_point **points);
 
+/* A new capture point (index point, described by pt: capture_if, sll_ifindex, mirror) is seen: its
+ * clock offset into *offset_ns, *uncertainty_ns, *source (enum roce_offset_source) when it has one
+ * (return true); its time stamps are then taken as offset_ns ahead of the reference clock from its
+ * first frame on, before its sightings are matched with other points'. Called on the analysis
+ * thread. */
+typedef bool (*roce_path_offset_fn)(void *user, uint32_t point, const struct roce_path_point *pt, int64_t *offset_ns,
+				    int64_t *uncertainty_ns, uint8_t *source);
+
+/* Before the first frame: fn tells each new capture point's clock offset (NULL: none). */
+ROCE_API void roce_analyzer_path_offsets(struct roce_analyzer *a, roce_path_offset_fn fn, void *user);
+
+/* After roce_analyzer_path_finish on an analyzer that read the start of a capture with a wide copy
+ * window (a second or so: the packet's key tells it apart over that long, whatever the clocks):
+ * each of the first n points' clock offset relative to point 0, estimated as NTP does from the
+ * streams that cross two points in opposite directions (offset_ns[i]; uncertainty_ns[i] its +-,
+ * -1 when no chain of such pairs links it to point 0). Returns the number of points. */
+ROCE_API uint32_t roce_analyzer_path_wide_offsets(const struct roce_analyzer *a, uint32_t n, int64_t *offset_ns,
+						  int64_t *uncertainty_ns);
+
 /* At the end of the capture: every packet still in the copy window folded in, and the paths worked
  * out. offset_ns[i] (has_offset[i] set) is point i's clock offset (its clock minus the reference
- * one); when any point has one, every hop uses them (a point without one: 0) instead of the
- * estimate. Both may be NULL. Returns -1 when out of memory. Further frames must not be analyzed. */
+ * one); when any point has one (or a given one was taken off before matching), every hop uses
+ * them (a point without one: 0) instead of the estimate. Both may be NULL. Returns -1 when out of memory. Further frames must not be analyzed. */
 ROCE_API int roce_analyzer_path_finish(struct roce_analyzer *a, const int64_t *offset_ns, const bool *has_offset);
 
 /* The paths so far, for a live run's figures: worked out as roce_analyzer_path_finish does from the

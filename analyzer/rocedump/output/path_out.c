@@ -66,6 +66,36 @@ static int point_offsets(const struct roce_path_point *pts, uint32_t n, const st
 	return rc;
 }
 
+/* roce_path_offset_fn: the point's --point-offset, or its first pass estimate. */
+static bool point_offset(void *user, uint32_t i, const struct roce_path_point *pt, int64_t *off, int64_t *unc,
+			 uint8_t *src)
+{
+	const struct path_offsets *c = user;
+	char name[PATH_POINT_NAME_MAX], *end;
+	path_point_name(name, sizeof(name), pt, c->cs);
+	for (unsigned k = 0; k < c->o->n_point_offsets; k++) {
+		const char *want = c->o->point_offsets[k].name;
+		unsigned long n = strtoul(want, &end, 10);
+		if (!strcmp(want, name) || (*want && !*end && n == i)) {
+			*off = c->o->point_offsets[k].ns;
+			*unc = 0;
+			*src = ROCE_OFFSET_GIVEN;
+			return true;
+		}
+	}
+	if (!c->wide || !c->wide->applied || i >= c->wide->n || c->wide->uncertainty_ns[i] < 0)
+		return false;
+	*off = c->wide->offset_ns[i];
+	*unc = c->wide->uncertainty_ns[i];
+	*src = ROCE_OFFSET_WIDE;
+	return true;
+}
+
+void path_out_offsets(struct roce_analyzer *an, struct path_offsets *ctx)
+{
+	roce_analyzer_path_offsets(an, point_offset, ctx);
+}
+
 int path_out_finish(struct roce_analyzer *an, const struct capstats *cs, const struct options *o)
 {
 	const struct roce_path_point *pts;
@@ -107,7 +137,7 @@ static const char *dur(char *b, int64_t ns)
 
 static const char *source_name(uint8_t s)
 {
-	return s == ROCE_OFFSET_GIVEN ? "given" : s == ROCE_OFFSET_ESTIMATED ? "estimated" : "none";
+	return s == ROCE_OFFSET_GIVEN ? "given" : s == ROCE_OFFSET_ESTIMATED ? "estimated" : s == ROCE_OFFSET_WIDE ? "estimated-wide" : "none";
 }
 
 static void text_hop(const struct roce_path_hop *h, FILE *out)
@@ -196,8 +226,13 @@ void path_print_json(const struct roce_analyzer *an, const struct capstats *cs, 
 	fputs(",\"path\":{\"points\":[", out);
 	for (uint32_t i = 0; i < p->n_points; i++) {
 		path_point_name(name, sizeof(name), &p->points[i], cs);
-		fprintf(out, "%s{\"point\":%" PRIu32 ",\"name\":\"%s\",\"packets\":%" PRIu64 "}", i ? "," : "", i, name,
-			p->points[i].packets);
+		const struct roce_path_point *pt = &p->points[i];
+		fprintf(out, "%s{\"point\":%" PRIu32 ",\"name\":\"%s\",\"packets\":%" PRIu64, i ? "," : "", i, name,
+			pt->packets);
+		if (pt->offset_source != ROCE_OFFSET_NONE)  /* taken off its time stamps before matching */
+			fprintf(out, ",\"offset_ns\":%" PRId64 ",\"offset_uncertainty_ns\":%" PRId64 ",\"offset_source\":\"%s\"",
+				pt->offset_ns, pt->offset_uncertainty_ns, source_name(pt->offset_source));
+		fputc('}', out);
 	}
 	fputs("],\"streams\":[", out);
 	for (uint32_t k = 0; k < p->n_streams; k++) {

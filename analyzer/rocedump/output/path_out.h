@@ -7,6 +7,7 @@
 
 #include "input/capstats.h"
 #include "options.h"
+#include "path_probe.h"
 #include "roce/analyze.h"
 #include "roce/path.h"
 
@@ -15,6 +16,19 @@
 /* A point's name: its pcapng interface's name (or "if<id>"), SLL2 interface index, mirror
  * session (and ERSPAN III direction), space separated; "capture" when none of these tells it. */
 void path_point_name(char *buf, size_t cap, const struct roce_path_point *pt, const struct capstats *cs);
+
+/* What the analysis asks when it meets a new capture point (path_out_offsets). */
+struct path_offsets {
+	const struct capstats *cs;
+	const struct options *o;
+	const struct path_probe *wide;  /* the first pass's estimates; NULL: none */
+};
+
+/* Before the first frame: each new capture point's clock offset taken off its time stamps before
+ * matching: o's --point-offset for the point it names (by name or number), else the first pass's
+ * estimate when it found offsets to take off (path_probe.h); none otherwise. ctx lives as long as
+ * the analyzer. */
+void path_out_offsets(struct roce_analyzer *an, struct path_offsets *ctx);
 
 /* The paths worked out (roce_analyzer_path_finish) with o's --point-offset values, each matched to
  * a point by name or number. 0, or EXIT_USAGE with a message on stderr when a name matches no

@@ -1,0 +1,68 @@
+/* path_probe.c: the first pass that estimates the capture points' clock offsets (path_probe.h). It
+ * reads the start of the input with its own analyzer, whose copy window is wide enough that a
+ * packet's sightings match whatever the points' clocks, and asks it for the offsets its streams'
+ * two directions give (roce_analyzer_path_wide_offsets). */
+#include "path_probe.h"
+
+#include <string.h>
+
+#include "input/input.h"
+#include "roce/analyze.h"
+#include "roce/path.h"
+
+struct probe_ctx {
+	struct roce_analyzer *an;
+	uint64_t n;
+	int64_t first;
+};
+
+static bool probe_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
+{
+	struct probe_ctx *c = ctx;
+	int64_t ts = frame_ts_ns(f);
+	if (!c->n++)
+		c->first = ts;
+	pkt->capture_if = f->iface;
+	roce_analyze(c->an, pkt, f->number, f->data, ts, NULL);
+	return c->n < PATH_PROBE_FRAMES && ts - c->first < PATH_PROBE_NS;
+}
+
+static int open_files(struct input *in, const struct options *o, char *err, size_t len)
+{
+	if (o->n_read_files > 1)
+		return input_open_files(in, o->read_files, o->n_read_files, o->filter, err, len);
+	return input_open_file(in, o->read_file, o->filter, err, len);
+}
+
+bool path_probe_run(struct path_probe *p, const struct options *o, const struct pipeline_config *pcfg)
+{
+	memset(p, 0, sizeof(*p));
+	if (o->live.device || !o->read_file || o->copy_window_us <= 0 || o->n_point_offsets)
+		return false;
+	for (unsigned k = 0; k < o->n_read_files; k++)
+		if (!strcmp(o->read_files[k], "-"))  /* stdin is read once */
+			return false;
+	if (!strcmp(o->read_file, "-"))
+		return false;
+	struct roce_analyzer_config acfg = {.max_streams = o->max_streams, .pmtu = o->pmtu,
+					    .copy_window_us = PATH_PROBE_WINDOW_US};
+	char err[ROCE_ERRBUF_SIZE > INPUT_ERRLEN ? ROCE_ERRBUF_SIZE : INPUT_ERRLEN];
+	struct input in;
+	if (open_files(&in, o, err, sizeof(err)) < 0)
+		return false;
+	struct probe_ctx c = {.an = roce_analyzer_new(&acfg, err)};
+	struct pipeline_config cfg = {.threads = pcfg->threads, .batch_frames = pcfg->batch_frames,
+				      .decoder = pcfg->decoder};
+	bool ok = c.an && pipeline_run(&in, &cfg, probe_frame, &c, err, sizeof(err)) >= 0 &&
+		  roce_analyzer_path_finish(c.an, NULL, NULL) == 0;
+	if (ok) {
+		p->n = roce_analyzer_path_wide_offsets(c.an, PATH_PROBE_POINTS, p->offset_ns, p->uncertainty_ns);
+		for (uint32_t i = 0; i < p->n; i++) {
+			int64_t a = p->offset_ns[i] < 0 ? -p->offset_ns[i] : p->offset_ns[i];
+			p->applied |= p->uncertainty_ns[i] >= 0 && a > o->copy_window_us * 1000 / 4;
+		}
+	}
+	roce_analyzer_free(c.an);
+	input_close(&in);
+	return ok;
+}

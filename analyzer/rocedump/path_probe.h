@@ -1,0 +1,32 @@
+/* path_probe.h: the capture points' clock offsets from a first pass over the start of the capture
+ * files with a wide copy window (docs/path.md, "Clocks"), so that the main pass can take them off
+ * each point's time stamps before it matches a packet's sightings with the tight window. */
+#ifndef ROCEDUMP_PATH_PROBE_H
+#define ROCEDUMP_PATH_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "pipeline.h"
+
+#define PATH_PROBE_POINTS 256u                    /* points estimated; later ones get none */
+#define PATH_PROBE_WINDOW_US INT64_C(1000000)     /* the wide window: offsets up to it are found */
+#define PATH_PROBE_FRAMES 500000u                 /* the first pass reads at most these frames */
+#define PATH_PROBE_NS INT64_C(2000000000)         /* and at most this much capture time */
+
+struct path_probe {
+	uint32_t n;                               /* points the first pass saw */
+	int64_t offset_ns[PATH_PROBE_POINTS];     /* point i's clock minus point 0's */
+	int64_t uncertainty_ns[PATH_PROBE_POINTS];  /* +-, -1: not estimated */
+	bool applied;                             /* some offset is large enough to take off */
+};
+
+/* The first pass on o's -r files, when they are files (not stdin, not live) and copies are looked
+ * for: p filled, its offsets applied when one of them is more than a quarter of the copy window
+ * (below that the end's estimate, from the tight window's matches, serves as before). Returns
+ * false when no pass was made (p->applied false), or on a read error (ignored: the main pass
+ * reports it). */
+bool path_probe_run(struct path_probe *p, const struct options *o, const struct pipeline_config *pcfg);
+
+#endif
