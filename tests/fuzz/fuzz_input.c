@@ -6,7 +6,9 @@
  * The first two must hand out the same frames (bytes, lengths, time stamps, numbers) and end the
  * same way (the end, or the same message); the first and third must also give each frame the
  * same interface and name, and find the same drop counts (a file whose interfaces mix link
- * types, which libpcap refuses, is only read by input.c). Any difference aborts. Under libFuzzer
+ * types, which libpcap refuses, is only read by input.c). A fourth reading by input.c in time
+ * order (reorder.c: a file of several interfaces) must hand out the same frames, perhaps in
+ * another order, and end the same way. Any difference aborts. Under libFuzzer
  * with -Dfuzzing_engine=libfuzzer; otherwise fuzz_input_replay runs it over the project's pcapng
  * captures with deterministic mutations (replay_files.c). */
 #define _GNU_SOURCE
@@ -24,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct digest {
 	uint64_t frames, sum, ifaces;  /* sums over the frames, position-weighted */
+	uint64_t set;                  /* a sum over the frames that their order does not change */
 	int end;                       /* 0: end of file, -1: error, 2: not opened */
 	char err[INPUT_ERRLEN];
 	char drops[512];
@@ -43,8 +46,8 @@ static uint64_t frame_sum(uint64_t h, const uint8_t *p, uint32_t caplen, uint32_
 	return h;
 }
 
-/* Through input.c, from path or standard input ("-"). */
-static void read_input(const char *path, struct digest *d)
+/* Through input.c, from path or standard input ("-"), in the file's order or in time order. */
+static void read_input(const char *path, bool time_order, struct digest *d)
 {
 	struct input in;
 	struct frame f;
@@ -52,11 +55,12 @@ static void read_input(const char *path, struct digest *d)
 	d->end = 2;
 	if (input_open_file(&in, path, NULL, d->err, sizeof(d->err)) < 0)
 		return;
-	in.file_order = true;  /* the readers' order, as libpcap's (not time order: reorder.c) */
+	in.file_order = !time_order;  /* else the readers' order, as libpcap's */
 	int rc;
 	while ((rc = input_next(&in, &f, d->err, sizeof(d->err))) == 1) {
 		d->frames++;
 		d->sum = frame_sum(d->sum, f.data, f.caplen, f.wirelen, f.ts_sec, f.ts_nsec, f.number);
+		d->set += frame_sum(f.iface, f.data, f.caplen, f.wirelen, f.ts_sec, f.ts_nsec, f.number);
 		d->ifaces = mix(d->ifaces, f.iface);
 		for (const char *c = f.iface_name; *c; c++)
 			d->ifaces = mix(d->ifaces, (uint8_t)*c);
@@ -105,14 +109,18 @@ static const char *message(const char *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct digest direct, alone, piped;
+	static struct digest direct, alone, piped, timed;
 	int fd = memfd_create("fuzz_input", 0);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
 		abort();
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 
-	read_input(path, &direct);
+	read_input(path, false, &direct);
+	read_input(path, true, &timed);
+	if (direct.frames != timed.frames || direct.set != timed.set || direct.end != timed.end ||
+	    strcmp(direct.err, timed.err) != 0)
+		abort();  /* time order lost, added or changed a frame */
 	read_libpcap(path, &alone);
 	if ((direct.end == 2) != (alone.end == 2))
 		abort();  /* one opened it, the other did not */
@@ -126,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int saved = dup(STDIN_FILENO);
 		if (lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, STDIN_FILENO) != STDIN_FILENO)
 			abort();
-		read_input("-", &piped);
+		read_input("-", false, &piped);
 		if (saved >= 0) {
 			dup2(saved, STDIN_FILENO);
 			close(saved);
