@@ -646,7 +646,12 @@ int agent_test_begin(struct agent *a, const struct conf_opts *o, const struct se
 	server_cmd(a, o, m, port, srv, sizeof(srv));
 	if (srv[0] && a->n_servers == 2) {
 		char second[256], one[256];
-		snprintf(one, sizeof(one), "%s", srv);
+		size_t len = strlen(srv);
+		if (len >= sizeof(one)) {
+			snprintf(err, CONF_ERRLEN, "DUT agent: the server's command is too long for two servers");
+			return -1;
+		}
+		memcpy(one, srv, len + 1);
 		server_cmd(a, o, m, (uint16_t)(port + 1), second, sizeof(second));
 		/* one shell for both: killed, it kills them (the kill below knows one pid) */
 		snprintf(srv, sizeof(srv), "sh -c '%s & p=$!; %s & q=$!; trap \"kill $p $q\" TERM; wait'", one, second);
