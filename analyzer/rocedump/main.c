@@ -487,7 +487,7 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	input_update_stats(&in);
-	if (o.quiet) {  /* the paths across capture points, for the summary (path_out.h) */
+	if (o.quiet || o.report_file) {  /* the paths across capture points, for the summary (path_out.h) */
 		int prc = path_out_finish(an, input_capstats(&in), &o);
 		if (prc < 0)
 			fprintf(stderr, "rocedump: warning: path analysis: out of memory\n");

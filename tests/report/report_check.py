@@ -601,6 +601,16 @@ def cmd_json(args):
             rep = blocks(f.read())["rd-report"]
         if any(s is not None for s in rep["series"]) or any(p["plotted"] for p in rep["pairs"]):
             fail("--report-plots 0 still has series")
+        # without -q: the same paths as with it
+        loss = os.path.join(args.captures, "paths/bridges_rc_pingpong_loss.pcapng")
+        paths = []
+        for q in (["-q"], []):
+            page = os.path.join(tmp, "paths.html")
+            run([args.rocedump] + q + ["-r", loss, "--report", page])
+            with open(page, encoding="utf-8") as f:
+                paths.append(blocks(f.read())["rd-summary"]["summary"].get("path"))
+        if not paths[0] or paths[1] != paths[0]:
+            fail(f"--report without -q: paths {paths[1]!r}, with -q {paths[0]!r}")
         for bad in ("abc", "-1", "100001"):
             r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", bad])
             if r.returncode != 2 or "plot count" not in r.stderr:
