@@ -421,7 +421,9 @@ int main(int argc, char **argv)
 		sc.out = &out;
 	}
 	if (o.report_file) {
-		struct report_config rcfg = {.path = o.report_file, .capture = in.live ? o.live.device : o.read_file,
+		struct report_config rcfg = {.path = o.report_file,
+					     .captures = in.live ? &o.live.device : o.read_files,
+					     .n_captures = in.live ? 1 : o.n_read_files,
 					     .live = in.live,
 					     .plots = o.report_plots};
 		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
