@@ -421,7 +421,9 @@ int main(int argc, char **argv)
 		sc.out = &out;
 	}
 	if (o.report_file) {
-		struct report_config rcfg = {.path = o.report_file, .capture = in.live ? o.live.device : o.read_file,
+		struct report_config rcfg = {.path = o.report_file,
+					     .captures = in.live ? &o.live.device : o.read_files,
+					     .n_captures = in.live ? 1 : o.n_read_files,
 					     .live = in.live,
 					     .plots = o.report_plots};
 		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
@@ -487,7 +489,7 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	input_update_stats(&in);
-	if (o.quiet) {  /* the paths across capture points, for the summary (path_out.h) */
+	if (o.quiet || o.report_file) {  /* the paths across capture points, for the summary (path_out.h) */
 		int prc = path_out_finish(an, input_capstats(&in), &o);
 		if (prc < 0)
 			fprintf(stderr, "rocedump: warning: path analysis: out of memory\n");

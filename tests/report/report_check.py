@@ -601,6 +601,32 @@ def cmd_json(args):
             rep = blocks(f.read())["rd-report"]
         if any(s is not None for s in rep["series"]) or any(p["plotted"] for p in rep["pairs"]):
             fail("--report-plots 0 still has series")
+        # without -q: the same paths as with it
+        loss = os.path.join(args.captures, "paths/bridges_rc_pingpong_loss.pcapng")
+        paths = []
+        for q in (["-q"], []):
+            page = os.path.join(tmp, "paths.html")
+            run([args.rocedump] + q + ["-r", loss, "--report", page])
+            with open(page, encoding="utf-8") as f:
+                paths.append(blocks(f.read())["rd-summary"]["summary"].get("path"))
+        if not paths[0] or paths[1] != paths[0]:
+            fail(f"--report without -q: paths {paths[1]!r}, with -q {paths[0]!r}")
+        # several -r files: the report names every one, in order
+        two = [os.path.join(args.captures, "rxe", c) for c in ("rc_pingpong.pcap", "write_bw.pcap")]
+        page = os.path.join(tmp, "two.html")
+        run([args.rocedump, "-q", "-r", two[0], "-r", two[1], "--report", page])
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        rep = blocks(text)["rd-report"]
+        title = re.search(r"<title>rocedump report: (.*?)</title>", text, re.S)
+        if rep.get("captures") != two or rep.get("capture") != ", ".join(two) or not title or title.group(1) != ", ".join(two):
+            fail(f"--report with two -r files names {rep.get('captures')!r}, {rep.get('capture')!r}, title {title and title.group(1)!r}")
+        # the second file as the report: refused like the first
+        victim2 = os.path.join(tmp, "victim2.pcap")
+        shutil.copy(two[1], victim2)
+        r = run([args.rocedump, "-q", "-r", two[0], "-r", victim2, "--report", victim2])
+        if r.returncode != 2 or open(victim2, "rb").read() != open(two[1], "rb").read():
+            fail(f"--report onto the second capture: exit {r.returncode}")
         for bad in ("abc", "-1", "100001"):
             r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, CAPTURES[0]), "--report", page, "--report-plots", bad])
             if r.returncode != 2 or "plot count" not in r.stderr:

@@ -19,6 +19,19 @@
 #include "grow.h"
 #include "output/streams.h"
 
+/* Whether the report's file is one of the capture files. */
+static bool overwrites_capture(const struct report_config *cfg)
+{
+	struct stat in_st, out_st;
+	if (cfg->live || stat(cfg->path, &out_st) != 0)
+		return false;
+	for (unsigned i = 0; i < cfg->n_captures; i++)
+		if (stat(cfg->captures[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+		    in_st.st_ino == out_st.st_ino)
+			return true;
+	return false;
+}
+
 struct report *report_new(const struct report_config *cfg, char *err, size_t errlen)
 {
 	struct report *r = calloc(1, sizeof(*r));
@@ -28,9 +41,7 @@ struct report *report_new(const struct report_config *cfg, char *err, size_t err
 		return NULL;
 	}
 	r->cfg = *cfg;
-	struct stat in_st, out_st;
-	if (!cfg->live && cfg->capture && stat(cfg->capture, &in_st) == 0 && stat(cfg->path, &out_st) == 0 &&
-	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+	if (overwrites_capture(cfg)) {
 		snprintf(err, errlen, "%s: the report would overwrite the capture", cfg->path);
 		u64map_free(&r->index);
 		free(r);

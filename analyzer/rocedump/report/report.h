@@ -27,7 +27,8 @@ struct report;
 
 struct report_config {
 	const char *path;        /* the HTML file to write */
-	const char *capture;     /* the capture's name (a file, or the interface captured live) */
+	const char *const *captures;  /* the capture's names: every -r file in order, or the interface */
+	unsigned n_captures;
 	bool live;               /* capture is an interface: written when the capture stops */
 	unsigned plots;          /* queue pairs with plots (the most troubled first) */
 };

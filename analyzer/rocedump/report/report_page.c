@@ -30,10 +30,9 @@ static void put_json_text(FILE *out, const char *s, size_t n)
 	}
 }
 
-/* A JSON string. */
-static void put_str(FILE *out, const char *s)
+/* A JSON string's characters, without the quotes. */
+static void put_str_body(FILE *out, const char *s)
 {
-	fputc('"', out);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
@@ -43,6 +42,13 @@ static void put_str(FILE *out, const char *s)
 		else
 			fputc(c, out);
 	}
+}
+
+/* A JSON string. */
+static void put_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	put_str_body(out, s);
 	fputc('"', out);
 }
 
@@ -57,6 +63,16 @@ static void put_html(FILE *out, const char *s)
 		case '"': fputs("&quot;", out); break;
 		default: fputc(*s, out);
 		}
+	}
+}
+
+/* The capture's names, ", " between them, each written by put. */
+static void put_names(FILE *out, const struct report *r, void (*put)(FILE *, const char *))
+{
+	for (unsigned i = 0; i < r->cfg.n_captures; i++) {
+		if (i)
+			put(out, ", ");
+		put(out, r->cfg.captures[i]);
 	}
 }
 
@@ -310,8 +326,14 @@ static void put_report(FILE *out, const struct report *r, const struct report_se
 {
 	fputs("{\"tool\":\"rocedump\",\"version\":", out);
 	put_str(out, ROCEDUMP_VERSION);
-	fputs(",\"capture\":", out);
-	put_str(out, r->cfg.capture ? r->cfg.capture : "");
+	fputs(",\"capture\":\"", out);
+	put_names(out, r, put_str_body);
+	fputs("\",\"captures\":[", out);
+	for (unsigned i = 0; i < r->cfg.n_captures; i++) {
+		fputs(i ? "," : "", out);
+		put_str(out, r->cfg.captures[i]);
+	}
+	fputc(']', out);
 	int64_t t0 = r->have_ts ? r->first_ts : 0;
 	/* seconds since 1970 as a string: 19 digits of nanoseconds are past a double's precision */
 	lldiv_t q = lldiv(t0, 1000000000);
@@ -427,7 +449,7 @@ int report_page_write(struct report *r, const struct report_sel *sel, char *err,
 		size_t n = (size_t)(m2 - m - 2);
 		const char *name = m + 2;
 		if (n == 5 && memcmp(name, "TITLE", 5) == 0) {
-			put_html(out, r->cfg.capture ? r->cfg.capture : "");
+			put_names(out, r, put_html);
 		} else if (n == 5 && memcmp(name, "STYLE", 5) == 0) {
 			put_asset(out, uplot_min_css, uplot_min_css_len);
 			put_asset(out, report_css, report_css_len);
