@@ -151,7 +151,7 @@ const struct conf_test conf_tests[] = {
 	 "CA17-44", "A17.9.3", K_NOCNP},
 	{"F4", "8 CNPs to the DUT's QP amid its SEND of 64 packets or more -> its rate over the 32 packets after them more than 20 % below the rate over the 32 before",
 	 "Annex A17.9 reaction point: a requester that does RoCE congestion management lowers its rate on CNPs",
-	 NEED_CC | REQ, 0, false, test_f4, NULL, "A17.9", K_RATE},
+	 NEED_CC | REQ, 0, false, test_f4, "CA17-45", "A17.9", K_RATE},
 	{"G1", "PFC XOFF on the DUT's priority, on a direct link -> it stops sending until XON",
 	 "IEEE 802.1Qbb PFC (a direct link: a switch consumes PFC frames, a Linux bridge does not forward them)",
 	 NEED_PFC | REQ, 0, false, test_g1,
