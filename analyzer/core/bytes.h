@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct span {
 	const uint8_t *p;
@@ -49,6 +50,19 @@ static inline uint32_t ld_le32(const uint8_t *p)
 static inline uint64_t ld_be64(const uint8_t *p)
 {
 	return (uint64_t)ld_be32(p) << 32 | ld_be32(p + 4);
+}
+/* In the machine's byte order: for hashing and keys, where the order does not matter. */
+static inline uint32_t ld_ne32(const uint8_t *p)
+{
+	uint32_t w;
+	memcpy(&w, p, 4);
+	return w;
+}
+static inline uint64_t ld_ne64(const uint8_t *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
 }
 
 static inline uint8_t rd_u8(const struct span *s, uint32_t off)

@@ -14,25 +14,11 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 31);
 }
 
-static inline uint64_t ld64(const uint8_t *b)
-{
-	uint64_t w;
-	memcpy(&w, b, 8);
-	return w;
-}
-
-static inline uint32_t ld32(const uint8_t *b)
-{
-	uint32_t w;
-	memcpy(&w, b, 4);
-	return w;
-}
-
 /* n bytes (n < 8 after whole words) */
 static uint64_t mix_bytes(uint64_t h, const uint8_t *b, uint32_t n)
 {
 	for (; n >= 8; b += 8, n -= 8)
-		h = mix(h, ld64(b));
+		h = mix(h, ld_ne64(b));
 	uint64_t w = n;
 	for (; n; n--)
 		w = w << 8 | b[n - 1];
@@ -46,11 +32,11 @@ uint64_t copy_content_key(const struct roce_pkt *p, const uint8_t *frame)
 	const uint8_t *addr = frame + p->net.addr_off;
 	uint64_t h = ((uint64_t)p->net.ip_id << 48 | (uint64_t)p->udp.sport << 32 | p->roce_len) *
 		     UINT64_C(0xc2b2ae3d27d4eb4f);
-	h ^= ld64(addr) * UINT64_C(0x165667b19e3779f9);
+	h ^= ld_ne64(addr) * UINT64_C(0x165667b19e3779f9);
 	if (p->net.addr_len == 16)
-		h = mix(h, ld64(addr + 8) ^ ld64(addr + 16) * 3 ^ ld64(addr + 24) * 5);
+		h = mix(h, ld_ne64(addr + 8) ^ ld_ne64(addr + 16) * 3 ^ ld_ne64(addr + 24) * 5);
 	if ((uint32_t)p->bth_off + ROCE_BTH_LEN <= have)
-		h = mix(h, ld64(frame + p->bth_off) ^ (uint64_t)ld32(frame + p->bth_off + 8) << 17);
+		h = mix(h, ld_ne64(frame + p->bth_off) ^ (uint64_t)ld_ne32(frame + p->bth_off + 8) << 17);
 	else
 		h = mix(h, (uint64_t)p->h.bth.dqpn << 32 | p->h.bth.psn);
 	return h ? h : 1;
@@ -78,7 +64,7 @@ uint32_t copy_where(const struct roce_pkt *p, const uint8_t *frame)
 	if (p->n_vlan)  /* the innermost tag and how many: a frame seen on two VLANs differs here */
 		h ^= (uint64_t)p->vlan[p->n_vlan - 1].vid << 36 ^ (uint64_t)p->n_vlan << 60;
 	if (p->eth_off >= 0)  /* destination and source MAC, captured whenever the IP header is */
-		h ^= (ld64(frame + p->eth_off) ^ (uint64_t)ld32(frame + p->eth_off + 8) << 16) * 0x9e3779b97f4a7c15u;
+		h ^= (ld_ne64(frame + p->eth_off) ^ (uint64_t)ld_ne32(frame + p->eth_off + 8) << 16) * 0x9e3779b97f4a7c15u;
 	h = mix_wrap(h, p, frame);
 	return (uint32_t)(h ^ (h >> 32));
 }

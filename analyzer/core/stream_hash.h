@@ -9,33 +9,23 @@
 #define ROCE_STREAM_HASH_H
 
 #include <stdint.h>
-#include <string.h>
 
+#include "bytes.h"
 #include "u64map.h"
 
 /* stream_hint (roce_pkt) holds a stream's hash in its low 32 bits, with this bit set */
 #define HINT_HASH (UINT64_C(1) << 32)
-
-static inline uint64_t stream_hash_word(const uint8_t *b)
-{
-	uint64_t w;
-	memcpy(&w, b, 8);
-	return w;
-}
 
 /* len: 4 or 16; qpn: 24 bits */
 static inline uint32_t stream_hash_raw(const uint8_t *src, const uint8_t *dst, unsigned len, uint32_t qpn)
 {
 	uint64_t k;
 	if (len == 4) {  /* the two addresses are the key's 64 bits: no fold needed */
-		uint32_t s, d;
-		memcpy(&s, src, 4);
-		memcpy(&d, dst, 4);
-		k = (uint64_t)s << 32 | d;
+		k = (uint64_t)ld_ne32(src) << 32 | ld_ne32(dst);
 	} else {
-		k = stream_hash_word(src) * UINT64_C(0x9e3779b97f4a7c15) ^
-		    stream_hash_word(src + 8) * UINT64_C(0xc2b2ae3d27d4eb4f) ^
-		    stream_hash_word(dst) * UINT64_C(0x165667b19e3779f9) ^ stream_hash_word(dst + 8);
+		k = ld_ne64(src) * UINT64_C(0x9e3779b97f4a7c15) ^
+		    ld_ne64(src + 8) * UINT64_C(0xc2b2ae3d27d4eb4f) ^
+		    ld_ne64(dst) * UINT64_C(0x165667b19e3779f9) ^ ld_ne64(dst + 8);
 	}
 	return u64map_hash(k ^ (uint64_t)qpn * UINT64_C(0xff51afd7ed558ccd));
 }

@@ -23,14 +23,9 @@
 
 static inline uint64_t addr_key(const uint8_t *addr, unsigned len)
 {
-	if (len == 4) {
-		uint32_t v;
-		memcpy(&v, addr, 4);
-		return ADDR_KEY_V4 | v;
-	}
-	uint64_t lo, hi;
-	memcpy(&lo, addr, 8);
-	memcpy(&hi, addr + 8, 8);
+	if (len == 4)
+		return ADDR_KEY_V4 | ld_ne32(addr);
+	uint64_t lo = ld_ne64(addr), hi = ld_ne64(addr + 8);
 	hi *= UINT64_C(0x9e3779b97f4a7c15);
 	return ((lo ^ (hi >> 29 | hi << 35)) * UINT64_C(0xff51afd7ed558ccd)) | ADDR_KEY_V6;
 }
