@@ -97,7 +97,14 @@ for f in "$CAPS"/gen/*.pcap* "$CAPS"/rxe/*.pcap*; do
 	# the congestion analysis' events (cnp.*, pfc.*) depend on the frames' times to the
 	# microsecond, which a replay does not keep: those captures are checked offline
 	"$R" -q -r "$f" 2>/dev/null | grep -qE '^  (cnp|pfc)\.' && continue
-	[ "$snap" = 0 ] && CAPTURES+=("$f")
+	[ "$snap" = 0 ] || continue
+	# a pcapng of several interfaces written in batches: rocedump -r analyses it in time order,
+	# tcpreplay sends it in the file's order; both are given it put in time order (reordercap)
+	if [ "$(capinfos -I "$f" 2>/dev/null | grep -c '^Interface #')" -gt 1 ]; then
+		reordercap "$f" "$T/sorted-$(basename "$f")" >/dev/null || { not_ok "reordercap $f"; continue; }
+		f=$T/sorted-$(basename "$f")
+	fi
+	CAPTURES+=("$f")
 done
 
 echo "# ${#CAPTURES[@]} captures replayed"
