@@ -8,6 +8,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 
 DEFAULT_ROCE_PORT = 4791
 # RoCE payload dissectors that would take frames away from infiniband's own fields
@@ -176,29 +177,62 @@ def tshark_check_args(doc):
     return tool_check_args(doc, "tshark")
 
 
-def several_link_types(path):
-    """Whether path is a pcapng (little-endian) whose interfaces have several link types, which
-    libpcap, and so tcpdump, refuses to read."""
+def interface_link_types(path):
+    """The link types of a pcapng's (little-endian) interfaces, one per interface; [] for other
+    files."""
     with open(path, "rb") as fp:
         data = fp.read()
     if data[:4] != b"\x0a\x0d\x0d\x0a" or data[8:12] != b"\x4d\x3c\x2b\x1a":
-        return False
-    types, at = set(), 0
+        return []
+    types, at = [], 0
     while at + 12 <= len(data):
         btype, blen = struct.unpack_from("<II", data, at)
         if blen < 12:
             break
         if btype == 1 and at + 10 <= len(data):
-            types.add(struct.unpack_from("<H", data, at + 8)[0])
+            types.append(struct.unpack_from("<H", data, at + 8)[0])
         at += blen
-    return len(types) > 1
+    return types
+
+
+def several_link_types(path):
+    """Whether path is a pcapng whose interfaces have several link types, which libpcap, and so
+    tcpdump, refuses to read."""
+    return len(set(interface_link_types(path))) > 1
+
+
+def time_ordered(files):
+    """files with each pcapng of several interfaces replaced by a copy put in time order
+    (reordercap, in a temporary directory removed at exit): rocedump analyses such a file in time
+    order, a tool reading it in the file's order (tcpdump) prints it in the file's order. Without
+    reordercap those files are left out."""
+    out, tmp = [], None
+    for i, f in enumerate(files):
+        if len(interface_link_types(f)) < 2:
+            out.append(f)
+            continue
+        if not shutil.which("reordercap"):
+            continue
+        if tmp is None:
+            tmp = tempfile.TemporaryDirectory(prefix="xcommon-")
+            time_ordered.keep.append(tmp)
+        sub = os.path.join(tmp.name, str(i))
+        os.mkdir(sub)
+        copy = os.path.join(sub, os.path.basename(f))
+        subprocess.run(["reordercap", f, copy], stdout=subprocess.DEVNULL, check=True)
+        out.append(copy)
+    return out
+
+
+time_ordered.keep = []
 
 
 def tcpdump_check_args(doc):
-    """tool_check_args() for tcpdump, without the captures it cannot read (several_link_types)."""
+    """tool_check_args() for tcpdump, without the captures it cannot read (several_link_types),
+    and each file of several interfaces in time order (time_ordered)."""
     args, files, status = tool_check_args(doc, "tcpdump")
     if files:
-        files = [f for f in files if not several_link_types(f)]
+        files = time_ordered([f for f in files if not several_link_types(f)])
     return args, files, status
 
 
