@@ -74,7 +74,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import (DEFAULT_ROCE_PORT, captures_or_status, port_args, roce_ports,  # noqa: E402
+from xcommon import (DEFAULT_ROCE_PORT, captures_or_status, port_args, roce_ports, time_ordered,  # noqa: E402
                      rocedump_json, tshark_fields, tshark_wrong_opcode)
 
 
@@ -811,6 +811,7 @@ def main():
     files, status = captures_or_status(a.captures)
     if files is None:
         return 1 if st_fail and status == 77 else status
+    files = time_ordered(files)  # the truth in the order rocedump analyses: time order
     if not a.truth_only and not a.selftest and not rocedump_knows_events(a.rocedump):
         print("SKIP: %s --list-events lacks some of %s (no transport analyzer)"
               % (a.rocedump, " ".join(EVENTS)))

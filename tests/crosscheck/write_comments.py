@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from xcommon import run_checks, tshark_check_args, tshark_prefix
+from xcommon import run_checks, time_ordered, tshark_check_args, tshark_prefix
 
 
 def run(cmd, stdin=None):
@@ -84,6 +84,9 @@ def main():
     args, files, status = tshark_check_args(__doc__)
     if status is not None:
         return status
+    # -w writes a file of several interfaces in the order analysed, time order: its frames are
+    # numbered anew, so the comparison reads such a file already in time order
+    files = time_ordered(files)
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)  # tshark runs as another user when we are root
 

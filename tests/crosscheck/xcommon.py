@@ -215,6 +215,7 @@ def time_ordered(files):
             continue
         if tmp is None:
             tmp = tempfile.TemporaryDirectory(prefix="xcommon-")
+            os.chmod(tmp.name, 0o755)  # tshark runs as another user when we are root
             time_ordered.keep.append(tmp)
         sub = os.path.join(tmp.name, str(i))
         os.mkdir(sub)
