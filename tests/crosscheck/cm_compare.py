@@ -44,7 +44,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xcommon import captures_or_status, rocedump_json, several_link_types, tshark_fields  # noqa: E402
+from xcommon import captures_or_status, rocedump_json, several_link_types, time_ordered, tshark_fields  # noqa: E402
 
 MAD_FIELDS = [
     "infiniband.mad.baseversion", "infiniband.mad.mgmtclass", "infiniband.mad.classversion",
@@ -400,6 +400,7 @@ def main():
         return status
     if not a.rocedump:  # mad_dump reads through libpcap, which refuses several link types in a file
         files = [f for f in files if not several_link_types(f)]
+    files = time_ordered(files)  # rocedump's lines come in time order, tshark's in the file's
 
     total = Result()
     st_checked, st_fail = 0, []
