@@ -753,7 +753,7 @@ static void register_fields(void)
 	hf[n++] = (hf_register_info){&hf_paused_by, {"Paused by", "roce.analysis.paused_by", FT_STRING, BASE_NONE,
 		NULL, 0, "What paused the priority: pfc, or pause (a legacy PAUSE)", HFILL}};
 	hf[n++] = (hf_register_info){&hf_path_from, {"Lost after point", "roce.analysis.path_from", FT_UINT16,
-		BASE_DEC, NULL, 0, "path.lost: the capture point of the hop that last saw the original "
+		BASE_DEC, NULL, 0, "path.lost: the capture point of the hop that last saw the lost sending "
 		"(rocedump's path table numbers)", HFILL}};
 	hf[n++] = (hf_register_info){&hf_path_to, {"Lost before point", "roce.analysis.path_to", FT_UINT16,
 		BASE_DEC, NULL, 0, "path.lost: the next point on the stream's path, which never saw it", HFILL}};

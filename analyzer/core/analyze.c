@@ -58,14 +58,23 @@ static void find_ref(struct frame_ctx *f, enum roce_event e, uint32_t expected, 
 		x->ref_frame = ref;
 }
 
-/* path.lost on a resend whose original (frame first) a hop between two capture points lost
- * (path.h). */
-static void path_lost_finding(struct frame_ctx *f, uint64_t first)
+/* The frame of the latest sending of stream s's PSN psn before this frame: its latest resend the
+ * path log holds, else first (its first sending). */
+static uint64_t latest_sending(const struct roce_analyzer *a, const struct stream *s, uint32_t psn, uint64_t first,
+			       uint64_t now)
+{
+	uint32_t low;
+	return path_latest_resend(a->path, a->ids[s - a->s].id, psn, &low) ? frame_back(now, low) : first;
+}
+
+/* path.lost on a resend (resend) or a NAK of PSN psn whose original (frame first) a hop between two
+ * capture points lost (path.h). */
+static void path_lost_finding(struct frame_ctx *f, uint64_t first, uint32_t psn, bool resend)
 {
 	uint32_t from, to;
-	if (!path_lost_hop(f->a->copies, f->a->path, (uint32_t)first, &from, &to))
+	if (!path_lost_hop(f->a->copies, f->a->path, (uint32_t)first, resend, &from, &to))
 		return;
-	struct roce_finding *x = find(f, ROCE_EV_PATH_LOST, true, f->p->h.bth.psn, f->p->h.bth.psn, -1);
+	struct roce_finding *x = find(f, ROCE_EV_PATH_LOST, true, psn, psn, -1);
 	if (x) {
 		x->ref_frame = first;
 		x->path_from = (uint16_t)from;
@@ -747,7 +756,9 @@ static void on_request(struct roce_analyzer *a, struct stream *s, struct req_blo
 			original_send(a, s, rq, psn, f, &first);
 		find_ref(f, ROCE_EV_PSN_RETRANSMIT, rq->next_psn, psn, -1, first);
 		if (a->path && first)
-			path_lost_finding(f, first);
+			path_lost_finding(f, latest_sending(a, s, psn, first, f->frame), psn, true);
+		if (a->path)
+			path_note_resend(a->path, a->ids[s - a->s].id, psn, f->frame);
 		l->retransmits++;
 	} else if (!(s->flags & F_RESEND) && !start) {
 		find(f, ROCE_EV_PSN_OUT_OF_ORDER, true, rq->next_psn, psn, -1);
@@ -1043,6 +1054,9 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 			arm_restart(a, q, psn, f, 0);
 			if (q && seen_before(qb, psn) && (l = loss_need(a, q)))
 				lost_after(l, psn);  /* seen here, not at the responder */
+			uint64_t first;  /* the hop that lost what it reports */
+			if (a->path && q && seen_before(qb, psn) && original_send(a, q, qb, psn, f, &first) >= 0)
+				path_lost_finding(f, latest_sending(a, q, psn, first, f->frame), psn, false);
 		}
 		break;
 	}

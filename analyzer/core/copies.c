@@ -78,7 +78,7 @@ uint64_t copy_point(const struct roce_pkt *p, const uint8_t *frame)
 
 int sightings_init(struct sightings *t, int64_t window_ns)
 {
-	*t = (struct sightings){.mask = COPY_SIGHTINGS_MIN - 1, .window_ns = window_ns};
+	*t = (struct sightings){.mask = COPY_SIGHTINGS_MIN - 1, .window_ns = window_ns, .raw_newest = INT64_MIN};
 	t->ring = calloc(COPY_SIGHTINGS_MIN, sizeof(*t->ring));
 	t->bucket = malloc(COPY_SIGHTINGS_MIN * sizeof(*t->bucket));
 	if (!t->ring || !t->bucket) {
@@ -117,6 +117,10 @@ uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
 	}
 	if (ts - t->points[i].offset > t->points[i].newest)
 		t->points[i].newest = ts - t->points[i].offset;
+	if (ts > t->raw_newest)
+		t->raw_newest = ts;
+	else if (t->raw_newest - ts > t->raw_back)
+		t->raw_back = t->raw_newest - ts;
 	return i;
 }
 

@@ -49,6 +49,9 @@ struct sightings {
 	uint32_t mask;            /* ring and buckets: mask + 1 each */
 	uint32_t head, tail;      /* sequence numbers: the oldest entry, the next one */
 	uint32_t n_points, last_point;
+	/* the frames' own time stamps: the newest, and the farthest one came back behind it (a
+	 * capture in time order: 0; every point's frames up to newest - back are then all in) */
+	int64_t raw_newest, raw_back;
 	int64_t window_ns;
 	uint64_t unchecked;       /* entries forgotten for room while a copy could still come */
 	uint32_t last_frame;      /* the frame of the entry added last */

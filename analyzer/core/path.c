@@ -195,6 +195,9 @@ void path_fold(void *user, const struct sightings *t, const struct sight_entry *
 		st->points[x->point].packets++;
 	}
 	pattern_add(st, s, mask);
+	if (mask != (uint8_t)((1u << s->n_slots) - 1))  /* a point of its stream missed it */
+		st->missed[st->n_missed++ % PATH_MISSED_LOG] =
+			(struct path_missed){.frame = e->s[0].frame, .stream = e->stream, .mask = mask};
 	if (!(mask & (mask - 1)))  /* one point */
 		return;
 	for (uint8_t i = 0; i < s->n_slots; i++)
@@ -753,11 +756,15 @@ static unsigned seen_order(const struct sight_entry *x, uint32_t *pts)
 	return n;
 }
 
-/* The time up to which point i's frames are all in: its newest, or a later one of a point of the
- * same capture interface (one interface receives its mirror sessions in time order). */
+/* The time up to which point i's frames are all in: its newest, a later one of a point of the
+ * same capture interface (one interface receives its mirror sessions in time order), or the
+ * capture's newest time stamp less the farthest any frame came back behind it (a capture in time
+ * order across its points, as rocedump reads it, or as reordercap writes it). */
 static int64_t reached(const struct sightings *t, const struct path_state *st, uint32_t i)
 {
 	int64_t r = t->points[i].newest;
+	if (t->raw_newest != INT64_MIN && t->raw_newest - t->raw_back - t->points[i].offset > r)
+		r = t->raw_newest - t->raw_back - t->points[i].offset;
 	const struct roce_path_point *p = &st->points[i];
 	for (uint32_t j = 0; j < t->n_points && j < st->n_points; j++)
 		if (st->points[j].capture_if == p->capture_if && st->points[j].sll_ifindex == p->sll_ifindex &&
@@ -795,11 +802,69 @@ static bool window_over(const struct sightings *t, const struct path_state *st, 
 	return seen != INT64_MAX && reached(t, st, to) - seen >= t->window_ns;
 }
 
-bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint32_t frame, uint32_t *from,
-		   uint32_t *to)
+void path_note_resend(struct path_state *st, uint32_t stream, uint32_t psn, uint64_t frame)
 {
+	st->sent[st->n_sent++ % PATH_SENT_LOG] = (struct path_sent){stream, psn, (uint32_t)frame};
+}
+
+bool path_latest_resend(const struct path_state *st, uint32_t stream, uint32_t psn, uint32_t *frame)
+{
+	uint32_t n = st->n_sent < PATH_SENT_LOG ? st->n_sent : PATH_SENT_LOG;
+	for (uint32_t k = 1; k <= n; k++) {
+		const struct path_sent *x = &st->sent[(st->n_sent - k) % PATH_SENT_LOG];
+		if (x->stream == stream && x->psn == psn) {
+			*frame = x->frame;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* path_lost_hop for a packet the table has forgotten: from the log of packets a point missed and
+ * its stream's path as folded so far (the table forgot it: every point is a copy window past it). */
+static bool lost_hop_folded(const struct path_state *st, uint32_t frame, int resend_point, uint32_t *from,
+			    uint32_t *to)
+{
+	uint32_t n = st->n_missed < PATH_MISSED_LOG ? st->n_missed : PATH_MISSED_LOG;
+	const struct path_missed *m = NULL;
+	for (uint32_t k = 1; k <= n && !m; k++) {
+		const struct path_missed *x = &st->missed[(st->n_missed - k) % PATH_MISSED_LOG];
+		if (x->frame == frame)
+			m = x;
+	}
+	uint32_t k;
+	if (!m || !u64map_get(&st->index, m->stream, &k))
+		return false;
+	const struct path_stream *s = &st->s[k];
+	uint8_t path[ROCE_PATH_POINTS];
+	unsigned np = stream_path(s, path), last = np;
+	for (unsigned i = 0; i < np; i++)
+		if (m->mask >> path[i] & 1)
+			last = i;
+	if (last + 1 >= np)
+		return false;
+	for (unsigned i = 0; i < last; i++)  /* a point before it missed it: its mirror, not this hop */
+		if (!(m->mask >> path[i] & 1))
+			return false;
+	bool here = resend_point < 0;  /* the resend seen where the original was */
+	for (unsigned i = 0; i < s->n_slots; i++)
+		here |= (m->mask >> i & 1) && s->point[i] == (uint32_t)resend_point;
+	if (!here)
+		return false;
+	*from = s->point[path[last]];
+	*to = s->point[path[last + 1]];
+	return true;
+}
+
+bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint32_t frame, bool resend,
+		   uint32_t *from, uint32_t *to)
+{
+	if (t->n_points < 2)
+		return false;
 	const struct sight_entry *e = sightings_of_frame(t, frame);
-	if (!e || !e->stream || t->n_points < 2)
+	if (!e)
+		return lost_hop_folded(st, frame, resend ? (int)t->last_point : -1, from, to);
+	if (!e->stream)
 		return false;
 	uint32_t q = (uint32_t)(e - t->ring), at = t->head + ((q - t->head) & t->mask);
 	uint32_t path[ROCE_PATH_POINTS], mine[ROCE_PATH_POINTS], np = 0;
@@ -816,7 +881,7 @@ bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint3
 		}
 	}
 	unsigned nm = seen_order(e, mine), last = np;  /* last: the last point of the path it was seen at */
-	bool here = false;  /* the resend (the frame the table saw last) seen where the original was */
+	bool here = !resend;  /* the resend (the frame the table saw last) seen where the original was */
 	for (unsigned k = 0; k < nm; k++)
 		here |= mine[k] == t->last_point;
 	if (!here)

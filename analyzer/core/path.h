@@ -40,6 +40,21 @@ struct path_stream {
 	struct path_pattern *pat;
 };
 
+/* A packet some point of its stream's missed, as the table forgot it: for the resend or NAK that
+ * may answer it after that (path_lost_hop). */
+#define PATH_MISSED_LOG 4096u
+struct path_missed {
+	uint32_t frame;           /* its first sighting's frame (low 32 bits) */
+	uint32_t stream;          /* its stream's id */
+	uint8_t mask;             /* the stream's slots that saw it */
+};
+
+/* The latest resends (the frame of each): a NAK or a resend answers the latest sending of its PSN. */
+#define PATH_SENT_LOG 1024u
+struct path_sent {
+	uint32_t stream, psn, frame;
+};
+
 struct path_state {
 	struct u64map index;      /* stream id -> its entry in s */
 	struct path_stream *s;
@@ -49,6 +64,9 @@ struct path_state {
 	roce_path_offset_fn offset_fn;  /* the points' offsets taken off before matching; NULL: none */
 	void *offset_user;
 	uint64_t rng;             /* the samples' choice, past ROCE_PATH_SAMPLES */
+	uint32_t n_missed, n_sent;          /* rings: entries made so far */
+	struct path_missed missed[PATH_MISSED_LOG];
+	struct path_sent sent[PATH_SENT_LOG];
 	bool oom;
 	bool finished;
 	bool snapshot;            /* result holds path_snapshot's figures (finished: path_finish's) */
@@ -71,13 +89,19 @@ uint32_t path_wide_offsets(const struct path_state *st, uint32_t n, int64_t *off
 /* The hop that lost the packet first sighted in frame `frame` (its low 32 bits), from the table
  * while it still holds it: the last point on its stream's path that saw it (*from) and the next
  * (*to), the path as the neighbouring packets of its stream that were seen at the most points saw
- * it. false: seen at all of them, lost only by a mirror (seen past the gap), not known, or the
- * frame the table saw last (the resend) is from a point that did not see the original (then it
- * may be the original itself, come later than the copy window), or the next point may still see
- * it (the capture there is not yet a copy window past the original's sighting at *from: a resend
- * that outran a slow hop's original). */
-bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint32_t frame, uint32_t *from,
-		   uint32_t *to);
+ * it. Asked on a resend (resend) or on the NAK that reports the packet missing. false: seen at all
+ * of them, lost only by a mirror (seen past the gap), not known, or, on a resend, the frame the
+ * table saw last (the resend) is from a point that did not see the original (then it may be the
+ * original itself, come later than the copy window), or the next point may still see it (the
+ * capture there is not yet a copy window past the original's sighting at *from, and no later
+ * packet of the stream got there: a resend that outran a slow hop's original). */
+bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint32_t frame, bool resend,
+		   uint32_t *from, uint32_t *to);
+/* Stream `stream` resent PSN psn in frame `frame` (its first sighting). */
+void path_note_resend(struct path_state *st, uint32_t stream, uint32_t psn, uint64_t frame);
+/* The frame of the latest resend of PSN psn on stream `stream` still logged (low 32 bits), or
+ * false: then its latest sending is its first. */
+bool path_latest_resend(const struct path_state *st, uint32_t stream, uint32_t psn, uint32_t *frame);
 /* The results (roce/path.h's roce_analyzer_path); NULL before path_finish. */
 const struct roce_path *path_result(const struct path_state *st);
 int path_finish(struct path_state *st, struct sightings *t, const int64_t *offset_ns, const bool *has_offset);

@@ -204,22 +204,50 @@ def check_sessions(name, summary, path, truth):
         "%s: the path's points are the %d sessions %s" % (name, len(truth["points"]), truth["points"]), points)
 
 
+# captures whose hop dropped requests only, each answered in the capture by a NAK or a resend:
+# every drop there is one path.lost original (hop "from>to" by the truth's point names)
+EVERY_DROP_NAMED = {"bridges_write_bw_loss": ("brB", "brA")}
+
+
 def check_path_lost(rocedump, name, cap, opts, path, truth):
-    """path.lost names a hop only as often as nft dropped there (each names a dropped original; a
-    resend that outran its slow original, or a loss before every point, is no loss on a hop)."""
-    out = subprocess.run([rocedump, "-r", cap] + list(opts), capture_output=True, text=True, check=True).stdout
+    """path.lost (on a resend or on the NAK that reports the packet missing) names the hop that lost
+    the latest sending it answers (ref_frame): rocedump's own sightings of it (the frames whose path
+    first_frame is it) include the hop's first point and not its second; the distinct sendings named
+    per hop are at most nft's drops there (a resend that outran its slow original, or a loss before
+    every point, is no loss on a hop), all of them where EVERY_DROP_NAMED says so."""
+    out = subprocess.run([rocedump, "-r", cap, "-T", "json"] + list(opts), capture_output=True, text=True,
+                         check=True).stdout
+    frames = [json.loads(l) for l in out.splitlines() if l.startswith('{"frame"')]
+    seen = {}
+    for f in frames:
+        p = f.get("path")
+        if p:
+            seen.setdefault(p.get("first_frame", f["frame"]), set()).add(p["point"])
     points = path.get("points", [])
-    got = {}
-    for line in out.splitlines():
-        if "path.lost(" in line:
-            a, b = line.split("lost between point ")[1].split(")")[0].split(" and point ")
-            got[(int(a), int(b))] = got.get((int(a), int(b)), 0) + 1
-    for (a, b), k in sorted(got.items()):
+    named, wrong = {}, []
+    for f in frames:
+        for x in f.get("findings", []):
+            if x["event"] != "path.lost":
+                continue
+            a, b, r = x["path_from"], x["path_to"], x.get("ref_frame")
+            if a not in seen.get(r, ()) or b in seen.get(r, ()):
+                wrong.append((f["frame"], r, a, b, sorted(seen.get(r, ()))))
+            named.setdefault((a, b), set()).add(r)
+    tap(not wrong, "%s%s: each path.lost's sending (ref_frame) was seen at the hop's first point, not its second"
+        % (name, " (" + " ".join(opts) + ")" if opts else ""), wrong[:5])
+    for (a, b), refs in sorted(named.items()):
         pa, pb = point_name(points, a), point_name(points, b)
         drops = sum(v for (f, t, _), v in between(truth).items() if f in pa and t in pb)
-        tap(k <= drops, "%s%s: path.lost on hop %s>%s %d times, nft dropped %d there"
-            % (name, " (" + " ".join(opts) + ")" if opts else "", pa, pb, k, drops))
-    if not got:
+        tap(len(refs) <= drops, "%s%s: path.lost names %d sendings lost on hop %s>%s, nft dropped %d there"
+            % (name, " (" + " ".join(opts) + ")" if opts else "", len(refs), pa, pb, drops))
+    if name in EVERY_DROP_NAMED:
+        fa, fb = EVERY_DROP_NAMED[name]
+        got = sum(len(refs) for (a, b), refs in named.items()
+                  if fa in point_name(points, a) and fb in point_name(points, b))
+        drops = sum(v for (f, t, _), v in between(truth).items() if f == fa and t == fb)
+        tap(got == drops, "%s: every request dropped on %s>%s is named by path.lost: %d of %d"
+            % (name, fa, fb, got, drops))
+    if not named:
         tap(True, name + ": no path.lost")
 
 
