@@ -95,12 +95,13 @@ echo "# lmin received $n_in frames, lmout sent $n_out, nft dropped $dropped betw
 	{ echo "Bail out! the bridge did not forward as set up: $n_in in, $n_out out, $dropped dropped"; exit 1; }
 total=$((n_in + n_out))
 for name in q j e; do
-	pid=${pids[$name]}
+	pid=${pids[$name]} t0=$(date +%s.%N)
 	for _ in $(seq 100); do
 		kill -USR1 "$pid"
 		sleep 0.05
 		[ "$(counted $name)" = "$total" ] && break
 	done
+	echo "# $name: $(counted $name) of $total frames counted $(echo "$(date +%s.%N) - $t0" | bc) s after the replay"
 	kill -INT "$pid"
 	wait "$pid"
 	echo $? >"$T/$name.rc"
