@@ -16,7 +16,9 @@
 #   - -w of that run: a pcapng with an interface description block per interface, named, each
 #     interface's frames, and a statistics block per interface;
 #   - -T json: every frame's link.interface names its point, in time order;
-#   - -e: every line says its interface; -J lists each interface's time stamp types.
+#   - -e: every line says its interface; -J lists each interface's time stamp types;
+#   - --export (to a stand-in server, fake-clickhouse.py): the captures row's source names both
+#     interfaces, each frame's point is its interface.
 #   test-live-multi.sh ROCEDUMP CAPTURES_DIR
 set -u
 R=$1 CAPS=$2
@@ -82,6 +84,11 @@ capture() {
 counted() { sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$T/$1.err" | tail -1; }
 frames() { "$R" -r "$CAPS/rxe/send_bw.pcap" -q | sed -n 's/^\([0-9]*\) frames.*/\1/p'; }
 
+# the stand-in ClickHouse server of --export, keeping what it is sent ($T/ck.bodies)
+ina python3 "$HERE/fake-clickhouse.py" ok "$T/ck.port" "$T/ck.bodies" &
+for _ in $(seq 100); do [ -s "$T/ck.port" ] && break; sleep 0.05; done
+read -r ckport ckpid <"$T/ck.port" && spids+=("$ckpid") || { echo "Bail out! the stand-in server did not start"; exit 1; }
+capture x -q --export "http://127.0.0.1:$ckport/db" --export-all-frames || { echo "Bail out! $(cat "$T/x.err")"; exit 1; }
 capture q -q -T json -w "$T/two.pcapng" --metrics-file "$T/m.prom" &&
 	capture j -T json --immediate-mode && capture e -e --immediate-mode ||
 	{ echo "Bail out! the captures did not start: $(cat "$T"/*.err)"; exit 1; }
@@ -97,7 +104,7 @@ echo "# lmin received $n_in RoCE frames, lmsink $n_out, nft dropped $dropped bet
 [ "$n_in" = "$(frames)" ] ||
 	{ echo "Bail out! the bridge did not forward as set up: $n_in in (of $(frames) sent), $n_out out, $dropped dropped"; exit 1; }
 total=$((n_in + n_out))
-for name in q j e; do
+for name in q j e x; do
 	pid=${pids[$name]} t0=$(date +%s.%N)
 	for _ in $(seq 100); do
 		kill -USR1 "$pid"
@@ -194,7 +201,14 @@ PY
 	ok "-e: $n_in lines 'if 0 (lmin)', $n_out 'if 1 (lmsink)'" ||
 	not_ok "-e: every line says its interface" "$(head -3 "$T/e.out")"
 
-# 5. -J: each interface's time stamp types.
+# 5. --export: the captures row's source names both interfaces, the frames' point their own.
+grep -q '"source":"lmin,lmsink"' "$T/ck.bodies" && grep -q '"point":"lmin"' "$T/ck.bodies" &&
+	grep -q '"point":"lmsink"' "$T/ck.bodies" && [ "$(cat "$T/x.rc")" = 0 ] &&
+	ok "--export: the captures row's source \"lmin,lmsink\", each frame's point its interface" ||
+	not_ok "--export: the captures row's source names both interfaces, each frame's point its own" \
+		"exit $(cat "$T/x.rc")" "$(grep -a -m3 'source\|point' "$T/ck.bodies" | cut -c1-300)" "$(tail -3 "$T/x.err")"
+
+# 6. -J: each interface's time stamp types.
 out=$(ina "$R" -J -i lmin -i lmsink 2>&1)
 grep -q '^Time stamp types\? for lmin' <<<"$out" && grep -q '^Time stamp types\? for lmsink' <<<"$out" &&
 	ok "-J -i lmin -i lmsink: each one's time stamp types" || not_ok "-J: each one's time stamp types" "$out"
