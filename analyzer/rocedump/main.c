@@ -69,6 +69,7 @@ struct sink_ctx {
 	struct exporter *exp;      /* --export */
 	struct export_counts exp_final; /* its counts at its end */
 	int64_t first_ns, last_ns; /* the first and last frames' times (--export's captures row) */
+	char devices[LIVE_DEVICES_MAX * 17];  /* the -i interfaces, comma-separated (--export's source) */
 	int error;                 /* a -w or --metrics-file failure: EXIT_USAGE */
 	char err[INPUT_ERRLEN];
 };
@@ -80,16 +81,28 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* tcpdump's count lines, on standard error. */
+/* tcpdump's count lines for in's counts, each ending in suffix, on standard error. */
+static void put_counts(const struct input *in, const char *suffix)
+{
+	fprintf(stderr, "%" PRIu64 " packet%s received by filter%s\n", in->recv, in->recv == 1 ? "" : "s", suffix);
+	fprintf(stderr, "%" PRIu64 " packet%s dropped by kernel%s\n", in->drop, in->drop == 1 ? "" : "s", suffix);
+	if (in->ifdrop)
+		fprintf(stderr, "%" PRIu64 " packet%s dropped by interface%s\n", in->ifdrop, in->ifdrop == 1 ? "" : "s",
+			suffix);
+}
+
+/* tcpdump's count lines, on standard error; several interfaces: their totals, then each one's. */
 static void print_counts(struct sink_ctx *sc)
 {
 	struct input *in = sc->in;
 	input_update_stats(in);
 	fprintf(stderr, "%" PRIu64 " packet%s captured\n", sc->n, sc->n == 1 ? "" : "s");
-	fprintf(stderr, "%" PRIu64 " packet%s received by filter\n", in->recv, in->recv == 1 ? "" : "s");
-	fprintf(stderr, "%" PRIu64 " packet%s dropped by kernel\n", in->drop, in->drop == 1 ? "" : "s");
-	if (in->ifdrop)
-		fprintf(stderr, "%" PRIu64 " packet%s dropped by interface\n", in->ifdrop, in->ifdrop == 1 ? "" : "s");
+	put_counts(in, "");
+	for (unsigned i = 0; in->merge && input_part(in, i); i++) {
+		char suffix[64];
+		snprintf(suffix, sizeof(suffix), " on %s", input_part(in, i)->name);
+		put_counts(input_part(in, i), suffix);
+	}
 	fflush(stderr);
 }
 
@@ -247,22 +260,40 @@ static bool sink_peek(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	return roce_analyze_prefetch(sc->an, pkt, f->data);
 }
 
-/* The live capture's counts for the statistics block at the end of each -w file. */
+_Static_assert(LIVE_DEVICES_MAX <= ROTATE_IFACES_MAX, "a -w file's statistics cover every -i");
+
+/* The live capture's counts for the statistics blocks at the end of each -w file: one interface's,
+ * or each one's of several (their global interfaces, merge.c). */
 static struct rotate_counts live_counts(void *ctx)
 {
 	struct input *in = ctx;
+	struct rotate_counts c = {0};
 	if (!in->live)
-		return (struct rotate_counts){0};
+		return c;
 	input_update_stats(in);
-	return (struct rotate_counts){.valid = true, .recv = in->recv, .os_drop = in->drop, .if_drop = in->ifdrop};
+	c.valid = true;
+	if (!in->merge) {
+		c.n = 1;
+		c.iface[0] = (struct rotate_iface){.recv = in->recv, .os_drop = in->drop, .if_drop = in->ifdrop};
+		return c;
+	}
+	const struct capstats *cs = input_capstats(in);
+	for (uint32_t k = 0; k < cs->n_ifaces && c.n < ROTATE_IFACES_MAX; k++) {
+		const struct capstats_iface *x = &cs->iface[k];
+		uint32_t key = capstats_iface_key(0, x->if_id);
+		c.iface[c.n++] = (struct rotate_iface){.key = key, .desc = capstats_iface_desc(cs, key), .recv = x->recv,
+						       .os_drop = x->os_drop, .if_drop = x->if_drop};
+	}
+	return c;
 }
 
-/* -D, -J: list and exit. */
+/* -D, -J (each -i's types): list and exit. */
 static int list_and_exit(const struct options *o)
 {
 	char err[INPUT_ERRLEN];
-	int rc = o->list_devices ? live_list_devices(stdout, err, sizeof(err))
-				 : live_list_tstamp_types(o->live.device, stdout, err, sizeof(err));
+	int rc = o->list_devices ? live_list_devices(stdout, err, sizeof(err)) : 0;
+	for (unsigned i = 0; !o->list_devices && rc == 0 && i < o->n_devices; i++)
+		rc = live_list_tstamp_types(o->devices[i], stdout, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "rocedump: %s\n", err);
 		return EXIT_USAGE;
@@ -274,7 +305,8 @@ static int list_and_exit(const struct options *o)
 static int open_input(struct options *o, struct input *in, struct metrics_server **metrics)
 {
 	char err[INPUT_ERRLEN];
-	int rc = o->live.device	      ? input_open_live(in, &o->live, o->filter, err, sizeof(err))
+	int rc = o->n_devices > 1     ? input_open_lives(in, &o->live, o->devices, o->n_devices, o->filter, err, sizeof(err))
+		 : o->live.device     ? input_open_live(in, &o->live, o->filter, err, sizeof(err))
 		 : o->n_read_files > 1 ? input_open_files(in, o->read_files, o->n_read_files, o->filter, err, sizeof(err))
 				       : input_open_file(in, o->read_file, o->filter, err, sizeof(err));
 	if (rc < 0) {
@@ -312,7 +344,7 @@ static int start_export(const struct options *o, struct input *in, struct roce_a
 	struct export_config cfg = {.url = o->export_url, .password_file = o->export_password_file,
 				    .box = o->export_host, .spool_dir = o->export_spool, .spool_max = o->export_spool_max,
 				    .all_frames = o->export_all_frames, .live = in->live,
-				    .source = in->live ? o->live.device : o->read_file,
+				    .source = in->live ? sc->devices : o->read_file,
 				    .point = in->live ? o->live.device : ""};
 	if (!(sc->exp = export_start(&cfg, err, sizeof(err)))) {
 		fprintf(stderr, "rocedump: %s\n", err);
@@ -422,8 +454,8 @@ int main(int argc, char **argv)
 	}
 	if (o.report_file) {
 		struct report_config rcfg = {.path = o.report_file,
-					     .captures = in.live ? &o.live.device : o.read_files,
-					     .n_captures = in.live ? 1 : o.n_read_files,
+					     .captures = in.live ? o.devices : o.read_files,
+					     .n_captures = in.live ? o.n_devices : o.n_read_files,
 					     .live = in.live,
 					     .plots = o.report_plots};
 		if (!(sc.rep = report_new(&rcfg, err, sizeof(err)))) {
@@ -432,6 +464,9 @@ int main(int argc, char **argv)
 		}
 		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
 	}
+	for (unsigned i = 0; i < o.n_devices; i++)  /* names of at most IFNAMSIZ - 1 = 15 bytes */
+		snprintf(sc.devices + strlen(sc.devices), sizeof(sc.devices) - strlen(sc.devices), "%s%s", i ? "," : "",
+			 o.devices[i]);
 	if (start_export(&o, &in, an, &sc))
 		return give_up(&sc, &o);
 	progress_init(&sc.progress, !in.live && (o.quiet || o.write_file), in.size);
@@ -457,9 +492,11 @@ int main(int argc, char **argv)
 	offsets = (struct path_offsets){.cs = input_capstats(&in), .o = &o, .wide = &wide};
 	path_out_offsets(an, &offsets);
 
-	if (in.live)
-		fprintf(stderr, "rocedump: listening on %s, link-type %s, snapshot length %d bytes\n", in.name,
-			pcap_datalink_val_to_name(pcap_datalink(in.pcap)), pcap_snapshot(in.pcap));
+	for (unsigned i = 0; in.live && input_part(&in, i); i++) {
+		const struct input *x = input_part(&in, i);
+		fprintf(stderr, "rocedump: listening on %s, link-type %s, snapshot length %d bytes\n", x->name,
+			pcap_datalink_val_to_name(pcap_datalink(x->pcap)), pcap_snapshot(x->pcap));
+	}
 	sb_reset(&line);
 	line.spill = stdout;  /* a record longer than the builder (many findings) goes out in parts */
 	periodic(&sc);

@@ -32,9 +32,10 @@ static void usage(FILE *f)
 		"  -r FILE            read a pcap or pcapng file (\"-\" for standard input); given up to\n"
 		"                     %d times, the files' frames merged in time order (as mergecap)\n"
 		"  -i INTERFACE       capture live on INTERFACE (\"any\": all of them); needs root or\n"
-		"                     CAP_NET_RAW (setcap cap_net_raw+ep rocedump)\n"
+		"                     CAP_NET_RAW (setcap cap_net_raw+ep rocedump); given up to %d times,\n"
+		"                     each interface a capture point, their frames merged in time order\n"
 		"  -D                 list the interfaces to capture on\n"
-		"  -J                 list the time stamp types of -i INTERFACE\n"
+		"  -J                 list the time stamp types of each -i INTERFACE\n"
 		"  -s N               live: snapshot length, bytes kept of each frame (default %d)\n"
 		"  -B KiB             live: kernel capture ring size (default %d KiB = %d MiB)\n"
 		"  -p                 live: do not put the interface into promiscuous mode\n"
@@ -126,7 +127,7 @@ static void usage(FILE *f)
 		"  -h, --help         this help\n"
 		"      --version      print the version\n"
 		"The filter is a libpcap (BPF) expression, as tcpdump takes it.\n",
-		INPUT_FILES_MAX, LIVE_SNAPLEN_DEFAULT, LIVE_BUFFER_DEFAULT_KIB, LIVE_BUFFER_DEFAULT_KIB / 1024,
+		INPUT_FILES_MAX, LIVE_DEVICES_MAX, LIVE_SNAPLEN_DEFAULT, LIVE_BUFFER_DEFAULT_KIB, LIVE_BUFFER_DEFAULT_KIB / 1024,
 		(unsigned long long)EXPORT_SPOOL_MAX_DEFAULT, ROCE_MAX_STREAMS_DEFAULT,
 		ROCE_COPY_WINDOW_US_DEFAULT, ROCE_PFC_STORM_NS_DEFAULT / 1000000, ROCE_CNP_INTERVAL_NS_DEFAULT / 1000,
 		ROCE_CNP_TIMEOUT_NS_DEFAULT / 1000, PIPELINE_BATCH_DEFAULT, REPORT_PLOTS_DEFAULT);
@@ -137,6 +138,24 @@ static int fail_usage(const char *msg, const char *arg)
 	fprintf(stderr, "rocedump: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
 	fprintf(stderr, "Try 'rocedump --help' for more information.\n");
 	return EXIT_USAGE;
+}
+
+/* -i DEVICE: one more interface; a usage error when given twice, past LIVE_DEVICES_MAX, or when
+ * "any" (which sees every interface already) comes with another. */
+static int add_device(struct options *o, const char *dev)
+{
+	if (o->n_devices == LIVE_DEVICES_MAX)
+		return fail_usage("-i given too many times: rocedump captures on at most " STR(LIVE_DEVICES_MAX)
+				  " interfaces", dev);
+	for (unsigned i = 0; i < o->n_devices; i++)
+		if (strcmp(o->devices[i], dev) == 0)
+			return fail_usage("-i given twice for the same interface", dev);
+	if (o->n_devices && (strcmp(dev, "any") == 0 || strcmp(o->devices[0], "any") == 0))
+		return fail_usage("-i any with another -i: \"any\" captures on every interface already (each frame "
+				  "seen once per interface it crosses); give the interfaces one by one instead", dev);
+	o->devices[o->n_devices++] = dev;
+	o->live.device = o->devices[0];
+	return 0;
 }
 
 static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
@@ -363,12 +382,12 @@ int parse_options(int argc, char **argv, struct options *o)
 			continue;
 		}
 		switch (c) {
-		case 'i':
-			if (o->live.device)  /* one interface a run: a second must not silently replace the first */
-				return fail_usage("-i given twice: rocedump captures on one interface a run (-i any for all)",
-						  optarg);
-			o->live.device = optarg;
+		case 'i': {  /* several: each a capture point, merged in time order (input/merge.c) */
+			int rc = add_device(o, optarg);
+			if (rc)
+				return rc;
 			break;
+		}
 		case 'D':
 			o->list_devices = true;
 			break;

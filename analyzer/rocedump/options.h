@@ -48,7 +48,9 @@ struct options {
 	const char *report_file;   /* --report */
 	unsigned report_plots;     /* --report-plots */
 	/* live capture and long runs */
-	struct live_config live;   /* live.device: -i */
+	struct live_config live;   /* live.device: the first -i */
+	const char *devices[LIVE_DEVICES_MAX];  /* every -i, in order: several are merged */
+	unsigned n_devices;
 	bool list_devices;         /* -D */
 	bool list_tstamp_types;    /* -J */
 	bool line_buffered;        /* -l */

@@ -13,7 +13,10 @@
 # ERSPAN II session 201, cli ERSPAN III session 202, scenario mirrors_*) and the host collects both on
 # its bridge (run-pair.sh MIRROR_CAPTURE=1): two mirror sessions, one file, loss between them.
 # Env: DEST (default captures/paths), RXE_NS (see run-pair.sh), ONLY="NAME ..." (just these captures),
-# BUDGET (bytes, default 2000000).
+# BUDGET (bytes, default 2000000). ROCEDUMP=PATH: the two-bridges runs also capture live with
+# rocedump -i brA -i brB -q -T json beside dumpcap (bridge-live.sh), whose hops' lost must equal the
+# nft counters of the truth file (a mismatch is reported and makes the exit status 1); a run's
+# live check adds no time to it.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -46,6 +49,20 @@ command_of() {
 }
 # per topology: run-pair.sh's environment, its capture file, how dumpcap was run
 topo_env() { case $1 in mirrors) echo "MIRROR_CAPTURE=1";; *) echo "TOPO=two-bridges";; esac; }
+# the live capture beside dumpcap's, when ROCEDUMP is set (two-bridges only)
+live_env() { [ -n "${ROCEDUMP:-}" ] && [ $1 = two-bridges ] && echo "HOST_CAPTURE=$HERE/bridge-live.sh ROCEDUMP=$ROCEDUMP"; }
+# live_check RUNDIR TRUTH: the live run's hops (from>to lost) against the truth's nft drops; prints both
+live_check() {
+  $PY - "$1/live-bridges.json" "$2" <<'PY'
+import json, sys
+live = json.loads(open(sys.argv[1]).readline())["summary"]["path"]
+names = {p["point"]: p["name"] for p in live["points"]}
+got = {(names[h["from"]], names[h["to"]]): h["lost"] for h in live["hops"]}
+want = {(h["from"], h["to"]): h["dropped"] for h in json.load(open(sys.argv[2]))["hops"] if h["from"]}
+print("   live rocedump -i brA -i brB: lost %s; nft dropped %s" % (sorted(got.items()), sorted(want.items())))
+sys.exit(0 if all(got.get(k, 0) == v for k, v in want.items()) else 1)
+PY
+}
 topo_pcap() { case $1 in mirrors) echo host-mirrors.pcapng;; *) echo host-bridges.pcapng;; esac; }
 topo_dumpcap() { case $1 in
   mirrors) echo "dumpcap -i rxebr0 -f 'ip proto 47' -w host-mirrors.pcapng" ;;
@@ -66,7 +83,7 @@ for c in "${CAPTURES[@]}"; do
   for try in 1 2; do
     d=$WORK/$name.$try; rm -rf "$d"
     echo "== $name (try $try): $scen $(topo_env $topo) NFT_LOSS='$loss' TBF='$tbf'"
-    env $(topo_env $topo) NFT_LOSS="$loss" TBF="$tbf" "$HERE/run-pair.sh" "$d" $scen > "$d.log" 2>&1 ||
+    env $(topo_env $topo) $(live_env $topo) NFT_LOSS="$loss" TBF="$tbf" "$HERE/run-pair.sh" "$d" $scen > "$d.log" 2>&1 ||
       echo "   run-pair.sh exit $? (see $d.log)"
     if ok "$d" $scen $pcap; then done_ok=1; break; fi
     echo "   FAILED (see $d.log)"
@@ -78,6 +95,9 @@ for c in "${CAPTURES[@]}"; do
     "$(topo_dumpcap $topo)" "$(command_of $scen)" > "$DEST/$name.truth.json"
   echo "   $DEST/$name.pcapng: $(stat -c %s "$DEST/$name.pcapng") bytes; drops per hop:" \
     "$($PY -c 'import json,sys; print(", ".join("%s %s" % (h["hook"], h["dropped"]) for h in json.load(open(sys.argv[1]))["hops"]) or "none")' "$DEST/$name.truth.json")"
+  if [ -n "$(live_env $topo)" ] && ! live_check "$d" "$DEST/$name.truth.json"; then
+    echo "   LIVE MISMATCH (see $d/live-bridges.json, live-bridges.err)"; FAILED+=("$name(live)")
+  fi
 done
 echo "== done after $(( $(date +%s)-T0 ))s"
 [ ${#FAILED[@]} = 0 ] || { echo "FAILED twice: ${FAILED[*]}"; exit 1; }

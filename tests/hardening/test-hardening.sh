@@ -5,8 +5,9 @@
 #   - the /metrics endpoint under 64 slow clients still answers scrapes (slow_clients.py);
 #   - --metrics-file never follows a link planted, by an unprivileged user, at its temporary
 #     name (PATH.tmp.PID, the name it used to write) or at its final name;
-#   - a second -r is read too (merged) and -i given twice is refused, instead of the second
-#     silently replacing the first; -r past 64 files is refused.
+#   - a second -r is read too (merged) and the same -i given twice is refused (several are
+#     captured on at once), instead of the second silently replacing the first; -r past 64 files
+#     is refused.
 # Every input here is a regression input of a defect once found; the suite runs in the sanitizer
 # builds too.
 set -u

@@ -462,14 +462,38 @@ static const char *format_name(enum capstats_format f)
 	return f == CAPSTATS_PCAP ? "pcap" : f == CAPSTATS_PCAPNG ? "pcapng" : f == CAPSTATS_LIVE ? "live" : "unknown";
 }
 
+/* A live capture's packets received by the filter, over its interfaces. */
+static uint64_t live_received(const struct capstats *s)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < s->n_ifaces; i++)
+		n += s->iface[i].recv;
+	return n;
+}
+
+/* The name of statistics entry f (its global interface's if_name), "" when not known. */
+static const char *stats_name(const struct capstats *s, const struct capstats_iface *f)
+{
+	return capstats_iface_name(s, capstats_iface_key(f->section, f->if_id));
+}
+
+void capstats_describe_ifaces(const struct capstats *s, FILE *out)
+{
+	for (uint32_t i = 0; s->format == CAPSTATS_LIVE && s->n_ifaces > 1 && i < s->n_ifaces; i++) {
+		const struct capstats_iface *f = &s->iface[i];
+		fprintf(out, "  %s: %" PRIu64 " dropped by the kernel, %" PRIu64 " by the interface; %" PRIu64
+			     " packets received by the filter\n", stats_name(s, f), f->os_drop, f->if_drop, f->recv);
+	}
+}
+
 void capstats_describe(const struct capstats *s, char *buf, size_t len)
 {
 	struct capstats_totals t = capstats_totals(s);
 
 	if (s->format == CAPSTATS_LIVE) {
-		const struct capstats_iface *f = &s->iface[0];
 		snprintf(buf, len, "capture drops: %" PRIu64 " by the kernel, %" PRIu64 " by the interface (live; %" PRIu64
-			 " packets received by the filter)", f->os_drop, f->if_drop, f->recv);
+			 " packets received by the filter%s)", t.os_drop, t.if_drop, live_received(s),
+			 s->n_ifaces > 1 ? "; each interface's below" : "");
 	} else if (s->format == CAPSTATS_PCAP) {
 		snprintf(buf, len, "capture drops: not recorded (pcap files carry no drop counts)");
 	} else if (s->format != CAPSTATS_PCAPNG) {
@@ -507,9 +531,16 @@ void capstats_print_json(const struct capstats *s, FILE *out)
 		t = (struct capstats_totals){0};  /* not known */
 	fprintf(out, "\"capture\":{\"format\":\"%s\"", format_name(s->format));
 	if (s->format == CAPSTATS_LIVE)
-		fprintf(out, ",\"received\":%" PRIu64, s->iface[0].recv);
+		fprintf(out, ",\"received\":%" PRIu64, live_received(s));
 	print_count(out, "if_drops", t.has_if_drop, t.if_drop);
 	print_count(out, "os_drops", t.has_os_drop, t.os_drop);
+	for (uint32_t i = 0; s->format == CAPSTATS_LIVE && s->n_ifaces > 1 && i < s->n_ifaces; i++) {
+		const struct capstats_iface *f = &s->iface[i];
+		fprintf(out, "%s{\"name\":\"%s\",\"received\":%" PRIu64 ",\"if_drops\":%" PRIu64 ",\"os_drops\":%" PRIu64 "}",
+			i ? "," : ",\"interfaces\":[", stats_name(s, f), f->recv, f->if_drop, f->os_drop);
+		if (i + 1 == s->n_ifaces)
+			fputc(']', out);
+	}
 	if (s->reorder_overflow)
 		fprintf(out, ",\"reorder_overflow\":%" PRIu64, s->reorder_overflow);
 	fputc('}', out);

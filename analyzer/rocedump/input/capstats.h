@@ -163,8 +163,13 @@ struct capstats_totals capstats_totals(const struct capstats *s);
  * by then (read ahead of the last frame used) are not the capture's totals; so has one with
  * statistics of more than CAPSTATS_MAX_IFACES interfaces. */
 void capstats_describe(const struct capstats *s, char *buf, size_t len);
+/* A live capture on several interfaces: a line for each, indented, after capstats_describe's
+ * ("  eth0: 1 dropped by the kernel, 0 by the interface; 100 packets received by the filter");
+ * nothing otherwise. */
+void capstats_describe_ifaces(const struct capstats *s, FILE *out);
 /* The JSON member "capture":{"format":"pcapng","if_drops":3,"os_drops":1} (null: not recorded,
- * or not known), with "reorder_overflow":N when not 0; live: "capture":{"format":"live","received":N,"os_drops":N,"if_drops":N}. */
+ * or not known), with "reorder_overflow":N when not 0; live: "capture":{"format":"live","received":N,"os_drops":N,"if_drops":N},
+ * on several interfaces followed by "interfaces":[{"name":"eth0","received":N,"if_drops":N,"os_drops":N},...]. */
 void capstats_print_json(const struct capstats *s, FILE *out);
 
 #endif

@@ -327,6 +327,10 @@ static bool record_ready(struct input *in)
 
 void input_wait(struct input *in, int timeout_ms, int wake_fd)
 {
+	if (in->merge && in->live) {
+		merge_wait_live(in->merge, timeout_ms, wake_fd);
+		return;
+	}
 	if (in->merge)
 		in = merge_waiting(in->merge);  /* the file whose next frame the merge waits for */
 	if (!in->source)
@@ -560,6 +564,10 @@ static void widen(uint64_t *total, uint32_t *last, u_int now)
 void input_update_stats(struct input *in)
 {
 	struct pcap_stat ps;
+	if (in->merge && in->live) {
+		merge_update_live(in->merge, in);
+		return;
+	}
 	if (!in->live || pcap_stats(in->pcap, &ps) < 0)
 		return;
 	widen(&in->recv, &in->last_recv, ps.ps_recv);
@@ -581,6 +589,13 @@ uint64_t input_offset(const struct input *in)
 		return off < 0 ? 0 : (uint64_t)off;
 	}
 	return in->source->bytes_read - stdio_buffered(in->fp);
+}
+
+const struct input *input_part(const struct input *in, unsigned i)
+{
+	if (in->merge)
+		return merge_part(in->merge, i);
+	return i == 0 ? in : NULL;
 }
 
 void input_close(struct input *in)

@@ -120,6 +120,14 @@ int input_open_files(struct input *in, const char *const *paths, unsigned n, con
 /* Open a live capture on cfg->device with filter (NULL or "" for none). 0, or -1 with a message. */
 int input_open_live(struct input *in, const struct live_config *cfg, const char *filter, char *errbuf,
 		    size_t errlen);
+/* Open a live capture on each of devices[0 .. n) (n from 2 to LIVE_DEVICES_MAX), each with cfg's
+ * options (its device aside) and filter, whose frames input_next() hands out merged in time order
+ * (merge.c), each interface a global interface named after it. 0, or -1 with a message. */
+int input_open_lives(struct input *in, const struct live_config *cfg, const char *const *devices, unsigned n,
+		     const char *filter, char *errbuf, size_t errlen);
+/* The i-th interface or file (from 0) of a merged input, in itself for i 0 when it is not one;
+ * NULL past the last. */
+const struct input *input_part(const struct input *in, unsigned i);
 /* 1: the next frame that passes the filter; 0: end of file; -1: read error (message in errbuf);
  * INPUT_AGAIN: none ready yet. The frame's bytes stay valid until the next call, or, when
  * input_frame_kept() says so right after it, until input_release() passes the frame. */

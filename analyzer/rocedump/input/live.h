@@ -17,6 +17,8 @@
 #define LIVE_SNAPLEN_DEFAULT 262144
 /* The longest a frame waits in a partly filled ring block before libpcap hands it over. */
 #define LIVE_TIMEOUT_MS 100
+/* The most interfaces one run captures on (-i given several times: merge.c). */
+#define LIVE_DEVICES_MAX 16
 
 struct live_config {
 	const char *device;        /* -i: an interface name, or "any" */

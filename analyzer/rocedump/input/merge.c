@@ -16,17 +16,37 @@
  * those its IDBs describe (numbered once every file's first record has been read; an IDB that
  * comes later gets the next number when its first frame comes). A frame's iface is its global
  * number's key (capstats_iface_key(0, number)): the core tells the files' capture points apart
- * (the same packet in two files is a copy) and -w writes each global interface once. */
+ * (the same packet in two files is a copy) and -w writes each global interface once.
+ *
+ * rocedump -i A -i B ...: the inputs are live captures, one per interface, each a capture point
+ * named after its interface (its global interface's if_name). An interface with no frame ready
+ * cannot be waited on for ever: the earliest head goes out once every interface without one has
+ * either shown a time stamp at or past it, or been found with nothing ready at a moment the
+ * head lies LIVE_HOLD_MS behind. The kernel hands a frame over at most LIVE_TIMEOUT_MS after
+ * it captured it (the ring block's timeout), so past that hold nothing earlier can still come.
+ * Those moments are the system clock's, taken back to the capture's clock by the least
+ * difference seen between a frame's time stamp and the system clock when it was read (which is
+ * never less than the clocks' real offset: a hardware clock not set to the system's waits no
+ * less). The heads wait in the kernel's rings, not copied: a busy interface beside a quiet one
+ * needs ring room (-B) for about LIVE_HOLD_MS of its traffic. */
 #include "input/merge.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "input/input.h"
 #include "input/pcapng.h"
 
 #define MERGE_IFACES CAPSTATS_MAX_NAMES  /* global interfaces told apart; past them, the last one */
+/* Live: how long after an interface's last frame could have been captured a head waits for it
+ * (see above): the ring block's timeout, and as much again for the reader to come round. */
+#define LIVE_HOLD_MS (2 * LIVE_TIMEOUT_MS)
+#define LIVE_HOLD_NS ((int64_t)LIVE_HOLD_MS * 1000000)
+/* Live: the longest input_wait() sleeps while a head waits for its turn by the clock. */
+#define LIVE_HELD_WAIT_MS 10
 
 struct merge_file {
 	struct input in;
@@ -38,6 +58,9 @@ struct merge_file {
 	 * file's base name (the name its capture point goes by) */
 	struct capstats_ifdesc desc;
 	uint8_t desc_opts[8 + 4 + CAPSTATS_NAME_LEN];
+	/* live: its newest time stamp read (INT64_MIN: none), and the system clock (ns) when it was
+	 * last found with no frame ready (INT64_MIN: never) */
+	int64_t newest_ns, quiet_at;
 };
 
 struct merge_iface {
@@ -54,6 +77,10 @@ struct input_merge {
 	struct merge_iface ifaces[MERGE_IFACES];  /* by global number */
 	struct capstats stats;          /* merge_stats() */
 	uint8_t *shb_opts;              /* the section header's options of -w (merge_shb_opts) */
+	bool live;                      /* interfaces captured live (input_open_lives) */
+	/* live: the least difference seen between the system clock when a frame was read and its
+	 * time stamp (INT64_MAX: none read yet) */
+	int64_t clock_off;
 };
 
 /* The global key of file's interface key (0: a classic pcap file's one), numbered when new. */
@@ -182,13 +209,76 @@ static void globalise(struct input_merge *m, struct merge_file *e, struct frame 
 
 static void merge_stats(struct input_merge *m);
 
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Live: every interface's head read that is ready; one with none is noted quiet (see above). 1,
+ * or -1 on a read error. */
+static int fill_live(struct input_merge *m, char *errbuf, size_t errlen)
+{
+	for (unsigned i = 0; i < m->n; i++) {
+		struct merge_file *e = &m->files[i];
+		if (e->have || e->done)
+			continue;
+		int rc = input_next_record(&e->in, &e->head, errbuf, errlen);
+		int64_t now = realtime_ns();
+		if (rc == INPUT_AGAIN) {
+			e->quiet_at = now;
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+		e->have = rc == 1;
+		e->done = rc == 0;
+		int64_t t = frame_ts_ns(&e->head), off;
+		if (!e->have)
+			continue;
+		if (t > e->newest_ns)
+			e->newest_ns = t;
+		if (!__builtin_sub_overflow(now, t, &off) && off < m->clock_off)
+			m->clock_off = off;
+	}
+	return 1;
+}
+
+/* Live: whether no interface still to be read can have a frame before e's head (see above). */
+static bool live_sure(const struct input_merge *m, const struct merge_file *e)
+{
+	int64_t t = frame_ts_ns(&e->head);
+	for (unsigned i = 0; i < m->n; i++) {
+		const struct merge_file *q = &m->files[i];
+		if (q->have || q->done || q->newest_ns >= t)
+			continue;
+		int64_t seen;  /* the capture clock's time when it was found quiet, less the hold */
+		if (m->clock_off == INT64_MAX || q->quiet_at == INT64_MIN ||
+		    __builtin_sub_overflow(q->quiet_at, m->clock_off + LIVE_HOLD_NS, &seen) || seen < t)
+			return false;
+	}
+	return true;
+}
+
+/* Whether a live interface is still being read (none at its end). */
+static bool live_open_any(const struct input_merge *m)
+{
+	for (unsigned i = 0; i < m->n; i++)
+		if (!m->files[i].done)
+			return true;
+	return false;
+}
+
 int merge_next(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen)
 {
 	for (;;) {
-		int rc = fill_heads(m, errbuf, errlen);
+		int rc = m->live ? fill_live(m, errbuf, errlen) : fill_heads(m, errbuf, errlen);
 		if (rc != 1)
 			return rc;
 		struct merge_file *e = earliest(m);
+		if (m->live && (e ? !live_sure(m, e) : live_open_any(m)))
+			return INPUT_AGAIN;
 		if (!e) {
 			merge_stats(m);  /* every file read: the counts are complete */
 			return 0;
@@ -209,6 +299,41 @@ struct input *merge_waiting(struct input_merge *m)
 	return &m->files[m->waiting].in;
 }
 
+void merge_wait_live(struct input_merge *m, int timeout_ms, int wake_fd)
+{
+	struct pollfd pfd[LIVE_DEVICES_MAX + 1];
+	nfds_t n = 0;
+	bool held = false;
+	for (unsigned i = 0; i < m->n; i++) {
+		const struct merge_file *e = &m->files[i];
+		held |= e->have;
+		if (!e->have && !e->done)
+			pfd[n++] = (struct pollfd){.fd = pcap_get_selectable_fd(e->in.pcap), .events = POLLIN};
+	}
+	if (wake_fd >= 0)
+		pfd[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+	/* a head waits for its turn by the clock: look again soon */
+	poll(pfd, n, held && timeout_ms > LIVE_HELD_WAIT_MS ? LIVE_HELD_WAIT_MS : timeout_ms);
+}
+
+void merge_update_live(struct input_merge *m, struct input *in)
+{
+	in->recv = in->drop = in->ifdrop = 0;
+	for (unsigned i = 0; i < m->n; i++) {
+		struct input *x = &m->files[i].in;
+		input_update_stats(x);
+		in->recv += x->recv;
+		in->drop += x->drop;
+		in->ifdrop += x->ifdrop;
+	}
+	merge_stats(m);
+}
+
+const struct input *merge_part(const struct input_merge *m, unsigned i)
+{
+	return i < m->n ? &m->files[i].in : NULL;
+}
+
 uint64_t merge_offset(const struct input_merge *m)
 {
 	uint64_t sum = 0;
@@ -222,7 +347,7 @@ uint64_t merge_offset(const struct input_merge *m)
 static void merge_stats(struct input_merge *m)
 {
 	struct capstats *a = &m->stats;
-	a->format = CAPSTATS_PCAP;
+	a->format = m->live ? CAPSTATS_LIVE : CAPSTATS_PCAP;
 	a->complete = true;
 	a->filtered = a->too_many_ifaces = false;
 	a->n_isb = a->n_ifaces = 0;
@@ -242,7 +367,8 @@ static void merge_stats(struct input_merge *m)
 				break;
 			}
 			struct capstats_iface x = cs->iface[k];
-			x.if_id = capstats_iface_id(global_key(m, i, capstats_iface_key(x.section, x.if_id)));
+			uint32_t key = is_pcapng(&m->files[i]) ? capstats_iface_key(x.section, x.if_id) : 0;
+			x.if_id = capstats_iface_id(global_key(m, i, key));
 			x.section = 0;
 			a->iface[a->n_ifaces++] = x;
 		}
@@ -322,23 +448,64 @@ void merge_close(struct input_merge *m)
 	free(m);
 }
 
-int input_open_files(struct input *in, const char *const *paths, unsigned n, const char *filter, char *errbuf,
-		     size_t errlen)
+/* in made a merge of n inputs (none open yet): its merge, or NULL with a message. */
+static struct input_merge *new_merge(struct input *in, unsigned n, char *errbuf, size_t errlen)
 {
 	memset(in, 0, sizeof(*in));
-	if (n < 2 || n > INPUT_FILES_MAX) {
-		snprintf(errbuf, errlen, "%u capture files: from 2 to %d are merged", n, INPUT_FILES_MAX);
-		return -1;
-	}
 	struct input_merge *m = calloc(1, sizeof(*m));
 	if (!m || !(m->files = calloc(n, sizeof(*m->files)))) {
 		free(m);
 		snprintf(errbuf, errlen, "out of memory");
-		return -1;
+		return NULL;
 	}
 	in->merge = m;
 	capstats_init(&m->stats);
 	in->nano = true;
+	return m;
+}
+
+int input_open_lives(struct input *in, const struct live_config *cfg, const char *const *devices, unsigned n,
+		     const char *filter, char *errbuf, size_t errlen)
+{
+	if (n < 2 || n > LIVE_DEVICES_MAX) {
+		snprintf(errbuf, errlen, "%u interfaces: from 2 to %d are captured on at once", n, LIVE_DEVICES_MAX);
+		return -1;
+	}
+	struct input_merge *m = new_merge(in, n, errbuf, errlen);
+	if (!m)
+		return -1;
+	m->live = in->live = in->poll = true;
+	m->clock_off = INT64_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		struct merge_file *e = &m->files[i];
+		struct live_config c = *cfg;
+		c.device = devices[i];
+		if (input_open_live(&e->in, &c, filter, errbuf, errlen) < 0) {
+			input_close(in);
+			return -1;
+		}
+		m->n = i + 1;
+		e->newest_ns = e->quiet_at = INT64_MIN;
+		describe_pcap(e);
+	}
+	in->name = devices[0];
+	in->linktype = m->files[0].in.linktype;
+	number_ifaces(m);
+	merge_stats(m);
+	return 0;
+}
+
+int input_open_files(struct input *in, const char *const *paths, unsigned n, const char *filter, char *errbuf,
+		     size_t errlen)
+{
+	if (n < 2 || n > INPUT_FILES_MAX) {
+		memset(in, 0, sizeof(*in));
+		snprintf(errbuf, errlen, "%u capture files: from 2 to %d are merged", n, INPUT_FILES_MAX);
+		return -1;
+	}
+	struct input_merge *m = new_merge(in, n, errbuf, errlen);
+	if (!m)
+		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		struct merge_file *e = &m->files[i];
 		if (input_open_file(&e->in, paths[i], filter, errbuf, errlen) < 0) {

@@ -15,6 +15,12 @@ struct capstats;
 int merge_next(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen);
 /* The file whose next frame the merge waits for (INPUT_AGAIN), for input_wait(). */
 struct input *merge_waiting(struct input_merge *m);
+/* Live interfaces: input_wait(): until one without a frame ready may have one, or wake_fd. */
+void merge_wait_live(struct input_merge *m, int timeout_ms, int wake_fd);
+/* Live interfaces: every one's kernel counts read, their sums into in (the merged input). */
+void merge_update_live(struct input_merge *m, struct input *in);
+/* The i-th input (from 0), NULL past the last. */
+const struct input *merge_part(const struct input_merge *m, unsigned i);
 uint64_t merge_offset(const struct input_merge *m);
 /* The counts of every file, under the global interface numbers (rebuilt at each call). */
 const struct capstats *merge_capstats(struct input_merge *m);

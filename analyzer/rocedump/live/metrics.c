@@ -47,9 +47,32 @@ static void head(FILE *f, const char *name, const char *type, const char *help)
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A live capture on several interfaces: each one's counts, labelled with its name. */
+static void capture_ifaces(FILE *f, const struct capstats *cs)
+{
+	head(f, "rocedump_capture_received_total", "counter",
+	     "Packets the kernel received for the capture (passed the filter).");
+	for (uint32_t i = 0; i < cs->n_ifaces; i++)
+		fprintf(f, "rocedump_capture_received_total{interface=\"%s\"} %" PRIu64 "\n",
+			capstats_iface_name(cs, capstats_iface_key(0, cs->iface[i].if_id)), cs->iface[i].recv);
+	head(f, "rocedump_capture_dropped_total", "counter",
+	     "Packets the capture lost: by the kernel (capture buffer full) or by the interface. A PSN gap may be one of these.");
+	for (uint32_t i = 0; i < cs->n_ifaces; i++) {
+		const char *name = capstats_iface_name(cs, capstats_iface_key(0, cs->iface[i].if_id));
+		fprintf(f, "rocedump_capture_dropped_total{by=\"kernel\",interface=\"%s\"} %" PRIu64 "\n", name,
+			cs->iface[i].os_drop);
+		fprintf(f, "rocedump_capture_dropped_total{by=\"interface\",interface=\"%s\"} %" PRIu64 "\n", name,
+			cs->iface[i].if_drop);
+	}
+}
+
 static void capture(FILE *f, const struct capstats *cs)
 {
 	struct capstats_totals t = capstats_totals(cs);
+	if (cs->format == CAPSTATS_LIVE && cs->n_ifaces > 1) {
+		capture_ifaces(f, cs);
+		return;
+	}
 	if (cs->format == CAPSTATS_LIVE) {
 		head(f, "rocedump_capture_received_total", "counter",
 		     "Packets the kernel received for the capture (passed the filter).");

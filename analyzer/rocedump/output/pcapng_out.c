@@ -236,14 +236,18 @@ static void put_option64(FILE *f, uint16_t code, uint64_t v, bool time)
 	}
 }
 
+void pcapng_out_iface(struct pcapng_out *w, uint32_t key, const struct capstats_ifdesc *d)
+{
+	iface_id(w, key, d ? d->name : NULL, d);
+}
+
 void pcapng_out_isb(struct pcapng_out *w, const struct pcapng_isb *isb)
 {
 	uint32_t len = 12 + 12 + 5 * (uint32_t)option_size(8) + 4;  /* header, if_id, time, options, end, length */
-	if (!w->n_ifaces)
-		iface_id(w, 0, NULL, NULL);
+	uint32_t id = iface_id(w, isb->key, isb->desc ? isb->desc->name : NULL, isb->desc);
 	put32(w->f, PCAPNG_BT_ISB);
 	put32(w->f, len);
-	put32(w->f, 0);  /* interface 0 */
+	put32(w->f, id);
 	put32(w->f, (uint32_t)(isb->now_ns >> 32));
 	put32(w->f, (uint32_t)isb->now_ns);
 	put_option64(w->f, PCAPNG_OPT_ISB_STARTTIME, isb->start_ns, true);

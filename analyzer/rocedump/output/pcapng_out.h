@@ -10,6 +10,7 @@
 
 struct frame;
 struct capstats;
+struct capstats_ifdesc;
 
 struct pcapng_out {
 	FILE *f;
@@ -36,10 +37,18 @@ int pcapng_out_open(struct pcapng_out *w, const char *path, unsigned linktype, c
  * in the input, and comment (comment_len bytes, none when 0) as one more opt_comment. */
 void pcapng_out_frame(struct pcapng_out *w, const struct frame *f, const char *comment, size_t comment_len);
 
-/* An interface statistics block (pcapng §4.6) for the first interface at time now_ns: the counts of the
+/* The interface of input interface key (struct frame's iface), described by d (NULL: none, then
+ * nameless), written now unless it was already: so that the output describes every interface
+ * captured on before any frame, as dumpcap does. */
+void pcapng_out_iface(struct pcapng_out *w, uint32_t key, const struct capstats_ifdesc *d);
+
+/* An interface statistics block (pcapng §4.6) for input interface key (described by desc, as for
+ * pcapng_out_iface) at time now_ns: the counts of the
  * capture between start_ns and now_ns (isb_starttime, isb_endtime): packets received by the
  * filter (isb_ifrecv), dropped by the interface (isb_ifdrop) and by the OS (isb_osdrop). */
 struct pcapng_isb {
+	uint32_t key;
+	const struct capstats_ifdesc *desc;
 	uint64_t start_ns, now_ns;
 	uint64_t recv, if_drop, os_drop;
 };

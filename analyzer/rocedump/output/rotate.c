@@ -64,6 +64,8 @@ static int open_file(struct rotor *r, char *errbuf, size_t errlen)
 		return -1;
 	r->opened_ns = wall_ns();
 	r->at_open = r->counts ? r->counts(r->counts_ctx) : (struct rotate_counts){0};
+	for (uint32_t i = 0; r->at_open.valid && i < r->at_open.n; i++)  /* every interface, as dumpcap's */
+		pcapng_out_iface(&r->out, r->at_open.iface[i].key, r->at_open.iface[i].desc);
 	return 0;
 }
 
@@ -81,7 +83,7 @@ int rotor_open(struct rotor *r, const struct rotate_config *cfg, unsigned linkty
 	return open_file(r, errbuf, errlen);
 }
 
-/* The counts of this file's time: now minus when it was opened. */
+/* The counts of this file's time, one block per interface: now minus when it was opened. */
 static void write_isb(struct rotor *r)
 {
 	if (!r->counts)
@@ -89,14 +91,22 @@ static void write_isb(struct rotor *r)
 	struct rotate_counts now = r->counts(r->counts_ctx);
 	if (!now.valid)
 		return;
-	struct pcapng_isb isb = {
-		.start_ns = r->opened_ns,
-		.now_ns = wall_ns(),
-		.recv = now.recv - r->at_open.recv,
-		.if_drop = now.if_drop - r->at_open.if_drop,
-		.os_drop = now.os_drop - r->at_open.os_drop,
-	};
-	pcapng_out_isb(&r->out, &isb);
+	uint64_t end = wall_ns();
+	for (uint32_t i = 0; i < now.n; i++) {
+		const struct rotate_iface *x = &now.iface[i];
+		const struct rotate_iface *a = i < r->at_open.n && r->at_open.iface[i].key == x->key ? &r->at_open.iface[i]
+												   : &(struct rotate_iface){0};
+		struct pcapng_isb isb = {
+			.key = x->key,
+			.desc = x->desc,
+			.start_ns = r->opened_ns,
+			.now_ns = end,
+			.recv = x->recv - a->recv,
+			.if_drop = x->if_drop - a->if_drop,
+			.os_drop = x->os_drop - a->os_drop,
+		};
+		pcapng_out_isb(&r->out, &isb);
+	}
 }
 
 void rotor_input_isbs(struct rotor *r)

@@ -23,10 +23,19 @@ struct rotate_config {
 	const struct capstats *source;  /* a capture file's scanner (pcapng_out_open); NULL live */
 };
 
-/* The capture's cumulative counts at a moment (valid: a live capture). */
+#define ROTATE_IFACES_MAX 16  /* interfaces a live capture's counts are kept for */
+
+/* The capture's cumulative counts at a moment (valid: a live capture), per interface: its key
+ * (struct frame's iface) and description (NULL: none, the interface of a single -i). Each file
+ * describes these interfaces at its start, and ends with a statistics block for each. */
 struct rotate_counts {
 	bool valid;
-	uint64_t recv, os_drop, if_drop;
+	uint32_t n;
+	struct rotate_iface {
+		uint32_t key;
+		const struct capstats_ifdesc *desc;
+		uint64_t recv, os_drop, if_drop;
+	} iface[ROTATE_IFACES_MAX];
 };
 typedef struct rotate_counts (*rotate_counts_fn)(void *ctx);
 

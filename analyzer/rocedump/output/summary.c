@@ -48,6 +48,7 @@ void summary_print_text(const struct summary *s, const struct capstats *cs, cons
 		s->frames, s->bytes, s->roce[1] + s->roce[2], s->roce[1], s->roce[2], s->roce[0]);
 	capstats_describe(cs, drops, sizeof(drops));
 	fprintf(out, "%s\n", drops);
+	capstats_describe_ifaces(cs, out);
 	if (cs->reorder_overflow)
 		fprintf(out, "time order: %" PRIu64 " frames handed out before their place in time was sure (more held back than the reorder stage keeps)\n",
 			cs->reorder_overflow);
