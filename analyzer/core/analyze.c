@@ -1156,7 +1156,7 @@ static bool is_copy(struct roce_analyzer *a, struct frame_ctx *f, const uint8_t 
 	struct roce_finding *r = find(f, ROCE_EV_FRAME_COPY, true, p->h.bth.psn, p->h.bth.psn, x.ts - e->s[0].ts);
 	if (r)
 		r->ref_frame = frame_back(f->frame, e->s[0].frame);
-	sightings_also(e, &x);
+	sightings_also(t, e, &x);
 	note_sighting(t, f->p, f->frame, &x, e);
 	if (known) {
 		a->ids[i].copies++;

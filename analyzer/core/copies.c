@@ -99,6 +99,13 @@ void sightings_free(struct sightings *t)
 	free(t->bucket);
 	t->ring = NULL;
 	t->bucket = NULL;
+	while (t->spare) {
+		void *next;
+		memcpy(&next, t->spare, sizeof(next));
+		free(t->spare);
+		t->spare = next;
+	}
+	t->n_spare = 0;
 }
 
 uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
@@ -177,7 +184,7 @@ struct sight_entry *sightings_find(struct sightings *t, uint64_t key, uint32_t i
 	return found;
 }
 
-void sightings_also(struct sight_entry *e, const struct sighting *x)
+void sightings_also(struct sightings *t, struct sight_entry *e, const struct sighting *x)
 {
 	if (e->n == UINT8_MAX)
 		return;
@@ -186,8 +193,13 @@ void sightings_also(struct sight_entry *e, const struct sighting *x)
 		return;
 	}
 	unsigned k = e->n - COPY_INLINE;
-	if (k == e->more_alloc) {
-		unsigned n = k ? 2 * k : 2;
+	if (k == 0 && t->spare) {
+		e->more = t->spare;
+		memcpy(&t->spare, e->more, sizeof(t->spare));
+		t->n_spare--;
+		e->more_alloc = COPY_MORE_FIRST;
+	} else if (k == e->more_alloc) {
+		unsigned n = k ? 2 * k : COPY_MORE_FIRST;
 		struct sighting *m = realloc(e->more, n * sizeof(*m));
 		if (!m)
 			return;
@@ -220,7 +232,13 @@ static void sightings_pop(struct sightings *t)
 	struct sight_entry *e = &t->ring[t->head++ & t->mask];
 	if (t->fold)
 		t->fold(t->fold_user, t, e);
-	free(e->more);
+	if (e->more && e->more_alloc == COPY_MORE_FIRST && t->n_spare < COPY_SPARE_MAX) {
+		memcpy(e->more, &t->spare, sizeof(t->spare));
+		t->spare = e->more;
+		t->n_spare++;
+	} else {
+		free(e->more);
+	}
 	e->more = NULL;
 }
 

@@ -21,6 +21,8 @@
 #define COPY_SIGHTINGS_MAX (1u << 20)
 #define COPY_INLINE 2u            /* sightings an entry holds inline; more go to an array */
 #define COPY_POINTS_MAX 256u      /* capture points told apart; beyond, points share a slot */
+#define COPY_MORE_FIRST 2u        /* sightings an entry's first `more` array holds */
+#define COPY_SPARE_MAX 65536u
 
 struct sighting {
 	int64_t ts;
@@ -54,6 +56,11 @@ struct sightings {
 	int64_t raw_newest, raw_back;
 	int64_t window_ns;
 	uint64_t unchecked;       /* entries forgotten for room while a copy could still come */
+	/* arrays of COPY_MORE_FIRST sightings (an entry's first `more`) given back by forgotten
+	 * entries, kept for the next (a capture of three points or more needs one per packet): a
+	 * list through their first bytes, at most COPY_SPARE_MAX */
+	void *spare;
+	uint32_t n_spare;
 	uint32_t last_frame;      /* the frame of the entry added last */
 	bool unsorted;            /* an entry's frame came before the one added before it (a file's
 				   * interfaces analysed in time order): sightings_of_frame() searches
@@ -141,6 +148,20 @@ uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts);
  * match (sighting.ts and the finds' ts are then the reference clock's: sightings_time). */
 void sightings_offset(struct sightings *t, uint32_t i, int64_t offset);
 
+/* The time (the reference clock's) up to which point i's frames are all in, judged from what came
+ * so far: its newest, or, when the capture came in time order across its points but for steps back
+ * of at most raw_back, the capture's newest time stamp less raw_back (a quiet point is judged to
+ * have moved on with the others). path.c's judgement of a lost packet uses it; the table's
+ * forgetting does not (a file read in its own order, its interfaces in batches, shows its first
+ * step back only at the second batch). */
+static inline int64_t sightings_reached(const struct sightings *t, uint32_t i)
+{
+	int64_t r = t->points[i].newest;
+	if (t->raw_newest != INT64_MIN && t->raw_newest - t->raw_back - t->points[i].offset > r)
+		r = t->raw_newest - t->raw_back - t->points[i].offset;
+	return r;
+}
+
 /* A frame's time stamp ts at point i in the reference clock. */
 static inline int64_t sightings_time(const struct sightings *t, uint32_t i, int64_t ts)
 {
@@ -154,7 +175,7 @@ struct sight_entry *sightings_find(struct sightings *t, uint64_t key, uint32_t i
 				   uint32_t where, enum copy_seen *seen);
 
 /* One more sighting of entry e's packet (from sightings_find). */
-void sightings_also(struct sight_entry *e, const struct sighting *x);
+void sightings_also(struct sightings *t, struct sight_entry *e, const struct sighting *x);
 
 /* A new packet, first sighted as x. */
 void sightings_add(struct sightings *t, uint64_t key, uint32_t icrc, bool has_icrc, const struct sighting *x);

@@ -762,9 +762,7 @@ static unsigned seen_order(const struct sight_entry *x, uint32_t *pts)
  * order across its points, as rocedump reads it, or as reordercap writes it). */
 static int64_t reached(const struct sightings *t, const struct path_state *st, uint32_t i)
 {
-	int64_t r = t->points[i].newest;
-	if (t->raw_newest != INT64_MIN && t->raw_newest - t->raw_back - t->points[i].offset > r)
-		r = t->raw_newest - t->raw_back - t->points[i].offset;
+	int64_t r = sightings_reached(t, i);
 	const struct roce_path_point *p = &st->points[i];
 	for (uint32_t j = 0; j < t->n_points && j < st->n_points; j++)
 		if (st->points[j].capture_if == p->capture_if && st->points[j].sll_ifindex == p->sll_ifindex &&

@@ -1,7 +1,9 @@
 /* path_probe.c: the first pass that estimates the capture points' clock offsets (path_probe.h). It
  * reads the start of the input with its own analyzer, whose copy window is wide enough that a
  * packet's sightings match whatever the points' clocks, and asks it for the offsets its streams'
- * two directions give (roce_analyzer_path_wide_offsets). */
+ * two directions give (roce_analyzer_path_wide_offsets). Only a sample of the packets is analysed
+ * (by PSN): a second of sightings of every packet would make the first pass cost more than the
+ * main one. */
 #include "path_probe.h"
 
 #include <string.h>
@@ -16,6 +18,14 @@ struct probe_ctx {
 	int64_t first;
 };
 
+/* Whether the first pass matches the packet: one PSN in PATH_PROBE_SAMPLE, by a hash of it (every
+ * sighting of a packet has its PSN, so its sightings are all taken or all left; the wide window then
+ * holds a fraction of the packets, and the delay minima come from a sample of each stream's). */
+static bool probe_sampled(const struct roce_pkt *pkt)
+{
+	return ((pkt->h.bth.psn * UINT32_C(0x9e3779b1)) >> 16) % PATH_PROBE_SAMPLE == 0;
+}
+
 static bool probe_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 {
 	struct probe_ctx *c = ctx;
@@ -23,7 +33,8 @@ static bool probe_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	if (!c->n++)
 		c->first = ts;
 	pkt->capture_if = f->iface;
-	roce_analyze(c->an, pkt, f->number, f->data, ts, NULL);
+	if (probe_sampled(pkt))
+		roce_analyze(c->an, pkt, f->number, f->data, ts, NULL);
 	return c->n < PATH_PROBE_FRAMES && ts - c->first < PATH_PROBE_NS;
 }
 

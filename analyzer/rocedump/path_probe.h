@@ -12,8 +12,9 @@
 
 #define PATH_PROBE_POINTS 256u                    /* points estimated; later ones get none */
 #define PATH_PROBE_WINDOW_US INT64_C(1000000)     /* the wide window: offsets up to it are found */
-#define PATH_PROBE_FRAMES 500000u                 /* the first pass reads at most these frames */
+#define PATH_PROBE_FRAMES 200000u                 /* the first pass reads at most these frames */
 #define PATH_PROBE_NS INT64_C(2000000000)         /* and at most this much capture time */
+#define PATH_PROBE_SAMPLE 16u                     /* it analyses one PSN in this many */
 
 struct path_probe {
 	uint32_t n;                               /* points the first pass saw */

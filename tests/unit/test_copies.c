@@ -34,7 +34,7 @@ static enum copy_seen sight(uint32_t i, uint32_t pt, int64_t ts, uint32_t frame,
 	}
 	if (first_frame)
 		*first_frame = e->s[0].frame;
-	sightings_also(e, &x);
+	sightings_also(&T, e, &x);
 	return seen;
 }
 
