@@ -18,7 +18,7 @@
 #define EXPORT_BATCH_ROWS 10000
 #define EXPORT_BATCH_S 1.0
 #define EXPORT_QUEUE 16                     /* sealed batches waiting for the thread */
-#define EXPORT_PARALLEL 4                   /* queued batches sent at once (the four tables') */
+#define EXPORT_PARALLEL 4                   /* queued batches sent at once at the end (the four tables') */
 #define EXPORT_SPOOL_MAX_DEFAULT (1ULL << 30) /* --export-spool-max */
 
 struct export_config {
