@@ -68,6 +68,7 @@ struct sink_ctx {
 	struct progress progress;
 	struct exporter *exp;      /* --export */
 	struct export_counts exp_final; /* its counts at its end */
+	double exp_end_at;         /* the monotonic clock when its end began (end_export) */
 	int64_t first_ns, last_ns; /* the first and last frames' times (--export's captures row) */
 	char devices[LIVE_DEVICES_MAX * 17];  /* the -i interfaces, comma-separated (--export's source) */
 	int error;                 /* a -w or --metrics-file failure: EXIT_USAGE */
@@ -359,22 +360,34 @@ static void export_row(const struct roce_stream_stats *s, void *x)
 	export_stream(s, false, x);
 }
 
-/* --export's end: the streams' rows and the run's, everything sent or spooled, the counts said.
- * EXIT_USAGE when rows were dropped. */
-static int finish_export(struct sink_ctx *sc)
+/* --export's end begun: the streams' rows and the run's, sent by the export thread while the
+ * summary is printed (finish_export waits for them). */
+static void end_export(struct sink_ctx *sc)
 {
-	char err[INPUT_ERRLEN];
 	if (!sc->exp)
-		return 0;
+		return;
+	sc->exp_end_at = mono_now();
 	roce_analyzer_on_evict(sc->an, NULL, NULL);
 	roce_analyzer_foreach(sc->an, export_row, sc->exp);
 	struct capstats_totals t = capstats_totals(input_capstats(sc->in));
 	struct export_capture cap = {.frames = sc->n, .bytes = sc->sum->bytes, .first_ns = sc->first_ns,
 				     .last_ns = sc->last_ns, .drops = t.os_drop + t.if_drop};
+	export_end(sc->exp, &cap);
+}
+
+/* --export's end: everything sent or spooled, the counts said. EXIT_USAGE when rows were
+ * dropped. ROCEDUMP_EXPORT_TIMES (any value): the time from end_export on, for export-bench.sh. */
+static int finish_export(struct sink_ctx *sc)
+{
+	char err[INPUT_ERRLEN];
+	if (!sc->exp)
+		return 0;
 	struct export_counts c;
-	int rc = export_finish(sc->exp, &cap, &c, err, sizeof(err));
+	int rc = export_finish(sc->exp, &c, err, sizeof(err));
 	sc->exp_final = c;
 	sc->exp = NULL;
+	if (getenv("ROCEDUMP_EXPORT_TIMES"))
+		fprintf(stderr, "rocedump: export: the run's end took %.1f ms\n", (mono_now() - sc->exp_end_at) * 1e3);
 	fprintf(stderr, "rocedump: export: %" PRIu64 " rows sent, %" PRIu64 " spooled, %" PRIu64 " dropped, in %" PRIu64
 			" batches\n", c.sent, c.spooled, c.dropped, c.batches);
 	if (err[0])
@@ -533,9 +546,7 @@ int main(int argc, char **argv)
 		else if (prc)
 			status = prc;
 	}
-	int xrc = finish_export(&sc);
-	if (xrc && !status)
-		status = xrc;
+	end_export(&sc);
 	if (o.quiet) {
 		if (o.format == OUT_JSON)
 			summary_print_json(&sum, input_capstats(&in), an, stdout);
@@ -569,6 +580,9 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	report_free(sc.rep);
+	int xrc = finish_export(&sc);
+	if (xrc && !status)
+		status = xrc;
 	if (metrics || o.metrics_file) {
 		sc.mono = mono_now();
 		publish_metrics(&sc, true);

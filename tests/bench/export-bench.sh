@@ -11,11 +11,14 @@
 #   rocedump -q -r FILE                                 no export
 #   rocedump -q -r FILE --export URL                    the frames with events, findings, streams
 # and prints the median of each and the median of the pairs' ratios (target within 10 %:
-# PASS/FAIL); then one run with --export-all-frames: its time, the rows it sent a second, and the
-# bytes a frames row takes on disk (system.parts: compressed, all columns). The export's cost is
-# mostly fixed, a run's: the server taking the last batches at the end (libcurl's loading and
-# the tables' check overlap the capture's reading, on the export thread); the CPU time of each run (GNU time) shows what the frames cost. Exit status: 0 when
-# everything ran (whatever PASS/FAIL says), 1 when a program failed, 2 on a usage error.
+# PASS/FAIL) and of the run's end (ROCEDUMP_EXPORT_TIMES: from the streams rows' making to the
+# server's last answer); then one run with --export-all-frames: its time, the rows it sent a
+# second, and the bytes a frames row takes on disk (system.parts: compressed, all columns). The
+# export's cost is mostly fixed, a run's: the server taking the last batches at the end (at
+# once, a connection each; libcurl's loading and the tables' check overlap the capture's
+# reading, on the export thread); the CPU time of each run (GNU time) shows what the frames
+# cost. Exit status: 0 when everything ran (whatever PASS/FAIL says), 1 when a program failed, 2
+# on a usage error.
 set -u
 export LC_ALL=C
 
@@ -57,7 +60,7 @@ make_cap "$cap" --bench-small "$packets" "$qps"
 cat "$cap" >/dev/null  # warm the page cache
 
 q=("$rocedump" -q -r "$cap")
-x=("$rocedump" -q -r "$cap" --export "$url" --export-host bench)
+x=(env ROCEDUMP_EXPORT_TIMES=1 "$rocedump" -q -r "$cap" --export "$url" --export-host bench)
 empty
 for ((i = 0; i < runs; i++)); do
 	if ((i % 2)); then
@@ -79,6 +82,8 @@ peak_rss x "${x[@]}"
 printf '  CPU time (user + system, one run each): %s s without, %s s with --export\n' "${cpu[q]:-n/a}" "${cpu[x]:-n/a}"
 verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')
 printf '  paired median ratio  %.3f  (target <= 1.10: %s)\n' "$ratio" "$verdict"
+printf "  the run's end (--export)   median %6.1f ms\n" "$(sed -n "s/^rocedump: export: the run's end took \([0-9.]*\) ms$/\1/p" "$work/stderr" |
+	sort -g | awk '{ t[NR] = $1 } END { print NR ? ((NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2) : 0 }')"
 
 empty
 seconds all /dev/null "$rocedump" -q -r "$cap" --export "$url" --export-host bench --export-all-frames

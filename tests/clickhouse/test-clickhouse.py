@@ -5,8 +5,9 @@ private ports, configured in a temporary directory; skipped when clickhouse-serv
 What the tables hold is compared with rocedump's own JSON (-T json frames, --summary), exactly;
 then a server killed in the middle of an export and restarted (every row once, the spool
 drained), a batch resent after a lost reply (not doubled), a full spool (drops counted exactly),
-a table that differs from the schema (refused), the shipped queries' answers, and the cluster
-schema over two servers as two shards."""
+a table that differs from the schema (refused), the run's last batches sent at once (1,000
+streams; one of them refused), the shipped queries' answers, and the cluster schema over two
+servers as two shards."""
 import calendar
 import json
 import os
@@ -22,24 +23,14 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-RD, CAPS, DOCS = sys.argv[1:4]
+from tap import ok, plan
+
+RD, CAPS, DOCS, GENCAPS = sys.argv[1:5]
 # CLICKHOUSE_SERVER: another server binary (a path that does not exist: the skip)
 SERVER = os.environ.get('CLICKHOUSE_SERVER') or shutil.which('clickhouse-server') or '/usr/sbin/clickhouse-server'
 RUNS = [('a', 'gen/anomalies.pcap'), ('a', 'gen/cnp_ecn.pcap'), ('a', 'gen/pfc_pause.pcap'),
         ('b', 'derived/rc_pingpong_loss_stuck.pcap'), ('b', 'derived/rc_pingpong_ecn_ce_burst.pcap'),
         ('b', 'gen/capture_drops.pcapng'), ('b', 'gen/pfc_timeline.pcap')]
-n_test = 0
-failed = False
-
-
-def ok(cond, what, detail=''):
-    global n_test, failed
-    n_test += 1
-    print(('ok' if cond else 'not ok') + f' {n_test} - {what}')
-    if not cond:
-        failed = True
-        for line in str(detail).splitlines()[:20]:
-            print('# ' + line)
 
 
 def free_port():
@@ -409,6 +400,37 @@ def check_evicted(srv):
        f'{got} {st["evicted"]} {st["count"]} {r.stderr}')
 
 
+def check_end(srv, tmp):
+    """The run's last batches (frames, findings, 1,000 streams rows, the captures row) go at
+    once, each over a connection of its own: every table as -T json counts it. Then the
+    captures table a view (which takes no INSERT, its columns the table's): the other three
+    taken, the captures row alone spooled, and sent once by the next run."""
+    cap = f'{tmp}/cong.pcap'
+    subprocess.run([GENCAPS, '--bench-cong', cap, '20000', '500', '1'], check=True)
+    e = expected(cap)
+    want = [len(e['frames']), sum(len(f.get('findings', [])) for f in e['all']), len(e['streams']['rows']), 1]
+
+    def counts(box):
+        return [count(srv, t, f"box = '{box}'") for t in ('frames', 'findings', 'streams', 'captures')]
+    r = rocedump('-q', '-r', cap, '--export', srv.url(), '--export-host', 'end')
+    ok(r.returncode == 0 and counts('end') == want and f'{sum(want)} rows sent, 0 spooled' in r.stderr,
+       f'the run\'s last batches at once: every table as -T json counts it ({want})', f'{counts("end")} {r.stderr}')
+    srv.q('RENAME TABLE captures TO captures_kept')
+    srv.q('CREATE VIEW captures AS SELECT * FROM captures_kept')
+    spool = f'{tmp}/spool-end'
+    r = rocedump('-q', '-r', cap, '--export', srv.url(), '--export-host', 'end2', '--export-spool', spool)
+    files = [n.split('.')[-2] for n in os.listdir(spool)]
+    ok(r.returncode == 0 and files == ['captures'] and counts('end2') == want[:3] + [0] and
+       'left in the spool' in r.stderr, 'the captures row refused at the end: it alone spooled, the rest taken',
+       f'{files} {counts("end2")} {r.stderr}')
+    srv.q('DROP TABLE captures')
+    srv.q('RENAME TABLE captures_kept TO captures')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'end3',
+                 '--export-spool', spool)
+    ok(r.returncode == 0 and counts('end2') == want and not os.listdir(spool),
+       'the next run sends the spooled captures row: every row once', f'{counts("end2")} {r.stderr}')
+
+
 def statements(path):
     """A .sql file's statements, its comments left out."""
     text = '\n'.join(line.split('--')[0] for line in open(path).read().splitlines())
@@ -490,6 +512,7 @@ def main():
         check_evicted(srv)
         check_spool_links(srv, tmp)
         check_all_frames(srv)
+        check_end(srv, tmp)
         check_spool_full(srv, tmp)
         spool = check_restart(srv, tmp)
         check_lost_reply(srv, spool)
@@ -500,8 +523,7 @@ def main():
         for s in servers:
             s.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f'1..{n_test}')
-    return 1 if failed else 0
+    return plan()
 
 
 sys.exit(main())

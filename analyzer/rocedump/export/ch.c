@@ -169,6 +169,17 @@ int ch_connect(struct ch_conn *c, char *err, size_t errlen)
 	return 0;
 }
 
+int ch_clone(struct ch_conn *dst, const struct ch_conn *src, char *err, size_t errlen)
+{
+	*dst = *src;
+	dst->curl = dst->headers = NULL;
+	if (src->password && !(dst->password = strdup(src->password))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return ch_connect(dst, err, errlen);
+}
+
 void ch_close(struct ch_conn *c)
 {
 	if (c->curl)

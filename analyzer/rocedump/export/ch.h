@@ -33,6 +33,9 @@ int ch_open(struct ch_conn *c, const char *url, const char *password_file, char 
 /* libcurl loaded (its loading takes tens of milliseconds: done by the export thread) and the
  * handle made. 0, or -1 with the message in err. */
 int ch_connect(struct ch_conn *c, char *err, size_t errlen);
+/* dst: src's server, user and password over a handle (and so a connection) of its own, for
+ * requests sent at the same time as src's. 0, or -1 with the message in err. */
+int ch_clone(struct ch_conn *dst, const struct ch_conn *src, char *err, size_t errlen);
 void ch_close(struct ch_conn *c);
 
 /* Run query; with rows (len bytes), the query is the INSERT ... FORMAT JSONEachRow they follow.

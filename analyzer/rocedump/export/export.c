@@ -1,7 +1,11 @@
 /* export.c: --export (see export.h). The sink thread turns frames, findings and streams into
  * JSONEachRow rows, one open batch per table; a batch full or a second old is sealed and queued.
  * The export thread sends the spool's batches first, oldest first, then the queued ones (into
- * the spool while it is not empty, so that the order holds), backing off after a failure. */
+ * the spool while it is not empty, so that the order holds), backing off after a failure. At the
+ * run's end the queued batches go up to EXPORT_PARALLEL at once, each over a connection of its
+ * own: the last batches (frames, findings, the streams rows, the captures row) are queued
+ * together, and the server takes them in parallel rather than one after the other. Before the
+ * end, one at a time (several 10,000-row INSERTs at once slow a busy server down). */
 #define _GNU_SOURCE
 #include "export/export.h"
 
@@ -36,12 +40,16 @@ struct batch {
 struct exporter {
 	struct export_config cfg;
 	char box[256], run_id[64];
-	struct ch_conn conn;
+	struct ch_conn conn[EXPORT_PARALLEL];  /* [0] for the tables' check and the spool */
+	unsigned n_conn;                       /* those connected */
 	struct spool spool;
 	uint32_t seq;
 	struct batch open[EXPORT_TABLES];
 	double now;
 	struct sb row;
+	/* each open batch's box, run and batch id members, escaped once (batch_open) for its rows */
+	char row_head[EXPORT_TABLES][2048];
+	size_t row_head_len[EXPORT_TABLES];
 	/* the queue, between the sink thread and the export thread */
 	pthread_mutex_t mu;
 	pthread_cond_t more, room;
@@ -82,13 +90,24 @@ static void put_str(struct sb *s, const char *key, const char *v)
 	sb_puts(s, "\"");
 }
 
-static void put_head(struct exporter *x, unsigned table)
+/* The open batch's head made (x->row used, between rows): at most 6 bytes a byte of the box
+ * (255), the run id (63) and the batch id (95), and the keys, within x->row_head's 2048. */
+static void make_head(struct exporter *x, unsigned table)
 {
 	char id[96];
 	snprintf(id, sizeof(id), "%s:%010" PRIu32, x->run_id, x->open[table].seq);
+	sb_reset(&x->row);
 	put_str(&x->row, ",\"box\":", x->box);
 	put_str(&x->row, ",\"run_id\":", x->run_id);
 	put_str(&x->row, ",\"batch_id\":", id);
+	x->row_head_len[table] = x->row.len < sizeof(x->row_head[table]) ? x->row.len : sizeof(x->row_head[table]) - 1;
+	memcpy(x->row_head[table], x->row.buf, x->row_head_len[table]);
+	sb_reset(&x->row);
+}
+
+static void put_head(struct exporter *x, unsigned table)
+{
+	sb_putn(&x->row, x->row_head[table], x->row_head_len[table]);
 }
 
 /* ---- the export thread ---- */
@@ -111,7 +130,7 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 	if (!spool_parse(name, table, sizeof(table), batch, sizeof(batch)))
 		return -1;
 	snprintf(q, sizeof(q), "SELECT count() FROM %s WHERE batch_id = '%s'", table, batch);
-	if (ch_post(&x->conn, q, NULL, 0, &ans, x->err, sizeof(x->err)) < 0)
+	if (ch_post(&x->conn[0], q, NULL, 0, &ans, x->err, sizeof(x->err)) < 0)
 		return -1;
 	bool there = ans.p && strtoull(ans.p, NULL, 10) > 0;
 	chbuf_free(&ans);
@@ -120,7 +139,7 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 	if (spool_read(&x->spool, name, rows, x->err, sizeof(x->err)) < 0)
 		return 1;  /* unreadable: dropped below */
 	insert_query(q, sizeof(q), table);
-	if (ch_post(&x->conn, q, rows->p ? rows->p : "", rows->len, NULL, x->err, sizeof(x->err)) < 0)
+	if (ch_post(&x->conn[0], q, rows->p ? rows->p : "", rows->len, NULL, x->err, sizeof(x->err)) < 0)
 		return -1;
 	const char *p = rows->p ? rows->p : "";
 	for (size_t i = 0; i < rows->len; i++)
@@ -174,22 +193,69 @@ static void backoff(struct exporter *x, bool failed)
 	x->retry_at = mono() + x->backoff;
 }
 
-/* A queued batch: sent when the spool is empty and the server answers, else spooled. */
-static void ship(struct exporter *x, struct batch *b)
+/* A batch's INSERT over a connection, on a thread of its own but the first. */
+struct post {
+	struct ch_conn *conn;
+	const struct batch *b;
+	int rc;
+	char err[512];
+};
+
+static void *post_batch(void *arg)
 {
+	struct post *p = arg;
 	char q[128];
-	x->batches++;
+	insert_query(q, sizeof(q), export_tables[p->b->table].name);
+	p->rc = ch_post(p->conn, q, p->b->data.p, p->b->data.len, NULL, p->err, sizeof(p->err));
+	return NULL;
+}
+
+/* n queued batches (n <= x->n_conn): sent at once when the spool is empty and the server
+ * answers, else spooled; those that fail spooled, in their order. */
+static void ship(struct exporter *x, struct batch *b, unsigned n)
+{
+	x->batches += n;
 	if (x->spool.files || (x->backoff && mono() < x->retry_at)) {
-		spool_batch(x, b);
+		for (unsigned i = 0; i < n; i++)
+			spool_batch(x, &b[i]);
 		return;
 	}
-	insert_query(q, sizeof(q), export_tables[b->table].name);
-	if (ch_post(&x->conn, q, b->data.p, b->data.len, NULL, x->err, sizeof(x->err)) == 0) {
-		x->sent += b->rows;
-		backoff(x, false);
-	} else {
-		spool_batch(x, b);
-		backoff(x, true);
+	struct post p[EXPORT_PARALLEL];
+	pthread_t t[EXPORT_PARALLEL];
+	bool started[EXPORT_PARALLEL] = {false};
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (struct post){.conn = &x->conn[i], .b = &b[i]};
+	for (unsigned i = 1; i < n; i++)
+		started[i] = pthread_create(&t[i], NULL, post_batch, &p[i]) == 0;
+	for (unsigned i = 0; i < n; i++)  /* the first here, and any whose thread did not start */
+		if (!started[i])
+			post_batch(&p[i]);
+	bool failed = false;
+	for (unsigned i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(t[i], NULL);
+		if (p[i].rc == 0) {
+			x->sent += b[i].rows;
+		} else {
+			snprintf(x->err, sizeof(x->err), "%s", p[i].err);
+			spool_batch(x, &b[i]);
+			failed = true;
+		}
+	}
+	backoff(x, failed);
+}
+
+/* The connections beyond the first, opened while the capture is read (a request each) so that
+ * the run's end does not wait for them; as many as open. */
+static void connect_more(struct exporter *x)
+{
+	char err[512];
+	for (x->n_conn = 1; x->n_conn < EXPORT_PARALLEL; x->n_conn++) {
+		struct ch_conn *c = &x->conn[x->n_conn];
+		if (ch_clone(c, &x->conn[0], err, sizeof(err)) < 0 || ch_post(c, "SELECT 1", NULL, 0, NULL, err, sizeof(err)) < 0) {
+			ch_close(c);
+			break;
+		}
 	}
 }
 
@@ -219,10 +285,11 @@ static void discard(struct exporter *x)
 static void *run(void *arg)
 {
 	struct exporter *x = arg;
-	if (ch_connect(&x->conn, x->err, sizeof(x->err)) < 0 || ch_check_tables(&x->conn, x->err, sizeof(x->err)) < 0) {
+	if (ch_connect(&x->conn[0], x->err, sizeof(x->err)) < 0 || ch_check_tables(&x->conn[0], x->err, sizeof(x->err)) < 0) {
 		discard(x);
 		return NULL;
 	}
+	connect_more(x);
 	if (x->spool.files)
 		backoff(x, !drain_spool(x));
 	pthread_mutex_lock(&x->mu);
@@ -251,15 +318,20 @@ static void *run(void *arg)
 			pthread_mutex_lock(&x->mu);
 			continue;
 		}
-		struct batch b = x->queue[x->head];
-		x->head = (x->head + 1) % EXPORT_QUEUE;
-		x->n--;
+		struct batch b[EXPORT_PARALLEL];
+		unsigned n = 0, most = x->stop ? x->n_conn : 1;
+		for (; n < most && x->n; n++) {
+			b[n] = x->queue[x->head];
+			x->head = (x->head + 1) % EXPORT_QUEUE;
+			x->n--;
+		}
 		pthread_cond_signal(&x->room);
 		pthread_mutex_unlock(&x->mu);
 		if (x->spool.files && mono() >= x->retry_at)
 			backoff(x, !drain_spool(x));
-		ship(x, &b);
-		chbuf_free(&b.data);
+		ship(x, b, n);
+		for (unsigned i = 0; i < n; i++)
+			chbuf_free(&b[i].data);
 		pthread_mutex_lock(&x->mu);
 	}
 	pthread_mutex_unlock(&x->mu);
@@ -278,15 +350,16 @@ static void batch_open(struct exporter *x, unsigned table)
 	b->rows = 0;
 	b->opened = x->now;
 	b->data = (struct chbuf){0};
+	make_head(x, table);
 }
 
-/* The open batch of table sealed and queued, waiting for room unless live (then dropped). */
-static void batch_seal(struct exporter *x, unsigned table)
+/* The open batch of table, if it has rows, queued (x->mu held), waiting for room unless live
+ * (then dropped), and a new one opened. */
+static void batch_queue(struct exporter *x, unsigned table)
 {
 	struct batch *b = &x->open[table];
 	if (!b->rows)
 		return;
-	pthread_mutex_lock(&x->mu);
 	while (x->n == EXPORT_QUEUE && !x->cfg.live)
 		pthread_cond_wait(&x->room, &x->mu);
 	if (x->n == EXPORT_QUEUE) {
@@ -295,10 +368,17 @@ static void batch_seal(struct exporter *x, unsigned table)
 	} else {
 		x->queue[(x->head + x->n) % EXPORT_QUEUE] = *b;
 		x->n++;
-		pthread_cond_signal(&x->more);
 	}
-	pthread_mutex_unlock(&x->mu);
 	batch_open(x, table);
+}
+
+/* The open batch of table sealed and queued, the export thread woken. */
+static void batch_seal(struct exporter *x, unsigned table)
+{
+	pthread_mutex_lock(&x->mu);
+	batch_queue(x, table);
+	pthread_cond_signal(&x->more);
+	pthread_mutex_unlock(&x->mu);
 }
 
 /* The row built in x->row into its table's batch, the batch sealed when full. */
@@ -413,6 +493,16 @@ void export_frame(struct exporter *x, const struct frame *f, const struct roce_p
 		finding_row(x, f, p, &fi->f[i], a_src, a_dst);
 }
 
+static void put_i64(struct sb *s, const char *key, int64_t v)
+{
+	sb_puts(s, key);
+	if (v < 0)
+		sb_putn(s, "-", 1);
+	sb_putu(s, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+/* A stream's row: the run's end writes one for every stream at once (thousands), so with the
+ * inline builders rather than printf. */
 void export_stream(const struct roce_stream_stats *st, bool evicted, struct exporter *x)
 {
 	struct sb *s = &x->row;
@@ -422,27 +512,36 @@ void export_stream(const struct roce_stream_stats *st, bool evicted, struct expo
 	sb_reset(s);
 	sb_key_u(s, "{\"snapshot\":", (uint64_t)time(NULL));
 	put_head(x, T_STREAMS);
-	sb_printf(s, ",\"evicted\":%d,\"pair\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"src\":\"%s\",\"dst\":\"%s\""
-		     ",\"dqpn\":%" PRIu32 ",\"paired\":\"%s\",\"peer_qpn\":%" PRIu32 ",\"transport\":\"%s\",\"pmtu\":%" PRIu32,
-		  evicted, st->pair, st->stream, src, dst, st->dqpn,
-		  st->paired == ROCE_PAIRED_CM ? "cm" : st->paired == ROCE_PAIRED_PSN ? "psn" : "none",
-		  st->paired ? st->peer_qpn : 0,
-		  st->requests ? roce_transport_name((enum roce_transport)st->transport) : "", st->pmtu);
-	sb_printf(s, ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64
-		     ",\"messages\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"missing_psns\":%" PRIu64 ",\"retransmits\":%" PRIu64
-		     ",\"out_of_order\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",\"lost_before_capture\":%" PRIu64
-		     ",\"lost_after_capture\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"rnr_naks\":%" PRIu64
-		     ",\"lost_at_mirror\":%" PRIu64,
-		  st->packets, st->bytes, st->requests, st->responses, st->messages, st->gaps, st->missing_psns,
-		  st->retransmits, st->out_of_order, st->timeouts, st->lost_before, st->lost_after, st->copies,
-		  st->rnr_naks, st->lost_mirror);
-	sb_printf(s, ",\"response_count\":%" PRIu64 ",\"response_p50_us\":%" PRIu32 ",\"response_p99_us\":%" PRIu32
-		     ",\"max_idle_us\":%" PRIu32 ",\"ce\":%" PRIu64 ",\"cnps\":%" PRIu64 ",\"cnp_missing\":%" PRIu64
-		     ",\"ce_to_cnp_count\":%" PRIu64 ",\"ce_to_cnp_p50_ns\":%" PRId64 ",\"ce_to_cnp_p99_ns\":%" PRId64,
-		  st->response_count, st->response_count ? st->response_p50_us : 0,
-		  st->response_count ? st->response_p99_us : 0, st->max_idle_us, st->ecn[3], st->cnps, st->cnp_missing,
-		  st->ce_to_cnp_count, st->ce_to_cnp_count ? st->ce_to_cnp_p50_ns : 0,
-		  st->ce_to_cnp_count ? st->ce_to_cnp_p99_ns : 0);
+	sb_key_u(s, ",\"evicted\":", evicted);
+	sb_key_u(s, ",\"pair\":", st->pair);
+	sb_key_u(s, ",\"stream\":", st->stream);
+	sb_key_str(s, ",\"src\":", src);
+	sb_key_str(s, ",\"dst\":", dst);
+	sb_key_u(s, ",\"dqpn\":", st->dqpn);
+	sb_key_str(s, ",\"paired\":",
+		   st->paired == ROCE_PAIRED_CM ? "cm" : st->paired == ROCE_PAIRED_PSN ? "psn" : "none");
+	sb_key_u(s, ",\"peer_qpn\":", st->paired ? st->peer_qpn : 0);
+	sb_key_str(s, ",\"transport\":", st->requests ? roce_transport_name((enum roce_transport)st->transport) : "");
+	const struct {
+		const char *key;
+		uint64_t v;
+	} u[] = {
+		{",\"pmtu\":", st->pmtu}, {",\"packets\":", st->packets}, {",\"bytes\":", st->bytes},
+		{",\"requests\":", st->requests}, {",\"responses\":", st->responses}, {",\"messages\":", st->messages},
+		{",\"gaps\":", st->gaps}, {",\"missing_psns\":", st->missing_psns}, {",\"retransmits\":", st->retransmits},
+		{",\"out_of_order\":", st->out_of_order}, {",\"timeouts\":", st->timeouts},
+		{",\"lost_before_capture\":", st->lost_before}, {",\"lost_after_capture\":", st->lost_after},
+		{",\"copies\":", st->copies}, {",\"rnr_naks\":", st->rnr_naks}, {",\"lost_at_mirror\":", st->lost_mirror},
+		{",\"response_count\":", st->response_count},
+		{",\"response_p50_us\":", st->response_count ? st->response_p50_us : 0},
+		{",\"response_p99_us\":", st->response_count ? st->response_p99_us : 0},
+		{",\"max_idle_us\":", st->max_idle_us}, {",\"ce\":", st->ecn[3]}, {",\"cnps\":", st->cnps},
+		{",\"cnp_missing\":", st->cnp_missing}, {",\"ce_to_cnp_count\":", st->ce_to_cnp_count},
+	};
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		sb_key_u(s, u[i].key, u[i].v);
+	put_i64(s, ",\"ce_to_cnp_p50_ns\":", st->ce_to_cnp_count ? st->ce_to_cnp_p50_ns : 0);
+	put_i64(s, ",\"ce_to_cnp_p99_ns\":", st->ce_to_cnp_count ? st->ce_to_cnp_p99_ns : 0);
 	row_add(x, T_STREAMS);
 }
 
@@ -493,9 +592,9 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 	else if (gethostname(x->box, sizeof(x->box) - 1) < 0)
 		snprintf(x->box, sizeof(x->box), "unknown");
 	make_run_id(x);
-	if (ch_open(&x->conn, cfg->url, cfg->password_file, err, errlen) < 0 ||
+	if (ch_open(&x->conn[0], cfg->url, cfg->password_file, err, errlen) < 0 ||
 	    (cfg->spool_dir && spool_open(&x->spool, cfg->spool_dir, cfg->spool_max, err, errlen) < 0)) {
-		ch_close(&x->conn);
+		ch_close(&x->conn[0]);
 		free(x);
 		return NULL;
 	}
@@ -508,7 +607,7 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 	if (pthread_create(&x->thread, NULL, run, x) != 0) {
 		snprintf(err, errlen, "--export: no thread");
 		spool_close(&x->spool);
-		ch_close(&x->conn);
+		ch_close(&x->conn[0]);
 		free(x);
 		return NULL;
 	}
@@ -521,16 +620,20 @@ void export_counts(const struct exporter *x, struct export_counts *out)
 				      .batches = x->batches};
 }
 
-int export_finish(struct exporter *x, const struct export_capture *cap, struct export_counts *out, char *err,
-		  size_t errlen)
+void export_end(struct exporter *x, const struct export_capture *cap)
 {
 	capture_row(x, cap);
-	for (unsigned t = 0; t < EXPORT_TABLES; t++)
-		batch_seal(x, t);
+	/* queued together, then the thread woken, so that it takes them together */
 	pthread_mutex_lock(&x->mu);
+	for (unsigned t = 0; t < EXPORT_TABLES; t++)
+		batch_queue(x, t);
 	x->stop = true;
 	pthread_cond_signal(&x->more);
 	pthread_mutex_unlock(&x->mu);
+}
+
+int export_finish(struct exporter *x, struct export_counts *out, char *err, size_t errlen)
+{
 	pthread_join(x->thread, NULL);
 	export_counts(x, out);
 	int rc = 0;
@@ -553,7 +656,8 @@ int export_finish(struct exporter *x, const struct export_capture *cap, struct e
 	pthread_cond_destroy(&x->more);
 	pthread_cond_destroy(&x->room);
 	spool_close(&x->spool);
-	ch_close(&x->conn);
+	for (unsigned i = 0; i < EXPORT_PARALLEL; i++)
+		ch_close(&x->conn[i]);
 	free(x);
 	return rc;
 }

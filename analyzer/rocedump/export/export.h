@@ -18,6 +18,7 @@
 #define EXPORT_BATCH_ROWS 10000
 #define EXPORT_BATCH_S 1.0
 #define EXPORT_QUEUE 16                     /* sealed batches waiting for the thread */
+#define EXPORT_PARALLEL 4                   /* queued batches sent at once at the end (the four tables') */
 #define EXPORT_SPOOL_MAX_DEFAULT (1ULL << 30) /* --export-spool-max */
 
 struct export_config {
@@ -51,14 +52,16 @@ void export_stream(const struct roce_stream_stats *s, bool evicted, struct expor
 void export_evicted(const struct roce_stream_stats *s, void *x);
 /* Batches older than EXPORT_BATCH_S sealed and queued; mono: the monotonic clock, seconds. */
 void export_tick(struct exporter *x, double mono);
-/* The captures row, then everything sent (or spooled), the thread stopped and x freed. The
- * counts into *out. 0, or -1 with the message in err when rows were dropped. */
+/* The captures row, the open batches sealed and the thread told to stop: it sends them (at once,
+ * EXPORT_PARALLEL) while the caller goes on; no row may be added after. */
 struct export_capture {
 	uint64_t frames, bytes, drops;
 	int64_t first_ns, last_ns;
 };
-int export_finish(struct exporter *x, const struct export_capture *cap, struct export_counts *out, char *err,
-		  size_t errlen);
+void export_end(struct exporter *x, const struct export_capture *cap);
+/* After export_end: everything sent (or spooled), the thread stopped and x freed. The counts
+ * into *out. 0, or -1 with the message in err when rows were dropped. */
+int export_finish(struct exporter *x, struct export_counts *out, char *err, size_t errlen);
 void export_counts(const struct exporter *x, struct export_counts *out);
 
 #endif

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""test-export-end.py ROCEDUMP GENCAPS: the end of a run's --export against a stand-in for
+ClickHouse's HTTP interface (TAP; no server needed). The stand-in answers the tables' check
+from rocedump --export-schema, keeps the rows it is sent by batch id, and holds every INSERT's
+answer until four are in flight at once (or a second has passed): the run's last batches
+(frames, findings, streams, captures) must reach it together, over connections of their own,
+rather than one after the other. Then, at a run's end, one INSERT refused and one whose answer
+is lost (the rows taken, the connection cut in the answer): both spooled, the others taken; the spool's retry
+at the run's end finds the lost answer's batch by its id (not sent again), and the next run
+sends the refused one: every row once."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tap import ok, plan
+
+RD, GENCAPS = sys.argv[1:3]
+HOLD_S = 1.0  # an INSERT's answer held at most this long, waiting for the others
+
+
+def schema_columns():
+    """'table\\tname\\ttype' lines of every table, as system.columns gives them."""
+    out, table = [], None
+    for line in subprocess.run([RD, '--export-schema'], capture_output=True, text=True, check=True).stdout.splitlines():
+        m = re.match(r'CREATE TABLE IF NOT EXISTS (\w+) \(', line)
+        if m:
+            table = m.group(1)
+        elif table and re.match(r'\s+\w+ \S+,?$', line):
+            name, typ = line.split()
+            out.append(f'{table}\t{name}\t{typ.rstrip(",")}\n')
+        elif line.startswith(')'):
+            table = None
+    return ''.join(out)
+
+
+class Fake:
+    """What the stand-in was sent, and how it is to answer."""
+
+    def __init__(self):
+        self.mu = threading.Condition()
+        self.rows = {}          # (table, batch_id) -> rows
+        self.in_flight = self.max_in_flight = 0
+        self.refuse = self.lose = None  # a table whose INSERT is refused, or its answer lost
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, body):
+        data = body.encode()
+        self.send_response(status)
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        fake = self.server.fake
+        args = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+        body = self.rfile.read(int(self.headers.get('Content-Length', 0))).decode()
+        query = args['query'][0] if 'query' in args else body
+        m = re.match(r'INSERT INTO (\w+) FORMAT JSONEachRow', query)
+        if not m:
+            m = re.match(r"SELECT count\(\) FROM (\w+) WHERE batch_id = '([^']*)'", query)
+            if m:
+                return self.answer(200, f"{len(fake.rows.get((m.group(1), m.group(2)), []))}\n")
+            if 'system.columns' in query:
+                return self.answer(200, self.server.columns)
+            return self.answer(200, '1\n')
+        table = m.group(1)
+        with fake.mu:  # held until four are in flight, or HOLD_S
+            fake.in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+            fake.mu.notify_all()
+            fake.mu.wait_for(lambda: fake.max_in_flight >= 4, timeout=HOLD_S)
+            fake.in_flight -= 1
+        if table == fake.refuse:
+            return self.answer(500, 'Code: 1000, e.displayText() = refused by the test\n')
+        with fake.mu:
+            for line in body.splitlines():
+                row = json.loads(line)
+                fake.rows.setdefault((table, row['batch_id']), []).append(row)
+        if table == fake.lose:  # taken, and the answer cut short (with none at all, libcurl would send again)
+            self.send_response(200)
+            self.send_header('Content-Length', '100')
+            self.end_headers()
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return None
+        return self.answer(200, '')
+
+
+def count(fake, box):
+    n = {}
+    for (table, _), rows in fake.rows.items():
+        n[table] = n.get(table, 0) + sum(1 for r in rows if r['box'] == box)
+    return [n.get(t, 0) for t in ('frames', 'findings', 'streams', 'captures')]
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix='rocedump-export-end-')
+    srv = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+    srv.daemon_threads = True
+    srv.fake, srv.columns = Fake(), schema_columns()
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f'http://127.0.0.1:{srv.server_address[1]}/rd'
+    try:
+        cap = f'{tmp}/cong.pcap'  # 1,000 streams, frames with events and findings
+        subprocess.run([GENCAPS, '--bench-cong', cap, '20000', '500', '1'], check=True)
+        frames = [json.loads(line) for line in
+                  subprocess.run([RD, '-T', 'json', '-r', cap], capture_output=True, text=True).stdout.splitlines()]
+        out = subprocess.run([RD, '-q', '-T', 'json', '--summary', '-r', cap], capture_output=True,
+                             text=True).stdout.splitlines()
+        want = [sum(1 for f in frames if f['events'] or f.get('findings') or f.get('analysis')),
+                sum(len(f.get('findings', [])) for f in frames), len(json.loads(out[-1])['streams']['rows']), 1]
+
+        fake = srv.fake
+        t0 = time.monotonic()
+        r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'a'], capture_output=True,
+                           text=True, timeout=60)
+        took = time.monotonic() - t0
+        ok(r.returncode == 0 and fake.max_in_flight == 4 and count(fake, 'a') == want and
+           f'{sum(want)} rows sent, 0 spooled, 0 dropped, in 4 batches' in r.stderr,
+           f'the run\'s last four batches sent at once ({took:.2f} s); every table\'s rows as -T json counts them',
+           f'in flight at most {fake.max_in_flight}; {count(fake, "a")} {want}; {r.stderr}')
+
+        spool = f'{tmp}/spool'
+        fake.refuse, fake.lose = 'captures', 'streams'
+        r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'b', '--export-spool', spool],
+                           capture_output=True, text=True, timeout=60)
+        files = sorted(n.split('.')[-2] for n in os.listdir(spool))
+        sent = want[0] + want[1]
+        ok(r.returncode == 0 and files == ['captures'] and count(fake, 'b') == want[:3] + [0] and
+           f'{sent} rows sent, {want[2] + 1} spooled, 0 dropped' in r.stderr and 'left in the spool' in r.stderr,
+           'at the end, one INSERT refused and one answer lost: both spooled, the others taken; the lost '
+           'answer\'s batch found by its id, not sent again',
+           f'{files} {count(fake, "b")} {r.stderr}')
+
+        fake.refuse = fake.lose = None
+        r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'c', '--export-spool', spool],
+                           capture_output=True, text=True, timeout=60)
+        ok(r.returncode == 0 and not os.listdir(spool) and count(fake, 'b') == want and count(fake, 'c') == want,
+           'the next run sends the refused batch first: every row once',
+           f'{os.listdir(spool)} {count(fake, "b")} {count(fake, "c")} {want} {r.stderr}')
+    finally:
+        srv.shutdown()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return plan()
+
+
+sys.exit(main())
