@@ -431,6 +431,7 @@ int main(int argc, char **argv)
 			return give_up(&sc, &o);
 		}
 		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
+		roce_analyzer_on_path_sample(an, report_path_sample, sc.rep);
 	}
 	if (start_export(&o, &in, an, &sc))
 		return give_up(&sc, &o);
