@@ -51,7 +51,8 @@ hops: the per-hop series of the Paths section (rd-report's hops) on the two brid
 paths/bridges_rc_pingpong_tbf.pcapng (brA -> brB delayed by a tbf queue; read with a copy window
 past its longest delay) and paths/bridges_rc_pingpong_loss.pcapng (loss both ways): per hop of
 the summary's path block, the bins' packets add up to its delays, their lost to its lost, their
-min and max are its min and max; the delayed hop's per-bin p50 lie above the other hop's; a
+min and max are its min and max (also on the loss capture as an SLL2 pcap whose frames step
+back before its first: the bins shifted); the delayed hop's per-bin p50 lie above the other's; a
 capture of one point has no hops and no message. With Chromium, the pages draw the two plots
 (the loss plot the summary's lost) and the one-point page neither. json checks the same sums on
 every page with hops.
@@ -1220,11 +1221,34 @@ def cmd_browser(args):
     return 1 if failures else 0
 
 
-HOP_PAGES = [  # name, capture, options
+HOP_PAGES = [  # name, capture (in --captures, or made by the test), options
     ("tbf", "paths/bridges_rc_pingpong_tbf.pcapng", ["--copy-window-us", "50000"]),
     ("loss", "paths/bridges_rc_pingpong_loss.pcapng", []),
+    ("back", None, []),
     ("one_point", "rxe/rc_pingpong.pcap", []),
 ]
+
+
+def sll2_back(src, dst):
+    """src's frames (a pcapng of Ethernet interfaces, ns) in time order as one SLL2 pcap, each
+    interface an interface index, 7 times over: 10, 20, ... 60 s later, then as they were, a step
+    back before the first frame once the path analysis has folded packets (the sightings table
+    forgets them for room past 8,192): the timeline's bins shift up under the hops' (tbins.h)."""
+    d, off, frames = open(src, "rb").read(), 0, []
+    while off < len(d):
+        kind, size = struct.unpack_from("<II", d, off)
+        if kind == 6:
+            iface, hi, lo, cap = struct.unpack_from("<IIII", d, off + 8)
+            frames.append(((hi << 32) | lo, iface, d[off + 28:off + 28 + cap]))
+        off += size
+    frames.sort(key=lambda f: f[0])
+    out = [struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 262144, 276)]
+    for k, (ts, iface, fr) in [(k, f) for k in (1, 2, 3, 4, 5, 6, 0) for f in frames]:
+        ts += k * 10 * 10**9
+        body = fr[12:14] + b"\0\0" + struct.pack(">I", iface + 1) + b"\0\x01\x04\x06" + fr[6:12] + b"\0\0" + fr[14:]
+        out.append(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(body), len(body)) + body)
+    with open(dst, "wb") as f:
+        f.write(b"".join(out))
 
 
 def cmd_hops(args):
@@ -1234,7 +1258,10 @@ def cmd_hops(args):
     try:
         for name, cap, opts in HOP_PAGES:
             page = os.path.join(args.out, name + ".html")
-            r = run([args.rocedump, "-q", "-r", os.path.join(args.captures, cap), "--report", page] + opts)
+            path = os.path.join(args.captures, cap) if cap else os.path.join(args.out, name + ".pcap")
+            if not cap:
+                sll2_back(os.path.join(args.captures, "paths/bridges_rc_pingpong_loss.pcapng"), path)
+            r = run([args.rocedump, "-q", "-r", path, "--report", page] + opts)
             if r.returncode != 0 or r.stderr:
                 fail(f"{name}: exit {r.returncode}, {r.stderr.strip()}")
                 continue
@@ -1242,6 +1269,8 @@ def cmd_hops(args):
                 b = blocks(f.read())
             rep, doc = b["rd-report"], b["rd-summary"]
             checked = check_hops(name, rep, doc)
+            if name == "back" and not rep["timestamps"]["backwards"]:
+                fail(f"{name}: no time stamp steps back")
             if (name == "one_point") == bool(checked):
                 fail(f"{name}: hop series {'present' if checked else 'missing'}")
             if name == "tbf" and checked:
