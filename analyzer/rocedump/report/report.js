@@ -475,7 +475,7 @@
 			[xs].concat(h.list.map(x => x.lost.slice(0, ax.n))),
 			{ scales: { x: { time: false, range: (u, lo, hi) => [xs[0], xs[xs.length - 1] + ax.w] } } });
 		loss.dataset.lost = String(sum(h.list.map(x => sum(x.lost.slice(0, ax.n)))));
-		sec.append(el('p', { class: 'note', id: 'rd-hop-note', text: 'Per hop (all its streams), per bin of the event timeline, the packets by their time at from: ' +
+		sec.append(el('p', { class: 'note', id: 'rd-hop-note', text: 'Each hop, its streams together, per bin of the event timeline (a packet in the bin of its time at from): ' +
 			'the delay is to\'s time less from\'s, less the clock offset, as in the table (p50 and p99 within 6.25 % of their distance from the hop\'s first delay; min and max exact). ' +
 			'The hop\'s minimum is its base delay (wire, switch); what lies above it is queueing plus the clock offset\'s error. ' +
 			'Lost: seen at from, never at to nor after it.' +
