@@ -31,6 +31,7 @@ void path_free(struct path_state *st)
 			free(st->s[k].pairs[q].d);
 		free(st->s[k].pairs);
 		free(st->s[k].pat);
+		free(st->s[k].pend);
 	}
 	free(st->s);
 	u64map_free(&st->index);
@@ -173,6 +174,60 @@ static void pair_add(struct path_state *st, struct path_pair *q, int64_t ti, int
 	sample_add(st, q, d);
 }
 
+static unsigned stream_path(const struct path_stream *s, uint8_t *slots);
+
+/* A packet folded while its stream had one point (slot 0), at t: kept for sample_pending. */
+static void pend_add(struct path_state *st, struct path_stream *s, int64_t t)
+{
+	if (s->n_pend < PATH_PENDING && !s->pend && !(s->pend = malloc(PATH_PENDING * sizeof(*s->pend))))
+		st->oom = true;
+	if (s->pend && s->n_pend < PATH_PENDING)
+		s->pend[s->n_pend++] = t;
+	else if (s->pend)
+		s->pend_more++;
+}
+
+/* The packets folded while the stream had one point: lost on the hop from it, now that the path
+ * has one (none when the point is the path's last). */
+static void sample_pending(struct path_state *st, struct path_stream *s, const uint8_t *path, unsigned n)
+{
+	unsigned h = 0;
+	while (h + 1 < n && path[h] != 0)
+		h++;
+	for (uint32_t k = 0; h + 1 < n && k < s->n_pend + s->pend_more; k++) {
+		struct roce_path_sample x = {.stream = s->stream, .from = s->point[0], .to = s->point[path[h + 1]],
+					     .t_ns = s->pend[k < s->n_pend ? k : s->n_pend - 1], .lost = true};
+		st->sample_fn(st->sample_user, &x);
+	}
+	free(s->pend);
+	s->pend = NULL;
+	s->n_pend = s->pend_more = 0;
+}
+
+/* The packet's share of each hop of its stream's path as known now (the sample function's): seen
+ * at both ends (its delay), or lost after from (from the last point of the path that saw it). */
+static void sample_hops(struct path_state *st, const struct sightings *t, struct path_stream *s,
+			uint8_t mask, const int64_t *ts)
+{
+	uint8_t path[ROCE_PATH_POINTS];
+	unsigned n = stream_path(s, path);
+	if (s->pend)
+		sample_pending(st, s, path, n);
+	for (unsigned h = 0; h + 1 < n; h++) {
+		unsigned a = path[h], b = path[h + 1];
+		uint8_t after = 0;
+		for (unsigned k = h + 2; k < n; k++)
+			after |= (uint8_t)(1u << path[k]);
+		if (!(mask >> a & 1) || (!(mask >> b & 1) && (mask & after)))
+			continue;  /* not seen at from, or missed by to's mirror only */
+		struct roce_path_sample x = {.stream = s->stream, .from = s->point[a], .to = s->point[b],
+					     .t_ns = ts[a] + t->points[s->point[a]].offset, .lost = !(mask >> b & 1)};
+		if (!x.lost)
+			x.raw_delay_ns = ts[b] - ts[a];
+		st->sample_fn(st->sample_user, &x);
+	}
+}
+
 void path_fold(void *user, const struct sightings *t, const struct sight_entry *e)
 {
 	struct path_state *st = user;
@@ -198,9 +253,7 @@ void path_fold(void *user, const struct sightings *t, const struct sight_entry *
 	if (mask != (uint8_t)((1u << s->n_slots) - 1))  /* a point of its stream missed it */
 		st->missed[st->n_missed++ % PATH_MISSED_LOG] =
 			(struct path_missed){.frame = e->s[0].frame, .stream = e->stream, .mask = mask};
-	if (!(mask & (mask - 1)))  /* one point */
-		return;
-	for (uint8_t i = 0; i < s->n_slots; i++)
+	for (uint8_t i = 0; i < s->n_slots && (mask & (mask - 1)); i++)  /* two points or more */
 		for (uint8_t j = i + 1; j < s->n_slots; j++) {
 			if (!(mask >> i & 1) || !(mask >> j & 1))
 				continue;
@@ -208,6 +261,10 @@ void path_fold(void *user, const struct sightings *t, const struct sight_entry *
 			if (q)
 				pair_add(st, q, ts[i], ts[j]);
 		}
+	if (st->sample_fn && s->n_slots >= 2)
+		sample_hops(st, t, s, mask, ts);
+	else if (st->sample_fn && (mask & 1))
+		pend_add(st, s, ts[0] + t->points[s->point[0]].offset);
 }
 
 /* ---- the end: paths, hops, offsets ---- */

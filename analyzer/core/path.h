@@ -38,6 +38,11 @@ struct path_stream {
 	uint16_t point[ROCE_PATH_POINTS];   /* slot -> the sightings table's point */
 	struct path_pair *pairs;
 	struct path_pattern *pat;
+	/* with a sample function: the times (their point's clock) of the packets folded while the
+	 * stream had one point, handed over as lost once its path has a hop from that point (up to
+	 * PATH_PENDING; further ones counted, at the last time) */
+	int64_t *pend;
+	uint32_t n_pend, pend_more;
 };
 
 /* A packet some point of its stream's missed, as the table forgot it: for the resend or NAK that
@@ -55,6 +60,8 @@ struct path_sent {
 	uint32_t stream, psn, frame;
 };
 
+#define PATH_PENDING 16u
+
 struct path_state {
 	struct u64map index;      /* stream id -> its entry in s */
 	struct path_stream *s;
@@ -63,6 +70,8 @@ struct path_state {
 	struct roce_path_point points[COPY_POINTS_MAX];
 	roce_path_offset_fn offset_fn;  /* the points' offsets taken off before matching; NULL: none */
 	void *offset_user;
+	roce_path_sample_fn sample_fn;  /* each packet's share of its hops as folded; NULL: none */
+	void *sample_user;
 	uint64_t rng;             /* the samples' choice, past ROCE_PATH_SAMPLES */
 	uint32_t n_missed, n_sent;          /* rings: entries made so far */
 	struct path_missed missed[PATH_MISSED_LOG];

@@ -732,6 +732,14 @@ void roce_analyzer_path_offsets(struct roce_analyzer *a, roce_path_offset_fn fn,
 	}
 }
 
+void roce_analyzer_on_path_sample(struct roce_analyzer *a, roce_path_sample_fn fn, void *user)
+{
+	if (a->path) {
+		a->path->sample_fn = fn;
+		a->path->sample_user = user;
+	}
+}
+
 uint32_t roce_analyzer_path_wide_offsets(const struct roce_analyzer *a, uint32_t n, int64_t *offset_ns,
 					 int64_t *uncertainty_ns)
 {

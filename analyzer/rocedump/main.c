@@ -476,6 +476,7 @@ int main(int argc, char **argv)
 			return give_up(&sc, &o);
 		}
 		roce_analyzer_on_congestion(an, report_congestion, sc.rep);
+		roce_analyzer_on_path_sample(an, report_path_sample, sc.rep);
 	}
 	for (unsigned i = 0; i < o.n_devices; i++)  /* names of at most IFNAMSIZ - 1 = 15 bytes */
 		snprintf(sc.devices + strlen(sc.devices), sizeof(sc.devices) - strlen(sc.devices), "%s%s", i ? "," : "",

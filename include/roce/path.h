@@ -131,6 +131,27 @@ ROCE_API int roce_analyzer_path_finish(struct roce_analyzer *a, const int64_t *o
 ROCE_API const struct roce_path *roce_analyzer_path_snapshot(struct roce_analyzer *a, const int64_t *offset_ns,
 							    const bool *has_offset);
 
+/* A packet's share of one hop, as the path analysis folds it (the sightings table forgets it): the
+ * hop from -> to of its stream's path as known then (the majority order of the packets folded so
+ * far, the packet included; the end's path is the same but while a stream's path is still being
+ * learned). lost: seen at from, never at to nor at any point after it on the path; else it was
+ * seen at both and raw_delay_ns is to's time less from's, with the points' offsets taken off
+ * before matching (roce_analyzer_path_offsets) but not the rest of the hop's offset (the end's
+ * estimate: roce_path_hop's offset_ns less the two points' offset_ns difference). A packet missed
+ * only by to's mirror makes no call. */
+struct roce_path_sample {
+	uint32_t stream;           /* its stream id */
+	uint32_t from, to;         /* indexes into roce_path's points */
+	int64_t t_ns;              /* its time stamp at from, in from's own clock (the frame's) */
+	bool lost;
+	int64_t raw_delay_ns;      /* not lost */
+};
+typedef void (*roce_path_sample_fn)(void *user, const struct roce_path_sample *s);
+
+/* Before the first frame: fn is called with each packet's share of each hop as it is folded (on
+ * the analysis thread); NULL: none. */
+ROCE_API void roce_analyzer_on_path_sample(struct roce_analyzer *a, roce_path_sample_fn fn, void *user);
+
 /* The paths roce_analyzer_path_finish worked out; NULL before it, or when the capture had fewer
  * than two points (or copies were not looked for). */
 ROCE_API const struct roce_path *roce_analyzer_path(const struct roce_analyzer *a);

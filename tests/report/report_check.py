@@ -3,6 +3,7 @@
 
     report_check.py json    --rocedump P --gencaps P --captures DIR --out DIR
     report_check.py browser --rocedump P --gencaps P --captures DIR --out DIR [--chromium P]
+    report_check.py hops    --rocedump P --gencaps P --captures DIR --out DIR [--chromium P]
 
 json: for each capture below (lossy, reordered, clean, ECN/CNP, PFC/PAUSE, copies, RoCEv1, IPv6,
 mirrored, made here: one stream over the exactness threshold, 300 queue pairs, CNPs over the
@@ -45,6 +46,16 @@ screenshot of each page into --out. The script must also draw, without a message
 timeline and points were moved near 2^63 ns, 1 ns apart. Pages drawn again from wrong
 data (their rd-report block changed) must fail these checks. Exit 77 (skip) when Chromium is not
 installed.
+
+hops: the per-hop series of the Paths section (rd-report's hops) on the two bridges' captures,
+paths/bridges_rc_pingpong_tbf.pcapng (brA -> brB delayed by a tbf queue; read with a copy window
+past its longest delay) and paths/bridges_rc_pingpong_loss.pcapng (loss both ways): per hop of
+the summary's path block, the bins' packets add up to its delays, their lost to its lost, their
+min and max are its min and max (also on the loss capture as an SLL2 pcap whose frames step
+back before its first: the bins shifted); the delayed hop's per-bin p50 lie above the other's; a
+capture of one point has no hops and no message. With Chromium, the pages draw the two plots
+(the loss plot the summary's lost) and the one-point page neither. json checks the same sums on
+every page with hops.
 """
 import argparse
 import base64
@@ -556,6 +567,7 @@ def check_json(args, name, path, page, hostile):
         check_times(name, blocks(f.read(), Decimal)["rd-report"], re.findall(r'^\{"frame":\d+,"ts":(-?[0-9.]+)', j.stdout, re.M))
     exact = binned = 0
     check_pauses(name, b["rd-summary"], rep)
+    check_hops(name, rep, b["rd-summary"])
     for i, ser in enumerate(rep["series"]):
         if ser is None:
             continue
@@ -571,6 +583,47 @@ def check_json(args, name, path, page, hostile):
             fail(f"{name}: row {i} without series: {ser.get('reason')}")
     print(f"ok {name}: {len(rows)} rows, {len(rep['pairs'])} pairs, {exact} streams exact, {binned} binned")
     return exact, binned
+
+
+def check_hops(name, rep, doc):
+    """rd-report's per-hop series against the summary's path hops (doc: rd-summary): there when
+    the summary has hops, in the timeline's bins (no bin holding more packets than the timeline's
+    frames there), each hop's bins adding up to its figures."""
+    hops = (doc["summary"].get("path") or {}).get("hops") or []
+    h = rep.get("hops")
+    if not hops:
+        if h is not None:
+            fail(f"{name}: hop series on a page without hops")
+        return 0
+    if h is None or not h["list"]:
+        fail(f"{name}: no hop series for {len(hops)} hops")
+        return 0
+    if h["n"] != rep["timeline"]["n"]:
+        fail(f"{name}: hop series of {h['n']} bins, the timeline has {rep['timeline']['n']}")
+    # each packet's share of a hop is binned at its frame at from: a frame of that bin
+    tl = rep["timeline"]["frames"]
+    over = [i for i in range(min(h["n"], len(tl))) if sum(x["n"][i] + x["lost"][i] for x in h["list"]) > tl[i]]
+    if over:
+        fail(f"{name}: hop bins {over[:8]} hold more packets than the timeline's frames there")
+    for x in h["list"]:
+        t = [y for y in hops if (y["from"], y["to"]) == (x["from"], x["to"])]
+        if len(t) != 1:
+            fail(f"{name}: hop {x['from']}>{x['to']} not in the summary")
+            continue
+        t = t[0]
+        if any(len(x[k]) != h["n"] for k in ("n", "lost", "min", "p50", "p99", "max")):
+            fail(f"{name}: hop {x['from']}>{x['to']}: columns not of {h['n']} bins")
+        d = [v for v in x["max"] if v is not None]
+        got = (sum(x["n"]), sum(x["lost"]), min((v for v in x["min"] if v is not None), default=-1), max(d, default=-1))
+        want = (t["delays"], t["lost"], (t["delay_ns"] or {}).get("min", -1), (t["delay_ns"] or {}).get("max", -1))
+        if got != want:
+            fail(f"{name}: hop {x['from']}>{x['to']}: bins give (delays, lost, min, max) {got}, the summary {want}")
+        for i in range(h["n"]):
+            q = [x[k][i] for k in ("min", "p50", "p99", "max")]
+            if (x["n"][i] == 0) != (q[0] is None) or (q[0] is not None and not q[0] <= q[1] <= q[2] <= q[3]):
+                fail(f"{name}: hop {x['from']}>{x['to']} bin {i}: {x['n'][i]} delays, min/p50/p99/max {q}")
+                break
+    return 1
 
 
 def cmd_json(args):
@@ -847,10 +900,12 @@ def pfc_rows(doc):
 
 
 def expected_plots(rep, rows, doc):
-    """Plots the page must draw with #all: 2 in the overview (none without frames), one pause
+    """Plots the page must draw with #all: 2 in the overview (none without frames), 2 for the
+    hops' series when there are any, one pause
     timeline per PFC priority (and PAUSE) named, and 5 per direction, 6 when the pair has CE marks
     or congestion outcomes, 7 when it has CE->CNP latencies."""
     n = 2 if rep["timeline"]["n"] else 0
+    n += 2 if (rep.get("hops") or {}).get("list") else 0  # the hops' delay and loss
     n += len({r["priority"] for r in pfc_rows(doc)})
     psn = {}
     for p in rep["pairs"]:
@@ -1166,16 +1221,97 @@ def cmd_browser(args):
     return 1 if failures else 0
 
 
+HOP_PAGES = [  # name, capture (in --captures, or made by the test), options
+    ("tbf", "paths/bridges_rc_pingpong_tbf.pcapng", ["--copy-window-us", "50000"]),
+    ("loss", "paths/bridges_rc_pingpong_loss.pcapng", []),
+    ("back", None, []),
+    ("one_point", "rxe/rc_pingpong.pcap", []),
+]
+
+
+def sll2_back(src, dst):
+    """src's frames (a pcapng of Ethernet interfaces, ns) in time order as one SLL2 pcap, each
+    interface an interface index, 7 times over: 10, 20, ... 60 s later, then as they were, a step
+    back before the first frame once the path analysis has folded packets (the sightings table
+    forgets them for room past 8,192): the timeline's bins shift up under the hops' (tbins.h)."""
+    d, off, frames = open(src, "rb").read(), 0, []
+    while off < len(d):
+        kind, size = struct.unpack_from("<II", d, off)
+        if kind == 6:
+            iface, hi, lo, cap = struct.unpack_from("<IIII", d, off + 8)
+            frames.append(((hi << 32) | lo, iface, d[off + 28:off + 28 + cap]))
+        off += size
+    frames.sort(key=lambda f: f[0])
+    out = [struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 262144, 276)]
+    for k, (ts, iface, fr) in [(k, f) for k in (1, 2, 3, 4, 5, 6, 0) for f in frames]:
+        ts += k * 10 * 10**9
+        body = fr[12:14] + b"\0\0" + struct.pack(">I", iface + 1) + b"\0\x01\x04\x06" + fr[6:12] + b"\0\0" + fr[14:]
+        out.append(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(body), len(body)) + body)
+    with open(dst, "wb") as f:
+        f.write(b"".join(out))
+
+
+def cmd_hops(args):
+    args.chromium = args.chromium or shutil.which("chromium") or shutil.which("chromium-browser")
+    os.makedirs(args.out, exist_ok=True)
+    browser = Browser(args.chromium) if args.chromium else None
+    try:
+        for name, cap, opts in HOP_PAGES:
+            page = os.path.join(args.out, name + ".html")
+            path = os.path.join(args.captures, cap) if cap else os.path.join(args.out, name + ".pcap")
+            if not cap:
+                sll2_back(os.path.join(args.captures, "paths/bridges_rc_pingpong_loss.pcapng"), path)
+            r = run([args.rocedump, "-q", "-r", path, "--report", page] + opts)
+            if r.returncode != 0 or r.stderr:
+                fail(f"{name}: exit {r.returncode}, {r.stderr.strip()}")
+                continue
+            with open(page, encoding="utf-8") as f:
+                b = blocks(f.read())
+            rep, doc = b["rd-report"], b["rd-summary"]
+            checked = check_hops(name, rep, doc)
+            if name == "back" and not rep["timestamps"]["backwards"]:
+                fail(f"{name}: no time stamp steps back")
+            if (name == "one_point") == bool(checked):
+                fail(f"{name}: hop series {'present' if checked else 'missing'}")
+            if name == "tbf" and checked:
+                names = {p["point"]: p["name"] for p in doc["summary"]["path"]["points"]}
+                by = {names[x["from"]] + ">" + names[x["to"]]: x for x in rep["hops"]["list"]}
+                slow, fast = by.get("brA>brB"), by.get("brB>brA")
+                both = [(a, c) for a, c in zip(slow["p50"], fast["p50"]) if a is not None and c is not None] if slow and fast else []
+                above = sum(a > c for a, c in both)
+                if len(both) < 50 or 4 * above < 3 * len(both) or max(a for a, _ in both) < 100 * max(c for _, c in both):
+                    fail(f"{name}: brA>brB's p50 above brB>brA's in {above} of {len(both)} bins, "
+                         f"highest {max((a for a, _ in both), default=None)} vs {max((c for _, c in both), default=None)} ns")
+            if browser:
+                noise, dom, _ = browser.open("file://" + os.path.abspath(page), screenshot=False)
+                for n in noise:
+                    fail(f"{name}: {n}")
+                d = DomReader()
+                d.feed(dom)
+                drawn = {p["data-plot"]: p for p in d.plots if p["data-plot"].startswith("hop-")}
+                if d.body.get("data-ready") != "1" or set(drawn) != (set() if name == "one_point" else {"hop-delay", "hop-loss"}):
+                    fail(f"{name}: page {d.body}, hop plots {sorted(drawn)}")
+                elif drawn:
+                    lost = sum(y["lost"] for y in doc["summary"]["path"]["hops"])
+                    if int(drawn["hop-loss"]["data-lost"]) != lost or not drawn["hop-loss"].get("canvas") or not drawn["hop-delay"].get("canvas"):
+                        fail(f"{name}: the loss plot drew {drawn['hop-loss'].get('data-lost')} lost, the summary has {lost}")
+            print(f"ok {name}: {'hop series checked' if checked else 'no hop series'}{', drawn' if browser else ''}")
+    finally:
+        if browser:
+            browser.close()
+    return 1 if failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["json", "browser"])
+    ap.add_argument("mode", choices=["json", "browser", "hops"])
     ap.add_argument("--rocedump", required=True)
     ap.add_argument("--gencaps", required=True)
     ap.add_argument("--captures", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--chromium")
     args = ap.parse_args()
-    rc = cmd_json(args) if args.mode == "json" else cmd_browser(args)
+    rc = {"json": cmd_json, "browser": cmd_browser, "hops": cmd_hops}[args.mode](args)
     print(f"{len(failures)} failures")
     sys.exit(rc)
 

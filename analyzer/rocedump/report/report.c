@@ -69,6 +69,7 @@ void report_free(struct report *r)
 		report_cong_free(r, &r->streams[i]);
 	}
 	report_cong_free(r, NULL);
+	report_path_free(r);
 	free(r->streams);
 	u64map_free(&r->index);
 	free(r);
@@ -385,6 +386,11 @@ static void gbin_merge(void *dst, const void *src)
 	a->ev_frames += b->ev_frames;
 }
 
+unsigned report_tl_index(struct report *r, int64_t t)
+{
+	return tbins_index(&r->tl, r->bins, sizeof(*r->bins), gbin_merge, t);
+}
+
 /* The point a frame of a stream makes. */
 static void make_point(struct rstream *s, uint64_t frame_no, int64_t t, const struct roce_pkt *p,
 		       const struct roce_findings *fi, const uint64_t sev[3], struct rpoint *pt)
@@ -469,7 +475,7 @@ void report_frame(struct report *r, uint64_t frame_no, const struct frame *f, co
 
 	uint64_t sev[3] = {0};
 	bool has_ev = summary_count_events(p, NULL, sev) >= 0;
-	struct gbin *g = &r->bins[tbins_index(&r->tl, r->bins, sizeof(*r->bins), gbin_merge, t)];
+	struct gbin *g = &r->bins[report_tl_index(r, t)];
 	g->frames++;
 	g->bytes += p->wirelen;
 	g->roce += p->version != 0;
@@ -620,6 +626,7 @@ int report_finish(struct report *r, const struct summary *sum, const struct roce
 {
 	struct report_sel sel = {0};
 	report_cong_finish(r, an);
+	r->paths = roce_analyzer_path(an);
 	int rc = -1;
 	FILE *m = open_memstream(&sel.summary_json, &sel.summary_len);
 	if (m) {

@@ -16,6 +16,7 @@
 #include "input/capstats.h"
 #include "input/input.h"
 #include "roce/analyze.h"
+#include "roce/path.h"
 #include "output/summary.h"
 
 #define REPORT_PLOTS_DEFAULT 50         /* queue pairs with plots */
@@ -44,6 +45,10 @@ void report_frame(struct report *r, uint64_t frame_no, const struct frame *f, co
 /* The analyzer's congestion outcomes (roce_analyzer_on_congestion(an, report_congestion, r)):
  * CNPs, missed CE marks and pause intervals, for the congestion plots. */
 void report_congestion(const struct roce_cong_outcome *o, void *user);
+
+/* Each packet's share of a path hop (roce_analyzer_on_path_sample(an, report_path_sample, r)): the
+ * hops' delay and loss per time bin. */
+void report_path_sample(void *user, const struct roce_path_sample *s);
 
 /* Write the page and close the file. Returns 0, or -1 with the reason in err. */
 int report_finish(struct report *r, const struct summary *sum, const struct roce_analyzer *an,

@@ -7,7 +7,8 @@
  * and data-ready="1" once the page is built, or data-error with the message if it failed;
  * #rd-ts-note is the note on time stamps out of order or absurd (rd-report's timestamps);
  * table.mirror in #rd-mirror, the mirror sessions (rd-summary's mirror block).
- * table.path in #rd-path, the path analysis's hops (rd-summary's path block).
+ * table.path in #rd-path, the path analysis's hops (rd-summary's path block), and the plots
+ * hop-delay and hop-loss there (rd-report's hops).
  * The URL fragment #all opens every plotted queue pair (the default opens the first). */
 (function () {
 	'use strict';
@@ -23,6 +24,7 @@
 		rnr: '#8c564b', rretx: '#0b6e79', nakm: '#111111', rresp: '#17becf', error: '#b3261e', warn: '#e08a00', info: '#5b8bd0', bytes: '#1f5fa8', msgs: '#2ca02c',
 		copy: '#9a9a9a', pause: '#5b8bd0', storm: '#d62728', cnp: '#2ca02c', missed: '#d62728', ce: '#ff7f0e', ce2: '#9467bd',
 	};
+	const HOP_COLORS = ['#1f5fa8', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 	const PLOT_W = 880, PLOT_H = 250;
 	const TABLE_PAGE = 200;  /* pairs shown in the table at first, and per click */
 	const PFC_LANES = 32;    /* source MACs a pause timeline draws */
@@ -426,7 +428,7 @@
 	 * point to the next, the packets seen at either end, lost between them, missed by the to
 	 * point's mirror, reordered, the delays (ns, less the clock offset) and the offset with its
 	 * uncertainty. Only when the capture has two points or more. */
-	function pathHops(main, sum) {
+	function pathHops(main, sum, rep) {
 		const p = sum.path;
 		if (!p || !p.hops.length) return;
 		const name = i => (p.points.find(pt => pt.point === i) || { name: String(i) }).name;
@@ -440,6 +442,45 @@
 			table(['from', 'to', { class: 'n', text: 'seen at from' }, { class: 'n', text: 'seen at to' }, { class: 'n', text: 'lost' }, { class: 'n', text: 'mirror lost' },
 				{ class: 'n', text: 'reordered' }, { class: 'n', text: 'delay min' }, { class: 'n', text: 'p50' }, { class: 'n', text: 'p99' }, { class: 'n', text: 'max' },
 				{ class: 'n', text: 'clock offset' }, { class: 'n', text: '±' }, 'offset'], rows, 'path')));
+		if (rep.hops && rep.hops.list.length) hopPlots(document.getElementById('rd-path'), rep, p.hops, name);
+	}
+
+	/* Each hop's delay and loss per timeline bin (rd-report's hops): the delay's p50 (line), p99
+	 * (dashed) and max (dots) on a log scale, the packets lost between the two points as bars. */
+	function hopPlots(sec, rep, hops, name) {
+		const h = rep.hops, tl = rep.timeline;
+		const sum = a => a.reduce((x, v) => x + v, 0);
+		/* a packet counts on its stream's path as known when it was folded: the table's path when
+		 * the stream's path did not change over the capture */
+		const moved = h.list.filter(x => hops.some(t => t.from === x.from && t.to === x.to && (t.lost !== sum(x.lost) || t.delays !== sum(x.n))));
+		const ax = binAxis({ t0: tl.t0, width: tl.width, n: h.n });
+		const xs = [];
+		for (let i = 0; i < ax.n; i++) xs.push(ax.x(i));
+		const label = x => name(x.from) + ' → ' + name(x.to);
+		const us = v => (v === null || v === undefined ? null : Math.max(v, 1) / 1000);  /* 0 on the log scale: 1 ns */
+		const series = [], data = [xs];
+		h.list.forEach((x, k) => {
+			const c = HOP_COLORS[k % HOP_COLORS.length];
+			series.push(Object.assign(lineSeries(label(x) + ' p50', c), { spanGaps: false }),
+				Object.assign(lineSeries(label(x) + ' p99', c), { dash: [4, 4], width: 1, spanGaps: false }),
+				pointSeries(label(x) + ' max', c, 5));
+			for (const col of ['p50', 'p99', 'max']) data.push(x[col].slice(0, ax.n).map(us));
+		});
+		sec.append(el('h3', { text: 'Delay and loss per hop over time' }));
+		plot(sec, 'hop-delay', undefined, 'Delay per hop per ' + fmtUs(tl.width) + ' bin: p50, p99, max', 'time since the first frame', 'µs (log)', series, data,
+			{ scales: { x: { time: false, range: (u, lo, hi) => [xs[0], xs[xs.length - 1] + ax.w] }, y: { distr: 3, log: 10 } } });
+		const bars = uPlot.paths.bars({ size: [0.8, Infinity], align: 1 });
+		const loss = plot(sec, 'hop-loss', undefined, 'Packets lost per hop per ' + fmtUs(tl.width) + ' bin', 'time since the first frame', 'packets',
+			h.list.map((x, k) => ({ label: label(x), stroke: HOP_COLORS[k % HOP_COLORS.length], fill: HOP_COLORS[k % HOP_COLORS.length] + '88', paths: bars, points: { show: false } })),
+			[xs].concat(h.list.map(x => x.lost.slice(0, ax.n))),
+			{ scales: { x: { time: false, range: (u, lo, hi) => [xs[0], xs[xs.length - 1] + ax.w] } } });
+		loss.dataset.lost = String(sum(h.list.map(x => sum(x.lost.slice(0, ax.n)))));
+		sec.append(el('p', { class: 'note', id: 'rd-hop-note', text: 'Each hop, its streams together, per bin of the event timeline (a packet in the bin of its time at from): ' +
+			'the delay is to\'s time less from\'s, less the clock offset, as in the table (p50 and p99 within 6.25 % of their distance from the hop\'s first delay; min and max exact). ' +
+			'The hop\'s minimum is its base delay (wire, switch); what lies above it is queueing plus the clock offset\'s error. ' +
+			'Lost: seen at from, never at to nor after it.' +
+			(moved.length ? ' Some streams\' paths changed during the capture (a point seen late, or the order of the points): the bins of ' +
+				moved.map(x => name(x.from) + ' → ' + name(x.to)).join(', ') + ' count packets on the path as it was known then, and differ from the table.' : '') + (h.left_out ? ' Only the first ' + h.max_hops + ' hops are drawn: ' + fmtInt(h.left_out) + ' packets\' shares of further hops are not.' : '') }));
 	}
 
 	/* ---- queue pairs ---- */
@@ -755,7 +796,7 @@
 		/* each part on its own: one that fails leaves the others (the queue pair table) drawn */
 		const failed = [];
 		for (const part of [() => timeNote(mainEl, rep), () => overview(mainEl, sumDoc.summary, streamsDoc.streams, rep),
-			() => mirrorSessions(mainEl, sumDoc.summary), () => pathHops(mainEl, sumDoc.summary),
+			() => mirrorSessions(mainEl, sumDoc.summary), () => pathHops(mainEl, sumDoc.summary, rep),
 			() => congestion(mainEl, sumDoc, streamsDoc.streams, rep), () => pairsTable(mainEl, streamsDoc.streams, rep)]) {
 			try {
 				part();

@@ -125,6 +125,18 @@ struct gbin {
 	uint64_t f[GBIN_FRAMES];  /* the first of them */
 };
 
+/* Per-hop series (report_path.c): the first REPORT_HOPS_MAX hops the path analysis folds packets
+ * into, each in TBINS_N bins kept the same as the timeline's (t0, width: the timeline's when they
+ * were last written). */
+#define REPORT_HOPS_MAX 16
+struct rhop;
+struct report_hops {
+	struct rhop *hop[REPORT_HOPS_MAX];
+	uint32_t n;
+	uint64_t left_out;        /* packets' shares of further hops, not binned */
+	int64_t t0, width;
+};
+
 struct report {
 	struct report_config cfg;
 	FILE *out;
@@ -151,6 +163,8 @@ struct report {
 	struct rpoint *into_pause; /* t, frame; code: priority; psn: the destination MAC (48 bits) */
 	uint32_t n_into, into_alloc;
 	uint64_t into_dropped;
+	struct report_hops hops;
+	const struct roce_path *paths;  /* the analyzer's, at the end (NULL: none) */
 };
 
 /* A PFC/PAUSE interval of one source MAC and priority. */
@@ -210,6 +224,14 @@ void report_cong_put_series(FILE *out, const struct rstream *s, int64_t t0);
 void report_cong_finish(struct report *r, const struct roce_analyzer *an);
 void report_cong_put(FILE *out, const struct report *r, int64_t t0);
 void report_cong_free(struct report *r, struct rstream *s);
+
+/* report.c: the timeline's bin of time t (within ±REPORT_TS_MAX), its bins moved on as needed. */
+unsigned report_tl_index(struct report *r, int64_t t);
+
+/* report_path.c: the JSON of the hops' series (,"hops":{...}, nothing when the capture has no hop);
+ * freeing them. */
+void report_path_put(FILE *out, struct report *r, const struct roce_path *p);
+void report_path_free(struct report *r);
 
 /* report_page.c: JSON pieces shared with report_cong.c: a time as µs since t0; points as
  * columns; a half-octave histogram as [[lo_us, hi_us, count], ...]. */

@@ -322,7 +322,7 @@ static void put_ts_checks(FILE *out, const struct report *r)
 		r->ts_before_1970, r->ts_clamped, REPORT_TS_MAX / 1000000000, span > REPORT_SPAN_ABSURD_NS ? "true" : "false");
 }
 
-static void put_report(FILE *out, const struct report *r, const struct report_sel *sel)
+static void put_report(FILE *out, struct report *r, const struct report_sel *sel)
 {
 	fputs("{\"tool\":\"rocedump\",\"version\":", out);
 	put_str(out, ROCEDUMP_VERSION);
@@ -385,6 +385,7 @@ static void put_report(FILE *out, const struct report *r, const struct report_se
 	}
 	fputs("]", out);
 	report_cong_put(out, r, t0);
+	report_path_put(out, r, r->paths);
 	fputs("}", out);
 }
 
@@ -418,7 +419,7 @@ void report_put_hist(FILE *out, const uint64_t *hist)
 
 /* ---- the page ---- */
 
-static void put_data(FILE *out, const struct report *r, const struct report_sel *sel)
+static void put_data(FILE *out, struct report *r, const struct report_sel *sel)
 {
 	fputs("<script type=\"application/json\" id=\"rd-summary\">", out);
 	put_json_text(out, sel->summary_json, sel->summary_len);
