@@ -196,6 +196,26 @@ static size_t on_body(char *data, size_t size, size_t n, void *user)
 	return chbuf_add(b, data, size * n) ? size * n : 0;
 }
 
+/* A request's body, handed to libcurl as it asks (CURLOPT_READFUNCTION). With no seek function
+ * libcurl cannot send it a second time: when a reused connection closes with no answer, libcurl
+ * would otherwise send the request again on a new one by itself, and an INSERT the server had
+ * taken would be taken twice. It fails instead, and the batch goes the way of any failed one (the
+ * spool; its id looked up before it is sent again). */
+struct body_src {
+	const char *p;
+	size_t left;
+};
+
+static size_t on_read(char *buf, size_t size, size_t n, void *user)
+{
+	struct body_src *b = user;
+	size_t k = size * n < b->left ? size * n : b->left;
+	memcpy(buf, b->p, k);
+	b->p += k;
+	b->left -= k;
+	return k;
+}
+
 /* The URL of a request: the database, and the query when rows follow it in the body. */
 static char *request_url(struct ch_conn *c, const char *query, bool in_url)
 {
@@ -226,8 +246,13 @@ int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, 
 	cu.easy_setopt(h, CURLOPT_URL, url);
 	cu.easy_setopt(h, CURLOPT_HTTPHEADER, (struct curl_slist *)c->headers);
 	cu.easy_setopt(h, CURLOPT_POST, 1L);
-	cu.easy_setopt(h, CURLOPT_POSTFIELDS, rows ? rows : query);
-	cu.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(rows ? len : strlen(query)));
+	struct body_src src = {rows ? rows : query, rows ? len : strlen(query)};
+	cu.easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	cu.easy_setopt(h, CURLOPT_READDATA, &src);
+	cu.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)src.left);
+	/* an idle connection the server may have closed (ClickHouse's keep_alive_timeout: 3 s) is
+	 * not reused: a request on it would fail rather than be sent again (above) */
+	cu.easy_setopt(h, CURLOPT_MAXAGE_CONN, 2L);
 	cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	cu.easy_setopt(h, CURLOPT_WRITEDATA, &body);
 	cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
