@@ -468,6 +468,17 @@ def check_cluster(s1, s2):
            f'{whole} {parts} {by_key} {want}')
 
 
+def check_box_names(srv):
+    """A box name with a tab, a backslash, a line end, quotes and UTF-8: every table's rows carry it
+    as given (frames and findings are JSONEachRow, streams TabSeparated: two escapings)."""
+    box = 'odd\tbox\\with\n"quotes\' and \u00e9'
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', box)
+    got = {t: srv.rows(f"SELECT DISTINCT box FROM {t} WHERE box LIKE 'odd%'") for t in ('frames', 'findings', 'streams', 'captures')}
+    ok(r.returncode == 0 and all(v == [{'box': box}] for v in got.values()),
+       'a box name with a tab, a backslash, a line end and quotes: every table\'s rows carry it as given',
+       f'{got} {r.stderr}')
+
+
 def check_spool_links(srv, tmp):
     """The spool in a directory others may write to: a link planted under a batch's name is not
     read through (nor its target sent) when the batches around it are sent; a spool that is itself a link is refused."""
@@ -482,6 +493,16 @@ def check_spool_links(srv, tmp):
                  '--export-spool', spool)
     ok(r.returncode == 0 and count(srv, 'captures', "box = 'planted'") == 0 and
        count(srv, 'captures', "box = 'spooled'") == 1 and not os.listdir(spool) and open(secret).read() == '{"box":"planted"}\n', 'a link planted in the spool is not followed', r.stderr)
+    for name in ('20000101T000000Z-1-0000.0000000003.nosuch.rows',  # no table of rocedump's
+                 "20000101T000000Z-1-0'00.0000000004.captures.rows"):  # a quote in the run id
+        with open(f'{spool}/{name}', 'w') as f:
+            f.write('{"box":"foreign"}\n')
+    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'l2',
+                 '--export-spool', spool)
+    ok(r.returncode == 2 and ' 2 dropped' in r.stderr and 'is not rocedump\'s' in r.stderr and not os.listdir(spool) and
+       count(srv, 'captures', "box = 'foreign'") == 0 and count(srv, 'captures', "box = 'l2'") == 1,
+       'spooled files not named as rocedump names its batches: no query made of the name, their rows '
+       'dropped and counted (exit 2)', r.stderr)
     os.symlink(spool, f'{tmp}/spool-link')
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-spool', f'{tmp}/spool-link')
     ok(r.returncode == 2 and 'spool-link' in r.stderr, 'a spool that is a link is refused (exit 2)', r.stderr)
@@ -511,6 +532,7 @@ def main():
         check_refusals(srv)
         check_evicted(srv)
         check_spool_links(srv, tmp)
+        check_box_names(srv)
         check_all_frames(srv)
         check_end(srv, tmp)
         check_spool_full(srv, tmp)

@@ -42,6 +42,9 @@ def schema_columns():
     return ''.join(out)
 
 
+SCHEMA = schema_columns()
+
+
 class Fake:
     """What the stand-in was sent, and how it is to answer."""
 
@@ -51,6 +54,15 @@ class Fake:
         self.in_flight = self.max_in_flight = 0
         self.refuse = self.lose = None  # a table whose INSERT is refused, or its answer lost
         self.silent = None      # a table whose INSERT is taken and its connection closed, no answer
+
+
+def tsv_row(table, line):
+    """A TabSeparated row of table as a dict, by the schema's column order."""
+    names = [c.split('\t')[1] for c in SCHEMA.splitlines() if c.startswith(table + '\t')]
+    fields = [re.sub(r'\\(.)', lambda e: {'t': '\t', 'n': '\n', 'r': '\r'}.get(e.group(1), e.group(1)), f)
+              for f in line.split('\t')]
+    assert len(fields) == len(names), f'{table}: {len(fields)} fields, {len(names)} columns'
+    return dict(zip(names, fields))
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -71,7 +83,7 @@ class Handler(BaseHTTPRequestHandler):
         args = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
         body = self.rfile.read(int(self.headers.get('Content-Length', 0))).decode()
         query = args['query'][0] if 'query' in args else body
-        m = re.match(r'INSERT INTO (\w+) FORMAT JSONEachRow', query)
+        m = re.match(r'INSERT INTO (\w+) FORMAT (JSONEachRow|TabSeparated)', query)
         if not m:
             m = re.match(r"SELECT count\(\) FROM (\w+) WHERE batch_id = '([^']*)'", query)
             if m:
@@ -90,7 +102,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(500, 'Code: 1000, e.displayText() = refused by the test\n')
         with fake.mu:
             for line in body.splitlines():
-                row = json.loads(line)
+                row = json.loads(line) if m.group(2) == 'JSONEachRow' else tsv_row(table, line)
                 fake.rows.setdefault((table, row['batch_id']), []).append(row)
         if table == fake.silent:  # taken, the connection closed with no answer at all
             self.close_connection = True
@@ -118,7 +130,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix='rocedump-export-end-')
     srv = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
     srv.daemon_threads = True
-    srv.fake, srv.columns = Fake(), schema_columns()
+    srv.fake, srv.columns = Fake(), SCHEMA
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     url = f'http://127.0.0.1:{srv.server_address[1]}/rd'
     try:
