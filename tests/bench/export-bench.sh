@@ -12,7 +12,12 @@
 #   rocedump -q -r FILE --export URL                    the frames with events, findings, streams
 # and prints the median of each and the median of the pairs' ratios (target within 10 %:
 # PASS/FAIL) and of the run's end (ROCEDUMP_EXPORT_TIMES: from the streams rows' making to the
-# server's last answer); then one run with --export-all-frames: its time, the rows it sent a
+# server's last answer). Then the same pairs on a lossy, CE-marked capture (gencaps --bench-cong:
+# one packet in ten CE-marked and answered by a CNP, a PFC frame in 1,000: about a fifth of the
+# frames carry an event, so rows go out all through the run), each run under GNU time: the
+# paired ratios of the wall time and of rocedump's own CPU time (user + system), the latter being
+# what a capture box pays when ClickHouse runs elsewhere (here the server takes the same two CPUs
+# to read the rows). Then one run with --export-all-frames: its time, the rows it sent a
 # second, and the bytes a frames row takes on disk (system.parts: compressed, all columns). The
 # export's cost is mostly fixed, a run's: the server taking the last batches at the end (at
 # once, a connection each; libcurl's loading and the tables' check overlap the capture's
@@ -49,7 +54,8 @@ gencaps=${gencaps:-$build/tests/gencaps}
 need_programs --rocedump/--gencaps "$rocedump" "$gencaps"
 bench_dirs rocedump-export-bench
 cap=$dir/bench-small-$packets-$qps.pcap
-trap 'bench_cleanup "$cap"' EXIT
+cong=$dir/bench-cong-$packets-$qps.pcap
+trap 'bench_cleanup "$cap" "$cong"' EXIT
 trap 'exit 1' INT TERM
 
 base=${url%/*}/ db=${url##*/}
@@ -71,8 +77,14 @@ for ((i = 0; i < runs; i++)); do
 done
 read -r -a tq <<<"${times[q]}"
 read -r -a tx <<<"${times[x]}"
-ratio=$(for ((i = 0; i < runs; i++)); do awk -v a="${tx[i]}" -v b="${tq[i]}" 'BEGIN { print a / b }'; done |
-	sort -g | awk '{ r[NR] = $1 } END { print (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
+median() { sort -g | awk '{ r[NR] = $1 } END { print (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'; }
+paired() {  # paired "A..." "B...": the median of the runs' ratios a/b
+	local -a a b
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	for ((i = 0; i < ${#a[@]}; i++)); do awk -v a="${a[i]}" -v b="${b[i]}" 'BEGIN { print a / b }'; done | median
+}
+ratio=$(paired "${tx[*]}" "${tq[*]}")
 rows=$(ch "SELECT (SELECT count() FROM frames) + (SELECT count() FROM findings) + (SELECT count() FROM streams)")
 printf '%s packets, %s QPs, %s pairs of runs\n' "$packets" "$qps" "$runs"
 printf '  rocedump -q                 median %8.3f s\n' "$(stat_of q median)"
@@ -84,6 +96,37 @@ verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')
 printf '  paired median ratio  %.3f  (target <= 1.10: %s)\n' "$ratio" "$verdict"
 printf "  the run's end (--export)   median %6.1f ms\n" "$(sed -n "s/^rocedump: export: the run's end took \([0-9.]*\) ms$/\1/p" "$work/stderr" |
 	sort -g | awk '{ t[NR] = $1 } END { print NR ? ((NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2) : 0 }')"
+
+# the lossy capture: wall and CPU time of each run (GNU time)
+declare -A cpus
+timed() {  # timed KEY CMD...: wall time into times[KEY], user + system into cpus[KEY]
+	local key=$1 e u s
+	shift
+	/usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>>"$work/stderr" ||
+		die "failed: $* (stderr: $(tail -3 "$work/stderr"))"
+	read -r e u s < <(tail -1 "$work/time")
+	times[$key]+=" $e"
+	cpus[$key]+=" $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
+}
+if [ -x /usr/bin/time ]; then
+	make_cap "$cong" --bench-cong "$packets" "$qps" 1
+	cat "$cong" >/dev/null
+	cq=("$rocedump" -q -r "$cong")
+	cx=("$rocedump" -q -r "$cong" --export "$url" --export-host bench)
+	empty
+	for ((i = 0; i < runs; i++)); do
+		if ((i % 2)); then timed cx "${cx[@]}"; timed cq "${cq[@]}"; else timed cq "${cq[@]}"; timed cx "${cx[@]}"; fi
+	done
+	rows=$(ch "SELECT (SELECT count() FROM frames) + (SELECT count() FROM findings) + (SELECT count() FROM streams)")
+	printf 'lossy, CE-marked: %s packets, one in ten CE-marked and answered by a CNP (%s rows a run)\n' "$packets" $((rows / runs))
+	printf '  wall time     median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
+		"$(stat_of cq median)" "$(stat_of cx median)" "$(paired "${times[cx]}" "${times[cq]}")"
+	printf '  rocedump CPU  median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
+		"$(tr ' ' '\n' <<<"${cpus[cq]}" | sed '/^$/d' | median)" "$(tr ' ' '\n' <<<"${cpus[cx]}" | sed '/^$/d' | median)" \
+		"$(paired "${cpus[cx]}" "${cpus[cq]}")"
+else
+	echo "lossy, CE-marked capture: skipped (no /usr/bin/time)"
+fi
 
 empty
 seconds all /dev/null "$rocedump" -q -r "$cap" --export "$url" --export-host bench --export-all-frames

@@ -309,10 +309,10 @@ def check_lost_reply(srv, spool):
     found by its batch id and not doubled."""
     bid = srv.q("SELECT any(batch_id) FROM frames WHERE box = 'k'").strip()
     n = count(srv, 'frames', "box = 'k'")
-    # the batch's rows as rocedump sent them: 64-bit numbers unquoted
+    # the batch's rows as rocedump spools them: TabSeparated, the table's columns in order
     rows = urllib.request.urlopen(urllib.request.Request(
-        f'http://127.0.0.1:{srv.http}/?database=rd&output_format_json_quote_64bit_integers=0',
-        data=f"SELECT * FROM frames WHERE batch_id = '{bid}' FORMAT JSONEachRow".encode()), timeout=30).read()
+        f'http://127.0.0.1:{srv.http}/?database=rd',
+        data=f"SELECT * FROM frames WHERE batch_id = '{bid}' FORMAT TabSeparated".encode()), timeout=30).read()
     run, seq = bid.split(':')
     with open(f'{spool}/{run}.{seq}.frames.rows', 'wb') as f:
         f.write(rows)
@@ -484,15 +484,16 @@ def check_spool_links(srv, tmp):
     read through (nor its target sent) when the batches around it are sent; a spool that is itself a link is refused."""
     spool, secret = f'{tmp}/spool-links', f'{tmp}/secret'
     os.makedirs(spool)
-    with open(secret, 'w') as f:
-        f.write('{"box":"planted"}\n')
+    planted = '0\t0\t0\t0\tplanted\t20000101T000000Z-1-0000\t20000101T000000Z-1-0000:0000000001\t\t0\t0\t0\tx\n'
+    with open(secret, 'w') as f:  # a captures row, TabSeparated as rocedump spools them
+        f.write(planted)
     os.symlink(secret, f'{spool}/20000101T000000Z-1-0000.0000000001.captures.rows')
     with open(f'{spool}/20000101T000000Z-1-0000.0000000002.captures.rows', 'w') as f:  # a batch, after it
-        f.write('{"box":"spooled","batch_id":"20000101T000000Z-1-0000:0000000002"}\n')
+        f.write('0\t0\t0\t0\tspooled\t20000101T000000Z-1-0000\t20000101T000000Z-1-0000:0000000002\t\t0\t0\t0\tx\n')
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'l',
                  '--export-spool', spool)
     ok(r.returncode == 0 and count(srv, 'captures', "box = 'planted'") == 0 and
-       count(srv, 'captures', "box = 'spooled'") == 1 and not os.listdir(spool) and open(secret).read() == '{"box":"planted"}\n', 'a link planted in the spool is not followed', r.stderr)
+       count(srv, 'captures', "box = 'spooled'") == 1 and not os.listdir(spool) and open(secret).read() == planted, 'a link planted in the spool is not followed', r.stderr)
     for name in ('20000101T000000Z-1-0000.0000000003.nosuch.rows',  # no table of rocedump's
                  "20000101T000000Z-1-0'00.0000000004.captures.rows"):  # a quote in the run id
         with open(f'{spool}/{name}', 'w') as f:

@@ -38,7 +38,7 @@ int ch_connect(struct ch_conn *c, char *err, size_t errlen);
 int ch_clone(struct ch_conn *dst, const struct ch_conn *src, char *err, size_t errlen);
 void ch_close(struct ch_conn *c);
 
-/* Run query; with rows (len bytes), the query is the INSERT ... FORMAT JSONEachRow they follow.
+/* Run query; with rows (len bytes), the query is the INSERT ... FORMAT TabSeparated they follow.
  * The answer's body into out (may be NULL). 0 on HTTP 200; -1 with the message in err: libcurl's
  * error, or the server's ("Code: N, ..." first line) and its HTTP status. */
 int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, struct chbuf *out, char *err,
