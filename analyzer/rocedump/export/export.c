@@ -29,6 +29,7 @@
 
 enum { T_FRAMES, T_FINDINGS, T_STREAMS, T_CAPTURES };
 
+#define SPARE_BUFS 4
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0
 
@@ -54,6 +55,10 @@ struct exporter {
 	char box_tsv[2 * 256 + 2], ids_tsv[EXPORT_TABLES][2 * 160 + 3];
 	size_t box_tsv_len, ids_tsv_len[EXPORT_TABLES];
 	size_t last_len[EXPORT_TABLES];  /* the last batch's bytes: the next one's room at once */
+	/* sent batches' buffers, for the next batches (x->mu): fresh memory would be faulted in
+	 * page by page for every batch, as much CPU time as the rows' making */
+	struct chbuf spare[SPARE_BUFS];
+	unsigned n_spare;
 	/* the queue, between the sink thread and the export thread */
 	pthread_mutex_t mu;
 	pthread_cond_t more, room;
@@ -331,6 +336,18 @@ static void discard(struct exporter *x)
 	pthread_mutex_unlock(&x->mu);
 }
 
+/* A sent batch's buffer kept for a next batch (x->mu held), or freed. */
+static void recycle(struct exporter *x, struct chbuf *data)
+{
+	if (x->n_spare < SPARE_BUFS && data->p) {
+		data->len = 0;
+		x->spare[x->n_spare++] = *data;
+		*data = (struct chbuf){0};
+	} else {
+		chbuf_free(data);
+	}
+}
+
 /* Connect and make or check the tables while the capture is read (the rows queue up meanwhile),
  * then send the spool's batches and the queued ones. */
 static void *run(void *arg)
@@ -381,9 +398,9 @@ static void *run(void *arg)
 		if (x->spool.files && mono() >= x->retry_at)
 			backoff(x, !drain_spool(x));
 		ship(x, b, n);
-		for (unsigned i = 0; i < n; i++)
-			chbuf_free(&b[i].data);
 		pthread_mutex_lock(&x->mu);
+		for (unsigned i = 0; i < n; i++)
+			recycle(x, &b[i].data);
 	}
 	pthread_mutex_unlock(&x->mu);
 	if (x->spool.files)  /* what the spool holds, once more; the next run sends what stays */
@@ -401,8 +418,14 @@ static void batch_open(struct exporter *x, unsigned table)
 	b->rows = 0;
 	b->opened = x->now;
 	b->data = (struct chbuf){0};
-	if (x->last_len[table] && (b->data.p = malloc(x->last_len[table] + x->last_len[table] / 8)))
-		b->data.cap = x->last_len[table] + x->last_len[table] / 8;  /* no copy as it grows */
+	if (x->n_spare)
+		b->data = x->spare[--x->n_spare];
+	size_t want = x->last_len[table] + x->last_len[table] / 8;  /* no copy as it grows */
+	if (want > b->data.cap) {
+		chbuf_free(&b->data);
+		if ((b->data.p = malloc(want)))
+			b->data.cap = want;
+	}
 	make_ids(x, table);
 }
 
@@ -707,6 +730,8 @@ int export_finish(struct exporter *x, struct export_counts *out, char *err, size
 	}
 	for (unsigned t = 0; t < EXPORT_TABLES; t++)
 		chbuf_free(&x->open[t].data);
+	for (unsigned i = 0; i < x->n_spare; i++)
+		chbuf_free(&x->spare[i]);
 	pthread_mutex_destroy(&x->mu);
 	pthread_cond_destroy(&x->more);
 	pthread_cond_destroy(&x->room);
