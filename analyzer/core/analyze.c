@@ -1052,10 +1052,11 @@ static void on_response(struct roce_analyzer *a, struct stream *r, struct frame_
 		}
 		if (code == ROCE_NAK_PSN_SEQ_ERR) {
 			arm_restart(a, q, psn, f, 0);
-			if (q && seen_before(qb, psn) && (l = loss_need(a, q)))
+			bool seen = q && seen_before(qb, psn);
+			if (seen && (l = loss_need(a, q)))
 				lost_after(l, psn);  /* seen here, not at the responder */
 			uint64_t first;  /* the hop that lost what it reports */
-			if (a->path && q && seen_before(qb, psn) && original_send(a, q, qb, psn, f, &first) >= 0)
+			if (a->path && seen && original_send(a, q, qb, psn, f, &first) >= 0)
 				path_lost_finding(f, latest_sending(a, q, psn, first, f->frame), psn, false);
 		}
 		break;

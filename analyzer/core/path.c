@@ -204,6 +204,28 @@ static void sample_pending(struct path_state *st, struct path_stream *s, const u
 	s->n_pend = s->pend_more = 0;
 }
 
+/* The slots of a path of n beyond hop h's end (path[h + 1]), as a mask. */
+static uint8_t slots_after(const uint8_t *path, unsigned n, unsigned h)
+{
+	uint8_t after = 0;
+	for (unsigned k = h + 2; k < n; k++)
+		after |= (uint8_t)(1u << path[k]);
+	return after;
+}
+
+/* What became of a packet seen at the slots of mask on the hop from slot a to slot b: not seen at
+ * a; seen at both; lost on the hop; or missed by b's mirror only (seen at a slot after b). */
+enum hop_outcome { HOP_NOT_FROM, HOP_SEEN, HOP_LOST, HOP_MIRROR_LOST };
+
+static enum hop_outcome hop_outcome(uint8_t mask, unsigned a, unsigned b, uint8_t after)
+{
+	if (!(mask >> a & 1))
+		return HOP_NOT_FROM;
+	if (mask >> b & 1)
+		return HOP_SEEN;
+	return mask & after ? HOP_MIRROR_LOST : HOP_LOST;
+}
+
 /* The packet's share of each hop of its stream's path as known now (the sample function's): seen
  * at both ends (its delay), or lost after from (from the last point of the path that saw it). */
 static void sample_hops(struct path_state *st, const struct sightings *t, struct path_stream *s,
@@ -215,13 +237,11 @@ static void sample_hops(struct path_state *st, const struct sightings *t, struct
 		sample_pending(st, s, path, n);
 	for (unsigned h = 0; h + 1 < n; h++) {
 		unsigned a = path[h], b = path[h + 1];
-		uint8_t after = 0;
-		for (unsigned k = h + 2; k < n; k++)
-			after |= (uint8_t)(1u << path[k]);
-		if (!(mask >> a & 1) || (!(mask >> b & 1) && (mask & after)))
+		enum hop_outcome o = hop_outcome(mask, a, b, slots_after(path, n, h));
+		if (o == HOP_NOT_FROM || o == HOP_MIRROR_LOST)
 			continue;  /* not seen at from, or missed by to's mirror only */
 		struct roce_path_sample x = {.stream = s->stream, .from = s->point[a], .to = s->point[b],
-					     .t_ns = ts[a] + t->points[s->point[a]].offset, .lost = !(mask >> b & 1)};
+					     .t_ns = ts[a] + t->points[s->point[a]].offset, .lost = o == HOP_LOST};
 		if (!x.lost)
 			x.raw_delay_ns = ts[b] - ts[a];
 		st->sample_fn(st->sample_user, &x);
@@ -315,18 +335,27 @@ static void hop_counts(const struct path_stream *s, const uint8_t *path, unsigne
 		       struct roce_path_hop *r)
 {
 	unsigned a = path[h], b = path[h + 1];
-	uint8_t after = 0;
-	for (unsigned k = h + 2; k < n; k++)
-		after |= (uint8_t)(1u << path[k]);
+	uint8_t after = slots_after(path, n, h);
 	for (unsigned k = 0; k < s->n_pat; k++) {
 		uint8_t m = s->pat[k].mask;
 		uint64_t c = s->pat[k].count;
-		if (m >> a & 1)
-			r->seen_from += c;
 		if (m >> b & 1)
 			r->seen_to += c;
-		if ((m >> a & 1) && !(m >> b & 1))
-			*((m & after) ? &r->mirror_lost : &r->lost) += c;
+		switch (hop_outcome(m, a, b, after)) {
+		case HOP_NOT_FROM:
+			break;
+		case HOP_SEEN:
+			r->seen_from += c;
+			break;
+		case HOP_LOST:
+			r->seen_from += c;
+			r->lost += c;
+			break;
+		case HOP_MIRROR_LOST:
+			r->seen_from += c;
+			r->mirror_lost += c;
+			break;
+		}
 	}
 	const struct path_pair *q = pair_find(s, a, b);
 	if (q) {
@@ -875,6 +904,23 @@ bool path_latest_resend(const struct path_state *st, uint32_t stream, uint32_t p
 	return false;
 }
 
+/* The hop a packet was lost on, of a path of np points of which it was seen at those seen[]:
+ * the one after the last point that saw it (*last), when there is one and every point before
+ * saw it too (one that missed it before is its mirror's loss, not a hop's). */
+static bool hop_after_last_seen(const bool *seen, unsigned np, unsigned *last)
+{
+	*last = np;
+	for (unsigned i = 0; i < np; i++)
+		if (seen[i])
+			*last = i;
+	if (*last + 1 >= np)
+		return false;
+	for (unsigned i = 0; i < *last; i++)
+		if (!seen[i])
+			return false;
+	return true;
+}
+
 /* path_lost_hop for a packet the table has forgotten: from the log of packets a point missed and
  * its stream's path as folded so far (the table forgot it: every point is a copy window past it). */
 static bool lost_hop_folded(const struct path_state *st, uint32_t frame, int resend_point, uint32_t *from,
@@ -892,15 +938,12 @@ static bool lost_hop_folded(const struct path_state *st, uint32_t frame, int res
 		return false;
 	const struct path_stream *s = &st->s[k];
 	uint8_t path[ROCE_PATH_POINTS];
-	unsigned np = stream_path(s, path), last = np;
+	bool seen[ROCE_PATH_POINTS];
+	unsigned np = stream_path(s, path), last;
 	for (unsigned i = 0; i < np; i++)
-		if (m->mask >> path[i] & 1)
-			last = i;
-	if (last + 1 >= np)
+		seen[i] = m->mask >> path[i] & 1;
+	if (!hop_after_last_seen(seen, np, &last))
 		return false;
-	for (unsigned i = 0; i < last; i++)  /* a point before it missed it: its mirror, not this hop */
-		if (!(m->mask >> path[i] & 1))
-			return false;
 	bool here = resend_point < 0;  /* the resend seen where the original was */
 	for (unsigned i = 0; i < s->n_slots; i++)
 		here |= (m->mask >> i & 1) && s->point[i] == (uint32_t)resend_point;
@@ -935,25 +978,18 @@ bool path_lost_hop(const struct sightings *t, const struct path_state *st, uint3
 			np = n;
 		}
 	}
-	unsigned nm = seen_order(e, mine), last = np;  /* last: the last point of the path it was seen at */
+	unsigned nm = seen_order(e, mine), last;  /* last: the last point of the path it was seen at */
 	bool here = !resend;  /* the resend (the frame the table saw last) seen where the original was */
 	for (unsigned k = 0; k < nm; k++)
 		here |= mine[k] == t->last_point;
 	if (!here)
 		return false;
+	bool seen[ROCE_PATH_POINTS] = {false};
 	for (unsigned i = 0; i < np; i++)
 		for (unsigned k = 0; k < nm; k++)
-			if (mine[k] == path[i])
-				last = i;
-	if (last >= np || last + 1 >= np)
+			seen[i] |= mine[k] == path[i];
+	if (!hop_after_last_seen(seen, np, &last))
 		return false;
-	for (unsigned i = 0; i < last; i++) {  /* a point before it missed it: its mirror, not this hop */
-		bool seen = false;
-		for (unsigned k = 0; k < nm; k++)
-			seen |= mine[k] == path[i];
-		if (!seen)
-			return false;
-	}
 	if (!window_over(t, st, at, path[last], path[last + 1]))
 		return false;
 	*from = path[last];
