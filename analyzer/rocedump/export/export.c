@@ -458,14 +458,18 @@ static void batch_seal(struct exporter *x, unsigned table)
 	pthread_mutex_unlock(&x->mu);
 }
 
-/* The row built in x->row into its table's batch, the batch sealed when full. */
+/* The row built in x->row into its table's batch, the batch sealed when full. A row cut short
+ * by the builder's end (16 KiB: a run's source naming many files) is dropped, not sent: the
+ * server would refuse the whole batch. */
 static void row_add(struct exporter *x, unsigned table)
 {
 	struct batch *b = &x->open[table];
 	sb_putn(&x->row, "\n", 1);
 	if (!b->rows)
 		b->opened = x->now;
-	if (!chbuf_add(&b->data, x->row.buf, x->row.len))
+	if (x->row.full)
+		drop(x, 1, "a row longer than 16 KiB");
+	else if (!chbuf_add(&b->data, x->row.buf, x->row.len))
 		drop(x, 1, "out of memory");
 	else
 		b->rows++;
