@@ -24,7 +24,12 @@
 
 #include "roce_plugin.h"
 
-static int proto_roce = -1;
+/* What runs only on some frames (a shown tree, findings, a tap listener, a frame's second visit,
+ * an array to grow) is kept out of line and placed apart from the per-frame path, so that the
+ * few instruction cache lines every frame runs through stay dense: Wireshark's own dissection
+ * evicts them between two frames. */
+#define COLD __attribute__((cold, noinline))
+
 static int hf_field[ROCE_F_COUNT];
 static int hf_analysis = -1, hf_analysis_flags = -1, hf_event = -1;
 static int hf_finding_expected = -1, hf_finding_seen = -1, hf_finding_delta = -1;
@@ -33,9 +38,8 @@ static int hf_ce_frame = -1, hf_ce_to_cnp = -1;
 static int hf_qpn = -1, hf_acked_before = -1, hf_resends_seen = -1, hf_resends_inferred = -1;
 static int hf_priority = -1, hf_quanta = -1, hf_expired = -1, hf_paused_by = -1;
 static int hf_path_from = -1, hf_path_to = -1;
-static gint ett_roce = -1, ett_group = -1, ett_analysis = -1, ett_flags = -1, ett_finding = -1;
+static gint ett_group = -1, ett_analysis = -1, ett_flags = -1, ett_finding = -1;
 static expert_field ei_event[ROCE_EV_COUNT];
-static int roce_tap = -1;
 
 /* preferences */
 static range_t *pref_ports;
@@ -54,14 +58,7 @@ static guint pref_cnp_timeout_us = ROCE_CNP_TIMEOUT_NS_DEFAULT / 1000;
 static struct roce_congestion_config congestion_cfg;
 static struct roce_analyzer_config analyzer_cfg;  /* with congestion_cfg, when applied */
 
-static struct roce_decoder_config decoder_cfg;
-static struct roce_analyzer *analyzer;
 static unsigned generation;
-static guint32 last_analyzed;
-
-const struct roce_analyzer *roce_plugin_analyzer(void) { return analyzer; }
-unsigned roce_plugin_generation(void) { return generation; }
-guint32 roce_plugin_last_analyzed(void) { return last_analyzed; }
 
 /* What the analysis found on a frame, kept from the first pass. Every frame it took: the stream
  * and pair ids and the response time, 16 bytes by frame number in one array of the file's, grown
@@ -72,14 +69,38 @@ struct frame_ids {
 	uint32_t stream, pair;
 	int64_t response_ns;
 };
-static struct frame_ids *frame_ids;
-static size_t n_frame_ids, cap_frame_ids;
+
+/* What every frame reads, side by side (a cache line or two) rather than spread over the data and
+ * bss sections: Wireshark's own dissection evicts them between two frames. */
+static struct {
+	struct roce_analyzer *analyzer;
+	struct frame_ids *frame_ids;        /* by frame number - 1 */
+	size_t n_frame_ids, cap_frame_ids;
+	guint32 last_analyzed;
+	int proto_roce, roce_tap;
+	gint ett_roce;
+	struct roce_decoder_config decoder_cfg;
+} hot __attribute__((aligned(64))) = {.proto_roce = -1, .roce_tap = -1, .ett_roce = -1};
+
+const struct roce_analyzer *roce_plugin_analyzer(void) { return hot.analyzer; }
+unsigned roce_plugin_generation(void) { return generation; }
+guint32 roce_plugin_last_analyzed(void) { return hot.last_analyzed; }
 
 static void frame_ids_free(void)
 {
-	g_free(frame_ids);
-	frame_ids = NULL;
-	n_frame_ids = cap_frame_ids = 0;
+	g_free(hot.frame_ids);
+	hot.frame_ids = NULL;
+	hot.n_frame_ids = hot.cap_frame_ids = 0;
+}
+
+/* Room in frame_ids for index i. */
+static COLD void frame_ids_grow(size_t i)
+{
+	size_t cap = MAX(hot.cap_frame_ids, 1024);
+	while (cap <= i)
+		cap *= 2;
+	hot.frame_ids = g_realloc_n(hot.frame_ids, cap, sizeof(*hot.frame_ids));
+	hot.cap_frame_ids = cap;
 }
 
 /* Frame num's ids, the frames before it that the analysis did not take filled in with none. The
@@ -88,18 +109,13 @@ static void frame_ids_put(guint32 num, const struct frame_ids *ids)
 {
 	static const struct frame_ids none = {0, 0, -1};
 	size_t i = (size_t)num - 1;
-	if (num == 0 || i < n_frame_ids)
+	if (num == 0 || i < hot.n_frame_ids)
 		return;
-	if (i >= cap_frame_ids) {
-		size_t cap = MAX(cap_frame_ids, 1024);
-		while (cap <= i)
-			cap *= 2;
-		frame_ids = g_realloc_n(frame_ids, cap, sizeof(*frame_ids));
-		cap_frame_ids = cap;
-	}
-	while (n_frame_ids < i)
-		frame_ids[n_frame_ids++] = none;
-	frame_ids[n_frame_ids++] = *ids;
+	if (i >= hot.cap_frame_ids)
+		frame_ids_grow(i);
+	while (hot.n_frame_ids < i)
+		hot.frame_ids[hot.n_frame_ids++] = none;
+	hot.frame_ids[hot.n_frame_ids++] = *ids;
 }
 
 /* A frame's findings: where the core's struct roce_findings holds them (findings_of), or the copy
@@ -132,17 +148,17 @@ static void roce_init(void)
 	char err[ROCE_ERRBUF_SIZE];
 
 	generation++;
-	last_analyzed = 0;
+	hot.last_analyzed = 0;
 	frame_ids_free();
-	analyzer = pref_analysis ? roce_analyzer_new(&analyzer_cfg, err) : NULL;
-	if (pref_analysis && !analyzer)
+	hot.analyzer = pref_analysis ? roce_analyzer_new(&analyzer_cfg, err) : NULL;
+	if (pref_analysis && !hot.analyzer)
 		ws_warning("RoCE analysis off: %s", err);
 }
 
 static void roce_cleanup(void)
 {
-	roce_analyzer_free(analyzer);
-	analyzer = NULL;
+	roce_analyzer_free(hot.analyzer);
+	hot.analyzer = NULL;
 	frame_ids_free();
 }
 
@@ -157,13 +173,13 @@ static guint pref_not_zero(guint v, const char *name, guint dflt)
 
 static void roce_prefs_apply(void)
 {
-	memset(&decoder_cfg, 0, sizeof(decoder_cfg));
-	decoder_cfg.flags = pref_icrc ? 0 : ROCE_DECODE_NO_ICRC;
+	memset(&hot.decoder_cfg, 0, sizeof(hot.decoder_cfg));
+	hot.decoder_cfg.flags = pref_icrc ? 0 : ROCE_DECODE_NO_ICRC;
 	for (guint i = 0; pref_ports && i < pref_ports->nranges; i++)
 		for (guint32 port = pref_ports->ranges[i].low;
-		     port <= pref_ports->ranges[i].high && decoder_cfg.n_extra_ports < ROCE_MAX_EXTRA_PORTS; port++)
+		     port <= pref_ports->ranges[i].high && hot.decoder_cfg.n_extra_ports < ROCE_MAX_EXTRA_PORTS; port++)
 			if (port && port != ROCE_UDP_PORT)
-				decoder_cfg.extra_ports[decoder_cfg.n_extra_ports++] = (uint16_t)port;
+				hot.decoder_cfg.extra_ports[hot.decoder_cfg.n_extra_ports++] = (uint16_t)port;
 
 	/* the congestion settings, as rocedump's options take them; a value rocedump would refuse
 	 * leaves the default, with a warning (a preference cannot be refused) */
@@ -212,6 +228,44 @@ static int64_t ts_ns_of(const packet_info *pinfo)
 	return s * 1000000000 + pinfo->abs_ts.nsecs;
 }
 
+/* What the first pass found on a frame, read back (analyze()). */
+static COLD void analyzed_before(packet_info *pinfo, struct roce_pkt *p, struct roce_findings *fi,
+				 struct finding_list *fl)
+{
+	if (pinfo->num && (size_t)pinfo->num - 1 < hot.n_frame_ids) {
+		const struct frame_ids *ids = &hot.frame_ids[pinfo->num - 1];
+		fi->stream = ids->stream;
+		fi->pair = ids->pair;
+		fi->response_ns = ids->response_ns;
+	}
+	const struct frame_result *r = p_get_proto_data(wmem_file_scope(), pinfo, hot.proto_roce, 0);
+	if (!r)
+		return;
+	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++)
+		p->events.w[w] |= r->added.w[w];
+	fl->f = r->f;
+	fl->n = r->n;
+	fi->cnp_ce_frame = r->cnp_ce_frame;
+	fi->cnp_ce_ns = r->cnp_ce_ns;
+	p->path = r->path;
+}
+
+/* What the analysis added to a frame (its events added, findings, CNP link, sighting), kept with
+ * it for the next visits. */
+static COLD void keep_result(packet_info *pinfo, const struct roce_pkt *p, const struct roce_evset *added,
+			     const struct roce_findings *fi, const struct finding_list *fl)
+{
+	struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fl->n * sizeof(r->f[0]));
+	r->added = *added;
+	r->path = p->path;
+	r->n = fl->n;
+	if (fl->n)
+		memcpy(r->f, fl->f, fl->n * sizeof(r->f[0]));
+	r->cnp_ce_frame = fi->cnp_ce_frame;
+	r->cnp_ce_ns = fi->cnp_ce_ns;
+	p_add_proto_data(wmem_file_scope(), pinfo, hot.proto_roce, 0, r);
+}
+
 /* The analysis of the frame into fi (its ids, response time, CNP link) and fl (its findings): run
  * on the first pass (and what it found kept with the frame), read back after. Adds its events to
  * p->events. False when the analysis is off. */
@@ -223,30 +277,15 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 	fl->n = 0;
 	fi->response_ns = -1;
 	fi->cnp_ce_ns = -1;
-	if (!analyzer)
+	if (!hot.analyzer)
 		return false;
 	if (PINFO_FD_VISITED(pinfo)) {
-		if (pinfo->num && (size_t)pinfo->num - 1 < n_frame_ids) {
-			const struct frame_ids *ids = &frame_ids[pinfo->num - 1];
-			fi->stream = ids->stream;
-			fi->pair = ids->pair;
-			fi->response_ns = ids->response_ns;
-		}
-		const struct frame_result *r = p_get_proto_data(wmem_file_scope(), pinfo, proto_roce, 0);
-		if (!r)
-			return true;
-		for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++)
-			p->events.w[w] |= r->added.w[w];
-		fl->f = r->f;
-		fl->n = r->n;
-		fi->cnp_ce_frame = r->cnp_ce_frame;
-		fi->cnp_ce_ns = r->cnp_ce_ns;
-		p->path = r->path;
+		analyzed_before(pinfo, p, fi, fl);
 		return true;
 	}
 	struct roce_evset before = p->events;
-	roce_analyze(analyzer, p, pinfo->num, bytes, ts_ns_of(pinfo), fi);
-	last_analyzed = pinfo->num;
+	roce_analyze(hot.analyzer, p, pinfo->num, bytes, ts_ns_of(pinfo), fi);
+	hot.last_analyzed = pinfo->num;
 	if (fi->stream || fi->response_ns >= 0) {
 		struct frame_ids ids = {fi->stream, fi->pair, fi->response_ns};
 		frame_ids_put(pinfo->num, &ids);
@@ -258,17 +297,8 @@ static bool analyze(packet_info *pinfo, struct roce_pkt *p, const guint8 *bytes,
 		added.w[w] = p->events.w[w] & ~before.w[w];
 		any |= added.w[w] != 0;
 	}
-	if (any) {
-		struct frame_result *r = wmem_alloc(wmem_file_scope(), sizeof(*r) + fl->n * sizeof(r->f[0]));
-		r->added = added;
-		r->path = p->path;
-		r->n = fl->n;
-		if (fl->n)
-			memcpy(r->f, fl->f, fl->n * sizeof(r->f[0]));
-		r->cnp_ce_frame = fi->cnp_ce_frame;
-		r->cnp_ce_ns = fi->cnp_ce_ns;
-		p_add_proto_data(wmem_file_scope(), pinfo, proto_roce, 0, r);
-	}
+	if (any)
+		keep_result(pinfo, p, &added, fi, fl);
 	return true;
 }
 
@@ -575,8 +605,8 @@ static void add_event(proto_tree *ft, tvbuff_t *tvb, packet_info *pinfo, enum ro
 /* The analysis subtree, as TCP's "SEQ/ACK analysis": the cross-frame facts (only when full, the
  * tree asked for), then last the flags item roce.analysis.flags with an event's subtrees under it
  * (always: the expert infos hang on them). */
-static void add_analysis(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, const struct roce_pkt *p,
-			 const struct roce_findings *fi, const struct finding_list *fl, bool full)
+static COLD void add_analysis(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, const struct roce_pkt *p,
+			      const struct roce_findings *fi, const struct finding_list *fl, bool full)
 {
 	bool facts = full && (fi->response_ns >= 0 || (fi->cnp_ce_frame && fi->cnp_ce_frame <= G_MAXUINT32));
 	if (!facts && roce_evset_empty(&p->events))
@@ -598,8 +628,8 @@ static void add_analysis(proto_tree *root, tvbuff_t *tvb, packet_info *pinfo, co
 
 /* The frame as the conversation table and the flow graph take it (roce_views.c); NULL for a
  * RoCE frame without a BTH or addresses. */
-static const struct roce_tap_info *tap_info(packet_info *pinfo, const struct roce_pkt *p, const guint8 *bytes,
-					    const struct roce_findings *fi)
+static COLD const struct roce_tap_info *tap_info(packet_info *pinfo, const struct roce_pkt *p,
+						 const guint8 *bytes, const struct roce_findings *fi)
 {
 	const struct roce_net *n = &p->net;
 	if (!p->op || (n->addr_len != 4 && n->addr_len != 16))
@@ -622,6 +652,21 @@ static const struct roce_tap_info *tap_info(packet_info *pinfo, const struct roc
 	return ti;
 }
 
+/* The protocol item's text, the field table's fields and the ids: for a tree shown or a field of
+ * ours referenced. */
+static COLD void add_tree(proto_item *ti, proto_tree *root, tvbuff_t *tvb, packet_info *pinfo,
+			  const struct roce_pkt *p, const guint8 *bytes, const struct roce_findings *fi)
+{
+	if (p->op)
+		proto_item_append_text(ti, ", %s %s, QP 0x%06x, PSN %u, ICRC %s",
+				       roce_transport_name((enum roce_transport)p->op->transport),
+				       p->op->name ? p->op->name : "RESERVED", p->h.bth.dqpn, p->h.bth.psn,
+				       roce_icrc_status_name((enum roce_icrc_status)p->icrc_status));
+	if (p->version || p->net.kind == ROCE_NET_MACC)
+		add_fields(root, tvb, p, bytes, pinfo->num);
+	add_ids(root, tvb, fi);
+}
+
 static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
 	if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET)
@@ -636,7 +681,7 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	 * the BTH, a bad IP checksum) and the analyzer's (the congestion analysis reads PFC/PAUSE
 	 * frames, and notes a missing CNP on whichever frame comes past its deadline), as rocedump
 	 * shows them, and nothing else; a MAC control frame its fields too */
-	int roce = roce_decode(&decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p);
+	int roce = roce_decode(&hot.decoder_cfg, bytes, caplen, tvb_reported_length(tvb), (unsigned)lt, &p);
 	/* the capture interface, as rocedump numbers it (copies seen on two interfaces: analyze.h) */
 	if (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
 		p.capture_if = ((guint32)pinfo->rec->section_number << 16 |
@@ -653,26 +698,21 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	 * goes below it only when the tree is shown or a filter, column, tap or colouring rule asks
 	 * for a field of ours (any roce.* name references the protocol): unreferenced, each item
 	 * would cost its lookup for nothing, and the field table's hundred lookups are most of it.
-	 * (caplen, a gint's worth, bounds bth_off.) */
-	proto_item *ti = proto_tree_add_item(tree, proto_roce, tvb, p.bth_off < caplen ? (gint)p.bth_off : 0,
-					     p.bth_off < caplen ? -1 : 0, ENC_NA);
-	proto_tree *root = proto_item_add_subtree(ti, ett_roce);
+	 * (caplen, a gint's worth, bounds bth_off; the item runs to the end of the captured bytes, its
+	 * length given rather than -1, which Wireshark would work out again.) */
+	proto_item *ti = proto_tree_add_item(tree, hot.proto_roce, tvb, p.bth_off < caplen ? (gint)p.bth_off : 0,
+					     p.bth_off < caplen ? (gint)(caplen - p.bth_off) : 0, ENC_NA);
+	proto_tree *root = proto_item_add_subtree(ti, hot.ett_roce);
 	/* referenced: also when the tree is shown (proto_field_is_referenced says so for a visible
 	 * tree), the only time the item's text is built */
-	bool full = tree && proto_field_is_referenced(tree, proto_roce);
-	if (full && p.op)
-		proto_item_append_text(ti, ", %s %s, QP 0x%06x, PSN %u, ICRC %s",
-				       roce_transport_name((enum roce_transport)p.op->transport),
-				       p.op->name ? p.op->name : "RESERVED", p.h.bth.dqpn, p.h.bth.psn,
-				       roce_icrc_status_name((enum roce_icrc_status)p.icrc_status));
-	if (full) {
-		if (p.version || macc)
-			add_fields(root, tvb, &p, bytes, pinfo->num);
-		add_ids(root, tvb, &fi);
-	}
-	add_analysis(root, tvb, pinfo, &p, &fi, &fl, full);
-	tap_queue_packet(roce_tap, pinfo, roce == 1 && have_tap_listener(roce_tap) ?
-			 tap_info(pinfo, &p, bytes, &fi) : NULL);
+	bool full = tree && proto_field_is_referenced(tree, hot.proto_roce);
+	if (full)
+		add_tree(ti, root, tvb, pinfo, &p, bytes, &fi);
+	if (full || !roce_evset_empty(&p.events))
+		add_analysis(root, tvb, pinfo, &p, &fi, &fl, full);
+	/* queued only for a listener: nothing else reads the tap's queue */
+	if (have_tap_listener(hot.roce_tap))
+		tap_queue_packet(hot.roce_tap, pinfo, roce == 1 ? tap_info(pinfo, &p, bytes, &fi) : NULL);
 	return (int)caplen;
 }
 
@@ -784,7 +824,7 @@ static void register_fields(void)
 		"The CE-marked frame this CNP answers (its stream's oldest mark due a CNP)", HFILL}};
 	hf[n++] = (hf_register_info){&hf_ce_to_cnp, {"CE to CNP", "roce.analysis.ce_to_cnp", FT_RELATIVE_TIME,
 		BASE_NONE, NULL, 0, "Time from the CE-marked frame to this CNP", HFILL}};
-	proto_register_field_array(proto_roce, hf, (int)n);
+	proto_register_field_array(hot.proto_roce, hf, (int)n);
 }
 
 static void register_expert(void)
@@ -804,7 +844,7 @@ static void register_expert(void)
 			group_of[roce_event_group(ev)], severity_of[roce_event_severity(ev)],
 			roce_event_title(ev), EXPFILL}};
 	}
-	expert_module_t *em = expert_register_protocol(proto_roce);
+	expert_module_t *em = expert_register_protocol(hot.proto_roce);
 	expert_register_field_array(em, ei, ROCE_EV_COUNT);
 }
 
@@ -815,7 +855,7 @@ static void register_prefs(void)
 		{"256", "256", 256}, {"512", "512", 512}, {"1024", "1024", 1024},
 		{"2048", "2048", 2048}, {"4096", "4096", 4096}, {NULL, NULL, 0},
 	};
-	module_t *m = prefs_register_protocol(proto_roce, roce_prefs_apply);
+	module_t *m = prefs_register_protocol(hot.proto_roce, roce_prefs_apply);
 
 	pref_ports = range_empty(wmem_epan_scope());
 	prefs_register_range_preference(m, "udp_ports", "More RoCEv2 UDP destination ports",
@@ -853,9 +893,9 @@ static void register_prefs(void)
 
 void roce_proto_register(void)
 {
-	static gint *ett[] = {&ett_roce, &ett_group, &ett_analysis, &ett_flags, &ett_finding};
+	static gint *ett[] = {&hot.ett_roce, &ett_group, &ett_analysis, &ett_flags, &ett_finding};
 
-	proto_roce = proto_register_protocol("RoCE Analysis", "RoCE", "roce");
+	hot.proto_roce = proto_register_protocol("RoCE Analysis", "RoCE", "roce");
 	register_fields();
 	proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
 	register_expert();
@@ -863,12 +903,12 @@ void roce_proto_register(void)
 	roce_prefs_apply();
 	register_init_routine(roce_init);
 	register_cleanup_routine(roce_cleanup);
-	roce_tap = register_tap("roce");
+	hot.roce_tap = register_tap("roce");
 	roce_stats_register();
-	roce_views_register(proto_roce);
+	roce_views_register(hot.proto_roce);
 }
 
 void roce_proto_handoff(void)
 {
-	register_postdissector(create_dissector_handle(dissect_roce, proto_roce));
+	register_postdissector(create_dissector_handle(dissect_roce, hot.proto_roce));
 }
