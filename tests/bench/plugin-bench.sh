@@ -11,7 +11,9 @@
 #    tshark dissect every frame, as Wireshark does when it opens a file: plain `tshark -r F -q`
 #    does not dissect at all (with nothing to print, filter or tap, tshark only reads the
 #    records), so it is timed once each to show that and is not the cost;
-#  - instructions (callgrind), which the machine's load does not disturb: the same command on the
+#  - instructions (callgrind), which the machine's load does not disturb (and, with --fixrand
+#    FIXRAND.so, GLib's random numbers fixed by LD_PRELOAD: Wireshark seeds its hash maps with
+#    them, which moves a frame's count by hundreds of instructions between runs): the same command on the
 #    first C frames of the same traffic (default 20,000) and on its first C/2, with and without
 #    the plugin. The difference of the two is C/2 frames in the steady state (every queue pair
 #    already seen, as in nearly all of the 1,000,000), so a frame's instructions are that over
@@ -19,13 +21,13 @@
 # tshark runs as user 65534 with WIRESHARK_PLUGIN_DIR (as root it ignores plugin directories);
 # "without" is an empty plugin directory.
 #   tests/bench/plugin-bench.sh --plugin roce.so --gencaps GENCAPS [--packets N] [--runs N]
-#       [--callgrind C] [--capture FILE]
+#       [--callgrind C] [--capture FILE] [--fixrand FIXRAND.so]
 # --callgrind 0 skips the instruction count (as it does without valgrind); --capture uses FILE
 # (made by gencaps --bench-small) instead of making one. The plugin's target: <= 10 % over
 # Wireshark alone. Exit status: 0 ran, 1 a program failed or is missing, 2 usage error.
 set -u
 export LC_ALL=C
-plugin='' gencaps='' packets=1000000 runs=5 cg_frames=20000 capture=''
+plugin='' gencaps='' packets=1000000 runs=5 cg_frames=20000 capture='' fixrand=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--plugin) plugin=$2; shift ;;
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift ;;
 	--callgrind) cg_frames=$2; shift ;;
 	--capture) capture=$2; shift ;;
+	--fixrand) fixrand=$2; shift ;;
 	*) echo "plugin-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -125,8 +128,12 @@ fi
 "$gencaps" --bench-small "$d/cg.pcap" "$cg_frames" 1000 >/dev/null &&
 	"$gencaps" --bench-small "$d/cg0.pcap" $((cg_frames / 2)) 1000 >/dev/null || { echo "plugin-bench: gencaps failed" >&2; exit 1; }
 chmod a+r "$d"/cg*.pcap
+if [ -n "$fixrand" ]; then
+	[ -r "$fixrand" ] || { echo "plugin-bench: cannot read $fixrand" >&2; exit 1; }
+	cp "$fixrand" "$d/fixrand.so" && chmod a+r "$d/fixrand.so"
+fi
 ir() {  # VARIANT CAPTURE: the instructions callgrind counted
-	"${pre[@]}" $(envof "$1") valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" tshark -r "$2" -q -z io,stat,0 \
+	"${pre[@]}" $(envof "$1") ${fixrand:+LD_PRELOAD=$d/fixrand.so} valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" tshark -r "$2" -q -z io,stat,0 \
 		>/dev/null 2>"$d/cg.err" &&
 		grep -o 'Collected : [0-9]*' "$d/cg.err" | awk '{print $3}' | grep . ||
 		{ echo "plugin-bench: callgrind ($1) failed: $(tail -2 "$d/cg.err")" >&2; return 1; }
