@@ -201,12 +201,14 @@ PY
 	ok "-e: $n_in lines 'if 0 (lmin)', $n_out 'if 1 (lmsink)'" ||
 	not_ok "-e: every line says its interface" "$(head -3 "$T/e.out")"
 
-# 5. --export: the captures row's source names both interfaces, the frames' point their own.
-grep -q '"source":"lmin,lmsink"' "$T/ck.bodies" && grep -q '"point":"lmin"' "$T/ck.bodies" &&
-	grep -q '"point":"lmsink"' "$T/ck.bodies" && [ "$(cat "$T/x.rc")" = 0 ] &&
+# 5. --export: the captures row's source names both interfaces, the frames' point their own
+# (TabSeparated rows: each a field of its own).
+tab=$'\t'
+grep -q "${tab}lmin,lmsink${tab}" "$T/ck.bodies" && grep -q "${tab}lmin${tab}" "$T/ck.bodies" &&
+	grep -q "${tab}lmsink${tab}" "$T/ck.bodies" && [ "$(cat "$T/x.rc")" = 0 ] &&
 	ok "--export: the captures row's source \"lmin,lmsink\", each frame's point its interface" ||
 	not_ok "--export: the captures row's source names both interfaces, each frame's point its own" \
-		"exit $(cat "$T/x.rc")" "$(grep -a -m3 'source\|point' "$T/ck.bodies" | cut -c1-300)" "$(tail -3 "$T/x.err")"
+		"exit $(cat "$T/x.rc")" "$(grep -a -m3 'lmin' "$T/ck.bodies" | cut -c1-300)" "$(tail -3 "$T/x.err")"
 
 # 6. -J: each interface's time stamp types.
 out=$(ina "$R" -J -i lmin -i lmsink 2>&1)
