@@ -341,21 +341,13 @@ static void hop_counts(const struct path_stream *s, const uint8_t *path, unsigne
 		uint64_t c = s->pat[k].count;
 		if (m >> b & 1)
 			r->seen_to += c;
-		switch (hop_outcome(m, a, b, after)) {
-		case HOP_NOT_FROM:
-			break;
-		case HOP_SEEN:
+		enum hop_outcome o = hop_outcome(m, a, b, after);
+		if (o != HOP_NOT_FROM)
 			r->seen_from += c;
-			break;
-		case HOP_LOST:
-			r->seen_from += c;
+		if (o == HOP_LOST)
 			r->lost += c;
-			break;
-		case HOP_MIRROR_LOST:
-			r->seen_from += c;
+		else if (o == HOP_MIRROR_LOST)
 			r->mirror_lost += c;
-			break;
-		}
 	}
 	const struct path_pair *q = pair_find(s, a, b);
 	if (q) {

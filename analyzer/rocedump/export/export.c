@@ -106,19 +106,26 @@ static void put_tsv_i64(struct sb *s, int64_t v)
 	sb_putu(s, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
-/* text (at most len bytes) escaped after a tab into buf (cap 2 * len + 2); its length. */
-static size_t escape_tsv(char *buf, size_t cap, const char *text, struct sb *tmp)
+/* What x->row holds (escaped values, made between rows) kept in buf (cap bytes, room for twice
+ * the values' bytes and their tabs), x->row emptied; its length. */
+static size_t keep_row(struct exporter *x, char *buf, size_t cap)
 {
-	sb_reset(tmp);
-	put_tsv_str(tmp, text);
-	size_t n = tmp->len < cap ? tmp->len : cap - 1;
-	memcpy(buf, tmp->buf, n);
+	size_t n = x->row.len < cap ? x->row.len : cap - 1;
+	memcpy(buf, x->row.buf, n);
 	buf[n] = '\0';
-	sb_reset(tmp);
+	sb_reset(&x->row);
 	return n;
 }
 
-/* The open batch's run and batch ids (x->row used, between rows). */
+/* The box, escaped once for every row. */
+static void make_box(struct exporter *x)
+{
+	sb_reset(&x->row);
+	put_tsv_str(&x->row, x->box);
+	x->box_tsv_len = keep_row(x, x->box_tsv, sizeof(x->box_tsv));
+}
+
+/* The open batch's run and batch ids, escaped once for its rows. */
 static void make_ids(struct exporter *x, unsigned table)
 {
 	char id[96];
@@ -126,10 +133,7 @@ static void make_ids(struct exporter *x, unsigned table)
 	sb_reset(&x->row);
 	put_tsv_str(&x->row, x->run_id);
 	put_tsv_str(&x->row, id);
-	size_t n = x->row.len < sizeof(x->ids_tsv[table]) ? x->row.len : sizeof(x->ids_tsv[table]) - 1;
-	memcpy(x->ids_tsv[table], x->row.buf, n);
-	x->ids_tsv_len[table] = n;
-	sb_reset(&x->row);
+	x->ids_tsv_len[table] = keep_row(x, x->ids_tsv[table], sizeof(x->ids_tsv[table]));
 }
 
 static void put_box(struct exporter *x)
@@ -224,7 +228,6 @@ static bool drain_spool(struct exporter *x)
 	chbuf_free(&rows);
 	return ok;
 }
-
 
 static void spool_batch(struct exporter *x, struct batch *b)
 {
@@ -673,7 +676,7 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 	else if (gethostname(x->box, sizeof(x->box) - 1) < 0)
 		snprintf(x->box, sizeof(x->box), "unknown");
 	make_run_id(x);
-	x->box_tsv_len = escape_tsv(x->box_tsv, sizeof(x->box_tsv), x->box, &x->row);
+	make_box(x);
 	if (ch_open(&x->conn[0], cfg->url, cfg->password_file, err, errlen) < 0 ||
 	    (cfg->spool_dir && spool_open(&x->spool, cfg->spool_dir, cfg->spool_max, err, errlen) < 0)) {
 		ch_close(&x->conn[0]);
