@@ -108,6 +108,8 @@ void sightings_free(struct sightings *t)
 	t->n_spare = 0;
 }
 
+static uint32_t sightings_forget_done(struct sightings *t);
+
 uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
 {
 	uint32_t i = t->last_point;
@@ -115,6 +117,11 @@ uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
 		for (i = 0; i < t->n_points && t->points[i].id != id; i++)
 			;
 		if (i == t->n_points) {
+			/* the second point: what the first is done with is forgotten now, not when the
+			 * ring needs its room, so that the fold sees the same entries with two points
+			 * (path.h) whatever the ring's size */
+			if (t->n_points == 1)
+				sightings_forget_done(t);
 			if (t->n_points < COPY_POINTS_MAX)
 				t->points[t->n_points++] = (struct capture_point){id, ts, 0};
 			else  /* shared with another: it holds the older entries a little less long */
@@ -221,10 +228,10 @@ static int64_t sightings_passed(const struct sightings *t)
 }
 
 /* Whether no frame to come can be a copy of e's packet: every point is past its first sighting
- * plus the window. */
+ * plus the window (and the slack, for a point still to show up whose clock runs ahead). */
 static inline bool sighting_done(const struct sightings *t, const struct sight_entry *e, int64_t passed)
 {
-	return e->s[0].ts < passed && passed - e->s[0].ts > t->window_ns;
+	return e->s[0].ts < passed && passed - e->s[0].ts > t->window_ns + t->slack_ns;
 }
 
 static void sightings_pop(struct sightings *t)
@@ -270,16 +277,24 @@ static int sightings_grow(struct sightings *t)
 	return 0;
 }
 
-/* Room for one more entry in a full ring: the entries no frame can match any more forgotten; if
- * few were, the ring twice as large; at COPY_SIGHTINGS_MAX, the oldest forgotten regardless. */
-static void sightings_room(struct sightings *t)
+/* The entries no frame can match any more forgotten, oldest first, up to the first one a frame
+ * still could. Returns how many. */
+static uint32_t sightings_forget_done(struct sightings *t)
 {
-	uint32_t size = t->mask + 1, freed = 0;
+	uint32_t freed = 0;
 	int64_t passed = sightings_passed(t);
 	while (t->head != t->tail && sighting_done(t, &t->ring[t->head & t->mask], passed)) {
 		sightings_pop(t);
 		freed++;
 	}
+	return freed;
+}
+
+/* Room for one more entry in a full ring: the entries no frame can match any more forgotten; if
+ * few were, the ring twice as large; at COPY_SIGHTINGS_MAX, the oldest forgotten regardless. */
+static void sightings_room(struct sightings *t)
+{
+	uint32_t size = t->mask + 1, freed = sightings_forget_done(t);
 	if (freed >= size / 16 || (size < COPY_SIGHTINGS_MAX && sightings_grow(t) == 0) || freed)
 		return;
 	t->unchecked++;

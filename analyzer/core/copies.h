@@ -16,8 +16,11 @@
  * COPY_SIGHTINGS_MAX entries: then the oldest is forgotten and counted (copies_unchecked). The
  * entries sit in a ring in the order they were made, which grows from COPY_SIGHTINGS_MIN; each
  * hash bucket heads a chain of entries, newest first, so that the ring's head moving on forgets
- * them without touching the chains. */
-#define COPY_SIGHTINGS_MIN 8192u
+ * them without touching the chains. Entries are forgotten when the ring needs their room, and
+ * when the capture's second point shows up: which ones the fold (path.h) sees with two points or
+ * more does not depend on the ring's size. The ring is small so that a frame's new entry is
+ * written where the cache still holds it: at 1,024 entries of 80 bytes, 80 KB. */
+#define COPY_SIGHTINGS_MIN 1024u
 #define COPY_SIGHTINGS_MAX (1u << 20)
 #define COPY_INLINE 2u            /* sightings an entry holds inline; more go to an array */
 #define COPY_POINTS_MAX 256u      /* capture points told apart; beyond, points share a slot */
@@ -55,6 +58,7 @@ struct sightings {
 	 * capture in time order: 0; every point's frames up to newest - back are then all in) */
 	int64_t raw_newest, raw_back;
 	int64_t window_ns;
+	int64_t slack_ns;         /* kept past the window besides (roce_analyzer_path_offsets' spread) */
 	uint64_t unchecked;       /* entries forgotten for room while a copy could still come */
 	/* arrays of COPY_MORE_FIRST sightings (an entry's first `more`) given back by forgotten
 	 * entries, kept for the next (a capture of three points or more needs one per packet): a

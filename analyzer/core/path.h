@@ -87,7 +87,10 @@ struct path_state {
 
 int path_init(struct path_state *st);
 void path_free(struct path_state *st);
-/* The sightings table's fold (copies.h): user is the path_state. */
+/* The sightings table's fold (copies.h): user is the path_state. Entries forgotten while the
+ * capture had one point are not counted: the table forgets those the first point is done with
+ * when a second shows up, so the packets counted are those still within the copy window of the
+ * first point's newest frame then, and on. */
 void path_fold(void *user, const struct sightings *t, const struct sight_entry *e);
 /* Point i of the sightings table is new: described from the frame it was first seen in. Returns its
  * clock offset to take off its time stamps before matching (offset_fn's; 0: none). */

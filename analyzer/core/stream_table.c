@@ -724,12 +724,14 @@ const struct roce_path *roce_analyzer_path_snapshot(struct roce_analyzer *a, con
 	return a->path ? path_snapshot(a->path, a->copies, offset_ns, has_offset) : NULL;
 }
 
-void roce_analyzer_path_offsets(struct roce_analyzer *a, roce_path_offset_fn fn, void *user)
+void roce_analyzer_path_offsets(struct roce_analyzer *a, roce_path_offset_fn fn, void *user, int64_t spread_ns)
 {
 	if (a->path) {
 		a->path->offset_fn = fn;
 		a->path->offset_user = user;
 	}
+	if (a->copies)
+		a->copies->slack_ns = spread_ns > 0 ? spread_ns : 0;
 }
 
 void roce_analyzer_on_path_sample(struct roce_analyzer *a, roce_path_sample_fn fn, void *user)

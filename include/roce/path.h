@@ -106,8 +106,12 @@ ROCE_API uint32_t roce_analyzer_path_points(const struct roce_analyzer *a, const
 typedef bool (*roce_path_offset_fn)(void *user, uint32_t point, const struct roce_path_point *pt, int64_t *offset_ns,
 				    int64_t *uncertainty_ns, uint8_t *source);
 
-/* Before the first frame: fn tells each new capture point's clock offset (NULL: none). */
-ROCE_API void roce_analyzer_path_offsets(struct roce_analyzer *a, roce_path_offset_fn fn, void *user);
+/* Before the first frame: fn tells each new capture point's clock offset (NULL: none). spread_ns:
+ * the largest offset fn gives less the smallest (0 counting as one): the copy table keeps the
+ * packets the points it knows are done with that much longer, for a point whose clock runs ahead
+ * and whose first frame comes later. */
+ROCE_API void roce_analyzer_path_offsets(struct roce_analyzer *a, roce_path_offset_fn fn, void *user,
+					 int64_t spread_ns);
 
 /* After roce_analyzer_path_finish on an analyzer that read the start of a capture with a wide copy
  * window (a second or so: the packet's key tells it apart over that long, whatever the clocks):

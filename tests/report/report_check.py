@@ -1233,7 +1233,7 @@ def sll2_back(src, dst):
     """src's frames (a pcapng of Ethernet interfaces, ns) in time order as one SLL2 pcap, each
     interface an interface index, 7 times over: 10, 20, ... 60 s later, then as they were, a step
     back before the first frame once the path analysis has folded packets (the sightings table
-    forgets them for room past 8,192): the timeline's bins shift up under the hops' (tbins.h)."""
+    forgets them for room past 1,024): the timeline's bins shift up under the hops' (tbins.h)."""
     d, off, frames = open(src, "rb").read(), 0, []
     while off < len(d):
         kind, size = struct.unpack_from("<II", d, off)

@@ -1,7 +1,8 @@
 /* test_copies.c: the sightings table copy detection keeps (analyzer/core/copies.c): a packet is
  * found again from another capture point however far apart the two sightings are in the file,
  * as long as they are within the window of each other; it is forgotten only when every point is
- * past its window, or, past COPY_SIGHTINGS_MAX entries, for room, counted as unchecked. */
+ * past its window, or, past COPY_SIGHTINGS_MAX entries, for room, counted as unchecked; what the
+ * path analysis folds with two points does not depend on the ring's size. */
 #include <criterion/criterion.h>
 
 #include "copies.h"
@@ -122,4 +123,40 @@ Test(copies, many_points)
 	cr_assert_eq(e->n, 10);
 	cr_assert_eq(e->more[7].frame, 10);
 	cr_assert_eq(e->more[7].point, 9);
+}
+
+/* Entries the fold saw with two points or more (path.h counts only those). */
+static uint32_t folded_with_two;
+
+static void count_fold(void *user, const struct sightings *t, const struct sight_entry *e)
+{
+	(void)user;
+	(void)e;
+	folded_with_two += t->n_points >= 2;
+}
+
+/* Point 0's n packets 10 ns apart, then point 1's first frame, a copy of the last; everything
+ * folded at the end. Returns how many the fold saw with two points. */
+static uint32_t fold_after_late_point(uint32_t n)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	T.fold = count_fold;
+	folded_with_two = 0;
+	uint32_t frame = 0;
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert_eq(sight(i, 0, (int64_t)i * 10, ++frame, NULL), COPY_NEW);
+	cr_assert_eq(sight(n - 1, 1, (int64_t)(n - 1) * 10 + 3, ++frame, NULL), COPY_ELSEWHERE);
+	sightings_flush(&T);
+	sightings_free(&T);
+	return folded_with_two;
+}
+
+/* A second point showing up late: the packets folded with two points are those within the
+ * window of point 0's newest frame (101 of them), whether the ring had to make room for the
+ * older ones (5 x COPY_SIGHTINGS_MIN) or not (half of it): not whichever the ring still held. */
+Test(copies, late_second_point_folds_the_same_whatever_the_ring)
+{
+	uint32_t within = WINDOW / 10 + 1;
+	cr_assert_eq(fold_after_late_point(COPY_SIGHTINGS_MIN / 2), within, "a ring with room to spare");
+	cr_assert_eq(fold_after_late_point(5 * COPY_SIGHTINGS_MIN), within, "a ring that made room");
 }

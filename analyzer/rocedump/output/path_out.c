@@ -93,7 +93,17 @@ static bool point_offset(void *user, uint32_t i, const struct roce_path_point *p
 
 void path_out_offsets(struct roce_analyzer *an, struct path_offsets *ctx)
 {
-	roce_analyzer_path_offsets(an, point_offset, ctx);
+	int64_t lo = 0, hi = 0;
+	for (unsigned k = 0; k < ctx->o->n_point_offsets; k++) {
+		lo = ctx->o->point_offsets[k].ns < lo ? ctx->o->point_offsets[k].ns : lo;
+		hi = ctx->o->point_offsets[k].ns > hi ? ctx->o->point_offsets[k].ns : hi;
+	}
+	for (uint32_t i = 0; ctx->wide && ctx->wide->applied && i < ctx->wide->n; i++)
+		if (ctx->wide->uncertainty_ns[i] >= 0) {
+			lo = ctx->wide->offset_ns[i] < lo ? ctx->wide->offset_ns[i] : lo;
+			hi = ctx->wide->offset_ns[i] > hi ? ctx->wide->offset_ns[i] : hi;
+		}
+	roce_analyzer_path_offsets(an, point_offset, ctx, hi - lo);
 }
 
 int path_out_finish(struct roce_analyzer *an, const struct capstats *cs, const struct options *o)
