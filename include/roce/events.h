@@ -36,6 +36,18 @@ static inline bool roce_evset_empty(const struct roce_evset *s)
 {
 	return (s->w[0] | s->w[1]) == 0;
 }
+/* The first event of s from e on, ROCE_EV_COUNT if none: for (e = roce_evset_next(s, 0);
+ * e < ROCE_EV_COUNT; e = roce_evset_next(s, e + 1)) visits s's events in the table's order, a
+ * step per event rather than per event the table has. */
+static inline unsigned roce_evset_next(const struct roce_evset *s, unsigned e)
+{
+	for (unsigned w = e >> 6; w < ROCE_EVSET_WORDS; w++, e = w << 6) {
+		uint64_t bits = s->w[w] & (~UINT64_C(0) << (e & 63));
+		if (bits)
+			return (w << 6) + (unsigned)__builtin_ctzll(bits);
+	}
+	return ROCE_EV_COUNT;
+}
 
 ROCE_API const char *roce_event_name(enum roce_event e);        /* "icrc.bad" */
 ROCE_API const char *roce_event_description(enum roce_event e); /* one line */

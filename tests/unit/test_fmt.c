@@ -73,6 +73,23 @@ Test(sb, decimal_and_hex_match_snprintf)
 	}
 }
 
+/* Either side of every power of ten, where the number of digits changes (sb_putu0 counts them
+ * before it writes them in place). */
+Test(sb, decimal_at_every_power_of_ten)
+{
+	char want[64];
+	uint64_t p = 1;
+	for (unsigned k = 0; k < 20; k++, p *= 10)
+		for (uint64_t v = p - 1; v <= p + 1; v++) {
+			sb_reset(&line);
+			sb_puts(&line, "x");
+			sb_putu(&line, v);
+			snprintf(want, sizeof(want), "x%" PRIu64, v);
+			cr_assert_str_eq(line.buf, want);
+			cr_assert_eq(line.len, strlen(want));
+		}
+}
+
 Test(sb, appends_stop_at_the_end_and_say_so)
 {
 	sb_reset(&line);

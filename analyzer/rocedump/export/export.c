@@ -83,14 +83,23 @@ static double mono(void)
 /* A TabSeparated string value after a tab: backslash, tab and line ends escaped. */
 static void put_tsv_str(struct sb *s, const char *v)
 {
+	const char *run = v;  /* the characters since the last escaped one, copied at once */
 	sb_putn(s, "\t", 1);
-	for (; *v; v++) {
-		const char *e = *v == '\\' ? "\\\\" : *v == '\t' ? "\\t" : *v == '\n' ? "\\n" : *v == '\r' ? "\\r" : NULL;
-		if (e)
-			sb_putn(s, e, 2);
-		else
-			sb_putn(s, v, 1);
-	}
+	for (; *v; v++)
+		if (*v == '\\' || *v == '\t' || *v == '\n' || *v == '\r') {
+			sb_putn(s, run, (size_t)(v - run));
+			sb_putn(s, *v == '\\' ? "\\\\" : *v == '\t' ? "\\t" : *v == '\n' ? "\\n" : "\\r", 2);
+			run = v + 1;
+		}
+	sb_putn(s, run, (size_t)(v - run));
+}
+
+/* A TabSeparated string of rocedump's own making (an address, an event or status name), which
+ * has nothing to escape, after a tab. */
+static void put_tsv_name(struct sb *s, const char *v)
+{
+	sb_putn(s, "\t", 1);
+	sb_puts(s, v);
 }
 
 /* A TabSeparated number after a tab. */
@@ -488,11 +497,17 @@ void export_tick(struct exporter *x, double now)
 			batch_seal(x, t);
 }
 
-/* A time: its second (DateTime) and, after a tab, its ns (UInt64); 0 for none. */
+/* A time: its second (DateTime) and, after a tab, its ns (UInt64); 0 for none. The ns are the
+ * second's digits and the nanoseconds' nine. */
 static void put_time(struct sb *s, int64_t ns)
 {
-	sb_putu(s, ns > 0 ? (uint64_t)ns / 1000000000u : 0);
-	put_tsv_u(s, ns > 0 ? (uint64_t)ns : 0);
+	uint64_t sec = ns > 0 ? (uint64_t)ns / 1000000000u : 0, nsec = ns > 0 ? (uint64_t)ns % 1000000000u : 0;
+	sb_putu(s, sec);
+	put_tsv_u(s, sec);
+	if (sec)
+		sb_putu0(s, nsec, 9);
+	else if (nsec)
+		sb_putu(s, nsec);
 }
 
 static uint64_t field_u(const struct roce_field_src *src, enum roce_field f)
@@ -527,21 +542,20 @@ static void frame_row(struct exporter *x, const struct frame *f, const struct ro
 				     .ts_nsec = f->ts_nsec, .iface_name = f->iface_name};
 	struct roce_field_val v;
 	row_of_frame(x, f, T_FRAMES);
-	put_tsv_str(s, a_src);
-	put_tsv_str(s, a_dst);
+	put_tsv_name(s, a_src);
+	put_tsv_name(s, a_dst);
 	put_tsv_u(s, field_u(&src, ROCE_F_DQPN));
 	put_tsv_u(s, roce_field_get(ROCE_F_OPCODE, &src, 0, &v) ? v.u : 256);
 	put_tsv_u(s, field_u(&src, ROCE_F_PSN));
-	put_tsv_str(s, roce_field_get(ROCE_F_ICRC_STATUS, &src, 0, &v) ? v.s : "");
+	put_tsv_name(s, roce_field_get(ROCE_F_ICRC_STATUS, &src, 0, &v) ? v.s : "");
 	put_tsv_u(s, field_u(&src, ROCE_F_IP_ECN) | field_u(&src, ROCE_F_GRH_ECN));
 	sb_putn(s, "\t[", 2);  /* events: Array(String), of names that need no escaping */
 	const char *sep = "'";
-	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
-		if (roce_evset_has(&p->events, (enum roce_event)e)) {
-			sb_puts(s, sep);
-			sb_puts(s, roce_event_name((enum roce_event)e));
-			sep = "','";
-		}
+	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1)) {
+		sb_puts(s, sep);
+		sb_puts(s, roce_event_name((enum roce_event)e));
+		sep = "','";
+	}
 	sb_puts(s, sep[1] ? "']" : "]");
 	put_tsv_u(s, fi ? fi->n : 0);
 	put_tsv_u(s, fi ? fi->cnp_ce_frame : 0);
@@ -560,11 +574,11 @@ static void finding_row(struct exporter *x, const struct frame *f, const struct 
 	bool addrs = !gap && !cong;
 	row_of_frame(x, f, T_FINDINGS);
 	put_tsv_u(s, g->ref_frame);
-	put_tsv_str(s, roce_event_name((enum roce_event)g->event));
+	put_tsv_name(s, roce_event_name((enum roce_event)g->event));
 	put_tsv_u(s, gap ? 0 : g->stream);
 	put_tsv_u(s, gap ? 0 : g->pair);
-	put_tsv_str(s, addrs ? a_src : "");
-	put_tsv_str(s, addrs ? a_dst : "");
+	put_tsv_name(s, addrs ? a_src : "");
+	put_tsv_name(s, addrs ? a_dst : "");
 	put_tsv_u(s, gap ? 0 : g->qpn);
 	put_tsv_u(s, gap || g->has_psn ? g->expected_psn : 0);
 	put_tsv_u(s, gap || g->has_psn ? g->seen_psn : 0);
@@ -603,12 +617,12 @@ void export_stream(const struct roce_stream_stats *st, bool evicted, struct expo
 	put_tsv_u(s, evicted);
 	put_tsv_u(s, st->pair);
 	put_tsv_u(s, st->stream);
-	put_tsv_str(s, src);
-	put_tsv_str(s, dst);
+	put_tsv_name(s, src);
+	put_tsv_name(s, dst);
 	put_tsv_u(s, st->dqpn);
-	put_tsv_str(s, st->paired == ROCE_PAIRED_CM ? "cm" : st->paired == ROCE_PAIRED_PSN ? "psn" : "none");
+	put_tsv_name(s, st->paired == ROCE_PAIRED_CM ? "cm" : st->paired == ROCE_PAIRED_PSN ? "psn" : "none");
 	put_tsv_u(s, st->paired ? st->peer_qpn : 0);
-	put_tsv_str(s, st->requests ? roce_transport_name((enum roce_transport)st->transport) : "");
+	put_tsv_name(s, st->requests ? roce_transport_name((enum roce_transport)st->transport) : "");
 	const uint64_t u[] = {
 		st->pmtu, st->packets, st->bytes, st->requests, st->responses, st->messages, st->gaps,
 		st->missing_psns, st->retransmits, st->out_of_order, st->timeouts, st->lost_before,

@@ -227,11 +227,9 @@ void print_json(struct sb *s, const struct print_opts *o, uint64_t frame_no, con
 	put_fields(s, &src);
 	sb_puts(s, ",\"events\":[");
 	const char *sep = "";
-	for (unsigned e = 0; e < ROCE_EV_COUNT; e++) {
-		if (roce_evset_has(&p->events, (enum roce_event)e)) {
-			sb_key_str(s, sep, roce_event_name((enum roce_event)e));
-			sep = ",";
-		}
+	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1)) {
+		sb_key_str(s, sep, roce_event_name((enum roce_event)e));
+		sep = ",";
 	}
 	sb_puts(s, "]");
 	if (fi && fi->n) {

@@ -49,21 +49,59 @@ void sb_flush(struct sb *s, FILE *f)
 	sb_reset(s);
 }
 
+/* "00" to "99": two digits a division */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				     "8081828384858687888990919293949596979899";
+
+/* How many decimal digits v has (0 has one): from its bit length, then one comparison. */
+static unsigned decimal_digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+					   1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+					   100000000000000u, 1000000000000000u, 10000000000000000u,
+					   100000000000000000u, 1000000000000000000u, 10000000000000000000u};
+	v |= 1;  /* crosses no power of ten (they are even), and 0 has one digit */
+	unsigned t = ((unsigned)(64 - __builtin_clzll(v)) * 1233) >> 12;  /* bits * log10(2): t or t + 1 */
+	return t - (v < pow10[t]) + 1;
+}
+
 void sb_putu0(struct sb *s, uint64_t v, unsigned width)
 {
-	char tmp[20], *end = tmp + sizeof(tmp), *p = end;  /* digits are made from the right */
+	char tmp[20];
+	unsigned n = decimal_digits(v);
 	if (width > sizeof(tmp))
 		width = sizeof(tmp);  /* a uint64_t has at most 20 decimal digits */
+	if (n < width)
+		n = width;
+	/* made from the right, in the builder itself when it has the room (and its NUL's) */
+	bool direct = s->len + n < sizeof(s->buf);
+	char *start = direct ? s->buf + s->len : tmp, *end = start + n, *p = end;
 	while (v > UINT32_MAX) {  /* 64-bit division only for the high digits of large values */
-		*--p = (char)('0' + v % 10);
-		v /= 10;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
 	}
 	uint32_t w = (uint32_t)v;
-	do {
-		*--p = (char)('0' + w % 10);
-		w /= 10;
-	} while (w || (unsigned)(end - p) < width);
-	sb_putn(s, p, (size_t)(end - p));
+	while (w >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (size_t)(w % 100), 2);
+		w /= 100;
+	}
+	if (w >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (size_t)w, 2);
+	} else {
+		*--p = (char)('0' + w);
+	}
+	while (p > start)
+		*--p = '0';
+	if (direct) {
+		s->len += n;
+		*end = '\0';
+	} else {
+		sb_putn(s, tmp, n);
+	}
 }
 
 void sb_puthex(struct sb *s, uint64_t v, unsigned width)
