@@ -686,6 +686,8 @@ static int dissect_roce(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 	if (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
 		p.capture_if = ((guint32)pinfo->rec->section_number << 16 |
 				(pinfo->rec->rec_header.packet_header.interface_id & 0xffff)) + 1;
+	else if (!hot.last_analyzed && hot.analyzer)  /* a classic pcap file: one interface, in order */
+		roce_analyzer_time_ordered(hot.analyzer);
 	struct roce_findings fi;
 	struct finding_list fl;
 	analyze(pinfo, &p, bytes, &fi, &fl);

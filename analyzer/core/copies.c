@@ -108,7 +108,28 @@ void sightings_free(struct sightings *t)
 	t->n_spare = 0;
 }
 
-static uint32_t sightings_forget_done(struct sightings *t);
+static uint32_t sightings_forget_done(struct sightings *t, int64_t passed);
+
+void sightings_time_ordered(struct sightings *t)
+{
+	if (t->time_ordered || t->tail != t->head)
+		return;
+	struct sight_entry *ring = malloc(COPY_SIGHTINGS_ORDERED * sizeof(*ring));
+	uint32_t *bucket = malloc(COPY_SIGHTINGS_ORDERED * sizeof(*bucket));
+	if (!ring || !bucket) {  /* the larger ring serves as well */
+		free(ring);
+		free(bucket);
+		return;
+	}
+	for (uint32_t i = 0; i < COPY_SIGHTINGS_ORDERED; i++)
+		bucket[i] = t->head - 1;
+	free(t->ring);
+	free(t->bucket);
+	t->ring = ring;
+	t->bucket = bucket;
+	t->mask = COPY_SIGHTINGS_ORDERED - 1;
+	t->time_ordered = true;
+}
 
 uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
 {
@@ -117,11 +138,12 @@ uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
 		for (i = 0; i < t->n_points && t->points[i].id != id; i++)
 			;
 		if (i == t->n_points) {
-			/* the second point: what the first is done with is forgotten now, not when the
+			/* the second point of a capture in time order: what the first is done with (by
+			 * the newer of its newest frame and this one) is forgotten now, not when the
 			 * ring needs its room, so that the fold sees the same entries with two points
 			 * (path.h) whatever the ring's size */
-			if (t->n_points == 1)
-				sightings_forget_done(t);
+			if (t->n_points == 1 && t->time_ordered)
+				sightings_forget_done(t, ts < t->points[0].newest ? ts : t->points[0].newest);
 			if (t->n_points < COPY_POINTS_MAX)
 				t->points[t->n_points++] = (struct capture_point){id, ts, 0};
 			else  /* shared with another: it holds the older entries a little less long */
@@ -277,12 +299,11 @@ static int sightings_grow(struct sightings *t)
 	return 0;
 }
 
-/* The entries no frame can match any more forgotten, oldest first, up to the first one a frame
- * still could. Returns how many. */
-static uint32_t sightings_forget_done(struct sightings *t)
+/* The entries no frame can match any more, every point being past passed, forgotten, oldest
+ * first, up to the first one a frame still could. Returns how many. */
+static uint32_t sightings_forget_done(struct sightings *t, int64_t passed)
 {
 	uint32_t freed = 0;
-	int64_t passed = sightings_passed(t);
 	while (t->head != t->tail && sighting_done(t, &t->ring[t->head & t->mask], passed)) {
 		sightings_pop(t);
 		freed++;
@@ -294,7 +315,7 @@ static uint32_t sightings_forget_done(struct sightings *t)
  * few were, the ring twice as large; at COPY_SIGHTINGS_MAX, the oldest forgotten regardless. */
 static void sightings_room(struct sightings *t)
 {
-	uint32_t size = t->mask + 1, freed = sightings_forget_done(t);
+	uint32_t size = t->mask + 1, freed = sightings_forget_done(t, sightings_passed(t));
 	if (freed >= size / 16 || (size < COPY_SIGHTINGS_MAX && sightings_grow(t) == 0) || freed)
 		return;
 	t->unchecked++;

@@ -16,11 +16,18 @@
  * COPY_SIGHTINGS_MAX entries: then the oldest is forgotten and counted (copies_unchecked). The
  * entries sit in a ring in the order they were made, which grows from COPY_SIGHTINGS_MIN; each
  * hash bucket heads a chain of entries, newest first, so that the ring's head moving on forgets
- * them without touching the chains. Entries are forgotten when the ring needs their room, and
- * when the capture's second point shows up: which ones the fold (path.h) sees with two points or
- * more does not depend on the ring's size. The ring is small so that a frame's new entry is
- * written where the cache still holds it: at 1,024 entries of 80 bytes, 80 KB. */
-#define COPY_SIGHTINGS_MIN 1024u
+ * them without touching the chains. Entries are forgotten when the ring needs their room.
+ *
+ * A capture read in its own order (the Wireshark plugin on a pcapng file: dumpcap writes each
+ * interface's frames in batches) may show a second point long after the first point's frames of
+ * the same time: the ring's 8,192 entries are what it keeps for it. A capture whose frames come
+ * in time order across its points (sightings_time_ordered: rocedump, the plugin on a pcap file)
+ * needs none of that: the ring starts at 1,024 entries (80 KB, where the cache still holds the
+ * entry a frame writes, rather than 640 KB), and what the first point is done with is forgotten
+ * when the second shows up, so that which entries the fold (path.h) sees with two points or more
+ * does not depend on the ring's size. */
+#define COPY_SIGHTINGS_MIN 8192u
+#define COPY_SIGHTINGS_ORDERED 1024u
 #define COPY_SIGHTINGS_MAX (1u << 20)
 #define COPY_INLINE 2u            /* sightings an entry holds inline; more go to an array */
 #define COPY_POINTS_MAX 256u      /* capture points told apart; beyond, points share a slot */
@@ -54,6 +61,7 @@ struct sightings {
 	uint32_t mask;            /* ring and buckets: mask + 1 each */
 	uint32_t head, tail;      /* sequence numbers: the oldest entry, the next one */
 	uint32_t n_points, last_point;
+	bool time_ordered;        /* sightings_time_ordered */
 	/* the frames' own time stamps: the newest, and the farthest one came back behind it (a
 	 * capture in time order: 0; every point's frames up to newest - back are then all in) */
 	int64_t raw_newest, raw_back;
@@ -123,6 +131,10 @@ enum copy_seen {
 
 int sightings_init(struct sightings *t, int64_t window_ns);
 void sightings_free(struct sightings *t);
+/* Before the first entry: the frames come in time order across capture points (the ring of
+ * COPY_SIGHTINGS_ORDERED entries, the first point's finished entries forgotten when a second
+ * shows up). */
+void sightings_time_ordered(struct sightings *t);
 
 /* The bucket a key's entries are chained from. */
 static inline uint32_t sightings_bucket_index(const struct sightings *t, uint64_t key)

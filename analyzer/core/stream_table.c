@@ -724,6 +724,12 @@ const struct roce_path *roce_analyzer_path_snapshot(struct roce_analyzer *a, con
 	return a->path ? path_snapshot(a->path, a->copies, offset_ns, has_offset) : NULL;
 }
 
+void roce_analyzer_time_ordered(struct roce_analyzer *a)
+{
+	if (a->copies)
+		sightings_time_ordered(a->copies);
+}
+
 void roce_analyzer_path_offsets(struct roce_analyzer *a, roce_path_offset_fn fn, void *user, int64_t spread_ns)
 {
 	if (a->path) {

@@ -209,6 +209,8 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	sc->n++;
 	sc->offset += f->caplen + sc->record_overhead;
 	pkt->capture_if = f->iface;  /* copies: the pcapng interface */
+	if (sc->n == 1 && !f->iface)  /* a pcap file or one interface: in order, as the plugin judges it */
+		roce_analyzer_time_ordered(sc->an);
 	roce_analyze(sc->an, pkt, f->number, f->data, frame_ts_ns(f),
 		     o->quiet && !sc->out && !sc->rep && !sc->exp ? NULL : &findings);
 	summary_add(sc->sum, pkt);

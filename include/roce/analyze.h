@@ -143,6 +143,14 @@ ROCE_API bool roce_event_is_congestion(enum roce_event e);
 ROCE_API struct roce_analyzer *roce_analyzer_new(const struct roce_analyzer_config *cfg,
 						 char errbuf[ROCE_ERRBUF_SIZE]);
 ROCE_API void roce_analyzer_free(struct roce_analyzer *a);
+/* Before the first frame: the frames will come in time order across capture points (a classic
+ * pcap file, or one live interface: rocedump and the Wireshark plugin both judge it from the
+ * first frame having no pcapng interface, so that they agree frame for frame). The
+ * copy detection then keeps less (a ring of 1,024 packets rather than 8,192), and the path
+ * analysis counts the same packets whatever it keeps. Without it, a capture point whose frames
+ * come later in the file than the other points' of the same time (a pcapng read in its own order)
+ * is still matched within 8,192 packets. */
+ROCE_API void roce_analyzer_time_ordered(struct roce_analyzer *a);
 
 /* Analyze one decoded frame (any frame: non-RoCE ones are ignored). number is the frame's
  * number in the file (1-based; frames filtered out before analysis still count); ts_ns is its

@@ -140,6 +140,7 @@ static void count_fold(void *user, const struct sightings *t, const struct sight
 static uint32_t fold_after_late_point(uint32_t n)
 {
 	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	sightings_time_ordered(&T);
 	T.fold = count_fold;
 	folded_with_two = 0;
 	uint32_t frame = 0;
@@ -151,12 +152,28 @@ static uint32_t fold_after_late_point(uint32_t n)
 	return folded_with_two;
 }
 
-/* A second point showing up late: the packets folded with two points are those within the
- * window of point 0's newest frame (101 of them), whether the ring had to make room for the
- * older ones (5 x COPY_SIGHTINGS_MIN) or not (half of it): not whichever the ring still held. */
+/* Frames in time order, a second point showing up late: the packets folded with two points are
+ * those within the window of point 0's newest frame (101 of them), whether the ring had to make
+ * room for the older ones (5 x COPY_SIGHTINGS_ORDERED) or not (half of it): not whichever the
+ * ring still held. */
 Test(copies, late_second_point_folds_the_same_whatever_the_ring)
 {
 	uint32_t within = WINDOW / 10 + 1;
-	cr_assert_eq(fold_after_late_point(COPY_SIGHTINGS_MIN / 2), within, "a ring with room to spare");
-	cr_assert_eq(fold_after_late_point(5 * COPY_SIGHTINGS_MIN), within, "a ring that made room");
+	cr_assert_eq(fold_after_late_point(COPY_SIGHTINGS_ORDERED / 2), within, "a ring with room to spare");
+	cr_assert_eq(fold_after_late_point(5 * COPY_SIGHTINGS_ORDERED), within, "a ring that made room");
+}
+
+/* A file read in its own order (not sightings_time_ordered): point 0's batch of 4,000 packets,
+ * then point 1's copies of them, older than point 0's newest by up to 40 windows: every one is
+ * found, the ring having kept them. */
+Test(copies, batches_in_file_order_still_match)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	cr_assert_eq(T.mask + 1, COPY_SIGHTINGS_MIN);
+	uint32_t n = 4000, frame = 0;
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert_eq(sight(i, 0, (int64_t)i * 10, ++frame, NULL), COPY_NEW);
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert_eq(sight(i, 1, (int64_t)i * 10 + 3, ++frame, NULL), COPY_ELSEWHERE, "packet %u", i);
+	cr_assert_eq(T.unchecked, 0);
 }
