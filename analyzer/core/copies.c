@@ -139,7 +139,7 @@ uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
 			;
 		if (i == t->n_points) {
 			/* the second point of a capture in time order: what the first is done with (by
-			 * the newer of its newest frame and this one) is forgotten now, not when the
+			 * the older of its newest frame and this one) is forgotten now, not when the
 			 * ring needs its room, so that the fold sees the same entries with two points
 			 * (path.h) whatever the ring's size */
 			if (t->n_points == 1 && t->time_ordered)
