@@ -20,12 +20,12 @@
  *
  * A capture read in its own order (the Wireshark plugin on a pcapng file: dumpcap writes each
  * interface's frames in batches) may show a second point long after the first point's frames of
- * the same time: the ring's 8,192 entries are what it keeps for it. A capture whose frames come
- * in time order across its points (sightings_time_ordered: rocedump, the plugin on a pcap file)
- * needs none of that: the ring starts at 1,024 entries (80 KB, where the cache still holds the
- * entry a frame writes, rather than 640 KB), and what the first point is done with is forgotten
- * when the second shows up, so that which entries the fold (path.h) sees with two points or more
- * does not depend on the ring's size. */
+ * the same time: the ring's 8,192 entries are what it keeps for it. A capture whose frames
+ * come in time order across its points (sightings_time_ordered: a classic pcap file, one live
+ * interface) needs none of that: the ring starts at 1,024 entries (80 KB, where the cache still
+ * holds the entry a frame writes, rather than 640 KB), and what the first point is done with is
+ * forgotten when the second shows up, so that which entries the fold (path.h) sees with two
+ * points or more does not depend on the ring's size. */
 #define COPY_SIGHTINGS_MIN 8192u
 #define COPY_SIGHTINGS_ORDERED 1024u
 #define COPY_SIGHTINGS_MAX (1u << 20)
