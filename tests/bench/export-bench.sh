@@ -3,6 +3,7 @@
 #
 #   tests/bench/export-bench.sh --url http://HOST:8123/DATABASE [--build DIR] [--rocedump P]
 #                               [--gencaps P] [--packets N] [--qps Q] [--runs N] [--dir DIR] [--keep]
+#                               [--callgrind]
 #
 # Needs a ClickHouse server and a database of its own (its four tables are emptied: TRUNCATE).
 # Makes the synthetic capture with gencaps --bench-small (N small packets, default 1,000,000, over
@@ -17,7 +18,13 @@
 # frames carry an event, so rows go out all through the run), each run under GNU time: the
 # paired ratios of the wall time and of rocedump's own CPU time (user + system), the latter being
 # what a capture box pays when ClickHouse runs elsewhere (here the server takes the same two CPUs
-# to read the rows). Then one run with --export-all-frames: its time, the rows it sent a
+# to read the rows). A server on this machine (the URL's host 127.0.0.1 or localhost, its process
+# found by its port with ss) takes CPU time from rocedump while it reads the rows, which a server
+# on a machine of its own does not: the lossy pairs are run once more with the server's
+# scheduling group at nice 19 (/proc/PID/autogroup, put back after), the server yielding the
+# CPUs to rocedump, for what the capture box alone pays. --callgrind: the instructions of one run
+# of each on the lossy capture (valgrind; the same count whatever the machine is doing), and their
+# ratio. Then one run with --export-all-frames: its time, the rows it sent a
 # second, and the bytes a frames row takes on disk (system.parts: compressed, all columns). The
 # export's cost is mostly fixed, a run's: the server taking the last batches at the end (at
 # once, a connection each; libcurl's loading and the tables' check overlap the capture's
@@ -29,7 +36,7 @@ export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../../build}
-rocedump='' gencaps='' packets=1000000 qps=1000 runs=7 dir='' keep=0 url=''
+rocedump='' gencaps='' packets=1000000 qps=1000 runs=7 dir='' keep=0 url='' callgrind=0
 
 me=export-bench
 # shellcheck source-path=SCRIPTDIR source=benchlib.sh
@@ -43,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--qps) need_arg "$@"; qps=$2; shift ;;
 	--runs) need_arg "$@"; runs=$2; shift ;;
 	--url) need_arg "$@"; url=$2; shift ;;
+	--callgrind) callgrind=1 ;;
 	*) unknown_arg "$1" ;;
 	esac
 	shift
@@ -108,22 +116,62 @@ timed() {  # timed KEY CMD...: wall time into times[KEY], user + system into cpu
 	times[$key]+=" $e"
 	cpus[$key]+=" $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
 }
+# The local server's process (its scheduling group's nice value put back on exit), or none.
+server_pid() {
+	local hostport=${url#*://} host port
+	hostport=${hostport%%/*} hostport=${hostport##*@}
+	host=${hostport%:*} port=${hostport##*:}
+	[ "$port" != "$hostport" ] || port=8123
+	case $host in 127.0.0.1 | localhost) ;; *) return ;; esac
+	command -v ss >/dev/null || return
+	ss -ltnpH "sport = :$port" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1
+}
+lossy_pairs() {  # lossy_pairs TAG: the pairs on the lossy capture, under GNU time, into times/cpus[cq|cx TAG]
+	local tag=$1
+	empty
+	for ((i = 0; i < runs; i++)); do
+		if ((i % 2)); then timed "cx$tag" "${cx[@]}"; timed "cq$tag" "${cq[@]}"; else timed "cq$tag" "${cq[@]}"; timed "cx$tag" "${cx[@]}"; fi
+	done
+	printf '  wall time     median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
+		"$(stat_of "cq$tag" median)" "$(stat_of "cx$tag" median)" "$(paired "${times[cx$tag]}" "${times[cq$tag]}")"
+	printf '  rocedump CPU  median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
+		"$(tr ' ' '\n' <<<"${cpus[cq$tag]}" | sed '/^$/d' | median)" "$(tr ' ' '\n' <<<"${cpus[cx$tag]}" | sed '/^$/d' | median)" \
+		"$(paired "${cpus[cx$tag]}" "${cpus[cq$tag]}")"
+}
 if [ -x /usr/bin/time ]; then
 	make_cap "$cong" --bench-cong "$packets" "$qps" 1
 	cat "$cong" >/dev/null
 	cq=("$rocedump" -q -r "$cong")
 	cx=("$rocedump" -q -r "$cong" --export "$url" --export-host bench)
 	empty
-	for ((i = 0; i < runs; i++)); do
-		if ((i % 2)); then timed cx "${cx[@]}"; timed cq "${cq[@]}"; else timed cq "${cq[@]}"; timed cx "${cx[@]}"; fi
-	done
+	timed warm "${cx[@]}"
 	rows=$(ch "SELECT (SELECT count() FROM frames) + (SELECT count() FROM findings) + (SELECT count() FROM streams)")
-	printf 'lossy, CE-marked: %s packets, one in ten CE-marked and answered by a CNP (%s rows a run)\n' "$packets" $((rows / runs))
-	printf '  wall time     median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
-		"$(stat_of cq median)" "$(stat_of cx median)" "$(paired "${times[cx]}" "${times[cq]}")"
-	printf '  rocedump CPU  median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
-		"$(tr ' ' '\n' <<<"${cpus[cq]}" | sed '/^$/d' | median)" "$(tr ' ' '\n' <<<"${cpus[cx]}" | sed '/^$/d' | median)" \
-		"$(paired "${cpus[cx]}" "${cpus[cq]}")"
+	printf 'lossy, CE-marked: %s packets, one in ten CE-marked and answered by a CNP (%s rows a run)\n' "$packets" "$rows"
+	echo " the server at the same priority as rocedump:"
+	lossy_pairs ''
+	spid=$(server_pid)
+	if [ -n "$spid" ] && [ -w "/proc/$spid/autogroup" ]; then
+		nice0=$(sed -n 's/.* nice \(-\?[0-9]*\)$/\1/p' "/proc/$spid/autogroup")
+		trap 'echo "${nice0:-0}" >"/proc/$spid/autogroup" 2>/dev/null; bench_cleanup "$cap" "$cong"' EXIT
+		echo 19 >"/proc/$spid/autogroup"
+		echo " the server (pid $spid) yielding the CPUs to rocedump (its scheduling group at nice 19):"
+		lossy_pairs y
+		echo "${nice0:-0}" >"/proc/$spid/autogroup"
+	else
+		echo " the server yielding the CPUs: skipped (no local server's process found, or not ours to renice)"
+	fi
+	if ((callgrind)) && command -v valgrind >/dev/null; then
+		declare -A ir
+		for k in cq cx; do
+			if [ $k = cq ]; then set -- "${cq[@]}"; else set -- "${cx[@]}"; fi
+			valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$work/cg.$k" ||
+				die "valgrind: $* (stderr: $(tail -3 "$work/cg.$k"))"
+			ir[$k]=$(sed -n 's/.*Collected : \([0-9]*\)$/\1/p' "$work/cg.$k")
+		done
+		printf '  instructions  %s without, %s with --export: ratio %.3f, %.0f more a row\n' "${ir[cq]}" "${ir[cx]}" \
+			"$(awk -v a="${ir[cx]}" -v b="${ir[cq]}" 'BEGIN { print a / b }')" \
+			"$(awk -v a="${ir[cx]}" -v b="${ir[cq]}" -v n="$rows" 'BEGIN { print (a - b) / n }')"
+	fi
 else
 	echo "lossy, CE-marked capture: skipped (no /usr/bin/time)"
 fi

@@ -23,6 +23,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import rowbinary
 from tap import ok, plan
 
 RD, CAPS, DOCS, GENCAPS = sys.argv[1:5]
@@ -304,17 +305,23 @@ def check_restart(srv, tmp):
     return spool
 
 
+def columns(srv, table):
+    """The table's (name, type) pairs, in its order."""
+    return [(c['name'], c['type']) for c in
+            srv.rows(f"SELECT name, type FROM system.columns WHERE database = 'rd' AND table = '{table}'")]
+
+
 def check_lost_reply(srv, spool):
     """A batch the server took but whose answer was lost is in the spool too: sent again, it is
     found by its batch id and not doubled."""
     bid = srv.q("SELECT any(batch_id) FROM frames WHERE box = 'k'").strip()
     n = count(srv, 'frames', "box = 'k'")
-    # the batch's rows as rocedump spools them: TabSeparated, the table's columns in order
+    # the batch's rows as rocedump spools them: RowBinary, the table's columns in order
     rows = urllib.request.urlopen(urllib.request.Request(
         f'http://127.0.0.1:{srv.http}/?database=rd',
-        data=f"SELECT * FROM frames WHERE batch_id = '{bid}' FORMAT TabSeparated".encode()), timeout=30).read()
+        data=f"SELECT * FROM frames WHERE batch_id = '{bid}' FORMAT RowBinary".encode()), timeout=30).read()
     run, seq = bid.split(':')
-    with open(f'{spool}/{run}.{seq}.frames.rows', 'wb') as f:
+    with open(f'{spool}/{run}.{seq}.frames.rowbinary', 'wb') as f:
         f.write(rows)
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'k3',
                  '--export-spool', spool)
@@ -332,7 +339,8 @@ def check_spool_full(srv, tmp):
     url = srv.url().replace('://', '://ro@')
     r = rocedump('-q', '-r', cap, '--export', url, '--export-host', 'f', '--export-all-frames', '--export-spool', spool,
                  '--export-spool-max', '8192', '--metrics-file', metrics, env=env)
-    spooled = sum(open(f'{spool}/{n}', 'rb').read().count(b'\n') for n in os.listdir(spool))
+    spooled = sum(len(rowbinary.rows(open(f'{spool}/{n}', 'rb').read(), columns(srv, n.split('.')[2])))
+                  for n in os.listdir(spool))
     total = len(e['all']) + sum(len(f.get('findings', [])) for f in e['all']) + len(e['streams']['rows']) + 1
     m = [line for line in open(metrics) if line.startswith('rocedump_export_rows_total{outcome="dropped"}')]
     dropped = total - spooled
@@ -470,7 +478,7 @@ def check_cluster(s1, s2):
 
 def check_box_names(srv):
     """A box name with a tab, a backslash, a line end, quotes and UTF-8: every table's rows carry it
-    as given (frames and findings are JSONEachRow, streams TabSeparated: two escapings)."""
+    as given (RowBinary Strings: nothing escaped, the bytes as they are)."""
     box = 'odd\tbox\\with\n"quotes\' and \u00e9'
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', box)
     got = {t: srv.rows(f"SELECT DISTINCT box FROM {t} WHERE box LIKE 'odd%'") for t in ('frames', 'findings', 'streams', 'captures')}
@@ -498,12 +506,20 @@ def check_spool_links(srv, tmp):
                  "20000101T000000Z-1-0'00.0000000004.captures.rows"):  # a quote in the run id
         with open(f'{spool}/{name}', 'w') as f:
             f.write('{"box":"foreign"}\n')
+    # a RowBinary batch cut short: its whole row and half of the next
+    row = urllib.request.urlopen(urllib.request.Request(
+        f'http://127.0.0.1:{srv.http}/?database=rd',
+        data=b"SELECT * FROM captures WHERE box = 'l' FORMAT RowBinary"), timeout=30).read()
+    with open(f'{spool}/20000101T000000Z-1-0000.0000000005.captures.rowbinary', 'wb') as f:
+        f.write(row + row[:len(row) // 2])
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'l2',
                  '--export-spool', spool)
-    ok(r.returncode == 2 and ' 2 dropped' in r.stderr and 'is not rocedump\'s' in r.stderr and not os.listdir(spool) and
-       count(srv, 'captures', "box = 'foreign'") == 0 and count(srv, 'captures', "box = 'l2'") == 1,
-       'spooled files not named as rocedump names its batches: no query made of the name, their rows '
-       'dropped and counted (exit 2)', r.stderr)
+    ok(r.returncode == 2 and ' 3 dropped' in r.stderr and 'is not rocedump\'s' in r.stderr and
+       'is not whole rows of captures' in r.stderr and not os.listdir(spool) and
+       count(srv, 'captures', "box = 'foreign'") == 0 and count(srv, 'captures', "box = 'l2'") == 1 and
+       count(srv, 'captures', "box = 'l'") == 1,
+       'spooled files not named as rocedump names its batches, or cut inside a row: no query made of the name, '
+       'nothing sent, their rows dropped and counted (exit 2)', r.stderr)
     os.symlink(spool, f'{tmp}/spool-link')
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-spool', f'{tmp}/spool-link')
     ok(r.returncode == 2 and 'spool-link' in r.stderr, 'a spool that is a link is refused (exit 2)', r.stderr)

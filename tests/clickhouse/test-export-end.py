@@ -21,6 +21,7 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import rowbinary
 from tap import ok, plan
 
 RD, GENCAPS = sys.argv[1:3]
@@ -56,13 +57,11 @@ class Fake:
         self.silent = None      # a table whose INSERT is taken and its connection closed, no answer
 
 
-def tsv_row(table, line):
-    """A TabSeparated row of table as a dict, by the schema's column order."""
-    names = [c.split('\t')[1] for c in SCHEMA.splitlines() if c.startswith(table + '\t')]
-    fields = [re.sub(r'\\(.)', lambda e: {'t': '\t', 'n': '\n', 'r': '\r'}.get(e.group(1), e.group(1)), f)
-              for f in line.split('\t')]
-    assert len(fields) == len(names), f'{table}: {len(fields)} fields, {len(names)} columns'
-    return dict(zip(names, fields))
+def table_rows(table, fmt, body):
+    """An INSERT's rows (bytes) as dicts: RowBinary by the schema's columns, or JSONEachRow."""
+    if fmt == 'JSONEachRow':
+        return [json.loads(line) for line in body.decode().splitlines()]
+    return rowbinary.rows(body, [tuple(c.split('\t')[1:]) for c in SCHEMA.splitlines() if c.startswith(table + '\t')])
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -81,9 +80,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         fake = self.server.fake
         args = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
-        body = self.rfile.read(int(self.headers.get('Content-Length', 0))).decode()
-        query = args['query'][0] if 'query' in args else body
-        m = re.match(r'INSERT INTO (\w+) FORMAT (JSONEachRow|TabSeparated)', query)
+        body = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+        query = args['query'][0] if 'query' in args else body.decode()
+        m = re.match(r'INSERT INTO (\w+) FORMAT (JSONEachRow|RowBinary)', query)
         if not m:
             m = re.match(r"SELECT count\(\) FROM (\w+) WHERE batch_id = '([^']*)'", query)
             if m:
@@ -101,8 +100,7 @@ class Handler(BaseHTTPRequestHandler):
         if table == fake.refuse:
             return self.answer(500, 'Code: 1000, e.displayText() = refused by the test\n')
         with fake.mu:
-            for line in body.splitlines():
-                row = json.loads(line) if m.group(2) == 'JSONEachRow' else tsv_row(table, line)
+            for row in table_rows(table, m.group(2), body):
                 fake.rows.setdefault((table, row['batch_id']), []).append(row)
         if table == fake.silent:  # taken, the connection closed with no answer at all
             self.close_connection = True

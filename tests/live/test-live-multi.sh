@@ -202,10 +202,9 @@ PY
 	not_ok "-e: every line says its interface" "$(head -3 "$T/e.out")"
 
 # 5. --export: the captures row's source names both interfaces, the frames' point their own
-# (TabSeparated rows: each a field of its own).
-tab=$'\t'
-grep -q "${tab}lmin,lmsink${tab}" "$T/ck.bodies" && grep -q "${tab}lmin${tab}" "$T/ck.bodies" &&
-	grep -q "${tab}lmsink${tab}" "$T/ck.bodies" && [ "$(cat "$T/x.rc")" = 0 ] &&
+# (RowBinary rows: a String is its length, one byte here, then its bytes).
+grep -qa $'\x0blmin,lmsink' "$T/ck.bodies" && grep -qa $'\x04lmin' "$T/ck.bodies" &&
+	grep -qa $'\x06lmsink' "$T/ck.bodies" && [ "$(cat "$T/x.rc")" = 0 ] &&
 	ok "--export: the captures row's source \"lmin,lmsink\", each frame's point its interface" ||
 	not_ok "--export: the captures row's source names both interfaces, each frame's point its own" \
 		"exit $(cat "$T/x.rc")" "$(grep -a -m3 'lmin' "$T/ck.bodies" | cut -c1-300)" "$(tail -3 "$T/x.err")"

@@ -29,18 +29,25 @@ static struct {
 	void (*slist_free_all)(struct curl_slist *l);
 } cu;
 
+bool chbuf_reserve(struct chbuf *b, size_t n)
+{
+	if (b->p && b->cap - b->len > n)
+		return true;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p)
+		return false;
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
 bool chbuf_add(struct chbuf *b, const char *s, size_t n)
 {
-	if (!b->p || b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return false;
-		b->p = p;
-		b->cap = cap;
-	}
+	if (!chbuf_reserve(b, n))
+		return false;
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';

@@ -13,6 +13,9 @@ struct chbuf {
 	size_t len, cap;
 };
 
+/* Room for n more bytes and a NUL after them; false when out of memory. */
+bool chbuf_reserve(struct chbuf *b, size_t n);
+/* n bytes added, a NUL kept after them. */
 bool chbuf_add(struct chbuf *b, const char *s, size_t n);
 void chbuf_free(struct chbuf *b);
 
@@ -38,7 +41,7 @@ int ch_connect(struct ch_conn *c, char *err, size_t errlen);
 int ch_clone(struct ch_conn *dst, const struct ch_conn *src, char *err, size_t errlen);
 void ch_close(struct ch_conn *c);
 
-/* Run query; with rows (len bytes), the query is the INSERT ... FORMAT TabSeparated they follow.
+/* Run query; with rows (len bytes), the query is the INSERT ... FORMAT they follow.
  * The answer's body into out (may be NULL). 0 on HTTP 200; -1 with the message in err: libcurl's
  * error, or the server's ("Code: N, ..." first line) and its HTTP status. */
 int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, struct chbuf *out, char *err,

@@ -1,8 +1,10 @@
 /* export.c: --export (see export.h). The sink thread turns frames, findings, streams and the
- * run's row into TabSeparated rows in each table's column order (the tables' check holds the
- * tables to the schema's: `SELECT *` gives a spooled batch's rows), one open batch per table; a
- * batch full or a second old is sealed and queued. TabSeparated rather than JSONEachRow: half
- * the bytes without the keys, and ClickHouse 18.16 reads them in about 80 % of the time.
+ * run's row into RowBinary rows in each table's column order (the tables' check holds the tables
+ * to the schema's, names and types: `SELECT * ... FORMAT RowBinary` gives a spooled batch's
+ * rows), written straight into one open batch per table; a batch full or a second old is sealed
+ * and queued. RowBinary rather than text: a number is one store rather than its digits, nothing
+ * is escaped, and a row is written in place rather than copied; the server reads it in about the
+ * time TabSeparated takes.
  * The export thread sends the spool's batches first, oldest first, then the queued ones (into
  * the spool while it is not empty, so that the order holds), backing off after a failure. At the
  * run's end the queued batches go up to EXPORT_PARALLEL at once, each over a connection of its
@@ -22,14 +24,19 @@
 #include <unistd.h>
 
 #include "export/ch.h"
+#include "export/rowbinary.h"
 #include "export/spool.h"
 #include "export_schema.h"
 #include "output/fmt.h"
-#include "output/sb.h"
 
 enum { T_FRAMES, T_FINDINGS, T_STREAMS, T_CAPTURES };
 
 #define SPARE_BUFS 4
+#define BUF_STEP ((size_t)64 * 1024)  /* batch buffers' sizes: multiples of this */
+#define ROW_MAX ((size_t)16 * 1024)  /* a row's room: a longer one (a run's source naming many files) is dropped */
+#define ADDR_MEMO 64         /* addresses kept as text, by a hash of their bytes */
+#define ADDR_RB 48           /* an address's text as a String: its length's byte, FMT_ADDR_MAX - 1 bytes at most */
+#define HEAD_MAX 1024        /* a row's head made once (row_of_frame); a longer one is made for each row */
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0
 
@@ -50,10 +57,20 @@ struct exporter {
 	uint32_t seq;
 	struct batch open[EXPORT_TABLES];
 	double now;
-	struct sb row;
-	/* the box, and each open batch's run and batch ids, escaped once (batch_open) for its rows */
-	char box_tsv[2 * 256 + 2], ids_tsv[EXPORT_TABLES][2 * 160 + 3];
-	size_t box_tsv_len, ids_tsv_len[EXPORT_TABLES];
+	/* the box, and each open batch's run and batch ids, as RowBinary Strings made once (the box
+	 * at the start, the ids by batch_open) for every row */
+	unsigned char box_rb[2 + 256], ids_rb[EXPORT_TABLES][2 * (1 + 96)];
+	size_t box_rb_len, ids_rb_len[EXPORT_TABLES];
+	/* frames and findings rows: the box, the point, the run and batch ids one after the other,
+	 * made once for the rows of a batch and a point (row_head_len 0: made anew for the next row) */
+	unsigned char row_head[EXPORT_TABLES][HEAD_MAX];
+	size_t row_head_len[EXPORT_TABLES];
+	char row_head_point[EXPORT_TABLES][HEAD_MAX];
+	/* frames' addresses as text, made once for the many frames between the same hosts */
+	struct addr_memo {
+		uint8_t addr[16], len, rb_len;
+		unsigned char rb[ADDR_RB];  /* the text as a RowBinary String, rb_len bytes */
+	} addr_memo[ADDR_MEMO];
 	size_t last_len[EXPORT_TABLES];  /* the last batch's bytes: the next one's room at once */
 	/* sent batches' buffers, for the next batches (x->mu): fresh memory would be faulted in
 	 * page by page for every batch, as much CPU time as the rows' making */
@@ -80,91 +97,43 @@ static double mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A TabSeparated string value after a tab: backslash, tab and line ends escaped. */
-static void put_tsv_str(struct sb *s, const char *v)
+/* String values made once into buf (cap bytes); their length. */
+static size_t make_strings(unsigned char *buf, size_t cap, const char *const *v, unsigned n)
 {
-	const char *run = v;  /* the characters since the last escaped one, copied at once */
-	sb_putn(s, "\t", 1);
-	for (; *v; v++)
-		if (*v == '\\' || *v == '\t' || *v == '\n' || *v == '\r') {
-			sb_putn(s, run, (size_t)(v - run));
-			sb_putn(s, *v == '\\' ? "\\\\" : *v == '\t' ? "\\t" : *v == '\n' ? "\\n" : "\\r", 2);
-			run = v + 1;
-		}
-	sb_putn(s, run, (size_t)(v - run));
+	struct rb w = {.p = buf, .end = buf + cap};
+	for (unsigned i = 0; i < n; i++)
+		rb_str(&w, v[i]);
+	return w.full ? 0 : (size_t)(w.p - buf);
 }
 
-/* A TabSeparated string of rocedump's own making (an address, an event or status name), which
- * has nothing to escape, after a tab. */
-static void put_tsv_name(struct sb *s, const char *v)
-{
-	sb_putn(s, "\t", 1);
-	sb_puts(s, v);
-}
-
-/* A TabSeparated number after a tab. */
-static void put_tsv_u(struct sb *s, uint64_t v)
-{
-	sb_putn(s, "\t", 1);
-	sb_putu(s, v);
-}
-
-static void put_tsv_i64(struct sb *s, int64_t v)
-{
-	sb_putn(s, v < 0 ? "\t-" : "\t", v < 0 ? 2 : 1);
-	sb_putu(s, v < 0 ? -(uint64_t)v : (uint64_t)v);
-}
-
-/* What x->row holds (escaped values, made between rows) kept in buf (cap bytes, room for twice
- * the values' bytes and their tabs), x->row emptied; its length. */
-static size_t keep_row(struct exporter *x, char *buf, size_t cap)
-{
-	size_t n = x->row.len < cap ? x->row.len : cap - 1;
-	memcpy(buf, x->row.buf, n);
-	buf[n] = '\0';
-	sb_reset(&x->row);
-	return n;
-}
-
-/* The box, escaped once for every row. */
+/* The box, made once for every row. */
 static void make_box(struct exporter *x)
 {
-	sb_reset(&x->row);
-	put_tsv_str(&x->row, x->box);
-	x->box_tsv_len = keep_row(x, x->box_tsv, sizeof(x->box_tsv));
+	const char *v[] = {x->box};
+	x->box_rb_len = make_strings(x->box_rb, sizeof(x->box_rb), v, 1);
 }
 
-/* The open batch's run and batch ids, escaped once for its rows. */
+/* The open batch's run and batch ids, made once for its rows. */
 static void make_ids(struct exporter *x, unsigned table)
 {
 	char id[96];
 	snprintf(id, sizeof(id), "%s:%010" PRIu32, x->run_id, x->open[table].seq);
-	sb_reset(&x->row);
-	put_tsv_str(&x->row, x->run_id);
-	put_tsv_str(&x->row, id);
-	x->ids_tsv_len[table] = keep_row(x, x->ids_tsv[table], sizeof(x->ids_tsv[table]));
-}
-
-static void put_box(struct exporter *x)
-{
-	sb_putn(&x->row, x->box_tsv, x->box_tsv_len);
-}
-
-static void put_ids(struct exporter *x, unsigned table)
-{
-	sb_putn(&x->row, x->ids_tsv[table], x->ids_tsv_len[table]);
+	const char *v[] = {x->run_id, id};
+	x->ids_rb_len[table] = make_strings(x->ids_rb[table], sizeof(x->ids_rb[table]), v, 2);
+	x->row_head_len[table] = 0;
 }
 
 /* ---- the export thread ---- */
 
 static void spool_name(const struct exporter *x, const struct batch *b, char name[SPOOL_NAME_MAX])
 {
-	snprintf(name, SPOOL_NAME_MAX, "%s.%010" PRIu32 ".%s.rows", x->run_id, b->seq, export_tables[b->table].name);
+	snprintf(name, SPOOL_NAME_MAX, "%s.%010" PRIu32 ".%s" SPOOL_SUFFIX, x->run_id, b->seq, export_tables[b->table].name);
 }
 
-static void insert_query(char *q, size_t len, unsigned table)
+/* The INSERT of a batch's rows: RowBinary, or the TabSeparated an earlier rocedump spooled. */
+static void insert_query(char *q, size_t len, unsigned table, bool rowbinary)
 {
-	snprintf(q, len, "INSERT INTO %s FORMAT TabSeparated", export_tables[table].name);
+	snprintf(q, len, "INSERT INTO %s FORMAT %s", export_tables[table].name, rowbinary ? "RowBinary" : "TabSeparated");
 }
 
 static unsigned table_of(const char *name)
@@ -182,13 +151,16 @@ static void drop(struct exporter *x, uint64_t rows, const char *why)
 		fprintf(stderr, "rocedump: warning: export: rows dropped (%s); the run's end counts them\n", why);
 }
 
-/* A batch's rows: its lines. */
-static uint64_t lines_of(const struct chbuf *rows)
+/* A spooled batch's rows counted into *n: false when its RowBinary is not whole rows of the
+ * table (a TabSeparated batch's rows are its lines). */
+static bool rows_of(unsigned table, bool rowbinary, const struct chbuf *rows, uint64_t *n)
 {
-	uint64_t n = 0;
+	if (rowbinary)
+		return rowbinary_count(export_tables[table].layout, (const unsigned char *)rows->p, rows->len, n);
+	*n = 0;
 	for (size_t i = 0; i < rows->len; i++)
-		n += rows->p[i] == '\n';
-	return n;
+		*n += rows->p[i] == '\n';
+	return true;
 }
 
 /* A spooled batch: sent unless the table has rows of its batch id already. */
@@ -196,12 +168,16 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 {
 	char table[64], batch[SPOOL_NAME_MAX], q[SPOOL_NAME_MAX + 128];
 	struct chbuf ans = {0};
-	if (!spool_parse(name, table, sizeof(table), batch, sizeof(batch)))
+	bool rowbinary;
+	uint64_t n = 0;
+	if (!spool_parse(name, table, sizeof(table), batch, sizeof(batch), &rowbinary))
 		return -1;
 	unsigned t = table_of(table);
 	if (t == EXPORT_TABLES || batch[strspn(batch, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz:-")]) {
-		/* no table of ours, or not a run id of ours: no query made of the name, its rows dropped */
-		uint64_t n = spool_read(&x->spool, name, rows, x->err, sizeof(x->err)) == 0 ? lines_of(rows) : 0;
+		/* no table of ours, or not a run id of ours: no query made of the name, its rows dropped
+		 * (counted as lines: no table, no layout) */
+		if (spool_read(&x->spool, name, rows, x->err, sizeof(x->err)) == 0)
+			rows_of(t, false, rows, &n);
 		snprintf(x->err, sizeof(x->err), "spooled batch %s is not rocedump's", name);
 		drop(x, n, x->err);
 		return 1;
@@ -215,10 +191,15 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 		return 0;
 	if (spool_read(&x->spool, name, rows, x->err, sizeof(x->err)) < 0)
 		return 1;  /* unreadable: dropped below */
-	insert_query(q, sizeof(q), t);
+	if (!rows_of(t, rowbinary, rows, &n)) {  /* cut short: the server would refuse it for ever */
+		snprintf(x->err, sizeof(x->err), "spooled batch %s is not whole rows of %s", name, table);
+		drop(x, n, x->err);
+		return 1;
+	}
+	insert_query(q, sizeof(q), t, rowbinary);
 	if (ch_post(&x->conn[0], q, rows->p ? rows->p : "", rows->len, NULL, x->err, sizeof(x->err)) < 0)
 		return -1;
-	x->sent += lines_of(rows);
+	x->sent += n;
 	return 0;
 }
 
@@ -273,7 +254,7 @@ static void *post_batch(void *arg)
 {
 	struct post *p = arg;
 	char q[128];
-	insert_query(q, sizeof(q), p->b->table);
+	insert_query(q, sizeof(q), p->b->table, true);
 	p->rc = ch_post(p->conn, q, p->b->data.p, p->b->data.len, NULL, p->err, sizeof(p->err));
 	return NULL;
 }
@@ -422,6 +403,22 @@ static void *run(void *arg)
 
 /* ---- the sink thread ---- */
 
+/* A buffer of at least want bytes for a batch (x->mu held, or before the thread): a spare one
+ * that is big enough, else a new one (the spares kept: a spare is freed only by recycle). Its
+ * pages are written once, not faulted in again for every batch. */
+static void batch_buffer(struct exporter *x, struct chbuf *d, size_t want)
+{
+	for (unsigned i = 0; i < x->n_spare; i++)
+		if (x->spare[i].cap >= want) {
+			*d = x->spare[i];
+			x->spare[i] = x->spare[--x->n_spare];
+			return;
+		}
+	*d = (struct chbuf){0};
+	if ((d->p = malloc(want)))
+		d->cap = want;
+}
+
 static void batch_open(struct exporter *x, unsigned table)
 {
 	struct batch *b = &x->open[table];
@@ -429,15 +426,10 @@ static void batch_open(struct exporter *x, unsigned table)
 	b->seq = ++x->seq;
 	b->rows = 0;
 	b->opened = x->now;
-	b->data = (struct chbuf){0};
-	if (x->n_spare)
-		b->data = x->spare[--x->n_spare];
-	size_t want = x->last_len[table] + x->last_len[table] / 8;  /* no copy as it grows */
-	if (want > b->data.cap) {
-		chbuf_free(&b->data);
-		if ((b->data.p = malloc(want)))
-			b->data.cap = want;
-	}
+	/* room for a batch as big as the last one and an eighth, and a row (no copy as it grows),
+	 * in 64 KiB steps, so that the table's next batches fit in this one's buffer */
+	size_t want = x->last_len[table] + x->last_len[table] / 8 + ROW_MAX;
+	batch_buffer(x, &b->data, (want + BUF_STEP - 1) / BUF_STEP * BUF_STEP);
 	make_ids(x, table);
 }
 
@@ -470,22 +462,33 @@ static void batch_seal(struct exporter *x, unsigned table)
 	pthread_mutex_unlock(&x->mu);
 }
 
-/* The row built in x->row into its table's batch, the batch sealed when full. A row cut short
- * by the builder's end (16 KiB: a run's source naming many files) is dropped, not sent: the
- * server would refuse the whole batch. */
-static void row_add(struct exporter *x, unsigned table)
+/* A row begun at the end of table's open batch, in room for ROW_MAX bytes made there; false
+ * (the row dropped) when there is no memory for it. */
+static bool row_begin(struct exporter *x, unsigned table, struct rb *w)
+{
+	struct chbuf *d = &x->open[table].data;
+	if (!chbuf_reserve(d, ROW_MAX)) {
+		drop(x, 1, "out of memory");
+		return false;
+	}
+	*w = (struct rb){.p = (unsigned char *)d->p + d->len};
+	w->end = w->p + ROW_MAX;
+	return true;
+}
+
+/* The row written by w kept in its table's batch, the batch sealed when full. A row that did
+ * not fit in ROW_MAX is dropped, not sent: the server would refuse the whole batch. */
+static void row_end(struct exporter *x, unsigned table, const struct rb *w)
 {
 	struct batch *b = &x->open[table];
-	sb_putn(&x->row, "\n", 1);
 	if (!b->rows)
 		b->opened = x->now;
-	if (x->row.full)
+	if (w->full) {
 		drop(x, 1, "a row longer than 16 KiB");
-	else if (!chbuf_add(&b->data, x->row.buf, x->row.len))
-		drop(x, 1, "out of memory");
-	else
-		b->rows++;
-	if (b->rows >= EXPORT_BATCH_ROWS)
+		return;
+	}
+	b->data.len = (size_t)((char *)w->p - b->data.p);
+	if (++b->rows >= EXPORT_BATCH_ROWS)
 		batch_seal(x, table);
 }
 
@@ -497,23 +500,12 @@ void export_tick(struct exporter *x, double now)
 			batch_seal(x, t);
 }
 
-/* A time: its second (DateTime) and, after a tab, its ns (UInt64); 0 for none. The ns are the
- * second's digits and the nanoseconds' nine. */
-static void put_time(struct sb *s, int64_t ns)
+/* A time: its second (DateTime, UInt32) and its ns (UInt64); 0 for none. */
+static void rb_time(struct rb *w, int64_t ns)
 {
-	uint64_t sec = ns > 0 ? (uint64_t)ns / 1000000000u : 0, nsec = ns > 0 ? (uint64_t)ns % 1000000000u : 0;
-	sb_putu(s, sec);
-	put_tsv_u(s, sec);
-	if (sec)
-		sb_putu0(s, nsec, 9);
-	else if (nsec)
-		sb_putu(s, nsec);
-}
-
-static uint64_t field_u(const struct roce_field_src *src, enum roce_field f)
-{
-	struct roce_field_val v;
-	return roce_field_get(f, src, 0, &v) ? v.u : 0;
+	uint64_t u = ns > 0 ? (uint64_t)ns : 0, sec = u / 1000000000u;
+	rb_u32(w, sec > UINT32_MAX ? UINT32_MAX : (uint32_t)sec);
+	rb_u64(w, u);
 }
 
 static const char *point_of(const struct exporter *x, const struct frame *f)
@@ -521,72 +513,125 @@ static const char *point_of(const struct exporter *x, const struct frame *f)
 	return f->iface_name && f->iface_name[0] ? f->iface_name : x->cfg.point ? x->cfg.point : "";
 }
 
-/* A frames or findings row begun: the frame's time, the box, the point, the ids, the frame. */
-static void row_of_frame(struct exporter *x, const struct frame *f, unsigned table)
+/* An address (len bytes, 4 or 16) as a String of its text, the text made once for each address
+ * met; copied ADDR_RB bytes at once (a few moves) where the room allows, only its own kept. */
+static void rb_addr(struct exporter *x, struct rb *w, const uint8_t *addr, unsigned len)
 {
-	struct sb *s = &x->row;
-	sb_reset(s);
-	put_time(s, frame_ts_ns(f));
-	put_box(x);
-	put_tsv_str(s, point_of(x, f));
-	put_ids(x, table);
-	put_tsv_u(s, f->number);
-}
-
-/* A frames row, TabSeparated in the table's column order. */
-static void frame_row(struct exporter *x, const struct frame *f, const struct roce_pkt *p,
-		      const struct roce_findings *fi, const char *a_src, const char *a_dst)
-{
-	struct sb *s = &x->row;
-	struct roce_field_src src = {.data = f->data, .p = p, .frame_no = f->number, .ts_sec = f->ts_sec,
-				     .ts_nsec = f->ts_nsec, .iface_name = f->iface_name};
-	struct roce_field_val v;
-	row_of_frame(x, f, T_FRAMES);
-	put_tsv_name(s, a_src);
-	put_tsv_name(s, a_dst);
-	put_tsv_u(s, field_u(&src, ROCE_F_DQPN));
-	put_tsv_u(s, roce_field_get(ROCE_F_OPCODE, &src, 0, &v) ? v.u : 256);
-	put_tsv_u(s, field_u(&src, ROCE_F_PSN));
-	put_tsv_name(s, roce_field_get(ROCE_F_ICRC_STATUS, &src, 0, &v) ? v.s : "");
-	put_tsv_u(s, field_u(&src, ROCE_F_IP_ECN) | field_u(&src, ROCE_F_GRH_ECN));
-	sb_putn(s, "\t[", 2);  /* events: Array(String), of names that need no escaping */
-	const char *sep = "'";
-	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1)) {
-		sb_puts(s, sep);
-		sb_puts(s, roce_event_name((enum roce_event)e));
-		sep = "','";
+	struct addr_memo *m = &x->addr_memo[(addr[len - 1] ^ addr[len - 2] * 7u ^ addr[len - 3] * 31u) % ADDR_MEMO];
+	if (m->len != len || (len == 4 ? memcmp(m->addr, addr, 4) : memcmp(m->addr, addr, 16)) != 0) {
+		char text[FMT_ADDR_MAX];
+		fmt_ip(text, addr, len);
+		struct rb t = {.p = m->rb, .end = m->rb + ADDR_RB};
+		rb_str(&t, text);
+		memcpy(m->addr, addr, len);
+		m->len = (uint8_t)len;
+		m->rb_len = (uint8_t)(t.p - m->rb);
 	}
-	sb_puts(s, sep[1] ? "']" : "]");
-	put_tsv_u(s, fi ? fi->n : 0);
-	put_tsv_u(s, fi ? fi->cnp_ce_frame : 0);
-	put_tsv_i64(s, fi && fi->cnp_ce_frame ? fi->cnp_ce_ns : 0);
-	row_add(x, T_FRAMES);
+	if (w->end - w->p >= ADDR_RB) {
+		memcpy(w->p, m->rb, ADDR_RB);
+		w->p += m->rb_len;
+	} else {
+		rb_raw(w, m->rb, m->rb_len);
+	}
 }
 
-/* A findings row, TabSeparated in the table's column order. */
-static void finding_row(struct exporter *x, const struct frame *f, const struct roce_finding *g, const char *a_src,
-			const char *a_dst)
+/* The frame's source and destination addresses; empty Strings when it has none. */
+static void rb_addrs(struct exporter *x, struct rb *w, const struct frame *f, const struct roce_pkt *p)
 {
-	struct sb *s = &x->row;
+	const struct roce_net *n = &p->net;
+	if ((n->addr_len != 4 && n->addr_len != 16) || n->addr_off + 2u * n->addr_len > roce_readable_len(p->caplen)) {
+		rb_strn(w, "", 0);
+		rb_strn(w, "", 0);
+		return;
+	}
+	rb_addr(x, w, f->data + n->addr_off, n->addr_len);
+	rb_addr(x, w, f->data + n->addr_off + n->addr_len, n->addr_len);
+}
+
+/* The row's head for the point into w: the box, the point, the run and batch ids. */
+static void put_head(struct exporter *x, struct rb *w, unsigned table, const char *point)
+{
+	rb_raw(w, x->box_rb, x->box_rb_len);
+	rb_str(w, point);
+	rb_raw(w, x->ids_rb[table], x->ids_rb_len[table]);
+}
+
+/* A frames or findings row begun: the frame's time, the head, the frame. */
+static void row_of_frame(struct exporter *x, struct rb *w, const struct frame *f, unsigned table)
+{
+	const char *point = point_of(x, f);
+	if (!x->row_head_len[table] || strcmp(point, x->row_head_point[table]) != 0) {
+		struct rb h = {.p = x->row_head[table], .end = x->row_head[table] + HEAD_MAX};
+		put_head(x, &h, table, point);
+		x->row_head_len[table] = h.full || strlen(point) >= HEAD_MAX ? 0 : (size_t)(h.p - x->row_head[table]);
+		snprintf(x->row_head_point[table], HEAD_MAX, "%s", point);
+	}
+	rb_time(w, frame_ts_ns(f));
+	if (x->row_head_len[table])
+		rb_raw(w, x->row_head[table], x->row_head_len[table]);
+	else
+		put_head(x, w, table, point);
+	rb_u64(w, f->number);
+}
+
+/* A frames row, in the table's column order. */
+static void frame_row(struct exporter *x, const struct frame *f, const struct roce_pkt *p,
+		      const struct roce_findings *fi)
+{
+	/* the fields roce.dqpn, roce.opcode (256: none), roce.psn, roce.icrc.status and ip.ecn or
+	 * grh.ecn, read as fields.def reads them (test-clickhouse compares them with -T json's) */
+	bool bth = p->version && p->op;
+	bool net = p->net.kind == ROCE_NET_IPV4 || p->net.kind == ROCE_NET_IPV6 || p->net.kind == ROCE_NET_GRH;
+	struct rb w;
+	if (!row_begin(x, T_FRAMES, &w))
+		return;
+	row_of_frame(x, &w, f, T_FRAMES);
+	rb_addrs(x, &w, f, p);
+	rb_u32(&w, bth ? p->h.bth.dqpn : 0);
+	rb_u16(&w, bth ? p->h.bth.opcode : 256);
+	rb_u32(&w, bth ? p->h.bth.psn : 0);
+	rb_str(&w, bth && p->icrc_off ? roce_icrc_status_name((enum roce_icrc_status)p->icrc_status) : "");
+	rb_u8(&w, (uint8_t)(net ? roce_ecn(&p->net) : 0));
+	unsigned n = 0;  /* events: Array(String) */
+	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1))
+		n++;
+	rb_varint(&w, n);
+	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1))
+		rb_str(&w, roce_event_name((enum roce_event)e));
+	rb_u32(&w, fi ? fi->n : 0);
+	rb_u64(&w, fi ? fi->cnp_ce_frame : 0);
+	rb_i64(&w, fi && fi->cnp_ce_frame ? fi->cnp_ce_ns : 0);
+	row_end(x, T_FRAMES, &w);
+}
+
+/* A findings row, in the table's column order. */
+static void finding_row(struct exporter *x, const struct frame *f, const struct roce_pkt *p, const struct roce_finding *g)
+{
 	bool gap = g->event == ROCE_EV_MIRROR_GAP, cong = roce_event_is_congestion((enum roce_event)g->event);
 	bool pfc = g->event == ROCE_EV_PFC_PAUSE || g->event == ROCE_EV_PFC_RESUME || g->event == ROCE_EV_PFC_STORM ||
 		   g->event == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED;
-	bool addrs = !gap && !cong;
-	row_of_frame(x, f, T_FINDINGS);
-	put_tsv_u(s, g->ref_frame);
-	put_tsv_name(s, roce_event_name((enum roce_event)g->event));
-	put_tsv_u(s, gap ? 0 : g->stream);
-	put_tsv_u(s, gap ? 0 : g->pair);
-	put_tsv_name(s, addrs ? a_src : "");
-	put_tsv_name(s, addrs ? a_dst : "");
-	put_tsv_u(s, gap ? 0 : g->qpn);
-	put_tsv_u(s, gap || g->has_psn ? g->expected_psn : 0);
-	put_tsv_u(s, gap || g->has_psn ? g->seen_psn : 0);
-	put_tsv_i64(s, gap ? -1 : g->delta_ns);
-	put_tsv_i64(s, pfc && g->priority >= 0 ? g->priority : -1);
-	put_tsv_u(s, g->event == ROCE_EV_PFC_PAUSE ? g->quanta : 0);
-	put_tsv_u(s, gap ? (uint32_t)(g->seen_psn - g->expected_psn) : 0);
-	row_add(x, T_FINDINGS);
+	struct rb w;
+	if (!row_begin(x, T_FINDINGS, &w))
+		return;
+	row_of_frame(x, &w, f, T_FINDINGS);
+	rb_u64(&w, g->ref_frame);
+	rb_str(&w, roce_event_name((enum roce_event)g->event));
+	rb_u32(&w, gap ? 0 : g->stream);
+	rb_u32(&w, gap ? 0 : g->pair);
+	if (!gap && !cong) {
+		rb_addrs(x, &w, f, p);
+	} else {
+		rb_strn(&w, "", 0);
+		rb_strn(&w, "", 0);
+	}
+	rb_u32(&w, gap ? 0 : g->qpn);
+	rb_u32(&w, gap || g->has_psn ? g->expected_psn : 0);
+	rb_u32(&w, gap || g->has_psn ? g->seen_psn : 0);
+	rb_i64(&w, gap ? -1 : g->delta_ns);
+	rb_i16(&w, (int16_t)(pfc && g->priority >= 0 ? g->priority : -1));
+	rb_u32(&w, g->event == ROCE_EV_PFC_PAUSE ? g->quanta : 0);
+	rb_u32(&w, gap ? (uint32_t)(g->seen_psn - g->expected_psn) : 0);
+	row_end(x, T_FINDINGS, &w);
 }
 
 void export_frame(struct exporter *x, const struct frame *f, const struct roce_pkt *p, const struct roce_findings *fi)
@@ -594,47 +639,51 @@ void export_frame(struct exporter *x, const struct frame *f, const struct roce_p
 	bool any = !roce_evset_empty(&p->events) || (fi && (fi->n || fi->cnp_ce_frame));
 	if (!any && !x->cfg.all_frames)
 		return;
-	char a_src[FMT_ADDR_MAX], a_dst[FMT_ADDR_MAX];
-	fmt_net_addrs(p, f->data, a_src, a_dst);
-	frame_row(x, f, p, fi, a_src, a_dst);
+	frame_row(x, f, p, fi);
 	for (unsigned i = 0; fi && i < fi->n; i++)
-		finding_row(x, f, &fi->f[i], a_src, a_dst);
+		finding_row(x, f, p, &fi->f[i]);
 }
 
-/* A stream's row, TabSeparated in the schema's column order (the tables' check holds the table
- * to it): the run's end writes one for every stream at once (thousands), so with the inline
- * builders rather than printf. */
+/* A stream's row, in the schema's column order (the tables' check holds the table to it). */
 void export_stream(const struct roce_stream_stats *st, bool evicted, struct exporter *x)
 {
-	struct sb *s = &x->row;
 	char src[FMT_ADDR_MAX], dst[FMT_ADDR_MAX];
+	struct rb w;
+	if (!row_begin(x, T_STREAMS, &w))
+		return;
 	fmt_ip(src, st->src, st->addr_len);
 	fmt_ip(dst, st->dst, st->addr_len);
-	sb_reset(s);
-	sb_putu(s, (uint64_t)time(NULL));  /* snapshot */
-	put_box(x);
-	put_ids(x, T_STREAMS);
-	put_tsv_u(s, evicted);
-	put_tsv_u(s, st->pair);
-	put_tsv_u(s, st->stream);
-	put_tsv_name(s, src);
-	put_tsv_name(s, dst);
-	put_tsv_u(s, st->dqpn);
-	put_tsv_name(s, st->paired == ROCE_PAIRED_CM ? "cm" : st->paired == ROCE_PAIRED_PSN ? "psn" : "none");
-	put_tsv_u(s, st->paired ? st->peer_qpn : 0);
-	put_tsv_name(s, st->requests ? roce_transport_name((enum roce_transport)st->transport) : "");
-	const uint64_t u[] = {
-		st->pmtu, st->packets, st->bytes, st->requests, st->responses, st->messages, st->gaps,
-		st->missing_psns, st->retransmits, st->out_of_order, st->timeouts, st->lost_before,
-		st->lost_after, st->copies, st->rnr_naks, st->lost_mirror, st->response_count,
-		st->response_count ? st->response_p50_us : 0, st->response_count ? st->response_p99_us : 0,
-		st->max_idle_us, st->ecn[3], st->cnps, st->cnp_missing, st->ce_to_cnp_count,
+	time_t now = time(NULL);
+	rb_u32(&w, now > 0 ? (uint32_t)now : 0);  /* snapshot */
+	rb_raw(&w, x->box_rb, x->box_rb_len);
+	rb_raw(&w, x->ids_rb[T_STREAMS], x->ids_rb_len[T_STREAMS]);
+	rb_u8(&w, evicted);
+	rb_u32(&w, st->pair);
+	rb_u32(&w, st->stream);
+	rb_str(&w, src);
+	rb_str(&w, dst);
+	rb_u32(&w, st->dqpn);
+	rb_str(&w, st->paired == ROCE_PAIRED_CM ? "cm" : st->paired == ROCE_PAIRED_PSN ? "psn" : "none");
+	rb_u32(&w, st->paired ? st->peer_qpn : 0);
+	rb_str(&w, st->requests ? roce_transport_name((enum roce_transport)st->transport) : "");
+	rb_u32(&w, st->pmtu);
+	const uint64_t counts[] = {  /* UInt64 each */
+		st->packets, st->bytes, st->requests, st->responses, st->messages, st->gaps, st->missing_psns,
+		st->retransmits, st->out_of_order, st->timeouts, st->lost_before, st->lost_after, st->copies,
+		st->rnr_naks, st->lost_mirror, st->response_count,
 	};
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		put_tsv_u(s, u[i]);
-	put_tsv_i64(s, st->ce_to_cnp_count ? st->ce_to_cnp_p50_ns : 0);
-	put_tsv_i64(s, st->ce_to_cnp_count ? st->ce_to_cnp_p99_ns : 0);
-	row_add(x, T_STREAMS);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		rb_u64(&w, counts[i]);
+	rb_u32(&w, st->response_count ? st->response_p50_us : 0);
+	rb_u32(&w, st->response_count ? st->response_p99_us : 0);
+	rb_u32(&w, st->max_idle_us);
+	rb_u64(&w, st->ecn[3]);
+	rb_u64(&w, st->cnps);
+	rb_u64(&w, st->cnp_missing);
+	rb_u64(&w, st->ce_to_cnp_count);
+	rb_i64(&w, st->ce_to_cnp_count ? st->ce_to_cnp_p50_ns : 0);
+	rb_i64(&w, st->ce_to_cnp_count ? st->ce_to_cnp_p99_ns : 0);
+	row_end(x, T_STREAMS, &w);
 }
 
 void export_evicted(const struct roce_stream_stats *s, void *x)
@@ -644,23 +693,26 @@ void export_evicted(const struct roce_stream_stats *s, void *x)
 
 static void capture_row(struct exporter *x, const struct export_capture *c)
 {
-	struct sb *s = &x->row;
 	int64_t now = (int64_t)time(NULL) * 1000000000;
 	int64_t first_ns = c->frames ? c->first_ns : now, last_ns = c->frames ? c->last_ns : now;
-	uint64_t first = first_ns > 0 ? (uint64_t)first_ns : 0, last = last_ns > 0 ? (uint64_t)last_ns : 0;
-	sb_reset(s);
-	sb_putu(s, first / 1000000000u);  /* start and end: DateTime, then UInt64 ns */
-	put_tsv_u(s, last / 1000000000u);
-	put_tsv_u(s, first);
-	put_tsv_u(s, last);
-	put_box(x);
-	put_ids(x, T_CAPTURES);
-	put_tsv_str(s, x->cfg.source ? x->cfg.source : "");
-	put_tsv_u(s, c->frames);
-	put_tsv_u(s, c->bytes);
-	put_tsv_u(s, c->drops);
-	put_tsv_str(s, ROCEDUMP_VERSION);
-	row_add(x, T_CAPTURES);
+	struct rb w;
+	if (!row_begin(x, T_CAPTURES, &w))
+		return;
+	int64_t start[2] = {first_ns, last_ns};  /* start and end: DateTime, then UInt64 ns */
+	for (unsigned i = 0; i < 2; i++) {
+		uint64_t sec = start[i] > 0 ? (uint64_t)start[i] / 1000000000u : 0;
+		rb_u32(&w, sec > UINT32_MAX ? UINT32_MAX : (uint32_t)sec);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		rb_u64(&w, start[i] > 0 ? (uint64_t)start[i] : 0);
+	rb_raw(&w, x->box_rb, x->box_rb_len);
+	rb_raw(&w, x->ids_rb[T_CAPTURES], x->ids_rb_len[T_CAPTURES]);
+	rb_str(&w, x->cfg.source ? x->cfg.source : "");
+	rb_u64(&w, c->frames);
+	rb_u64(&w, c->bytes);
+	rb_u64(&w, c->drops);
+	rb_str(&w, ROCEDUMP_VERSION);
+	row_end(x, T_CAPTURES, &w);
 }
 
 /* The run's id: its start (UTC, so that ids sort by time, as the spool's names must), the

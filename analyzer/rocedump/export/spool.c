@@ -11,15 +11,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SUFFIX ".rows"
+/* A name's suffix: its rows' format (an earlier rocedump spooled TabSeparated rows). */
+static const struct {
+	const char *suffix;
+	bool rowbinary;
+} formats[] = {{SPOOL_SUFFIX, true}, {".rows", false}};
 
-bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t blen)
+bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t blen, bool *rowbinary)
 {
-	size_t n = strlen(name), sl = strlen(SUFFIX);
-	if (n <= sl || n >= SPOOL_NAME_MAX || strcmp(name + n - sl, SUFFIX) != 0 || name[0] == '.')
+	size_t n = strlen(name), sl = 0;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]) && !sl; i++) {
+		size_t l = strlen(formats[i].suffix);
+		if (n > l && strcmp(name + n - l, formats[i].suffix) == 0) {
+			sl = l;
+			*rowbinary = formats[i].rowbinary;
+		}
+	}
+	if (!sl || n >= SPOOL_NAME_MAX || name[0] == '.')
 		return false;
 	const char *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
-	if (!d2 || d2 - d1 != 11 || (size_t)(name + n - sl - d2 - 1) >= tlen || (size_t)(d2 - name) >= blen)
+	if (!d2 || d2 - d1 != 11 || d2 > name + n - sl || (size_t)(name + n - sl - d2 - 1) >= tlen ||
+	    (size_t)(d2 - name) >= blen)
 		return false;
 	snprintf(table, tlen, "%.*s", (int)(name + n - sl - d2 - 1), d2 + 1);
 	snprintf(batch, blen, "%.*s:%.*s", (int)(d1 - name), name, 10, d1 + 1);
@@ -29,7 +41,8 @@ bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t
 static bool is_batch(const char *name)
 {
 	char t[64], b[SPOOL_NAME_MAX];
-	return spool_parse(name, t, sizeof(t), b, sizeof(b));
+	bool rowbinary;
+	return spool_parse(name, t, sizeof(t), b, sizeof(b), &rowbinary);
 }
 
 int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen)

@@ -1,6 +1,6 @@
 /* spool.h: --export-spool DIR: batches the server did not take, one file each, named so that
- * their names sort in the order they were made ("RUN_ID.SEQUENCE.TABLE.rows"), up to a total
- * size. Files are made safely in a directory that may be shared: created new (O_EXCL,
+ * their names sort in the order they were made ("RUN_ID.SEQUENCE.TABLE.rowbinary": RowBinary
+ * rows; ".rows" for the TabSeparated rows an earlier rocedump spooled), up to a total size. Files are made safely in a directory that may be shared: created new (O_EXCL,
  * O_NOFOLLOW) under a temporary name, written, synced, then renamed over the final name (which
  * replaces a link planted there rather than following it); read only when they are regular files
  * opened without following links. */
@@ -14,6 +14,7 @@
 #include "export/ch.h"
 
 #define SPOOL_NAME_MAX 160
+#define SPOOL_SUFFIX ".rowbinary"  /* the batches this rocedump spools */
 
 struct spool {
 	int dirfd;        /* -1: no spool */
@@ -32,7 +33,8 @@ bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX]);
 /* Its rows into out: 0, or -1 (not a regular file, unreadable: err). */
 int spool_read(const struct spool *s, const char *name, struct chbuf *out, char *err, size_t errlen);
 void spool_remove(struct spool *s, const char *name);
-/* A name's table and batch id ("RUN_ID:SEQUENCE"); false when it is not a batch's name. */
-bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t blen);
+/* A name's table, batch id ("RUN_ID:SEQUENCE") and rows' format (RowBinary, else TabSeparated);
+ * false when it is not a batch's name. */
+bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t blen, bool *rowbinary);
 
 #endif

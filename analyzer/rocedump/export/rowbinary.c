@@ -1,0 +1,56 @@
+/* rowbinary.c: a RowBinary batch's rows counted, by its table's layout (see rowbinary.h): the
+ * spool's batches, read back by a later run, are checked whole before they are sent. */
+#include "export/rowbinary.h"
+
+/* A varint at *at (advanced past it) into *v; false when it runs past end or past 64 bits. */
+static bool get_varint(const unsigned char **at, const unsigned char *end, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; *at < end && shift < 64; shift += 7) {
+		unsigned char c = *(*at)++;
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* A String at *at skipped. */
+static bool skip_string(const unsigned char **at, const unsigned char *end)
+{
+	uint64_t n;
+	if (!get_varint(at, end, &n) || n > (uint64_t)(end - *at))
+		return false;
+	*at += n;
+	return true;
+}
+
+bool rowbinary_count(const char *layout, const unsigned char *data, size_t len, uint64_t *rows)
+{
+	const unsigned char *at = data, *end = data + len;
+	*rows = 0;
+	while (at < end) {
+		for (const char *c = layout; *c; c++) {
+			uint64_t n;
+			switch (*c) {
+			case 's':
+				if (!skip_string(&at, end))
+					return false;
+				break;
+			case 'a':
+				if (!get_varint(&at, end, &n))
+					return false;
+				for (; n; n--)
+					if (!skip_string(&at, end))
+						return false;
+				break;
+			default:  /* a number of '1' .. '8' bytes */
+				if ((size_t)(*c - '0') > (size_t)(end - at))
+					return false;
+				at += *c - '0';
+			}
+		}
+		++*rows;
+	}
+	return true;
+}

@@ -1,0 +1,98 @@
+/* rowbinary.h: ClickHouse's RowBinary format, the rows --export sends: each row its columns'
+ * values one after the other, with no separators; numbers little-endian in their column's width
+ * (DateTime: UInt32 seconds), a String as its length (an unsigned LEB128 varint) then its bytes,
+ * an Array as its length then its elements. A row is written straight into a batch's free room
+ * (no copy); a value that does not fit marks the row full and is not written. The table's layout
+ * (export_schema.h: a character a column) is what rowbinary_count() checks a batch against. */
+#ifndef ROCEDUMP_EXPORT_ROWBINARY_H
+#define ROCEDUMP_EXPORT_ROWBINARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct rb {
+	unsigned char *p, *end;  /* the next byte; the row's room's end */
+	bool full;               /* a value did not fit: the row is to be dropped */
+};
+
+/* Room for n more bytes, else the row marked full (and every later write refused). */
+static inline bool rb_room(struct rb *w, size_t n)
+{
+	if ((size_t)(w->end - w->p) >= n)
+		return true;
+	w->full = true;
+	w->end = w->p;
+	return false;
+}
+
+/* An unsigned number of width bytes (1, 2, 4 or 8), little-endian: on a little-endian machine a
+ * single store (through a local pointer: stores through w->p could alias w itself). */
+static inline void rb_le(struct rb *w, uint64_t v, unsigned width)
+{
+	unsigned char *p = w->p;
+	if ((size_t)(w->end - p) < width) {
+		w->full = true;
+		w->end = p;
+		return;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, width);
+#else
+	for (unsigned i = 0; i < width; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+#endif
+	w->p = p + width;
+}
+
+static inline void rb_u8(struct rb *w, uint8_t v) { rb_le(w, v, 1); }
+static inline void rb_u16(struct rb *w, uint16_t v) { rb_le(w, v, 2); }
+static inline void rb_u32(struct rb *w, uint32_t v) { rb_le(w, v, 4); }
+static inline void rb_u64(struct rb *w, uint64_t v) { rb_le(w, v, 8); }
+static inline void rb_i16(struct rb *w, int16_t v) { rb_le(w, (uint16_t)v, 2); }
+static inline void rb_i64(struct rb *w, int64_t v) { rb_le(w, (uint64_t)v, 8); }
+
+/* A length: LEB128, seven bits a byte, the low ones first. */
+static inline void rb_varint(struct rb *w, uint64_t v)
+{
+	if (v < 0x80 && rb_room(w, 1)) {
+		*w->p++ = (unsigned char)v;
+		return;
+	}
+	while (rb_room(w, 1)) {
+		*w->p++ = (unsigned char)(v | (v >= 0x80 ? 0x80 : 0));
+		if ((v >>= 7) == 0)
+			break;
+	}
+}
+
+/* A String of n bytes (any bytes: nothing is escaped). */
+static inline void rb_strn(struct rb *w, const char *s, size_t n)
+{
+	rb_varint(w, n);
+	if (rb_room(w, n)) {
+		memcpy(w->p, s, n);
+		w->p += n;
+	}
+}
+
+static inline void rb_str(struct rb *w, const char *s)
+{
+	rb_strn(w, s, strlen(s));
+}
+
+/* Bytes already in RowBinary (values made once for many rows). */
+static inline void rb_raw(struct rb *w, const void *s, size_t n)
+{
+	if (rb_room(w, n)) {
+		memcpy(w->p, s, n);
+		w->p += n;
+	}
+}
+
+/* The rows of a batch of len bytes in the table's layout, into *rows: true when the batch is
+ * whole rows, false when it ends inside a row or a length runs past its end. */
+bool rowbinary_count(const char *layout, const unsigned char *data, size_t len, uint64_t *rows);
+
+#endif
