@@ -23,8 +23,8 @@
 # on a machine of its own does not: the lossy pairs are run once more with the server's
 # scheduling group at nice 19 (/proc/PID/autogroup, put back after), the server yielding the
 # CPUs to rocedump, for what the capture box alone pays. --callgrind: the instructions of one run
-# of each on the lossy capture (valgrind; the same count whatever the machine is doing), and their
-# ratio. Then one run with --export-all-frames: its time, the rows it sent a
+# of each on the lossy capture, with one decoding thread (valgrind; the same count whatever the
+# machine is doing), and their ratio. Then one run with --export-all-frames: its time, the rows it sent a
 # second, and the bytes a frames row takes on disk (system.parts: compressed, all columns). The
 # export's cost is mostly fixed, a run's: the server taking the last batches at the end (at
 # once, a connection each; libcurl's loading and the tables' check overlap the capture's
@@ -163,7 +163,9 @@ if [ -x /usr/bin/time ]; then
 	if ((callgrind)) && command -v valgrind >/dev/null; then
 		declare -A ir
 		for k in cq cx; do
-			if [ $k = cq ]; then set -- "${cq[@]}"; else set -- "${cx[@]}"; fi
+			# one decoding thread: two would spin while they wait, as many instructions as the
+			# scheduler lets them
+			if [ $k = cq ]; then set -- "${cq[@]}" --threads 1; else set -- "${cx[@]}" --threads 1; fi
 			valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$work/cg.$k" ||
 				die "valgrind: $* (stderr: $(tail -3 "$work/cg.$k"))"
 			ir[$k]=$(sed -n 's/.*Collected : \([0-9]*\)$/\1/p' "$work/cg.$k")
