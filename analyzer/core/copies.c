@@ -76,18 +76,40 @@ uint64_t copy_point(const struct roce_pkt *p, const uint8_t *frame)
 
 /* ---- the sightings table ---- */
 
-int sightings_init(struct sightings *t, int64_t window_ns)
+/* The ring and its buckets n entries large (a power of two), the entries from head to tail
+ * moved over and their buckets' chains made anew; every other bucket empty (head - 1: a
+ * sequence number no entry has). -1 when out of memory, t as it was. */
+static int sightings_resize(struct sightings *t, uint32_t n)
 {
-	*t = (struct sightings){.mask = COPY_SIGHTINGS_MIN - 1, .window_ns = window_ns, .raw_newest = INT64_MIN};
-	t->ring = calloc(COPY_SIGHTINGS_MIN, sizeof(*t->ring));
-	t->bucket = malloc(COPY_SIGHTINGS_MIN * sizeof(*t->bucket));
-	if (!t->ring || !t->bucket) {
-		sightings_free(t);
+	uint32_t mask = n - 1;
+	struct sight_entry *ring = malloc((size_t)n * sizeof(*ring));
+	uint32_t *bucket = malloc((size_t)n * sizeof(*bucket));
+	if (!ring || !bucket) {
+		free(ring);
+		free(bucket);
 		return -1;
 	}
-	/* head - 1: a sequence number no entry has */
-	memset(t->bucket, 0xff, COPY_SIGHTINGS_MIN * sizeof(*t->bucket));
+	for (uint32_t i = 0; i < n; i++)
+		bucket[i] = t->head - 1;
+	for (uint32_t q = t->head; q != t->tail; q++) {
+		struct sight_entry *e = &ring[q & mask];
+		*e = t->ring[q & t->mask];
+		uint32_t *b = &bucket[sightings_bucket_of(e->key, mask)];
+		e->next = *b;
+		*b = q;
+	}
+	free(t->ring);
+	free(t->bucket);
+	t->ring = ring;
+	t->bucket = bucket;
+	t->mask = mask;
 	return 0;
+}
+
+int sightings_init(struct sightings *t, int64_t window_ns)
+{
+	*t = (struct sightings){.window_ns = window_ns, .raw_newest = INT64_MIN};
+	return sightings_resize(t, COPY_SIGHTINGS_MIN);
 }
 
 void sightings_free(struct sightings *t)
@@ -114,21 +136,8 @@ void sightings_time_ordered(struct sightings *t)
 {
 	if (t->time_ordered || t->tail != t->head)
 		return;
-	struct sight_entry *ring = malloc(COPY_SIGHTINGS_ORDERED * sizeof(*ring));
-	uint32_t *bucket = malloc(COPY_SIGHTINGS_ORDERED * sizeof(*bucket));
-	if (!ring || !bucket) {  /* the larger ring serves as well */
-		free(ring);
-		free(bucket);
-		return;
-	}
-	for (uint32_t i = 0; i < COPY_SIGHTINGS_ORDERED; i++)
-		bucket[i] = t->head - 1;
-	free(t->ring);
-	free(t->bucket);
-	t->ring = ring;
-	t->bucket = bucket;
-	t->mask = COPY_SIGHTINGS_ORDERED - 1;
-	t->time_ordered = true;
+	if (sightings_resize(t, COPY_SIGHTINGS_ORDERED) == 0)  /* else the larger ring serves as well */
+		t->time_ordered = true;
 }
 
 uint32_t sightings_point(struct sightings *t, uint64_t id, int64_t ts)
@@ -274,29 +283,7 @@ static void sightings_pop(struct sightings *t)
 /* Twice the room: the ring's entries to their new places, the chains made again. */
 static int sightings_grow(struct sightings *t)
 {
-	uint32_t n = 2 * (t->mask + 1), mask = n - 1;
-	struct sight_entry *ring = malloc((size_t)n * sizeof(*ring));
-	uint32_t *bucket = malloc((size_t)n * sizeof(*bucket));
-	if (!ring || !bucket) {
-		free(ring);
-		free(bucket);
-		return -1;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		bucket[i] = t->head - 1;
-	for (uint32_t q = t->head; q != t->tail; q++) {
-		struct sight_entry *e = &ring[q & mask];
-		*e = t->ring[q & t->mask];
-		uint32_t *b = &bucket[(e->key ^ (e->key >> 29)) & mask];  /* sightings_bucket_index's */
-		e->next = *b;
-		*b = q;
-	}
-	free(t->ring);
-	free(t->bucket);
-	t->ring = ring;
-	t->bucket = bucket;
-	t->mask = mask;
-	return 0;
+	return sightings_resize(t, 2 * (t->mask + 1));
 }
 
 /* The entries no frame can match any more, every point being past passed, forgotten, oldest

@@ -136,10 +136,15 @@ void sightings_free(struct sightings *t);
  * shows up). */
 void sightings_time_ordered(struct sightings *t);
 
-/* The bucket a key's entries are chained from. */
+/* The bucket a key's entries are chained from, of mask + 1 buckets. */
+static inline uint32_t sightings_bucket_of(uint64_t key, uint32_t mask)
+{
+	return (uint32_t)((key ^ (key >> 29)) & mask);
+}
+
 static inline uint32_t sightings_bucket_index(const struct sightings *t, uint64_t key)
 {
-	return (uint32_t)((key ^ (key >> 29)) & t->mask);
+	return sightings_bucket_of(key, t->mask);
 }
 
 /* Sighting k of entry e (k < e->n). */

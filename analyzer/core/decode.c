@@ -925,15 +925,9 @@ int roce_decode(const struct roce_decoder_config *cfg, const uint8_t *frame, uin
 int roce_pkt_worst_severity(const struct roce_pkt *p)
 {
 	int worst = -1;
-	for (unsigned w = 0; w < ROCE_EVSET_WORDS; w++) {
-		uint64_t bits = p->events.w[w];
-		while (bits) {
-			unsigned b = (unsigned)__builtin_ctzll(bits);
-			bits &= bits - 1;
-			int sev = (int)roce_event_severity((enum roce_event)(w * 64 + b));
-			if (sev > worst)
-				worst = sev;
-		}
+	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1)) {
+		int sev = (int)roce_event_severity((enum roce_event)e);
+		worst = sev > worst ? sev : worst;
 	}
 	return worst;
 }

@@ -91,18 +91,21 @@ static bool point_offset(void *user, uint32_t i, const struct roce_path_point *p
 	return true;
 }
 
+/* lo and hi widened to take v. */
+static void widen(int64_t *lo, int64_t *hi, int64_t v)
+{
+	*lo = v < *lo ? v : *lo;
+	*hi = v > *hi ? v : *hi;
+}
+
 void path_out_offsets(struct roce_analyzer *an, struct path_offsets *ctx)
 {
-	int64_t lo = 0, hi = 0;
-	for (unsigned k = 0; k < ctx->o->n_point_offsets; k++) {
-		lo = ctx->o->point_offsets[k].ns < lo ? ctx->o->point_offsets[k].ns : lo;
-		hi = ctx->o->point_offsets[k].ns > hi ? ctx->o->point_offsets[k].ns : hi;
-	}
+	int64_t lo = 0, hi = 0;  /* the offsets' spread, given and estimated */
+	for (unsigned k = 0; k < ctx->o->n_point_offsets; k++)
+		widen(&lo, &hi, ctx->o->point_offsets[k].ns);
 	for (uint32_t i = 0; ctx->wide && ctx->wide->applied && i < ctx->wide->n; i++)
-		if (ctx->wide->uncertainty_ns[i] >= 0) {
-			lo = ctx->wide->offset_ns[i] < lo ? ctx->wide->offset_ns[i] : lo;
-			hi = ctx->wide->offset_ns[i] > hi ? ctx->wide->offset_ns[i] : hi;
-		}
+		if (ctx->wide->uncertainty_ns[i] >= 0)
+			widen(&lo, &hi, ctx->wide->offset_ns[i]);
 	roce_analyzer_path_offsets(an, point_offset, ctx, hi - lo);
 }
 
