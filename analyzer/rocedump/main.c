@@ -69,7 +69,8 @@ struct sink_ctx {
 	struct exporter *exp;      /* --export */
 	struct export_counts exp_final; /* its counts at its end */
 	double exp_end_at;         /* the monotonic clock when its end began (end_export) */
-	int64_t first_ns, last_ns; /* the first and last frames' times (--export's captures row) */
+	int64_t first_ns;          /* the first frame's time (--export's captures row) */
+	struct frame last_ts;      /* the last frame's time stamp (ts_sec, ts_nsec), in ns at the end */
 	char devices[LIVE_DEVICES_MAX * 17];  /* the -i interfaces, comma-separated (--export's source) */
 	int error;                 /* a -w or --metrics-file failure: EXIT_USAGE */
 	char err[INPUT_ERRLEN];
@@ -215,9 +216,10 @@ static bool sink_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 		     o->quiet && !sc->out && !sc->rep && !sc->exp ? NULL : &findings);
 	summary_add(sc->sum, pkt);
 	if (sc->exp) {
-		sc->last_ns = frame_ts_ns(f);
+		sc->last_ts.ts_sec = f->ts_sec;
+		sc->last_ts.ts_nsec = f->ts_nsec;
 		if (sc->n == 1)
-			sc->first_ns = sc->last_ns;
+			sc->first_ns = frame_ts_ns(f);
 		export_frame(sc->exp, f, pkt, &findings);
 	}
 	if (sc->rep)  /* every frame analyzed, as the summary: -Y selects what is printed */
@@ -373,7 +375,7 @@ static void end_export(struct sink_ctx *sc)
 	roce_analyzer_foreach(sc->an, export_row, sc->exp);
 	struct capstats_totals t = capstats_totals(input_capstats(sc->in));
 	struct export_capture cap = {.frames = sc->n, .bytes = sc->sum->bytes, .first_ns = sc->first_ns,
-				     .last_ns = sc->last_ns, .drops = t.os_drop + t.if_drop};
+				     .last_ns = frame_ts_ns(&sc->last_ts), .drops = t.os_drop + t.if_drop};
 	export_end(sc->exp, &cap);
 }
 
