@@ -1,13 +1,14 @@
 #!/bin/bash
 # run-all.sh: every test of the project in a normal build (build/); in an AddressSanitizer +
 # UndefinedBehaviorSanitizer build (build-asan/) the suites that exercise memory (unit, golden, cli,
-# fuzz replays, the hardening inputs, the plugin inside tshark on mangled and real captures, but not
-# its output compared with rocedump's over every capture: suite 'oracle'; nor Wireshark's window:
-# 'gui'); in a ThreadSanitizer build (build-tsan/) those that run rocedump on several threads
-# (golden, cli, hardening: the metrics server's threads). The slow suites that compare with other
-# tools or drive real systems (crosscheck, transport, live, report, bench, static, dut, the
-# plugin's gui) run once, in the normal build. All with -Dwerror=true. Ends with the line
-# "N passed, N failed" and exits non-zero if any test failed.
+# fuzz replays, the hardening inputs, --export and its spool: clickhouse, the plugin inside tshark
+# on mangled and real captures, but not its output compared with rocedump's over every capture:
+# suite 'oracle'; nor Wireshark's window: 'gui'); in a ThreadSanitizer build (build-tsan/) those
+# that run rocedump on several threads (golden, cli, hardening: the metrics server's threads;
+# clickhouse: the export thread's; threads: two live captures, of one interface and of two). The
+# slow suites that compare with other tools or drive real systems (crosscheck, transport, the rest
+# of live, report, bench, static, dut, the plugin's gui) run once, in the normal build. All with
+# -Dwerror=true. Ends with the line "N passed, N failed" and exits non-zero if any test failed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 status=0
@@ -44,12 +45,12 @@ fi
 # b_lto=false in the sanitizer builds: link-time optimisation only makes their links slow (each
 # test program re-optimises the library); the optimised build is the normal one.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	suites='--suite unit --suite golden --suite cli --suite fuzz --suite gen --suite hardening --suite plugin --no-suite oracle --no-suite gui' \
+	suites='--suite unit --suite golden --suite cli --suite fuzz --suite gen --suite hardening --suite plugin --suite clickhouse --no-suite oracle --no-suite gui' \
 	run_suite build-asan -Dplugin=enabled -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false || status=1
 # plugin=disabled, tests=disabled: the ThreadSanitizer build runs neither the plugin's tests (tshark
 # cannot load a TSan plugin) nor the Criterion unit tests (Criterion cannot run under TSan), so it
 # does not build them (half of its compiling)
-TSAN_OPTIONS=halt_on_error=1 suites='--suite golden --suite cli --suite hardening' \
+TSAN_OPTIONS=halt_on_error=1 suites='--suite golden --suite cli --suite hardening --suite clickhouse --suite threads' \
 	run_suite build-tsan -Db_sanitize=thread -Db_lundef=false -Db_lto=false -Dplugin=disabled -Dtests=disabled ||
 	status=1
 if [ -n "$dut_pid" ]; then

@@ -293,14 +293,19 @@ const char *capstats_iface_name(const struct capstats *s, uint32_t key)
 
 void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop)
 {
-	bool filtered = s->filtered;
-	capstats_free(s);  /* whatever a scan kept (options, the packet queue): a live source has none today */
-	capstats_init(s);
-	s->filtered = filtered;
-	s->format = CAPSTATS_LIVE;
-	s->complete = true;
-	s->stopped = true;
-	s->n_ifaces = 1;
+	/* Made live once, when the capture opens (whatever a scan kept let go: options, the packet
+	 * queue). After that only the counts change: the reading thread asks capstats_packet_iface
+	 * of this struct while the sink thread updates it, every second. */
+	if (s->format != CAPSTATS_LIVE) {
+		bool filtered = s->filtered;
+		capstats_free(s);
+		capstats_init(s);
+		s->filtered = filtered;
+		s->format = CAPSTATS_LIVE;
+		s->complete = true;
+		s->stopped = true;
+		s->n_ifaces = 1;
+	}
 	s->iface[0] = (struct capstats_iface){.recv = received, .if_drop = if_drop, .os_drop = os_drop,
 					      .has_recv = true, .has_if_drop = true, .has_os_drop = true};
 }

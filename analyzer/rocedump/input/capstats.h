@@ -125,8 +125,9 @@ struct capstats_totals {
 
 void capstats_init(struct capstats *s);
 /* A live capture's counts so far, as the kernel gives them (pcap_stats()): packets that passed
- * the filter, dropped by the kernel (ring full), dropped by the interface. Replaces what s held;
- * describe and print_json then give the live form. */
+ * the filter, dropped by the kernel (ring full), dropped by the interface. The first call
+ * replaces what s held (describe and print_json then give the live form); later ones change the
+ * counts alone, as the reading thread may be reading s meanwhile. */
 void capstats_set_live(struct capstats *s, uint64_t received, uint64_t os_drop, uint64_t if_drop);
 void capstats_feed(struct capstats *s, const uint8_t *buf, size_t n);
 

@@ -32,6 +32,7 @@
 #include "input/merge.h"
 
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,14 @@ struct input_merge {
 	/* live: the least difference seen between the system clock when a frame was read and its
 	 * time stamp (INT64_MAX: none read yet) */
 	int64_t clock_off;
+	/* live: what the sink thread's merge_wait_live polls, published by the reading thread (the
+	 * heads are its own): bit i, interface i has no head and is not at its end; HEAD_HELD, a
+	 * head waits for its turn */
+	_Atomic uint32_t to_poll;
 };
+
+#define HEAD_HELD (UINT32_C(1) << 31)
+_Static_assert(LIVE_DEVICES_MAX < 31, "an interface a bit of to_poll");
 
 /* The global key of file's interface key (0: a classic pcap file's one), numbered when new. */
 static uint32_t global_key(struct input_merge *m, uint32_t file, uint32_t key)
@@ -270,7 +278,28 @@ static bool live_open_any(const struct input_merge *m)
 	return false;
 }
 
+/* The heads' state as merge_wait_live is to see it (on the reading thread). */
+static void publish_heads(struct input_merge *m)
+{
+	uint32_t bits = 0;
+	for (unsigned i = 0; i < m->n; i++) {
+		const struct merge_file *e = &m->files[i];
+		bits |= e->have ? HEAD_HELD : !e->done ? UINT32_C(1) << i : 0;
+	}
+	atomic_store_explicit(&m->to_poll, bits, memory_order_relaxed);
+}
+
+static int merge_next_frame(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen);
+
 int merge_next(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen)
+{
+	int rc = merge_next_frame(m, f, errbuf, errlen);
+	if (m->live)
+		publish_heads(m);
+	return rc;
+}
+
+static int merge_next_frame(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen)
 {
 	for (;;) {
 		int rc = m->live ? fill_live(m, errbuf, errlen) : fill_heads(m, errbuf, errlen);
@@ -303,13 +332,11 @@ void merge_wait_live(struct input_merge *m, int timeout_ms, int wake_fd)
 {
 	struct pollfd pfd[LIVE_DEVICES_MAX + 1];
 	nfds_t n = 0;
-	bool held = false;
-	for (unsigned i = 0; i < m->n; i++) {
-		const struct merge_file *e = &m->files[i];
-		held |= e->have;
-		if (!e->have && !e->done)
-			pfd[n++] = (struct pollfd){.fd = pcap_get_selectable_fd(e->in.pcap), .events = POLLIN};
-	}
+	uint32_t to_poll = atomic_load_explicit(&m->to_poll, memory_order_relaxed);
+	bool held = to_poll & HEAD_HELD;
+	for (unsigned i = 0; i < m->n; i++)
+		if (to_poll & (UINT32_C(1) << i))
+			pfd[n++] = (struct pollfd){.fd = pcap_get_selectable_fd(m->files[i].in.pcap), .events = POLLIN};
 	if (wake_fd >= 0)
 		pfd[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
 	/* a head waits for its turn by the clock: look again soon */
@@ -476,6 +503,7 @@ int input_open_lives(struct input *in, const struct live_config *cfg, const char
 		return -1;
 	m->live = in->live = in->poll = true;
 	m->clock_off = INT64_MAX;
+	atomic_init(&m->to_poll, (UINT32_C(1) << n) - 1);  /* none read yet */
 	for (unsigned i = 0; i < n; i++) {
 		struct merge_file *e = &m->files[i];
 		struct live_config c = *cfg;
