@@ -500,12 +500,16 @@ void export_tick(struct exporter *x, double now)
 			batch_seal(x, t);
 }
 
-/* A time: its second (DateTime, UInt32) and its ns (UInt64); 0 for none. */
-static void rb_time(struct rb *w, int64_t ns)
+/* A time in ns as its second (DateTime: UInt32), and as its ns (UInt64); 0 for none. */
+static void rb_datetime(struct rb *w, int64_t ns)
 {
-	uint64_t u = ns > 0 ? (uint64_t)ns : 0, sec = u / 1000000000u;
+	uint64_t sec = ns > 0 ? (uint64_t)ns / 1000000000u : 0;
 	rb_u32(w, sec > UINT32_MAX ? UINT32_MAX : (uint32_t)sec);
-	rb_u64(w, u);
+}
+
+static void rb_ns(struct rb *w, int64_t ns)
+{
+	rb_u64(w, ns > 0 ? (uint64_t)ns : 0);
 }
 
 static const char *point_of(const struct exporter *x, const struct frame *f)
@@ -535,17 +539,19 @@ static void rb_addr(struct exporter *x, struct rb *w, const uint8_t *addr, unsig
 	}
 }
 
-/* The frame's source and destination addresses; empty Strings when it has none. */
+/* The frame's source and destination addresses; empty Strings when it has none, or p is NULL
+ * (a row that gives none). */
 static void rb_addrs(struct exporter *x, struct rb *w, const struct frame *f, const struct roce_pkt *p)
 {
-	const struct roce_net *n = &p->net;
-	if ((n->addr_len != 4 && n->addr_len != 16) || n->addr_off + 2u * n->addr_len > roce_readable_len(p->caplen)) {
+	unsigned len = 0;
+	const uint8_t *src = p ? fmt_net_src(p, f->data, &len) : NULL;
+	if (!src || (len != 4 && len != 16)) {
 		rb_strn(w, "", 0);
 		rb_strn(w, "", 0);
 		return;
 	}
-	rb_addr(x, w, f->data + n->addr_off, n->addr_len);
-	rb_addr(x, w, f->data + n->addr_off + n->addr_len, n->addr_len);
+	rb_addr(x, w, src, len);
+	rb_addr(x, w, src + len, len);
 }
 
 /* The row's head for the point into w: the box, the point, the run and batch ids. */
@@ -563,10 +569,12 @@ static void row_of_frame(struct exporter *x, struct rb *w, const struct frame *f
 	if (!x->row_head_len[table] || strcmp(point, x->row_head_point[table]) != 0) {
 		struct rb h = {.p = x->row_head[table], .end = x->row_head[table] + HEAD_MAX};
 		put_head(x, &h, table, point);
-		x->row_head_len[table] = h.full || strlen(point) >= HEAD_MAX ? 0 : (size_t)(h.p - x->row_head[table]);
+		x->row_head_len[table] = h.full ? 0 : (size_t)(h.p - x->row_head[table]);
 		snprintf(x->row_head_point[table], HEAD_MAX, "%s", point);
 	}
-	rb_time(w, frame_ts_ns(f));
+	int64_t ns = frame_ts_ns(f);
+	rb_datetime(w, ns);
+	rb_ns(w, ns);
 	if (x->row_head_len[table])
 		rb_raw(w, x->row_head[table], x->row_head_len[table]);
 	else
@@ -618,12 +626,7 @@ static void finding_row(struct exporter *x, const struct frame *f, const struct 
 	rb_str(&w, roce_event_name((enum roce_event)g->event));
 	rb_u32(&w, gap ? 0 : g->stream);
 	rb_u32(&w, gap ? 0 : g->pair);
-	if (!gap && !cong) {
-		rb_addrs(x, &w, f, p);
-	} else {
-		rb_strn(&w, "", 0);
-		rb_strn(&w, "", 0);
-	}
+	rb_addrs(x, &w, f, gap || cong ? NULL : p);
 	rb_u32(&w, gap ? 0 : g->qpn);
 	rb_u32(&w, gap || g->has_psn ? g->expected_psn : 0);
 	rb_u32(&w, gap || g->has_psn ? g->seen_psn : 0);
@@ -698,13 +701,10 @@ static void capture_row(struct exporter *x, const struct export_capture *c)
 	struct rb w;
 	if (!row_begin(x, T_CAPTURES, &w))
 		return;
-	int64_t start[2] = {first_ns, last_ns};  /* start and end: DateTime, then UInt64 ns */
-	for (unsigned i = 0; i < 2; i++) {
-		uint64_t sec = start[i] > 0 ? (uint64_t)start[i] / 1000000000u : 0;
-		rb_u32(&w, sec > UINT32_MAX ? UINT32_MAX : (uint32_t)sec);
-	}
-	for (unsigned i = 0; i < 2; i++)
-		rb_u64(&w, start[i] > 0 ? (uint64_t)start[i] : 0);
+	rb_datetime(&w, first_ns);  /* start and end: DateTime, then UInt64 ns */
+	rb_datetime(&w, last_ns);
+	rb_ns(&w, first_ns);
+	rb_ns(&w, last_ns);
 	rb_raw(&w, x->box_rb, x->box_rb_len);
 	rb_raw(&w, x->ids_rb[T_CAPTURES], x->ids_rb_len[T_CAPTURES]);
 	rb_str(&w, x->cfg.source ? x->cfg.source : "");

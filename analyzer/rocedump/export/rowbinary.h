@@ -31,12 +31,9 @@ static inline bool rb_room(struct rb *w, size_t n)
  * single store (through a local pointer: stores through w->p could alias w itself). */
 static inline void rb_le(struct rb *w, uint64_t v, unsigned width)
 {
-	unsigned char *p = w->p;
-	if ((size_t)(w->end - p) < width) {
-		w->full = true;
-		w->end = p;
+	if (!rb_room(w, width))
 		return;
-	}
+	unsigned char *p = w->p;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(p, &v, width);
 #else
@@ -56,10 +53,6 @@ static inline void rb_i64(struct rb *w, int64_t v) { rb_le(w, (uint64_t)v, 8); }
 /* A length: LEB128, seven bits a byte, the low ones first. */
 static inline void rb_varint(struct rb *w, uint64_t v)
 {
-	if (v < 0x80 && rb_room(w, 1)) {
-		*w->p++ = (unsigned char)v;
-		return;
-	}
 	while (rb_room(w, 1)) {
 		*w->p++ = (unsigned char)(v | (v >= 0x80 ? 0x80 : 0));
 		if ((v >>= 7) == 0)
@@ -67,28 +60,25 @@ static inline void rb_varint(struct rb *w, uint64_t v)
 	}
 }
 
-/* A String of n bytes (any bytes: nothing is escaped). */
-static inline void rb_strn(struct rb *w, const char *s, size_t n)
-{
-	rb_varint(w, n);
-	if (rb_room(w, n)) {
-		memcpy(w->p, s, n);
-		w->p += n;
-	}
-}
-
-static inline void rb_str(struct rb *w, const char *s)
-{
-	rb_strn(w, s, strlen(s));
-}
-
-/* Bytes already in RowBinary (values made once for many rows). */
+/* n bytes as they are: a String's, or values made once in RowBinary for many rows. */
 static inline void rb_raw(struct rb *w, const void *s, size_t n)
 {
 	if (rb_room(w, n)) {
 		memcpy(w->p, s, n);
 		w->p += n;
 	}
+}
+
+/* A String of n bytes (any bytes: nothing is escaped). */
+static inline void rb_strn(struct rb *w, const char *s, size_t n)
+{
+	rb_varint(w, n);
+	rb_raw(w, s, n);
+}
+
+static inline void rb_str(struct rb *w, const char *s)
+{
+	rb_strn(w, s, strlen(s));
 }
 
 /* The rows of a batch of len bytes in the table's layout, into *rows: true when the batch is

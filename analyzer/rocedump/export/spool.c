@@ -30,8 +30,7 @@ bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t
 	if (!sl || n >= SPOOL_NAME_MAX || name[0] == '.')
 		return false;
 	const char *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
-	if (!d2 || d2 - d1 != 11 || d2 > name + n - sl || (size_t)(name + n - sl - d2 - 1) >= tlen ||
-	    (size_t)(d2 - name) >= blen)
+	if (!d2 || d2 - d1 != 11 || (size_t)(name + n - sl - d2 - 1) >= tlen || (size_t)(d2 - name) >= blen)
 		return false;
 	snprintf(table, tlen, "%.*s", (int)(name + n - sl - d2 - 1), d2 + 1);
 	snprintf(batch, blen, "%.*s:%.*s", (int)(d1 - name), name, 10, d1 + 1);

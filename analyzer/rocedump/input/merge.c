@@ -289,16 +289,6 @@ static void publish_heads(struct input_merge *m)
 	atomic_store_explicit(&m->to_poll, bits, memory_order_relaxed);
 }
 
-static int merge_next_frame(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen);
-
-int merge_next(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen)
-{
-	int rc = merge_next_frame(m, f, errbuf, errlen);
-	if (m->live)
-		publish_heads(m);
-	return rc;
-}
-
 static int merge_next_frame(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen)
 {
 	for (;;) {
@@ -321,6 +311,14 @@ static int merge_next_frame(struct input_merge *m, struct frame *f, char *errbuf
 		if (rc)
 			return rc;
 	}
+}
+
+int merge_next(struct input_merge *m, struct frame *f, char *errbuf, size_t errlen)
+{
+	int rc = merge_next_frame(m, f, errbuf, errlen);
+	if (m->live)
+		publish_heads(m);
+	return rc;
 }
 
 struct input *merge_waiting(struct input_merge *m)

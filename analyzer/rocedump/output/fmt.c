@@ -9,13 +9,14 @@
 
 void fmt_net_addrs(const struct roce_pkt *p, const uint8_t *frame, char src[FMT_ADDR_MAX], char dst[FMT_ADDR_MAX])
 {
-	const struct roce_net *n = &p->net;
+	unsigned len;
+	const uint8_t *a = fmt_net_src(p, frame, &len);
 
 	src[0] = dst[0] = '\0';
-	if (!n->addr_len || n->addr_off + 2u * n->addr_len > roce_readable_len(p->caplen))
+	if (!a)
 		return;
-	fmt_ip(src, frame + n->addr_off, n->addr_len);
-	fmt_ip(dst, frame + n->addr_off + n->addr_len, n->addr_len);
+	fmt_ip(src, a, len);
+	fmt_ip(dst, a + len, len);
 }
 
 /* ".frac": 6 or 9 digits of nsec at p; returns the end. */

@@ -14,7 +14,15 @@
 static inline void fmt_mac(char out[18], const uint8_t *mac) { roce_fmt_mac(out, mac); }
 /* An IPv4 or IPv6 address (or GID) of len 4 or 16 bytes. */
 static inline void fmt_ip(char out[FMT_ADDR_MAX], const uint8_t *addr, unsigned len) { roce_fmt_ip(out, addr, len); }
-/* The packet's network source and destination (RoCEv1: GIDs). Empty strings when there is none. */
+/* The packet's network source address in frame, its destination the len bytes after it (RoCEv1:
+ * GIDs); NULL when it has none, or they lie past the bytes captured. */
+static inline const uint8_t *fmt_net_src(const struct roce_pkt *p, const uint8_t *frame, unsigned *len)
+{
+	const struct roce_net *n = &p->net;
+	*len = n->addr_len;
+	return n->addr_len && n->addr_off + 2u * n->addr_len <= roce_readable_len(p->caplen) ? frame + n->addr_off : NULL;
+}
+/* The packet's network source and destination as text. Empty strings when there is none. */
 void fmt_net_addrs(const struct roce_pkt *p, const uint8_t *frame, char src[FMT_ADDR_MAX], char dst[FMT_ADDR_MAX]);
 /* How a frame's time is printed: tcpdump's -t count (its ndo_tflag), UTC where tcpdump uses the
  * local time zone. */
