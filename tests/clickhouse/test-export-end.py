@@ -4,10 +4,11 @@ ClickHouse's HTTP interface (TAP; no server needed). The stand-in answers the ta
 from rocedump --export-schema, keeps the rows it is sent by batch id, and holds every INSERT's
 answer until four are in flight at once (or a second has passed): the run's last batches
 (frames, findings, streams, captures) must reach it together, over connections of their own,
-rather than one after the other. Then, at a run's end, one INSERT refused and one whose answer
-is lost (the rows taken, the connection cut in the answer): both spooled, the others taken; the spool's retry
-at the run's end finds the lost answer's batch by its id (not sent again), and the next run
-sends the refused one: every row once. An INSERT taken whose reused connection closes with no
+rather than one after the other. A file's frames rows go in batches of 50,000, every one once,
+while the server is slow to answer (the reading waiting for room). Then, at a run's end, one
+INSERT refused and one whose answer is lost (the rows taken, the connection cut in the answer):
+both spooled, the others taken; the spool's retry at the run's end finds the lost answer's batch
+by its id (not sent again), and the next run sends the refused one: every row once. An INSERT taken whose reused connection closes with no
 answer at all is not sent again by libcurl on a new one: its rows arrive once."""
 import json
 import os
@@ -51,10 +52,11 @@ class Fake:
 
     def __init__(self):
         self.mu = threading.Condition()
-        self.rows = {}          # (table, batch_id) -> rows
+        self.rows = {}          # (table, batch_id) -> [box, rows]
         self.in_flight = self.max_in_flight = 0
         self.refuse = self.lose = None  # a table whose INSERT is refused, or its answer lost
         self.silent = None      # a table whose INSERT is taken and its connection closed, no answer
+        self.delay = 0          # seconds every INSERT's answer waits (a slow server)
 
 
 def table_rows(table, fmt, body):
@@ -86,7 +88,7 @@ class Handler(BaseHTTPRequestHandler):
         if not m:
             m = re.match(r"SELECT count\(\) FROM (\w+) WHERE batch_id = '([^']*)'", query)
             if m:
-                return self.answer(200, f"{len(fake.rows.get((m.group(1), m.group(2)), []))}\n")
+                return self.answer(200, f"{fake.rows.get((m.group(1), m.group(2)), ['', 0])[1]}\n")
             if 'system.columns' in query:
                 return self.answer(200, self.server.columns)
             return self.answer(200, '1\n')
@@ -97,11 +99,12 @@ class Handler(BaseHTTPRequestHandler):
             fake.mu.notify_all()
             fake.mu.wait_for(lambda: fake.max_in_flight >= 4, timeout=HOLD_S)
             fake.in_flight -= 1
+        time.sleep(fake.delay)
         if table == fake.refuse:
             return self.answer(500, 'Code: 1000, e.displayText() = refused by the test\n')
         with fake.mu:
             for row in table_rows(table, m.group(2), body):
-                fake.rows.setdefault((table, row['batch_id']), []).append(row)
+                fake.rows.setdefault((table, row['batch_id']), [row['box'], 0])[1] += 1
         if table == fake.silent:  # taken, the connection closed with no answer at all
             self.close_connection = True
             self.connection.shutdown(2)
@@ -119,8 +122,8 @@ class Handler(BaseHTTPRequestHandler):
 
 def count(fake, box):
     n = {}
-    for (table, _), rows in fake.rows.items():
-        n[table] = n.get(table, 0) + sum(1 for r in rows if r['box'] == box)
+    for (table, _), (b, rows) in fake.rows.items():
+        n[table] = n.get(table, 0) + (rows if b == box else 0)
     return [n.get(t, 0) for t in ('frames', 'findings', 'streams', 'captures')]
 
 
@@ -150,6 +153,20 @@ def main():
            f'{sum(want)} rows sent, 0 spooled, 0 dropped, in 4 batches' in r.stderr,
            f'the run\'s last four batches sent at once ({took:.2f} s); every table\'s rows as -T json counts them',
            f'in flight at most {fake.max_in_flight}; {count(fake, "a")} {want}; {r.stderr}')
+
+        # a file's rows go in batches of 50,000; the server slow to answer (0.3 s an INSERT), the
+        # reading waits for room in the queue
+        big = f'{tmp}/small.pcap'  # 230,000 frames, 200 streams
+        subprocess.run([GENCAPS, '--bench-small', big, '230000', '100'], check=True)
+        fake.delay = 0.3
+        r = subprocess.run([RD, '-q', '-r', big, '--export', url, '--export-host', 'w', '--export-all-frames'],
+                           capture_output=True, text=True, timeout=60)
+        fake.delay = 0
+        sizes = sorted(rows for (table, _), (b, rows) in fake.rows.items() if table == 'frames' and b == 'w')
+        ok(r.returncode == 0 and sizes == [30000, 50000, 50000, 50000, 50000] and count(fake, 'w') == [230000, 0, 200, 1]
+           and '230201 rows sent, 0 spooled, 0 dropped, in 7 batches' in r.stderr,
+           'a file\'s frames rows in batches of 50,000, the server slow to answer: every row once',
+           f'{sizes} {count(fake, "w")} {r.stderr}')
 
         spool = f'{tmp}/spool'
         fake.refuse, fake.lose = 'captures', 'streams'

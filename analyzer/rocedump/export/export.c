@@ -30,6 +30,7 @@
 #include "output/fmt.h"
 
 enum { T_FRAMES, T_FINDINGS, T_STREAMS, T_CAPTURES };
+_Static_assert(EXPORT_QUEUE >= EXPORT_QUEUE_FILE + EXPORT_TABLES, "a file's last batches wait for no room");
 
 #define SPARE_BUFS 4
 #define BUF_STEP ((size_t)64 * 1024)  /* batch buffers' sizes: multiples of this */
@@ -433,15 +434,18 @@ static void batch_open(struct exporter *x, unsigned table)
 	make_ids(x, table);
 }
 
-/* The open batch of table, if it has rows, queued (x->mu held), waiting for room unless live
- * (then dropped), and a new one opened. */
-static void batch_queue(struct exporter *x, unsigned table)
+/* The open batch of table, if it has rows, queued (x->mu held), and a new one opened. A live
+ * capture's is dropped when the queue is full; a file's reading waits while the queue holds room
+ * batches (EXPORT_QUEUE_FILE, or EXPORT_QUEUE for the run's last ones, sent at once). */
+static void batch_queue(struct exporter *x, unsigned table, unsigned room)
 {
 	struct batch *b = &x->open[table];
 	if (!b->rows)
 		return;
-	while (x->n == EXPORT_QUEUE && !x->cfg.live)
+	while (x->n >= room && !x->cfg.live) {
+		pthread_cond_signal(&x->more);  /* what it waits for is queued: the thread told */
 		pthread_cond_wait(&x->room, &x->mu);
+	}
 	x->last_len[table] = b->data.len;
 	if (x->n == EXPORT_QUEUE) {
 		drop(x, b->rows, "the export queue is full");
@@ -457,7 +461,7 @@ static void batch_queue(struct exporter *x, unsigned table)
 static void batch_seal(struct exporter *x, unsigned table)
 {
 	pthread_mutex_lock(&x->mu);
-	batch_queue(x, table);
+	batch_queue(x, table, EXPORT_QUEUE_FILE);
 	pthread_cond_signal(&x->more);
 	pthread_mutex_unlock(&x->mu);
 }
@@ -488,7 +492,7 @@ static void row_end(struct exporter *x, unsigned table, const struct rb *w)
 		return;
 	}
 	b->data.len = (size_t)((char *)w->p - b->data.p);
-	if (++b->rows >= EXPORT_BATCH_ROWS)
+	if (++b->rows >= (x->cfg.live ? EXPORT_BATCH_ROWS_LIVE : EXPORT_BATCH_ROWS_FILE))
 		batch_seal(x, table);
 }
 
@@ -777,7 +781,7 @@ void export_end(struct exporter *x, const struct export_capture *cap)
 	/* queued together, then the thread woken, so that it takes them together */
 	pthread_mutex_lock(&x->mu);
 	for (unsigned t = 0; t < EXPORT_TABLES; t++)
-		batch_queue(x, t);
+		batch_queue(x, t, EXPORT_QUEUE);
 	x->stop = true;
 	pthread_cond_signal(&x->more);
 	pthread_mutex_unlock(&x->mu);

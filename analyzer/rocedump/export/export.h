@@ -1,10 +1,11 @@
 /* export.h: --export: the run's frames with events (or all), findings, streams and capture row
- * into ClickHouse (docs/clickhouse/schema.sql), in batches of up to EXPORT_BATCH_ROWS rows or
- * EXPORT_BATCH_S seconds, sent by a thread of their own so that the capture never waits on the
- * network. Batches that fail go to a spool on disk (spool.h), retried in order; a live capture
- * drops the batches the queue has no room for, a file's reading waits for room. Every row carries
- * its batch's id (run id ":" sequence): a spooled batch is sent again only if the table has no
- * row of it (a reply lost after the server took the rows). */
+ * into ClickHouse (docs/clickhouse/schema.sql), in batches of up to EXPORT_BATCH_ROWS_LIVE rows
+ * (EXPORT_BATCH_ROWS_FILE reading a file) or EXPORT_BATCH_S seconds, sent by a thread of their
+ * own so that the capture never waits on the network. Batches that fail go to a spool on disk
+ * (spool.h), retried in order; a live capture drops the batches the queue has no room for, a
+ * file's reading waits for room. Every row carries its batch's id (run id ":" sequence): a
+ * spooled batch is sent again only if the table has no row of it (a reply lost after the server
+ * took the rows). */
 #ifndef ROCEDUMP_EXPORT_EXPORT_H
 #define ROCEDUMP_EXPORT_EXPORT_H
 
@@ -15,9 +16,15 @@
 #include "input/input.h"
 #include "roce/roce.h"
 
-#define EXPORT_BATCH_ROWS 10000
+/* A file's rows come many times faster than a live capture's: larger batches keep its INSERTs
+ * few (the server makes a part of each and merges them later: fewer, larger ones cost it less,
+ * docs/clickhouse/README.md), and fewer of them queue, to bound the memory (a frames row: ~150
+ * bytes). */
+#define EXPORT_BATCH_ROWS_LIVE 10000
+#define EXPORT_BATCH_ROWS_FILE 50000
 #define EXPORT_BATCH_S 1.0
-#define EXPORT_QUEUE 16                     /* sealed batches waiting for the thread */
+#define EXPORT_QUEUE 16                     /* sealed batches waiting for the thread (live) */
+#define EXPORT_QUEUE_FILE 2                 /* reading a file: it waits beyond this many */
 #define EXPORT_PARALLEL 4                   /* queued batches sent at once at the end (the four tables') */
 #define EXPORT_SPOOL_MAX_DEFAULT (1ULL << 30) /* --export-spool-max */
 
