@@ -550,6 +550,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rocedump: warning: path analysis: out of memory\n");
 		else if (prc)
 			status = prc;
+		else
+			path_warn_unmatched(an, &o, stderr);
 	}
 	end_export(&sc);
 	if (o.quiet) {

@@ -15,7 +15,9 @@ recorded here again):
     PSN, opcode, ICRC), the rest exactly the ones the hop dropped (tshark's fields, not rocedump's);
   - rocedump: every frame seen at the second point within the copy window (1 ms) of its sighting at
     the first is one frame.copy, and no other frame is; with a window beyond the longest hop delay
-    (the tbf capture), every frame seen at both; no nak.restart_wrong; no PSN lost before the capture
+    (the tbf capture), every frame seen at both; a warning of a hop's packets that match no sighting
+    within the copy window exactly when a hop delays some longer than the window, none with the
+    window wide enough; no nak.restart_wrong; no PSN lost before the capture
     point on a direction with no loss upstream of both bridges (at most the upstream drops
     otherwise), the bridges' frames taken in time order though dumpcap wrote them in batches;
     --strict exits 0;
@@ -71,6 +73,12 @@ def summary_of(rocedump, cap, extra=()):
     streams = next(o["streams"]["rows"] for o in objs if "streams" in o)
     path = summary.get("path", next((o["path"] for o in objs if "path" in o), None))
     return summary, streams, path
+
+
+def path_warnings(rocedump, cap, extra=()):
+    """rocedump -q's warnings of a hop whose packets match no sighting within the copy window."""
+    err = subprocess.run([rocedump, "-q", "-r", cap] + list(extra), capture_output=True, text=True).stderr
+    return [l for l in err.splitlines() if l.startswith("rocedump: warning: path: hop ")]
 
 
 def is_mirrored(truth):
@@ -166,12 +174,18 @@ def check_rocedump(rocedump, name, cap, truth, fr):
             "of the first's sighting, %d" % (name, ev.get("frame.copy", 0), copies))
         # a hop that delays (tbf) more than the window: its frames are copies once the window is wider
         longest = max_delay_ns(fr, truth)
+        warned = path_warnings(rocedump, cap)
+        tap(bool(warned) == (longest > WINDOW_NS),
+            "%s: a warning that a hop's packets match no sighting within the copy window exactly when a hop "
+            "delays some longer than it (the longest %.3f ms)" % (name, longest / 1e6), warned)
         if longest > WINDOW_NS:
             wide = ["--copy-window-us", str(longest // 1000 + 1000)]
             summary_w, _, path = summary_of(rocedump, cap, wide)  # judged with the window wide enough
             judged = wide
             ev_w = summary_w["events"]
             copies = sum(matched(fr, a, b, s)[1] for a, b, s in between(truth))
+            warned = path_warnings(rocedump, cap, wide)
+            tap(not warned, "%s: %s: no warning of unmatched packets" % (name, " ".join(wide)), warned)
             tap(ev_w.get("frame.copy", 0) == copies and not ev_w.get("ack.reordered"),
                 "%s: %s (the longest hop delay %.1f ms): frame.copy %d = every frame seen at both, %d; "
                 "no ack.reordered" % (name, " ".join(wide), longest / 1e6, ev_w.get("frame.copy", 0), copies),

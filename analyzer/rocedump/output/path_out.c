@@ -139,6 +139,32 @@ const struct roce_path *path_out_snapshot(struct roce_analyzer *an, const struct
 	return p;
 }
 
+/* path_warn_unmatched: a hop is warned of when at least UNMATCHED_MIN of its later point's
+ * packets, and more than 1 in UNMATCHED_SHARE of them, are unmatched (a correct capture's hops have
+ * none or a few: a packet's sightings straddling the capture's start or end) */
+#define UNMATCHED_MIN 10
+#define UNMATCHED_SHARE 20
+
+void path_warn_unmatched(const struct roce_analyzer *an, const struct options *o, FILE *err)
+{
+	const struct roce_path *p = roce_analyzer_path(an);
+	for (uint32_t k = 0; p && k < p->n_hops; k++) {
+		const struct roce_path_hop *h = &p->hops[k];
+		uint64_t explained = h->delays + h->mirror_lost;
+		uint64_t un = h->seen_to > explained ? h->seen_to - explained : 0;
+		if (un < UNMATCHED_MIN || un * UNMATCHED_SHARE <= h->seen_to)
+			continue;
+		char w[ROCE_DURSTR_MAX];
+		roce_fmt_duration(w, (double)o->copy_window_us * 1e3);
+		fprintf(err,
+			"rocedump: warning: path: hop %" PRIu32 ">%" PRIu32 ": %" PRIu64 " of the %" PRIu64
+			" packets point %" PRIu32 " saw match no sighting at point %" PRIu32
+			" within the copy window (%s), and count as lost on the hop: is its delay, or the points' clock "
+			"offset, longer than the window? (--copy-window-us, --point-offset)\n",
+			h->from, h->to, un, h->seen_to, h->to, h->from, w);
+	}
+}
+
 /* A duration for the table, "-" for none. */
 static const char *dur(char *b, int64_t ns)
 {

@@ -41,6 +41,12 @@ int path_out_finish(struct roce_analyzer *an, const struct capstats *cs, const s
 const struct roce_path *path_out_snapshot(struct roce_analyzer *an, const struct capstats *cs, const struct options *o,
 					  bool last);
 
+/* A warning on err for each hop whose later point saw many packets that match no sighting at
+ * the earlier one within the copy window, nor are its mirror's loss: the hop counts them lost,
+ * which a delay or a clock offset longer than the window explains (docs/path.md). After
+ * path_out_finish. */
+void path_warn_unmatched(const struct roce_analyzer *an, const struct options *o, FILE *err);
+
 /* -q text: the points and the hop table; nothing when the capture had fewer than two points. */
 void path_print_text(const struct roce_analyzer *an, const struct capstats *cs, FILE *out);
 /* -q JSON: ,"path":{...} (a key of the enclosing object); nothing when fewer than two points. */
