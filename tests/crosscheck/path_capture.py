@@ -12,7 +12,9 @@ Three pcapng interfaces (tapA, tapB, tapC) on one path. Stream X (10.0.0.1 > 10.
 A, B, C; stream Y (10.0.0.2 > 10.0.0.1) crosses C, B, A. Hop A-B takes 2 us plus a jitter of up to
 1 us, hop B-C 3 us plus up to 1.5 us, the same both ways; B's clock runs 1.5 us ahead of A's, C's
 0.5 us (less than a hop's base delay: the path's order is learned from the points' own times). Some packets are dropped between two points (never seen after), a few by B's mirror
-only (seen at A and C). Deterministic: a fixed seed.
+only (seen at A and C). Deterministic: a fixed seed. Variants of it are made in a temporary
+directory: clocks far apart, a hop that delays some packets past the copy window, a mirror that
+misses many packets.
 """
 import json
 import os
@@ -28,7 +30,8 @@ OFFSET = [0, 1500, 500]                      # each point's clock minus true tim
 HOP = {(0, 1): (2000, 1000), (1, 2): (3000, 1500)}   # base, jitter (ns), either direction
 N = 1000                                     # packets per stream
 SPACING = 10000                              # ns between a stream's packets (> any jitter)
-# PSN -> what happens: ('lost', from, to) dropped on that hop; ('mirror', p) p's mirror misses it
+# PSN -> what happens: ('lost', from, to) dropped on that hop; ('mirror', p) p's mirror misses it;
+# ('slow', from, to, ns) delayed that much more on that hop
 X_FATE = {100: ('lost', 0, 1), 350: ('lost', 0, 1), 700: ('lost', 0, 1), 200: ('lost', 1, 2),
           500: ('lost', 1, 2), 300: ('mirror', 1), 800: ('mirror', 1)}
 Y_FATE = {150: ('lost', 2, 1), 600: ('lost', 1, 0), 601: ('lost', 1, 0), 900: ('mirror', 1)}
@@ -84,6 +87,8 @@ def stream(rng, src, dst, qpn, path, fate, start, truth, n=N, offset=OFFSET):
                 t += base + rng.randrange(jit)
                 if what and what[0] == 'lost' and (a, p) == what[1:]:
                     break
+                if what and what[0] == 'slow' and (a, p) == what[1:3]:
+                    t += what[3]
             if what != ('mirror', p):
                 seen.append((p, t))
         for (a, ta), (b, tb) in zip(seen, seen[1:]):
@@ -101,11 +106,11 @@ def block(kind, body):
     return struct.pack('<II', kind, len(body) + 12) + body + struct.pack('<I', len(body) + 12)
 
 
-def make(n=N, offset=OFFSET):
+def make(n=N, offset=OFFSET, x_fate=None):
     rng = random.Random(20)
     truth = {}
-    recs = stream(rng, [10, 0, 0, 1], [10, 0, 0, 2], 0x11, [0, 1, 2], X_FATE, 1_700_000_000_000_000_000, truth, n,
-                  offset)
+    recs = stream(rng, [10, 0, 0, 1], [10, 0, 0, 2], 0x11, [0, 1, 2], X_FATE if x_fate is None else x_fate,
+                  1_700_000_000_000_000_000, truth, n, offset)
     recs += stream(rng, [10, 0, 0, 2], [10, 0, 0, 1], 0x12, [2, 1, 0], Y_FATE, 1_700_000_000_000_005_000, truth, n,
                    offset)
     recs.sort(key=lambda r: (r[0], r[1]))
@@ -191,6 +196,9 @@ def check(rocedump, caps):
     r = subprocess.run([rocedump, '-q', '-r', cap, '--point-offset', 'tapB'], capture_output=True, text=True)
     t.check('--point-offset without =NS: exit 2', r.returncode == 2, r.stderr)
     check_apart(t, rocedump)
+    err = subprocess.run([rocedump, '-q', '-r', cap], capture_output=True, text=True).stderr
+    t.check('no warning of unmatched packets on this capture', 'warning: path' not in err, err)
+    check_unmatched(t, rocedump)
     print('1..%d' % t.n)
     return 1 if t.failed else 0
 
@@ -238,6 +246,26 @@ def check_apart(t, rocedump):
         got, exp = lost_findings(rocedump, cap, names, [(100, 0, 1)])
         t.check('clocks apart: path.lost on the resend of PSN 100 naming the hop', got == exp,
                 '%s vs %s' % (got, exp))
+
+
+def check_unmatched(t, rocedump):
+    """rocedump -q's warning of a hop whose packets match no sighting within the copy window: given
+    when 1 packet in 10 of stream A>B>C takes 2 ms longer on hop A>B (lost after A, unmatched at B),
+    not when A's mirror misses 1 packet in 10 (unmatched at B, but no loss on the hop)."""
+    cases = (('1 packet in 10 2 ms late on hop tapA>tapB', {p: ('slow', 0, 1, 2_000_000) for p in range(5, N, 10)},
+              True),
+             ("tapA's mirror misses 1 packet in 10", {p: ('mirror', 0) for p in range(5, N, 10)}, False))
+    with tempfile.TemporaryDirectory() as d:
+        for what, fate, warned in cases:
+            cap = os.path.join(d, 'path_unmatched.pcapng')
+            with open(cap, 'wb') as f:
+                f.write(make(x_fate=fate)[0])
+            err = subprocess.run([rocedump, '-q', '-r', cap], capture_output=True, text=True).stderr
+            lines = [l for l in err.splitlines() if l.startswith('rocedump: warning: path: hop ')]
+            names = [p['name'] for p in run(rocedump, cap)['points']]
+            hop = 'hop %d>%d: 100 of the ' % (names.index('tapA'), names.index('tapB'))
+            t.check('%s: %s' % (what, 'a warning naming the hop and the 100 packets' if warned else 'no warning'),
+                    (len(lines) == 1 and hop in lines[0]) if warned else not lines, err)
 
 
 def main():

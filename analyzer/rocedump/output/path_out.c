@@ -140,10 +140,17 @@ const struct roce_path *path_out_snapshot(struct roce_analyzer *an, const struct
 }
 
 /* path_warn_unmatched: a hop is warned of when at least UNMATCHED_MIN of its later point's
- * packets, and more than 1 in UNMATCHED_SHARE of them, are unmatched (a correct capture's hops have
- * none or a few: a packet's sightings straddling the capture's start or end) */
+ * packets, and more than 1 in UNMATCHED_SHARE of them, are unmatched, and it counts as many lost.
+ * A packet delayed past the window is both: lost after the earlier point, and unmatched at the
+ * later one. One the earlier point's mirror missed is only unmatched; a correct capture has none or
+ * a few (a packet's sightings straddling the capture's start or end). */
 #define UNMATCHED_MIN 10
 #define UNMATCHED_SHARE 20
+
+static bool many_of(uint64_t n, uint64_t of)
+{
+	return n >= UNMATCHED_MIN && n * UNMATCHED_SHARE > of;
+}
 
 void path_warn_unmatched(const struct roce_analyzer *an, const struct options *o, FILE *err)
 {
@@ -152,16 +159,16 @@ void path_warn_unmatched(const struct roce_analyzer *an, const struct options *o
 		const struct roce_path_hop *h = &p->hops[k];
 		uint64_t explained = h->delays + h->mirror_lost;
 		uint64_t un = h->seen_to > explained ? h->seen_to - explained : 0;
-		if (un < UNMATCHED_MIN || un * UNMATCHED_SHARE <= h->seen_to)
+		if (!many_of(un, h->seen_to) || !many_of(h->lost, h->seen_to))
 			continue;
 		char w[ROCE_DURSTR_MAX];
 		roce_fmt_duration(w, (double)o->copy_window_us * 1e3);
 		fprintf(err,
 			"rocedump: warning: path: hop %" PRIu32 ">%" PRIu32 ": %" PRIu64 " of the %" PRIu64
 			" packets point %" PRIu32 " saw match no sighting at point %" PRIu32
-			" within the copy window (%s), and count as lost on the hop: is its delay, or the points' clock "
-			"offset, longer than the window? (--copy-window-us, --point-offset)\n",
-			h->from, h->to, un, h->seen_to, h->to, h->from, w);
+			" within the copy window (%s), and the hop counts %" PRIu64 " lost: is its delay, or the points' "
+			"clock offset, longer than the window? (--copy-window-us, --point-offset)\n",
+			h->from, h->to, un, h->seen_to, h->to, h->from, w, h->lost);
 	}
 }
 

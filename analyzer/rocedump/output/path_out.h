@@ -42,8 +42,8 @@ const struct roce_path *path_out_snapshot(struct roce_analyzer *an, const struct
 					  bool last);
 
 /* A warning on err for each hop whose later point saw many packets that match no sighting at
- * the earlier one within the copy window, nor are its mirror's loss: the hop counts them lost,
- * which a delay or a clock offset longer than the window explains (docs/path.md). After
+ * the earlier one within the copy window (nor are its mirror's loss) while the hop counts many
+ * lost: a delay or a clock offset longer than the window makes both (docs/path.md). After
  * path_out_finish. */
 void path_warn_unmatched(const struct roce_analyzer *an, const struct options *o, FILE *err);
 
