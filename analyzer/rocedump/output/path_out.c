@@ -140,10 +140,10 @@ const struct roce_path *path_out_snapshot(struct roce_analyzer *an, const struct
 }
 
 /* path_warn_unmatched: a hop is warned of when at least UNMATCHED_MIN of its later point's
- * packets, and more than 1 in UNMATCHED_SHARE of them, are unmatched, and it counts as many lost.
- * A packet delayed past the window is both: lost after the earlier point, and unmatched at the
- * later one. One the earlier point's mirror missed is only unmatched; a correct capture has none or
- * a few (a packet's sightings straddling the capture's start or end). */
+ * packets, and more than 1 in UNMATCHED_SHARE of them, are unmatched, and its lost packets are
+ * that many too. A packet delayed past the window is both: lost after the earlier point, and
+ * unmatched at the later one. One the earlier point's mirror missed is only unmatched; a correct
+ * capture has none or a few (a packet's sightings straddling the capture's start or end). */
 #define UNMATCHED_MIN 10
 #define UNMATCHED_SHARE 20
 
