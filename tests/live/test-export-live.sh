@@ -56,6 +56,8 @@ end_line() {
 	sed -n 's/^rocedump: export: \([0-9]*\) rows sent, \([0-9]*\) spooled, \([0-9]*\) dropped, in [0-9]* batches$/\1 \2 \3/p' "$T/$1.err"
 }
 metric() { sed -n "s/^rocedump_export_rows_total{outcome=\"$1\"} //p" "$T/hold.prom"; }
+# counted NAME: the frames the capture has counted (SIGUSR1's count line).
+counted() { sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$T/$1.err" | tail -1; }
 
 server hold && hport=$port && server ok && oport=$port || { echo "Bail out! the stand-in servers did not start"; exit 1; }
 mkdir "$T/spool"
@@ -81,7 +83,7 @@ counted=
 for _ in $(seq 40); do
 	kill -USR1 $hpid
 	sleep 0.1
-	counted=$(sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$T/hold.err" | tail -1)
+	counted=$(counted hold)
 	[ "$counted" = "$arrived" ] && break
 done
 waited=$(echo "$(date +%s.%N) - $hstart" | bc)
@@ -99,7 +101,7 @@ fi
 for _ in $(seq 100); do
 	kill -USR1 $rpid
 	sleep 0.1
-	[ "$(sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$T/ref.err" | tail -1)" = "$arrived" ] && break
+	[ "$(counted ref)" = "$arrived" ] && break
 done
 
 # 2. SIGINT: the run ends within a bound (the hanging request gives up 10 s after it began).
