@@ -27,8 +27,8 @@
 # machine is doing), and their ratio. Then one run with --export-all-frames: its time, the rows it sent a
 # second, and the bytes a frames row takes on disk (system.parts: compressed, all columns). The
 # export's cost is mostly fixed, a run's: the server taking the last batches at the end (at
-# once, a connection each; libcurl's loading and the tables' check overlap the capture's
-# reading, on the export thread); the CPU time of each run (GNU time) shows what the frames
+# once, a connection each), libcurl's loading before the reading, and the tables' check, which
+# overlaps the reading on the export thread; the CPU time of each run (GNU time) shows what the frames
 # cost. Exit status: 0 when everything ran (whatever PASS/FAIL says), 1 when a program failed, 2
 # on a usage error.
 set -u

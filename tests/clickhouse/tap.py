@@ -1,5 +1,5 @@
-"""tap.py: the TAP lines of the tests in this directory: ok() prints one, plan() the plan and
-gives the exit status."""
+"""tap.py: the TAP lines of the tests in this directory: ok() prints one, skip() one skipped,
+plan() the plan and gives the exit status."""
 n_test = 0
 failed = False
 
@@ -12,6 +12,12 @@ def ok(cond, what, detail=''):
         failed = True
         for line in str(detail).splitlines()[:20]:
             print('# ' + line)
+
+
+def skip(why):
+    global n_test
+    n_test += 1
+    print(f'ok {n_test} # SKIP {why}')
 
 
 def plan():

@@ -2,12 +2,12 @@
 """test-clickhouse.py ROCEDUMP CAPTURES DOCS: rocedump --export against a real ClickHouse server
 (TAP). The server runs as the clickhouse user (when run as root) on a private data directory and
 private ports, configured in a temporary directory; skipped when clickhouse-server is absent.
-What the tables hold is compared with rocedump's own JSON (-T json frames, --summary), exactly;
-then a server killed in the middle of an export and restarted (every row once, the spool
-drained), a batch resent after a lost reply (not doubled), a full spool (drops counted exactly),
-a table that differs from the schema (refused), the run's last batches sent at once (1,000
-streams; one of them refused), the shipped queries' answers, and the cluster schema over two
-servers as two shards."""
+What the tables hold is compared with rocedump's own JSON (-T json frames, --summary), exactly; then
+a server killed in the middle of an export and restarted (every row once, the spool drained), a
+batch resent after a lost reply (not doubled), a full spool (drops counted exactly), a table that
+differs from the schema (refused), libcurl absent (refused before a frame is read), the run's last
+batches sent at once (1,000 streams; one of them refused), the shipped queries' answers, and the
+cluster schema over two servers as two shards."""
 import calendar
 import json
 import os
@@ -24,7 +24,7 @@ import urllib.parse
 import urllib.request
 
 import rowbinary
-from tap import ok, plan
+from tap import ok, plan, skip
 
 RD, CAPS, DOCS, GENCAPS = sys.argv[1:5]
 # CLICKHOUSE_SERVER: another server binary (a path that does not exist: the skip)
@@ -376,6 +376,21 @@ def check_refusals(srv):
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url().replace('://', '://ro@'),
                  '--export-password-file', pw)
     ok(r.returncode == 2 and 'Code: 193' in r.stderr, '--export-password-file: the file\'s password is sent', r.stderr)
+    check_no_libcurl(srv)
+
+
+def check_no_libcurl(srv):
+    """libcurl, loaded at --export's start, absent (a private mount of /dev/null over it): exit 2
+    before a frame is read, the message naming it."""
+    lib = os.path.realpath('/usr/lib/x86_64-linux-gnu/libcurl.so.4')
+    if os.geteuid() != 0 or not shutil.which('unshare') or not os.path.exists(lib):
+        skip('libcurl absent: needs root, unshare and ' + lib)
+        return
+    r = subprocess.run(['unshare', '-m', 'sh', '-c', 'mount --bind /dev/null "$0" && exec "$@"', lib, RD,
+                        '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url()],
+                       capture_output=True, text=True, timeout=60)
+    ok(r.returncode == 2 and r.stderr.startswith('rocedump: --export needs libcurl (libcurl.so.4)') and r.stdout == '',
+       'libcurl absent: exit 2 at the start, nothing read, the message names it', f'exit {r.returncode} {r.stdout[:300]} {r.stderr}')
 
 
 def check_all_frames(srv):

@@ -1,5 +1,5 @@
-/* ch.c: a ClickHouse server over HTTP (see ch.h). libcurl is loaded with dlopen by the first
- * --export, not linked: linked in, it and the TLS, HTTP/2, SSH and LDAP libraries it needs would
+/* ch.c: a ClickHouse server over HTTP (see ch.h). libcurl is loaded with dlopen at --export's
+ * start, not linked: linked in, it and the TLS, HTTP/2, SSH and LDAP libraries it needs would
  * cost every run their loading at start-up (as libmicrohttpd would, live/metrics_out.c). */
 #define _GNU_SOURCE
 #include "export/ch.h"
@@ -60,7 +60,7 @@ void chbuf_free(struct chbuf *b)
 	*b = (struct chbuf){0};
 }
 
-static int load_curl(char *err, size_t errlen)
+int ch_load(char *err, size_t errlen)
 {
 	if (cu.easy_init)
 		return 0;
@@ -165,7 +165,7 @@ int ch_open(struct ch_conn *c, const char *url, const char *password_file, char 
 
 int ch_connect(struct ch_conn *c, char *err, size_t errlen)
 {
-	if (load_curl(err, errlen) < 0)
+	if (ch_load(err, errlen) < 0)
 		return -1;
 	/* an empty Expect: curl would send "Expect: 100-continue" before a large body and wait for
 	 * the server's go-ahead (up to a second) before sending it */

@@ -33,8 +33,11 @@ struct ch_conn {
  * from file (its first line) when given, else from CLICKHOUSE_PASSWORD when set. 0, or -1 with
  * the message in err. */
 int ch_open(struct ch_conn *c, const char *url, const char *password_file, char *err, size_t errlen);
-/* libcurl loaded (its loading takes tens of milliseconds: done by the export thread) and the
- * handle made. 0, or -1 with the message in err. */
+/* libcurl loaded, once: by export_start, before the capture's threads start (its 30 libraries'
+ * mappings would otherwise interrupt them, and a missing libcurl is said before a frame is
+ * read). 0, or -1 with the message in err. */
+int ch_load(char *err, size_t errlen);
+/* libcurl loaded (ch_load) and the handle made. 0, or -1 with the message in err. */
 int ch_connect(struct ch_conn *c, char *err, size_t errlen);
 /* dst: src's server, user and password over a handle (and so a connection) of its own, for
  * requests sent at the same time as src's. 0, or -1 with the message in err. */

@@ -747,7 +747,7 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 		snprintf(x->box, sizeof(x->box), "unknown");
 	make_run_id(x);
 	make_box(x);
-	if (ch_open(&x->conn[0], cfg->url, cfg->password_file, err, errlen) < 0 ||
+	if (ch_load(err, errlen) < 0 || ch_open(&x->conn[0], cfg->url, cfg->password_file, err, errlen) < 0 ||
 	    (cfg->spool_dir && spool_open(&x->spool, cfg->spool_dir, cfg->spool_max, err, errlen) < 0)) {
 		ch_close(&x->conn[0]);
 		free(x);
