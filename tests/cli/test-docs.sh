@@ -3,7 +3,8 @@
 # `rocedump --help` lists is described in the man page (analyzer/rocedump/rocedump.1), in the synopsis
 # of docs/options.md and in the tables of options (docs/options.md, and docs/live-capture.md for -i's); every event is in the man page; the man page names the version --version prints and
 # formats without a warning (groff -man -ww); `meson install` puts the binary and the man page in
-# place; no file points at design notes outside the repository; LICENSE is the licence meson.build
+# place; the documentation's command lines name no option the programs lack (doc_options.py);
+# no file points at design notes outside the repository; LICENSE is the licence meson.build
 # declares. TAP output.
 #   test-docs.sh ROCEDUMP SOURCE_ROOT BUILD_ROOT PRINT_DEFAULTS
 # PRINT_DEFAULTS prints the options with a default, "OPTION VALUE", from the headers' named
@@ -109,6 +110,13 @@ man_version rocedump "$MAN" "$version"
 man_groff "$MAN"
 # meson install: the binary and the man page (into a scratch DESTDIR; nothing is rebuilt)
 man_installed rocedump "$MAN" "$BUILD" "$T"
+
+# Every long option a command line of the documentation gives rocedump or roceconform is theirs
+# (a diagram's command is not run by readme-examples).
+cf=$BUILD/conformance/roceconform
+bad=$(python3 "$(dirname "$0")/doc_options.py" "$SRC" "$R" $([ -x "$cf" ] && echo "$cf"))
+[ -z "$bad" ] && ok "the documentation's rocedump and roceconform command lines name only their options" ||
+	not_ok "the documentation's rocedump and roceconform command lines name only their options" "$bad"
 
 # The repository stands alone: nothing points at design or style notes outside it.
 outside=$(grep -rIlE --exclude-dir=.git --exclude-dir='build*' --exclude-dir=captures \
