@@ -14,16 +14,33 @@
 
 struct probe_ctx {
 	struct roce_analyzer *an;
+	const struct input *in;
 	uint64_t n;
 	int64_t first;
+	bool one_file;
 };
 
-/* Whether the first pass matches the packet: one PSN in PATH_PROBE_SAMPLE, by a hash of it (every
- * sighting of a packet has its PSN, so its sightings are all taken or all left; the wide window then
- * holds a fraction of the packets, and the delay minima come from a sample of each stream's). */
+/* Whether the pass has nothing to find: one file, of one interface, in which one capture point only
+ * has shown (a pass over a dense capture of one point cost a fifth of the run). */
+static bool probe_alone(const struct probe_ctx *c)
+{
+	const struct roce_path_point *pts;
+	const struct capstats *cs = input_capstats(c->in);
+	return c->one_file && roce_analyzer_path_points(c->an, &pts) <= 1 &&
+	       (cs->format != CAPSTATS_PCAPNG || cs->n_names <= 1);
+}
+
+/* Whether the first pass matches the packet: a stream's packet (one with a BTH, not a CNP: the
+ * offsets come from streams alone), one PSN in PATH_PROBE_SAMPLE, by a hash of it (every sighting of
+ * a packet has its PSN, so its sightings are all taken or all left; the wide window then holds a
+ * fraction of the packets, and the delay minima come from a sample of each stream's). A CNP's PSN is
+ * 0, which the hash takes: every CNP of a queue pair, the same bytes, went to one chain of the
+ * sightings table, walked at each of them for the window's second, 47 ms of a 1 M-frame lossy
+ * capture's first pass. */
 static bool probe_sampled(const struct roce_pkt *pkt)
 {
-	return ((pkt->h.bth.psn * UINT32_C(0x9e3779b1)) >> 16) % PATH_PROBE_SAMPLE == 0;
+	return pkt->version && pkt->op && pkt->op->op != ROCE_OP_CNP &&
+	       ((pkt->h.bth.psn * UINT32_C(0x9e3779b1)) >> 16) % PATH_PROBE_SAMPLE == 0;
 }
 
 static bool probe_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
@@ -35,6 +52,8 @@ static bool probe_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 	pkt->capture_if = f->iface;
 	if (probe_sampled(pkt))
 		roce_analyze(c->an, pkt, f->number, f->data, ts, NULL);
+	if (c->n == PATH_PROBE_ALONE && probe_alone(c))
+		return false;
 	return c->n < PATH_PROBE_FRAMES && ts - c->first < PATH_PROBE_NS;
 }
 
@@ -61,9 +80,13 @@ bool path_probe_run(struct path_probe *p, const struct options *o, const struct 
 	struct input in;
 	if (open_files(&in, o, err, sizeof(err)) < 0)
 		return false;
-	struct probe_ctx c = {.an = roce_analyzer_new(&acfg, err)};
+	struct probe_ctx c = {.an = roce_analyzer_new(&acfg, err), .in = &in, .one_file = o->n_read_files <= 1};
+	/* its decoder checks no ICRC and no checksum: it looks for copies (by the ICRC on the wire)
+	 * and their times, not for damage, which the main pass reports */
+	struct roce_decoder_config dcfg = pcfg->decoder ? *pcfg->decoder : (struct roce_decoder_config){0};
+	dcfg.flags |= ROCE_DECODE_NO_ICRC | ROCE_DECODE_NO_CSUM;
 	struct pipeline_config cfg = {.threads = pcfg->threads, .batch_frames = pcfg->batch_frames,
-				      .decoder = pcfg->decoder};
+				      .decoder = &dcfg};
 	bool ok = c.an && pipeline_run(&in, &cfg, probe_frame, &c, err, sizeof(err)) >= 0 &&
 		  roce_analyzer_path_finish(c.an, NULL, NULL) == 0;
 	if (ok) {

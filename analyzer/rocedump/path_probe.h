@@ -15,6 +15,8 @@
 #define PATH_PROBE_FRAMES 200000u                 /* the first pass reads at most these frames */
 #define PATH_PROBE_NS INT64_C(2000000000)         /* and at most this much capture time */
 #define PATH_PROBE_SAMPLE 16u                     /* it analyses one PSN in this many */
+#define PATH_PROBE_ALONE 16384u                   /* frames after which one file of one interface
+						   * that showed one capture point only is left */
 
 struct path_probe {
 	uint32_t n;                               /* points the first pass saw */
@@ -24,7 +26,9 @@ struct path_probe {
 };
 
 /* The first pass on o's -r files, when they are files (not stdin, not live) and copies are looked
- * for: p filled, its offsets applied when one of them is more than a quarter of the copy window
+ * for (left after PATH_PROBE_ALONE frames of a single file of one interface in which one capture
+ * point only showed: every frame of such a file has the one clock, and its points are mirror
+ * sessions that appear together, as a rule): p filled, its offsets applied when one of them is more than a quarter of the copy window
  * (below that the end's estimate, from the tight window's matches, serves as before). Returns
  * false when no pass was made (p->applied false), or on a read error (ignored: the main pass
  * reports it). */
