@@ -173,6 +173,10 @@ void sightings_offset(struct sightings *t, uint32_t i, int64_t offset)
 {
 	t->points[i].newest += t->points[i].offset - offset;
 	t->points[i].offset = offset;
+	if (offset < t->off_min)
+		t->off_min = offset;
+	if (offset > t->off_max)
+		t->off_max = offset;
 }
 
 /* How e's packet was seen within the window of ts: not (its first sighting is not within it), at
@@ -198,13 +202,23 @@ struct sight_entry *sightings_find(struct sightings *t, uint64_t key, uint32_t i
 	struct sight_entry *found = NULL;
 	int64_t found_d = 0;
 	*seen = COPY_NEW;
+	/* An entry first sighted before `oldest` has every entry older than it out of the window
+	 * too: an older entry's frame came earlier, at most raw_back behind in its own clock, and
+	 * the points' clocks are taken back by offsets at most off_max - off_min apart. */
+	int64_t spread, reach, oldest;
+	if (__builtin_sub_overflow(t->off_max, t->off_min, &spread) || __builtin_add_overflow(t->window_ns, t->raw_back, &reach) ||
+	    __builtin_add_overflow(reach, spread, &reach) || __builtin_sub_overflow(ts, reach, &oldest))
+		oldest = INT64_MIN;
 	/* newest first; each step to an older entry, so that a stale sequence number taken for a
 	 * live one (after 2^32 entries) cannot make a loop. Of the packets seen only elsewhere, the
 	 * one first seen nearest in time; else one seen here already (another sending of it). */
-	uint32_t age = t->tail - t->head;
-	for (uint32_t q = t->bucket[sightings_bucket_index(t, key)]; q - t->head < age; q = t->ring[q & t->mask].next) {
+	uint32_t age = t->tail - t->head, walked = 0;
+	for (uint32_t q = t->bucket[sightings_bucket_index(t, key)]; q - t->head < age && walked < COPY_CHAIN_MAX;
+	     q = t->ring[q & t->mask].next, walked++) {
 		age = q - t->head;
 		struct sight_entry *e = &t->ring[q & t->mask];
+		if (e->s[0].ts < oldest)
+			break;
 		if (e->key != key || (has_icrc && e->has_icrc && e->icrc != icrc))
 			continue;
 		enum copy_seen how = sighting_seen(t, e, ts, where);

@@ -65,6 +65,7 @@ struct sightings {
 	/* the frames' own time stamps: the newest, and the farthest one came back behind it (a
 	 * capture in time order: 0; every point's frames up to newest - back are then all in) */
 	int64_t raw_newest, raw_back;
+	int64_t off_min, off_max; /* the least and greatest offset a point was given (sightings_offset) */
 	int64_t window_ns;
 	int64_t slack_ns;         /* kept past the window besides (roce_analyzer_path_offsets' spread) */
 	uint64_t unchecked;       /* entries forgotten for room while a copy could still come */
@@ -191,7 +192,12 @@ static inline int64_t sightings_time(const struct sightings *t, uint32_t i, int6
 
 /* The packet with this key (and ICRC, has_icrc) sighted within the window of ts: *seen says how,
  * and the entry returned holds its sightings (NULL: COPY_NEW). It is valid until the next
- * sightings_add. */
+ * sightings_add. Its bucket's chain is walked newest first, only as far as an entry could still be
+ * within the window (the frames' steps back in time and the points' offsets allowed for), and over
+ * at most COPY_CHAIN_MAX entries: packets with the same bytes (a queue pair's CNPs, each PSN 0,
+ * IPv4 id 0) share one chain, which 200,000 of them, 1 us apart, made a walk of 8,192 entries a
+ * frame (105 s; a file of them with one time stamp, of the whole ring). */
+#define COPY_CHAIN_MAX 128u
 struct sight_entry *sightings_find(struct sightings *t, uint64_t key, uint32_t icrc, bool has_icrc, int64_t ts,
 				   uint32_t where, enum copy_seen *seen);
 

@@ -2,7 +2,9 @@
  * found again from another capture point however far apart the two sightings are in the file,
  * as long as they are within the window of each other; it is forgotten only when every point is
  * past its window, or, past COPY_SIGHTINGS_MAX entries, for room, counted as unchecked; what the
- * path analysis folds with two points does not depend on the ring's size. */
+ * path analysis folds with two points does not depend on the ring's size; a bucket's chain is walked
+ * past entries out of the window as long as an older one may be within it (steps back in time,
+ * clock offsets), and over the COPY_CHAIN_MAX newest entries only. */
 #include <criterion/criterion.h>
 
 #include "copies.h"
@@ -176,4 +178,69 @@ Test(copies, batches_in_file_order_still_match)
 	for (uint32_t i = 0; i < n; i++)
 		cr_assert_eq(sight(i, 1, (int64_t)i * 10 + 3, ++frame, NULL), COPY_ELSEWHERE, "packet %u", i);
 	cr_assert_eq(T.unchecked, 0);
+}
+
+/* Packets whose keys share a bucket of the table (its chain): (4m << 40) | 1 for any m. */
+static uint64_t chained_key(uint32_t m)
+{
+	return (uint64_t)(4 * m) << 40 | 1;
+}
+
+/* Sighting of chained packet m at point pt (where: pt), at raw in its clock: how it was seen; an
+ * entry of its own unless seen elsewhere (as analyze.c's is_copy: the same place again is another
+ * sending), else *found the frame of the entry found. */
+static enum copy_seen sight_chained(uint32_t m, uint32_t pt, int64_t raw, uint32_t frame, uint32_t *found)
+{
+	enum copy_seen seen;
+	uint32_t i = sightings_point(&T, pt, raw);
+	struct sighting x = {sightings_time(&T, i, raw), frame, pt, i};
+	struct sight_entry *e = sightings_find(&T, chained_key(m), m, true, x.ts, pt, &seen);
+	if (seen == COPY_ELSEWHERE)
+		*found = e->s[0].frame;
+	else
+		sightings_add(&T, chained_key(m), m, true, &x);
+	return seen;
+}
+
+/* The chain's walk stops at an entry out of the window only when every older one must be too: a
+ * file read in its own order steps back in time (raw_back). Point 0 sees A at 5,000 ns; then point
+ * 1's batch, from 0: B at 0 (point 1 only), then A at 5,100. B, newer in the chain, is 5,100 ns
+ * before; A, older in the chain, is 100 ns before, and found. */
+Test(copies, chain_walk_past_a_step_back)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	uint32_t found = 0;
+	cr_assert_eq(sight_chained(1, 0, 5000, 1, &found), COPY_NEW);
+	cr_assert_eq(sight_chained(2, 1, 0, 2, &found), COPY_NEW);
+	cr_assert_eq(sight_chained(1, 1, 5100, 3, &found), COPY_ELSEWHERE);
+	cr_assert_eq(found, 1);
+}
+
+/* Likewise for the points' clock offsets: point 1's clock runs 50,000 ns ahead, point 2's 49,000.
+ * A at point 0 at 1,000; B at point 1 at 0 (raw 50,000, read after A); A at point 2 at 1,200 (raw
+ * 50,200): B is 1,200 ns before in the reference clock, A 200, and found. */
+Test(copies, chain_walk_past_clock_offsets)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	uint32_t found = 0;
+	cr_assert_eq(sight_chained(1, 0, 1000, 1, &found), COPY_NEW);
+	sightings_offset(&T, sightings_point(&T, 1, 50000), 50000);  /* as analyze.c: when a point is new */
+	cr_assert_eq(sight_chained(2, 1, 50000, 2, &found), COPY_NEW);
+	sightings_offset(&T, sightings_point(&T, 2, 50200), 49000);
+	cr_assert_eq(sight_chained(1, 2, 50200, 3, &found), COPY_ELSEWHERE);
+	cr_assert_eq(found, 1);
+}
+
+/* Packets with the same bytes (one chain, as a queue pair's CNPs): a copy is looked for among the
+ * COPY_CHAIN_MAX newest. Point 0 sends one packet COPY_CHAIN_MAX + 10 times, 1 ns apart; its copy
+ * at point 1, 1 ns after the first sending, matches the nearest of the newest, not the first
+ * sending (a walk of the whole chain, a frame, made 200,000 such packets take 100 s). */
+Test(copies, same_bytes_newest_looked_at)
+{
+	cr_assert_eq(sightings_init(&T, WINDOW), 0);
+	uint32_t found = 0, n = COPY_CHAIN_MAX + 10;
+	for (uint32_t f = 1; f <= n; f++)
+		cr_assert_eq(sight_chained(7, 0, 100 + f, f, &found), f == 1 ? COPY_NEW : COPY_SAME_PLACE);
+	cr_assert_eq(sight_chained(7, 1, 102, n + 1, &found), COPY_ELSEWHERE);
+	cr_assert_eq(found, n - COPY_CHAIN_MAX + 1, "frame %u", found);
 }
