@@ -8,8 +8,8 @@
 #   - a second -r is read too (merged) and the same -i given twice is refused (several are
 #     captured on at once), instead of the second silently replacing the first; -r past 64 files
 #     is refused;
-#   - 200,000 copies of one CNP with one time stamp are read in full (the sightings table's chain
-#     walk bounded).
+#   - 200,000 copies of one CNP with one time stamp, and a storm of 199,990 resends of the same
+#     bytes, are read in full (the sightings table's chain walk bounded).
 # Every input here is a regression input of a defect once found; the suite runs in the sanitizer
 # builds too.
 set -u
@@ -139,4 +139,35 @@ PY
 timeout 60 "$rd" -r "$T/storm.pcap" -q >"$T/out" 2>&1; rc=$?
 [ "$rc" = 0 ] && [ "$(frames "$T/out")" = 200000 ]
 check $? "200,000 copies of one CNP, one time stamp: read in full, no hang (exit $rc; 124: 60 s passed)" "$(head -3 "$T/out")"
+# a retransmission storm: one RC request of that capture sent again and again for PSNs 100-109, the
+# same bytes every round (88 s before, each sending walking the chain of all the earlier ones)
+"$py" - "$caps/gen/cnp_ecn.pcap" "$T/resend.pcap" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], 'rb').read()
+off, req = 24, None
+while req is None and off + 16 <= len(data):
+    caplen = struct.unpack('<I', data[off + 8:off + 12])[0]
+    f = data[off + 16:off + 16 + caplen]
+    off += 16 + caplen
+    if len(f) > 54 and f[12:14] == b'\x08\x00' and f[23] == 17 and f[36:38] == b'\x12\xb7' and f[42] != 0x81:
+        req = f
+def with_psn(psn):  # the PSN set and the ICRC made again (IBTA Annex A17.3.3: the variant fields masked)
+    f = bytearray(req)
+    f[51:54] = psn.to_bytes(3, 'big')
+    ip, udp, ib = bytearray(f[14:34]), bytearray(f[34:42]), bytearray(f[42:-4])
+    ip[1], ip[8], ip[10:12], udp[6:8], ib[4] = 0xff, 0xff, b'\xff\xff', b'\xff\xff', 0xff
+    f[-4:] = struct.pack('<I', zlib.crc32(b'\xff' * 8 + bytes(ip) + bytes(udp) + bytes(ib)))
+    return bytes(f)
+frames = [with_psn(100 + k) for k in range(10)]
+with open(sys.argv[2], 'wb') as out:
+    out.write(data[:24])
+    for i in range(200000):
+        t = 1000000 + 2 * i
+        out.write(struct.pack('<IIII', t // 1000000, t % 1000000, len(req), len(req)) + frames[i % 10])
+PY
+timeout 60 "$rd" -r "$T/resend.pcap" -q >"$T/out" 2>&1; rc=$?
+[ "$rc" = 0 ] && [ "$(frames "$T/out")" = 200000 ] && grep -q 'ICRC: good 200000' "$T/out" &&
+	grep -qE '^ *psn.retransmit +warn +199990$' "$T/out"
+check $? "a storm of 199,990 resends with the same bytes: read in full, no hang (exit $rc; 124: 60 s passed)" \
+	"$(head -12 "$T/out")"
 echo "1..$n"
