@@ -206,8 +206,9 @@ struct sight_entry *sightings_find(struct sightings *t, uint64_t key, uint32_t i
 	 * too: an older entry's frame came earlier, at most raw_back behind in its own clock, and
 	 * the points' clocks are taken back by offsets at most off_max - off_min apart. */
 	int64_t spread, reach, oldest;
-	if (__builtin_sub_overflow(t->off_max, t->off_min, &spread) || __builtin_add_overflow(t->window_ns, t->raw_back, &reach) ||
-	    __builtin_add_overflow(reach, spread, &reach) || __builtin_sub_overflow(ts, reach, &oldest))
+	if (__builtin_sub_overflow(t->off_max, t->off_min, &spread) ||
+	    __builtin_add_overflow(t->window_ns, t->raw_back, &reach) || __builtin_add_overflow(reach, spread, &reach) ||
+	    __builtin_sub_overflow(ts, reach, &oldest))
 		oldest = INT64_MIN;
 	/* newest first; each step to an older entry, so that a stale sequence number taken for a
 	 * live one (after 2^32 entries) cannot make a loop. Of the packets seen only elsewhere, the

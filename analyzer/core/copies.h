@@ -195,8 +195,8 @@ static inline int64_t sightings_time(const struct sightings *t, uint32_t i, int6
  * sightings_add. Its bucket's chain is walked newest first, only as far as an entry could still be
  * within the window (the frames' steps back in time and the points' offsets allowed for), and over
  * at most COPY_CHAIN_MAX entries: packets with the same bytes (a queue pair's CNPs, each PSN 0,
- * IPv4 id 0) share one chain, which 200,000 of them, 1 us apart, made a walk of 8,192 entries a
- * frame (105 s; a file of them with one time stamp, of the whole ring). */
+ * IPv4 id 0; a storm of resends) share one chain, which a walk to its end at every frame made
+ * quadratic in their number. */
 #define COPY_CHAIN_MAX 128u
 struct sight_entry *sightings_find(struct sightings *t, uint64_t key, uint32_t icrc, bool has_icrc, int64_t ts,
 				   uint32_t where, enum copy_seen *seen);

@@ -21,7 +21,7 @@ struct probe_ctx {
 };
 
 /* Whether the pass has nothing to find: one file, of one interface, in which one capture point only
- * has shown (a pass over a dense capture of one point cost a fifth of the run). */
+ * has shown (a dense capture of one point would pay for the whole pass). */
 static bool probe_alone(const struct probe_ctx *c)
 {
 	const struct roce_path_point *pts;
@@ -34,9 +34,8 @@ static bool probe_alone(const struct probe_ctx *c)
  * offsets come from streams alone), one PSN in PATH_PROBE_SAMPLE, by a hash of it (every sighting of
  * a packet has its PSN, so its sightings are all taken or all left; the wide window then holds a
  * fraction of the packets, and the delay minima come from a sample of each stream's). A CNP's PSN is
- * 0, which the hash takes: every CNP of a queue pair, the same bytes, went to one chain of the
- * sightings table, walked at each of them for the window's second, 47 ms of a 1 M-frame lossy
- * capture's first pass. */
+ * 0, which the hash takes: every CNP of a queue pair, the same bytes, would go to one chain of the
+ * sightings table, kept for the window's second. */
 static bool probe_sampled(const struct roce_pkt *pkt)
 {
 	return pkt->version && pkt->op && pkt->op->op != ROCE_OP_CNP &&

@@ -118,9 +118,9 @@ check $? "-i twice: exit 2 (exit $rc)" "$(cat "$T/out")"
 
 # copies: packets with the same bytes share a chain of the sightings table. 200,000 copies of one
 # CNP (a queue pair's CNPs are PSN 0, and IPv4 id 0 from many NICs), all with one time stamp, made
-# each frame walk every entry before it: 100 s and more, a million of them hours. The walk now
-# stops where no entry can be in the copy window and after COPY_CHAIN_MAX entries. The time limit
-# is a hang guard (the run takes a fraction of a second), not a measure of speed.
+# each frame walk every entry before it: quadratic time. The walk now stops where no entry can be
+# in the copy window and after COPY_CHAIN_MAX entries. The time limit is a hang guard, far above
+# what the run takes, not a measure of speed.
 "$py" - "$caps/gen/cnp_ecn.pcap" "$T/storm.pcap" <<'PY'
 import struct, sys
 data = open(sys.argv[1], 'rb').read()
@@ -140,7 +140,7 @@ timeout 60 "$rd" -r "$T/storm.pcap" -q >"$T/out" 2>&1; rc=$?
 [ "$rc" = 0 ] && [ "$(frames "$T/out")" = 200000 ]
 check $? "200,000 copies of one CNP, one time stamp: read in full, no hang (exit $rc; 124: 60 s passed)" "$(head -3 "$T/out")"
 # a retransmission storm: one RC request of that capture sent again and again for PSNs 100-109, the
-# same bytes every round (88 s before, each sending walking the chain of all the earlier ones)
+# same bytes every round (each sending walked the chain of all the earlier ones)
 "$py" - "$caps/gen/cnp_ecn.pcap" "$T/resend.pcap" <<'PY'
 import struct, sys, zlib
 data = open(sys.argv[1], 'rb').read()
