@@ -13,7 +13,8 @@ import re
 import subprocess
 import sys
 
-SKIP_DIRS = {'.git', 'vendor', os.path.join('dut', 'cache')}  # git's, a vendored library's, the DUT image's
+SKIP_NAMES = {'.git', 'vendor'}  # git's, a vendored library's (and build*, the builds)
+SKIP_PATHS = {os.path.join('tests', 'dut', 'cache')}  # the DUT image's files, from the root
 END = re.compile(r'`|\||;|&&|\)|\]')
 COMMAND = re.compile(r'(?<![\w./-])(rocedump|roceconform)(?= )')
 LONG = re.compile(r'(?<![\w-])--[a-z][a-z0-9-]+')
@@ -26,8 +27,8 @@ def options(exe):
 
 def doc_files(root):
     for d, dirs, names in os.walk(root):
-        dirs[:] = [x for x in dirs if x not in SKIP_DIRS and os.path.join(os.path.basename(d), x) not in SKIP_DIRS
-                   and not x.startswith('build')]
+        dirs[:] = [x for x in dirs if x not in SKIP_NAMES and not x.startswith('build') and
+                   os.path.relpath(os.path.join(d, x), root) not in SKIP_PATHS]
         for n in names:
             if n.endswith('.md') or re.search(r'\.[1-8]$', n):
                 yield os.path.join(d, n)

@@ -71,16 +71,10 @@ if ! setup; then echo "1..$n # cannot create network namespaces, bridges or nfta
 
 # capture NAME ARGS...: rocedump -i lmin -i lmsink in A (stdout $T/NAME.out, stderr $T/NAME.err),
 # once listening on both; PID in pids[NAME]. The filter leaves out the bridge's own frames (IGMP).
-# Each ring (-B) has room for every frame of the replay, however late the capture reads it: 4 MiB
-# of TPACKET_V3 blocks; with --immediate-mode libpcap's TPACKET_V2 ring of 64 KiB slots (the
-# veths' segmentation offload), where -B 4096 is only 64 frames, fewer than lmin's 114 (under
-# ThreadSanitizer and load the kernel dropped up to 60 of the 216), and -B 16384 is 255.
 declare -A pids
 capture() {
 	local name=$1; shift
-	local ring=4096
-	[[ " $* " == *" --immediate-mode "* ]] && ring=16384
-	ip netns exec "$NA" "$R" -i lmin -i lmsink -B $ring "$@" 'udp port 4791' >"$T/$name.out" 2>"$T/$name.err" &
+	ip netns exec "$NA" "$R" -i lmin -i lmsink "$@" 'udp port 4791' >"$T/$name.out" 2>"$T/$name.err" &
 	pids[$name]=$!
 	for _ in $(seq 200); do
 		[ "$(grep -c 'listening on' "$T/$name.err" 2>/dev/null)" = 2 ] && return 0
@@ -99,10 +93,14 @@ frames() { "$R" -r "$CAPS/rxe/send_bw.pcap" -q | sed -n 's/^\([0-9]*\) frames.*/
 ina python3 "$HERE/fake-clickhouse.py" ok "$T/ck.port" "$T/ck.bodies" &
 for _ in $(seq 100); do [ -s "$T/ck.port" ] && break; sleep 0.05; done
 read -r ckport ckpid <"$T/ck.port" && spids+=("$ckpid") || { echo "Bail out! the stand-in server did not start"; exit 1; }
-capture x -q --export "http://127.0.0.1:$ckport/db" --export-all-frames || { echo "Bail out! $(cat "$T/x.err")"; exit 1; }
-capture q -q -T json -w "$T/two.pcapng" --metrics-file "$T/m.prom" &&
-	capture j -T json --immediate-mode && capture e -e --immediate-mode &&
-	capture p -q -T json --immediate-mode -B 4096 ||
+# Every ring but p's (-B) has room for every frame of the replay, however late the capture reads
+# it: 4 MiB of TPACKET_V3 blocks; with --immediate-mode libpcap's TPACKET_V2 ring of 64 KiB slots
+# (the veths' segmentation offload), where -B 4096 is only 64 frames, fewer than lmin's 114 (under
+# ThreadSanitizer and load the kernel dropped up to 60 of the 216), and -B 16384 is 255.
+capture x -B 4096 -q --export "http://127.0.0.1:$ckport/db" --export-all-frames || { echo "Bail out! $(cat "$T/x.err")"; exit 1; }
+capture q -B 4096 -q -T json -w "$T/two.pcapng" --metrics-file "$T/m.prom" &&
+	capture j -B 16384 -T json --immediate-mode && capture e -B 16384 -e --immediate-mode &&
+	capture p -B 4096 -q -T json --immediate-mode ||
 	{ echo "Bail out! the captures did not start: $(cat "$T"/*.err)"; exit 1; }
 # p, stopped while the replay runs, finds its rings of 64 slots overrun: the kernel drops frames
 kill -STOP "${pids[p]}"
