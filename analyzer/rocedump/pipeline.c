@@ -101,6 +101,18 @@ static void wait_change(struct shared *s, uint64_t seen)
 	pthread_mutex_unlock(&s->wait_lock);
 }
 
+/* Until the sink thread has sunk batch `sunk` or the run stops, asleep at once. A decoder waits
+ * here when every slot holds a batch not yet sunk: the sink thread has a batch's work ahead of
+ * it, and a spin would only take a CPU from it (and from --export's thread). */
+static void wait_sunk(struct shared *s, uint64_t sunk)
+{
+	pthread_mutex_lock(&s->wait_lock);
+	while (atomic_load_explicit(&s->sunk, memory_order_acquire) == sunk &&
+	       !atomic_load_explicit(&s->stop, memory_order_relaxed))
+		pthread_cond_wait(&s->changed, &s->wait_lock);
+	pthread_mutex_unlock(&s->wait_lock);
+}
+
 static void announce_change(struct shared *s)
 {
 	pthread_mutex_lock(&s->wait_lock);
@@ -380,7 +392,7 @@ static void decode_batch(const struct shared *s, struct batch *b, const struct f
 		handoff_fence();
 }
 
-enum take { TOOK, NO_SLOT, STARVED };
+enum take { TOOK, NO_SLOT, FULL, STARVED };
 
 /* With the read lock held, until batch seq's turn to be filled (every batch before it filled);
  * false (the lock let go) when the run stops meanwhile. */
@@ -399,22 +411,27 @@ static bool wait_fill_turn(struct shared *s, uint64_t seq)
 
 /* With the read lock held: take the next batch if its slot is free, read it, and (the lock
  * released) decode it and mark it ready; mine: a worker's own room for batch_frames frames (the
- * handoff above), NULL on the sink thread. NO_SLOT when there was nothing to take (no free slot,
- * direct mode, the end, a stop; or no range of its own to read while a batch before it waits to
- * be filled), STARVED when no frame was ready (the batch number is given back; *in_flight says
- * whether batches taken before it are still being read or decoded).
+ * handoff above), NULL on the sink thread. FULL when no slot is free (*sunk: the batches sunk
+ * then), NO_SLOT when there was nothing else to take (direct mode, the end, a stop; or no range of
+ * its own to read while a batch before it waits to be filled), STARVED when no frame was ready
+ * (the batch number is given back; *in_flight says whether batches taken before it are still
+ * being read or decoded).
  *
  * A batch of a file read into the window claims the file's next range_bytes as its own and
  * reads them in with the lock let go, while the batches before it are filled; then, in its turn,
  * it takes the records that begin in its range (one at least). Its thread decodes bytes it has
  * just read itself, still in its cache: bytes one core writes and another reads would cross
  * between caches. */
-static enum take read_and_decode(struct shared *s, bool *in_flight, struct frame *mine)
+static enum take read_and_decode(struct shared *s, bool *in_flight, uint64_t *sunk, struct frame *mine)
 {
 	uint64_t seq = s->next_seq;
-	if (s->input_done || s->direct || seq >= atomic_load_explicit(&s->sunk, memory_order_acquire) + s->n_slots) {
+	if (s->input_done || s->direct) {
 		pthread_mutex_unlock(&s->read_lock);
 		return NO_SLOT;
+	}
+	if (seq >= (*sunk = atomic_load_explicit(&s->sunk, memory_order_acquire)) + s->n_slots) {
+		pthread_mutex_unlock(&s->read_lock);
+		return FULL;
 	}
 	struct batch *b = &s->slots[seq % s->n_slots];
 	release_sunk(s, seq);  /* first: the claim may read over what the batches sunk held */
@@ -471,9 +488,12 @@ static void *decode_worker(void *arg)
 			break;
 		}
 		bool in_flight;
-		enum take t = read_and_decode(s, &in_flight, mine);
-		if (t == NO_SLOT)
-			wait_change(s, seen);  /* no free slot, or direct mode: the sink thread moves on */
+		uint64_t sunk;
+		enum take t = read_and_decode(s, &in_flight, &sunk, mine);
+		if (t == FULL)
+			wait_sunk(s, sunk);
+		else if (t == NO_SLOT)
+			wait_change(s, seen);  /* direct mode, or a batch before waits: the sink thread moves on */
 		else if (t == STARVED)
 			input_wait(s->in, PIPELINE_IDLE_MS, -1);
 	}
@@ -602,8 +622,9 @@ static void run_sink_thread(struct shared *s)
 			continue;
 		}
 		bool in_flight;
-		enum take t = read_and_decode(s, &in_flight, NULL);
-		if (t == NO_SLOT)
+		uint64_t sunk;
+		enum take t = read_and_decode(s, &in_flight, &sunk, NULL);
+		if (t == NO_SLOT || t == FULL)  /* batch seq being decoded: it is next */
 			wait_change(s, seen);
 		else if (t == STARVED)
 			sink_thread_starved(s, seq, seen, in_flight);
