@@ -35,9 +35,13 @@ _Static_assert(EXPORT_QUEUE >= EXPORT_QUEUE_FILE + EXPORT_TABLES, "a file's last
 #define SPARE_BUFS 4
 #define BUF_STEP ((size_t)64 * 1024)  /* batch buffers' sizes: multiples of this */
 #define ROW_MAX ((size_t)16 * 1024)  /* a row's room: a longer one (a run's source naming many files) is dropped */
-#define ADDR_MEMO 64         /* addresses kept as text, by a hash of their bytes */
+#define ADDR_MEMO 64         /* pairs of addresses kept as text, by a hash of their bytes */
 #define ADDR_RB 48           /* an address's text as a String: its length's byte, FMT_ADDR_MAX - 1 bytes at most */
 #define HEAD_MAX 1024        /* a row's head made once (row_of_frame); a longer one is made for each row */
+#define HEAD_COPY 128        /* a head this long or shorter is copied in one fixed-size move */
+#define NAME_RB 32           /* an event's or ICRC status's name as a String (events.def: 26 bytes at most) */
+#define ICRC_OTHER (ROCE_ICRC_UNVERIFIABLE + 1)  /* icrc_rb: a status beyond the names ("?") */
+#define ICRC_NONE (ROCE_ICRC_UNVERIFIABLE + 2)   /* icrc_rb: no ICRC (""): not RoCE with a BTH */
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0
 
@@ -67,11 +71,14 @@ struct exporter {
 	unsigned char row_head[EXPORT_TABLES][HEAD_MAX];
 	size_t row_head_len[EXPORT_TABLES];
 	char row_head_point[EXPORT_TABLES][HEAD_MAX];
-	/* frames' addresses as text, made once for the many frames between the same hosts */
+	/* frames' source and destination as text, made once for the many frames between the same
+	 * two hosts */
 	struct addr_memo {
-		uint8_t addr[16], len, rb_len;
-		unsigned char rb[ADDR_RB];  /* the text as a RowBinary String, rb_len bytes */
+		uint8_t addrs[32], len, rb_len;  /* the two addresses, len bytes each */
+		unsigned char rb[2 * ADDR_RB];   /* their texts as two RowBinary Strings, rb_len bytes */
 	} addr_memo[ADDR_MEMO];
+	/* the events' and ICRC statuses' names as RowBinary Strings, made once (make_names) */
+	unsigned char event_rb[ROCE_EV_COUNT][NAME_RB], icrc_rb[ICRC_NONE + 1][NAME_RB];
 	size_t last_len[EXPORT_TABLES];  /* the last batch's bytes: the next one's room at once */
 	/* sent batches' buffers, for the next batches (x->mu): fresh memory would be faulted in
 	 * page by page for every batch, as much CPU time as the rows' making */
@@ -112,6 +119,43 @@ static void make_box(struct exporter *x)
 {
 	const char *v[] = {x->box};
 	x->box_rb_len = make_strings(x->box_rb, sizeof(x->box_rb), v, 1);
+}
+
+_Static_assert(ROCE_EV_COUNT < 128, "a frames row's events: their count in one byte (frame_row)");
+#define ROCE_EVENT(id, name, sev, group, desc) \
+	_Static_assert(sizeof(name) <= NAME_RB, "event name " name " longer than NAME_RB - 1: grow NAME_RB");
+#include "roce/events.def"
+#undef ROCE_EVENT
+
+/* A name as a RowBinary String in NAME_RB bytes (the events' names are held to fit above; the
+ * ICRC statuses' are 12 bytes at most). */
+static void name_rb(unsigned char rb[NAME_RB], const char *name)
+{
+	size_t n = strnlen(name, NAME_RB - 1);
+	rb[0] = (unsigned char)n;  /* < 0x80: a varint of one byte */
+	memcpy(rb + 1, name, n);
+}
+
+/* The events' and ICRC statuses' names, made once for every row. */
+static void make_names(struct exporter *x)
+{
+	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
+		name_rb(x->event_rb[e], roce_event_name((enum roce_event)e));
+	for (unsigned i = 0; i < ICRC_OTHER; i++)
+		name_rb(x->icrc_rb[i], roce_icrc_status_name((enum roce_icrc_status)i));
+	name_rb(x->icrc_rb[ICRC_OTHER], roce_icrc_status_name((enum roce_icrc_status)ICRC_OTHER));
+	name_rb(x->icrc_rb[ICRC_NONE], "");
+}
+
+/* A name made by name_rb: its length's byte and its bytes. */
+static void rb_name(struct rb *w, const unsigned char rb[NAME_RB])
+{
+	if (w->end - w->p >= NAME_RB) {  /* all NAME_RB bytes at once (a few moves), only its own kept */
+		memcpy(w->p, rb, NAME_RB);
+		w->p += 1 + rb[0];
+	} else {
+		rb_raw(w, rb, 1u + rb[0]);
+	}
 }
 
 /* The open batch's run and batch ids, made once for its rows. */
@@ -521,22 +565,26 @@ static const char *point_of(const struct exporter *x, const struct frame *f)
 	return f->iface_name && f->iface_name[0] ? f->iface_name : x->cfg.point ? x->cfg.point : "";
 }
 
-/* An address (len bytes, 4 or 16) as a String of its text, the text made once for each address
- * met; copied ADDR_RB bytes at once (a few moves) where the room allows, only its own kept. */
-static void rb_addr(struct exporter *x, struct rb *w, const uint8_t *addr, unsigned len)
+/* The frame's source and destination addresses (len bytes each, 4 or 16, one after the other)
+ * as two Strings of their text, the texts made once for each pair met; copied 2 * ADDR_RB bytes
+ * at once (a few moves) where the room allows, only their own kept. */
+static void rb_addr_pair(struct exporter *x, struct rb *w, const uint8_t *addrs, unsigned len)
 {
-	struct addr_memo *m = &x->addr_memo[(addr[len - 1] ^ addr[len - 2] * 7u ^ addr[len - 3] * 31u) % ADDR_MEMO];
-	if (m->len != len || (len == 4 ? memcmp(m->addr, addr, 4) : memcmp(m->addr, addr, 16)) != 0) {
+	const uint8_t *d = addrs + len;
+	struct addr_memo *m = &x->addr_memo[(d[len - 1] ^ d[len - 2] * 7u ^ addrs[len - 1] * 31u ^ addrs[len - 2] * 131u) % ADDR_MEMO];
+	if (m->len != len || (len == 4 ? memcmp(m->addrs, addrs, 8) : memcmp(m->addrs, addrs, 32)) != 0) {
 		char text[FMT_ADDR_MAX];
-		fmt_ip(text, addr, len);
-		struct rb t = {.p = m->rb, .end = m->rb + ADDR_RB};
+		struct rb t = {.p = m->rb, .end = m->rb + sizeof(m->rb)};
+		fmt_ip(text, addrs, len);
 		rb_str(&t, text);
-		memcpy(m->addr, addr, len);
+		fmt_ip(text, d, len);
+		rb_str(&t, text);
+		memcpy(m->addrs, addrs, (size_t)len * 2);
 		m->len = (uint8_t)len;
 		m->rb_len = (uint8_t)(t.p - m->rb);
 	}
-	if (w->end - w->p >= ADDR_RB) {
-		memcpy(w->p, m->rb, ADDR_RB);
+	if ((size_t)(w->end - w->p) >= sizeof(m->rb)) {
+		memcpy(w->p, m->rb, sizeof(m->rb));
 		w->p += m->rb_len;
 	} else {
 		rb_raw(w, m->rb, m->rb_len);
@@ -554,8 +602,7 @@ static void rb_addrs(struct exporter *x, struct rb *w, const struct frame *f, co
 		rb_strn(w, "", 0);
 		return;
 	}
-	rb_addr(x, w, src, len);
-	rb_addr(x, w, src + len, len);
+	rb_addr_pair(x, w, src, len);
 }
 
 /* The row's head for the point into w: the box, the point, the run and batch ids. */
@@ -579,10 +626,15 @@ static void row_of_frame(struct exporter *x, struct rb *w, const struct frame *f
 	int64_t ns = frame_ts_ns(f);
 	rb_datetime(w, ns);
 	rb_ns(w, ns);
-	if (x->row_head_len[table])
-		rb_raw(w, x->row_head[table], x->row_head_len[table]);
-	else
+	size_t n = x->row_head_len[table];
+	if (n && n <= HEAD_COPY && w->end - w->p >= HEAD_COPY) {  /* one fixed-size move, only its own kept */
+		memcpy(w->p, x->row_head[table], HEAD_COPY);
+		w->p += n;
+	} else if (n) {
+		rb_raw(w, x->row_head[table], n);
+	} else {
 		put_head(x, w, table, point);
+	}
 	rb_u64(w, f->number);
 }
 
@@ -602,14 +654,17 @@ static void frame_row(struct exporter *x, const struct frame *f, const struct ro
 	rb_u32(&w, bth ? p->h.bth.dqpn : 0);
 	rb_u16(&w, bth ? p->h.bth.opcode : 256);
 	rb_u32(&w, bth ? p->h.bth.psn : 0);
-	rb_str(&w, bth && p->icrc_off ? roce_icrc_status_name((enum roce_icrc_status)p->icrc_status) : "");
+	rb_name(&w, x->icrc_rb[!(bth && p->icrc_off) ? ICRC_NONE : p->icrc_status < ICRC_OTHER ? p->icrc_status : ICRC_OTHER]);
 	rb_u8(&w, (uint8_t)(net ? roce_ecn(&p->net) : 0));
-	unsigned n = 0;  /* events: Array(String) */
-	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1))
-		n++;
-	rb_varint(&w, n);
-	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1))
-		rb_str(&w, roce_event_name((enum roce_event)e));
+	/* events: Array(String), its length (fewer than 128: a varint of one byte) put before the
+	 * names once they are counted */
+	unsigned char *count = w.p;
+	unsigned n = 0;
+	rb_u8(&w, 0);
+	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1), n++)
+		rb_name(&w, x->event_rb[e]);
+	if (!w.full)
+		*count = (unsigned char)n;
 	rb_u32(&w, fi ? fi->n : 0);
 	rb_u64(&w, fi ? fi->cnp_ce_frame : 0);
 	rb_i64(&w, fi && fi->cnp_ce_frame ? fi->cnp_ce_ns : 0);
@@ -627,7 +682,10 @@ static void finding_row(struct exporter *x, const struct frame *f, const struct 
 		return;
 	row_of_frame(x, &w, f, T_FINDINGS);
 	rb_u64(&w, g->ref_frame);
-	rb_str(&w, roce_event_name((enum roce_event)g->event));
+	if (g->event < ROCE_EV_COUNT)
+		rb_name(&w, x->event_rb[g->event]);
+	else
+		rb_str(&w, roce_event_name((enum roce_event)g->event));
 	rb_u32(&w, gap ? 0 : g->stream);
 	rb_u32(&w, gap ? 0 : g->pair);
 	rb_addrs(x, &w, f, gap || cong ? NULL : p);
@@ -747,6 +805,7 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 		snprintf(x->box, sizeof(x->box), "unknown");
 	make_run_id(x);
 	make_box(x);
+	make_names(x);
 	if (ch_load(err, errlen) < 0 || ch_open(&x->conn[0], cfg->url, cfg->password_file, err, errlen) < 0 ||
 	    (cfg->spool_dir && spool_open(&x->spool, cfg->spool_dir, cfg->spool_max, err, errlen) < 0)) {
 		ch_close(&x->conn[0]);
