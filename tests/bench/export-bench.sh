@@ -15,12 +15,14 @@
 # PASS/FAIL) and of the run's end (ROCEDUMP_EXPORT_TIMES: from the streams rows' making to the
 # server's last answer). Then the same pairs on a lossy, CE-marked capture (gencaps --bench-cong:
 # one packet in ten CE-marked and answered by a CNP, a PFC frame in 1,000: about a fifth of the
-# frames carry an event, so rows go out all through the run), each run under GNU time: the
+# frames carry an event, so rows go out all through the run), each run timed: the
 # paired ratios of the wall time and of rocedump's own CPU time (user + system), the latter being
 # what a capture box pays when ClickHouse runs elsewhere (here the server takes the same two CPUs
-# to read the rows). A server on this machine (the URL's host 127.0.0.1 or localhost, its process
-# found by its port with ss) takes CPU time from rocedump while it reads the rows, which a server
-# on a machine of its own does not: the lossy pairs are run once more with the server's
+# to read the rows; the target, within 10 %, is held to it). A server on this machine (the URL's
+# host 127.0.0.1 or localhost, its process found by its port with ss) takes CPU time from rocedump
+# while it reads the rows, which a server on a machine of its own does not: its CPU time while each
+# run lasts is read from /proc, with the wall time no run can beat when the two share the CPUs
+# ((rocedump's + the server's) / CPUs). The lossy pairs are run once more with the server's
 # scheduling group at nice 19 (/proc/PID/autogroup, put back after), the server yielding the
 # CPUs to rocedump, for what the capture box alone pays. --callgrind: the instructions of one run
 # of each on the lossy capture, with one decoding thread (valgrind; the same count whatever the
@@ -28,7 +30,7 @@
 # second, and the bytes a frames row takes on disk (system.parts: compressed, all columns). The
 # export's cost is mostly fixed, a run's: the server taking the last batches at the end (at
 # once, a connection each), libcurl's loading before the reading, and the tables' check, which
-# overlaps the reading on the export thread; the CPU time of each run (GNU time) shows what the frames
+# overlaps the reading on the export thread; the CPU time of each run shows what the frames
 # cost. Exit status: 0 when everything ran (whatever PASS/FAIL says), 1 when a program failed, 2
 # on a usage error.
 set -u
@@ -105,16 +107,26 @@ printf '  paired median ratio  %.3f  (target <= 1.10: %s)\n' "$ratio" "$verdict"
 printf "  the run's end (--export)   median %6.1f ms\n" "$(sed -n "s/^rocedump: export: the run's end took \([0-9.]*\) ms$/\1/p" "$work/stderr" |
 	sort -g | awk '{ t[NR] = $1 } END { print NR ? ((NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2) : 0 }')"
 
-# the lossy capture: wall and CPU time of each run (GNU time)
+# the lossy capture: wall and CPU time of each run
 declare -A cpus
-timed() {  # timed KEY CMD...: wall time into times[KEY], user + system into cpus[KEY]
-	local key=$1 e u s
+declare -A scpus
+server_ticks() {  # the local server's CPU time so far (user + system, clock ticks), or nothing
+	[ -n "$spid" ] && [ -r "/proc/$spid/stat" ] || return 0
+	sed 's/.*) //' "/proc/$spid/stat" | awk '{ print $12 + $13 }'
+}
+timed() {  # timed KEY CMD...: wall time into times[KEY], its CPU time (user + system) into cpus[KEY], the server's into scpus[KEY]
+	local key=$1 c0 c1 s0 s1 t0 t1
 	shift
-	/usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>>"$work/stderr" ||
-		die "failed: $* (stderr: $(tail -3 "$work/stderr"))"
-	read -r e u s < <(tail -1 "$work/time")
-	times[$key]+=" $e"
-	cpus[$key]+=" $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
+	s0=$(server_ticks)
+	children_ms c0  # nothing forked from here to c1 but the command
+	t0=$EPOCHREALTIME
+	"$@" >/dev/null 2>>"$work/stderr" || die "failed: $* (stderr: $(tail -3 "$work/stderr"))"
+	t1=$EPOCHREALTIME
+	children_ms c1
+	s1=$(server_ticks)
+	times[$key]+=" $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
+	cpus[$key]+=" $(awk -v a="$c0" -v b="$c1" 'BEGIN { print (b - a) / 1000 }')"
+	[ -z "$s0" ] || scpus[$key]+=" $(awk -v a="$s0" -v b="$s1" -v hz="$hz" 'BEGIN { print (b - a) / hz }')"
 }
 # The local server's process (its scheduling group's nice value put back on exit), or none.
 server_pid() {
@@ -126,7 +138,7 @@ server_pid() {
 	command -v ss >/dev/null || return
 	ss -ltnpH "sport = :$port" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1
 }
-lossy_pairs() {  # lossy_pairs TAG: the pairs on the lossy capture, under GNU time, into times/cpus[cq|cx TAG]
+lossy_pairs() {  # lossy_pairs TAG: the pairs on the lossy capture, timed, into times/cpus[cq|cx TAG]
 	local tag=$1
 	empty
 	for ((i = 0; i < runs; i++)); do
@@ -134,48 +146,56 @@ lossy_pairs() {  # lossy_pairs TAG: the pairs on the lossy capture, under GNU ti
 	done
 	printf '  wall time     median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
 		"$(stat_of "cq$tag" median)" "$(stat_of "cx$tag" median)" "$(paired "${times[cx$tag]}" "${times[cq$tag]}")"
-	printf '  rocedump CPU  median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
-		"$(tr ' ' '\n' <<<"${cpus[cq$tag]}" | sed '/^$/d' | median)" "$(tr ' ' '\n' <<<"${cpus[cx$tag]}" | sed '/^$/d' | median)" \
-		"$(paired "${cpus[cx$tag]}" "${cpus[cq$tag]}")"
+	local cq_cpu cx_cpu ratio
+	cq_cpu=$(tr ' ' '\n' <<<"${cpus[cq$tag]}" | sed '/^$/d' | median)
+	cx_cpu=$(tr ' ' '\n' <<<"${cpus[cx$tag]}" | sed '/^$/d' | median)
+	ratio=$(paired "${cpus[cx$tag]}" "${cpus[cq$tag]}")
+	printf '  rocedump CPU  median %.3f s without, %.3f s with --export: paired median ratio %.3f (target <= 1.10: %s)\n' \
+		"$cq_cpu" "$cx_cpu" "$ratio" "$(awk -v r="$ratio" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')"
+	[ -n "${scpus[cx$tag]:-}" ] || return 0
+	# The server's CPU time while each run lasted: the rows' parsing and MergeTree parts. On the
+	# same CPUs as rocedump, a run cannot end before both have had their CPU time: the wall
+	# time's floor, and its ratio to the run without --export.
+	local srv floor
+	srv=$(tr ' ' '\n' <<<"${scpus[cx$tag]}" | sed '/^$/d' | median)
+	floor=$(awk -v a="$cx_cpu" -v b="$srv" -v n="$ncpu" 'BEGIN { print (a + b) / n }')
+	printf '  server CPU    median %.3f s a run with --export: on %s CPUs shared, no run ends before %.3f s (ratio %.3f)\n' \
+		"$srv" "$ncpu" "$floor" "$(awk -v f="$floor" -v q="$(stat_of "cq$tag" median)" 'BEGIN { print f / q }')"
 }
-if [ -x /usr/bin/time ]; then
-	make_cap "$cong" --bench-cong "$packets" "$qps" 1
-	cat "$cong" >/dev/null
-	cq=("$rocedump" -q -r "$cong")
-	cx=("$rocedump" -q -r "$cong" --export "$url" --export-host bench)
-	empty
-	timed warm "${cx[@]}"
-	rows=$(ch "SELECT (SELECT count() FROM frames) + (SELECT count() FROM findings) + (SELECT count() FROM streams)")
-	printf 'lossy, CE-marked: %s packets, one in ten CE-marked and answered by a CNP (%s rows a run)\n' "$packets" "$rows"
-	echo " the server at the same priority as rocedump:"
-	lossy_pairs ''
-	spid=$(server_pid)
-	if [ -n "$spid" ] && [ -w "/proc/$spid/autogroup" ]; then
-		nice0=$(sed -n 's/.* nice \(-\?[0-9]*\)$/\1/p' "/proc/$spid/autogroup")
-		trap 'echo "${nice0:-0}" >"/proc/$spid/autogroup" 2>/dev/null; bench_cleanup "$cap" "$cong"' EXIT
-		echo 19 >"/proc/$spid/autogroup"
-		echo " the server (pid $spid) yielding the CPUs to rocedump (its scheduling group at nice 19):"
-		lossy_pairs y
-		echo "${nice0:-0}" >"/proc/$spid/autogroup"
-	else
-		echo " the server yielding the CPUs: skipped (no local server's process found, or not ours to renice)"
-	fi
-	if ((callgrind)) && command -v valgrind >/dev/null; then
-		declare -A ir
-		for k in cq cx; do
-			# one decoding thread: two would spin while they wait, as many instructions as the
-			# scheduler lets them
-			if [ $k = cq ]; then set -- "${cq[@]}" --threads 1; else set -- "${cx[@]}" --threads 1; fi
-			valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$work/cg.$k" ||
-				die "valgrind: $* (stderr: $(tail -3 "$work/cg.$k"))"
-			ir[$k]=$(sed -n 's/.*Collected : \([0-9]*\)$/\1/p' "$work/cg.$k")
-		done
-		printf '  instructions  %s without, %s with --export: ratio %.3f, %.0f more a row\n' "${ir[cq]}" "${ir[cx]}" \
-			"$(awk -v a="${ir[cx]}" -v b="${ir[cq]}" 'BEGIN { print a / b }')" \
-			"$(awk -v a="${ir[cx]}" -v b="${ir[cq]}" -v n="$rows" 'BEGIN { print (a - b) / n }')"
-	fi
+make_cap "$cong" --bench-cong "$packets" "$qps" 1
+cat "$cong" >/dev/null
+spid=$(server_pid) hz=$(getconf CLK_TCK) ncpu=$(nproc)
+cq=("$rocedump" -q -r "$cong")
+cx=("$rocedump" -q -r "$cong" --export "$url" --export-host bench)
+empty
+timed warm "${cx[@]}"
+rows=$(ch "SELECT (SELECT count() FROM frames) + (SELECT count() FROM findings) + (SELECT count() FROM streams)")
+printf 'lossy, CE-marked: %s packets, one in ten CE-marked and answered by a CNP (%s rows a run)\n' "$packets" "$rows"
+echo " the server at the same priority as rocedump:"
+lossy_pairs ''
+if [ -n "$spid" ] && [ -w "/proc/$spid/autogroup" ]; then
+	nice0=$(sed -n 's/.* nice \(-\?[0-9]*\)$/\1/p' "/proc/$spid/autogroup")
+	trap 'echo "${nice0:-0}" >"/proc/$spid/autogroup" 2>/dev/null; bench_cleanup "$cap" "$cong"' EXIT
+	echo 19 >"/proc/$spid/autogroup"
+	echo " the server (pid $spid) yielding the CPUs to rocedump (its scheduling group at nice 19):"
+	lossy_pairs y
+	echo "${nice0:-0}" >"/proc/$spid/autogroup"
 else
-	echo "lossy, CE-marked capture: skipped (no /usr/bin/time)"
+	echo " the server yielding the CPUs: skipped (no local server's process found, or not ours to renice)"
+fi
+if ((callgrind)) && command -v valgrind >/dev/null; then
+	declare -A ir
+	for k in cq cx; do
+		# one decoding thread: two would spin while they wait, as many instructions as the
+		# scheduler lets them
+		if [ $k = cq ]; then set -- "${cq[@]}" --threads 1; else set -- "${cx[@]}" --threads 1; fi
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$work/cg.$k" ||
+			die "valgrind: $* (stderr: $(tail -3 "$work/cg.$k"))"
+		ir[$k]=$(sed -n 's/.*Collected : \([0-9]*\)$/\1/p' "$work/cg.$k")
+	done
+	printf '  instructions  %s without, %s with --export: ratio %.3f, %.0f more a row\n' "${ir[cq]}" "${ir[cx]}" \
+		"$(awk -v a="${ir[cx]}" -v b="${ir[cq]}" 'BEGIN { print a / b }')" \
+		"$(awk -v a="${ir[cx]}" -v b="${ir[cq]}" -v n="$rows" 'BEGIN { print (a - b) / n }')"
 fi
 
 empty
