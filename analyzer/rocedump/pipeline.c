@@ -479,6 +479,7 @@ static void *decode_worker(void *arg)
 {
 	struct shared *s = arg;
 	struct frame *mine = malloc(sizeof(*mine) * s->cfg->batch_frames);
+	pthread_setname_np(pthread_self(), "rocedump-decode");  /* top -H, perf, gdb */
 
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		uint64_t seen = atomic_load_explicit(&s->changes, memory_order_acquire);

@@ -304,6 +304,13 @@ static void *post_batch(void *arg)
 	return NULL;
 }
 
+/* post_batch on a thread of its own (the first of the run's last batches goes on the export thread) */
+static void *post_thread(void *arg)
+{
+	pthread_setname_np(pthread_self(), "rocedump-post");
+	return post_batch(arg);
+}
+
 /* n queued batches (n <= x->n_conn): sent at once when the spool is empty and the server
  * answers, else spooled; those that fail spooled, in their order. */
 static void ship(struct exporter *x, struct batch *b, unsigned n)
@@ -320,7 +327,7 @@ static void ship(struct exporter *x, struct batch *b, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		p[i] = (struct post){.conn = &x->conn[i], .b = &b[i]};
 	for (unsigned i = 1; i < n; i++)
-		started[i] = pthread_create(&t[i], NULL, post_batch, &p[i]) == 0;
+		started[i] = pthread_create(&t[i], NULL, post_thread, &p[i]) == 0;
 	for (unsigned i = 0; i < n; i++)  /* the first here, and any whose thread did not start */
 		if (!started[i])
 			post_batch(&p[i]);
@@ -391,6 +398,7 @@ static void recycle(struct exporter *x, struct chbuf *data)
 static void *run(void *arg)
 {
 	struct exporter *x = arg;
+	pthread_setname_np(pthread_self(), "rocedump-export");
 	if (ch_connect(&x->conn[0], x->err, sizeof(x->err)) < 0 || ch_check_tables(&x->conn[0], x->err, sizeof(x->err)) < 0) {
 		discard(x);
 		return NULL;

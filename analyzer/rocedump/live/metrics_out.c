@@ -173,6 +173,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 static void *watchdog_main(void *arg)
 {
 	struct metrics_server *m = arg;
+	pthread_setname_np(pthread_self(), "rocedump-watch");
 	pthread_mutex_lock(&m->conn_lock);
 	while (!m->stopping) {
 		struct timespec wake;

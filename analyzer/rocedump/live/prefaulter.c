@@ -2,8 +2,10 @@
  * analyzer/core/prefault.c): every PREFAULTER_PERIOD_US while it finds pages to populate, up to
  * 16 times as seldom while it finds none (a small capture, a quiet live one), so that an idle
  * rocedump does not wake a thousand times a second. */
+#define _GNU_SOURCE  /* pthread_setname_np */
 #include "live/prefaulter.h"
 
+#include <pthread.h>
 #include <time.h>
 
 #define IDLE_PERIODS_MAX 16u
@@ -12,6 +14,7 @@ static void *prefault_loop(void *arg)
 {
 	struct prefaulter *p = arg;
 	unsigned periods = 1;
+	pthread_setname_np(pthread_self(), "rocedump-fault");
 	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
 		if (roce_analyzer_prefault(p->an))
 			periods = 1;
