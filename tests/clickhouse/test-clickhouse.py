@@ -15,6 +15,7 @@ import pwd
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -410,6 +411,69 @@ def check_all_frames(srv):
        'frames_per_minute_vs_drops.sql: every frame (--export-all-frames) by minute, the capture\'s drops', f'{got} {want}')
 
 
+def frame_fields(f):
+    """A JSON frame's fields as its frames row gives them: the network's addresses and ECN (IP or
+    GRH; '' and 0 without), the BTH's opcode (256 without), dqpn and PSN, the ICRC status ('' for
+    none), the events."""
+    net = f.get('ip') or f.get('grh') or {}
+    roce = f.get('roce') or {}
+    bth = 'opcode' in roce
+    return {'frame': str(f['frame']), 'src': net.get('src', ''), 'dst': net.get('dst', ''),
+            'ecn': net.get('ecn', 0), 'opcode': roce['opcode'] if bth else 256,
+            'dqpn': roce.get('dqpn', 0) if bth else 0, 'psn': roce.get('psn', 0) if bth else 0,
+            'icrc': (roce.get('icrc') or {}).get('status', '') if bth else '', 'events': f['events']}
+
+
+def many_hosts_pcap(path):
+    """A pcap of RoCEv2 SEND_ONLY packets from one host to 256 others and back, over IPv4 and IPv6
+    (addresses that differ in their last bytes only: --export keeps a pair's text by a hash of
+    those bytes, and pairs that share a slot must not share a text). Their ICRCs are not
+    computed: the JSON and the rows both say bad."""
+    out = bytearray(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    bth = bytes([0x04, 0, 0xff, 0xff, 0, 0, 0x01, 0x23, 0, 0, 0, 5]) + bytes(4)  # + ICRC
+    n = 0
+    for k in range(256):
+        for v6 in (False, True):
+            a = bytes([10, 0, 0, 1]) if not v6 else bytes.fromhex('fd00' + '00' * 13 + '01')
+            b = bytes([10, 1, k // 16, k % 16]) if not v6 else bytes.fromhex('fd00' + '00' * 12) + bytes([1, k // 16, k % 16])
+            for src, dst in ((a, b), (b, a)):
+                udp = struct.pack('>HHHH', 49152, 4791, 8 + len(bth), 0) + bth
+                if v6:
+                    net = struct.pack('>IHBB', 0x60000000 | 2 << 20, len(udp), 17, 64) + src + dst
+                    eth = bytes.fromhex('020000000002020000000001' + '86dd')
+                else:
+                    net = struct.pack('>BBHHHBBH', 0x45, 1, 20 + len(udp), 0, 0x4000, 64, 17, 0) + src + dst
+                    eth = bytes.fromhex('020000000002020000000001' + '0800')
+                pkt = eth + net + udp
+                n += 1
+                out += struct.pack('<IIII', 1767225600, n, len(pkt), len(pkt)) + pkt
+    with open(path, 'wb') as f:
+        f.write(out)
+    return path
+
+
+def check_frame_fields(srv, tmp):
+    """Every frame (--export-all-frames) of captures over IPv4, IPv6, RoCEv1's GRH, VLANs, mirror
+    encapsulations and frames that are not RoCE, and of one host talking to 256 others: each
+    frames row's addresses, ECN, opcode, dqpn, PSN, ICRC status and events are the JSON frame's."""
+    for cap in ('gen/rocev2_ipv6.pcap', 'gen/rocev1.pcap', 'gen/cnp_ecn.pcap', 'gen/anomalies.pcap',
+                'gen/vlan_qinq.pcap', 'gen/mirror_wrappers.pcap', many_hosts_pcap(f'{tmp}/many_hosts.pcap')):
+        path = cap if cap.startswith('/') else f'{CAPS}/{cap}'
+        cap = os.path.basename(cap) if cap.startswith('/') else cap
+        if not os.path.exists(path):
+            ok(False, f'{cap}: the capture is there')
+            continue
+        want = [frame_fields(f) for f in expected(path)['all']]
+        r = rocedump('-q', '-r', path, '--export', srv.url(), '--export-host', 'fields', '--export-all-frames')
+        rid = run_ids(srv).get(('fields', path))
+        got = srv.rows(f"SELECT frame, src, dst, ecn, opcode, dqpn, psn, icrc, events FROM frames "
+                       f"WHERE run_id = '{rid}' ORDER BY frame") if rid else []
+        bad = [(g, w) for g, w in zip(got, want) if g != w]
+        ok(r.returncode == 0 and len(got) == len(want) > 0 and not bad,
+           f'{cap}: every frames row\'s addresses, ECN, opcode, dqpn, PSN, ICRC status and events are the JSON frame\'s '
+           f'({len(want)} frames)', f'{len(got)} rows, {len(want)} frames; first difference {bad[:1]}')
+
+
 def check_evicted(srv):
     """--max-streams: the streams the analysis evicts are exported as they go (evicted = 1), the
     rest at the end: as many rows as --summary counts and evicts."""
@@ -566,6 +630,7 @@ def main():
         check_spool_links(srv, tmp)
         check_box_names(srv)
         check_all_frames(srv)
+        check_frame_fields(srv, tmp)
         check_end(srv, tmp)
         check_spool_full(srv, tmp)
         spool = check_restart(srv, tmp)
