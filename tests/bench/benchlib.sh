@@ -87,17 +87,19 @@ stat_of() {  # stat_of KEY best|median
 		      else printf "%.6f\n", (t[NR / 2] + t[NR / 2 + 1]) / 2 }'
 }
 # The CPU time (user + system, in ms) of this shell's children that have ended, from the times
-# builtin (getrusage: microseconds, printed to the ms; GNU time prints hundredths): no fork, so
-# the difference across one command is that command's.
+# builtin (getrusage: microseconds, printed to the ms; GNU time prints hundredths): nothing forked,
+# so that the difference across one command is that command's.
 children_ms() {  # children_ms VAR
-	local u s
+	local u s mu ms
 	times >"$work/times"
 	{ read -r _ _; read -r u s; } <"$work/times"
-	printf -v "$1" '%s' $(($(ms_of "$u") + $(ms_of "$s")))
+	ms_of mu "$u"
+	ms_of ms "$s"
+	printf -v "$1" '%s' $((mu + ms))
 }
-ms_of() {  # ms_of 1m2.345s: 62345
-	[[ $1 =~ ^([0-9]+)m([0-9]+)\.([0-9]{3})s$ ]] || die "times printed $1"
-	echo $((BASH_REMATCH[1] * 60000 + 10#${BASH_REMATCH[2]} * 1000 + 10#${BASH_REMATCH[3]}))
+ms_of() {  # ms_of VAR 1m2.345s: VAR=62345
+	[[ $2 =~ ^([0-9]+)m([0-9]+)\.([0-9]{3})s$ ]] || die "times printed $2"
+	printf -v "$1" '%s' $((BASH_REMATCH[1] * 60000 + 10#${BASH_REMATCH[2]} * 1000 + 10#${BASH_REMATCH[3]}))
 }
 peak_rss() {  # peak_rss KEY CMD...: one run under GNU time: peak RSS in KiB, CPU seconds (user + system)
 	local key=$1 u s
