@@ -41,7 +41,7 @@ _Static_assert(EXPORT_QUEUE >= EXPORT_QUEUE_FILE + EXPORT_TABLES, "a file's last
 #define HEAD_COPY 128        /* a head this long or shorter is copied in one fixed-size move */
 #define NAME_RB 32           /* an event's or ICRC status's name as a String (events.def: 26 bytes at most) */
 #define ICRC_OTHER (ROCE_ICRC_UNVERIFIABLE + 1)  /* icrc_rb: a status beyond the names ("?") */
-#define ICRC_NONE (ROCE_ICRC_UNVERIFIABLE + 2)   /* icrc_rb: no ICRC (""): not RoCE with a BTH */
+#define ICRC_NONE (ROCE_ICRC_UNVERIFIABLE + 2)   /* icrc_rb: "", a frame with no BTH or no ICRC */
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0
 
