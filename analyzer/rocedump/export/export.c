@@ -141,21 +141,15 @@ static void make_names(struct exporter *x)
 {
 	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
 		name_rb(x->event_rb[e], roce_event_name((enum roce_event)e));
-	for (unsigned i = 0; i < ICRC_OTHER; i++)
+	for (unsigned i = 0; i <= ICRC_OTHER; i++)  /* ICRC_OTHER: beyond the names, "?" */
 		name_rb(x->icrc_rb[i], roce_icrc_status_name((enum roce_icrc_status)i));
-	name_rb(x->icrc_rb[ICRC_OTHER], roce_icrc_status_name((enum roce_icrc_status)ICRC_OTHER));
 	name_rb(x->icrc_rb[ICRC_NONE], "");
 }
 
 /* A name made by name_rb: its length's byte and its bytes. */
 static void rb_name(struct rb *w, const unsigned char rb[NAME_RB])
 {
-	if (w->end - w->p >= NAME_RB) {  /* all NAME_RB bytes at once (a few moves), only its own kept */
-		memcpy(w->p, rb, NAME_RB);
-		w->p += 1 + rb[0];
-	} else {
-		rb_raw(w, rb, 1u + rb[0]);
-	}
+	rb_raw_span(w, rb, 1u + rb[0], NAME_RB);
 }
 
 /* The open batch's run and batch ids, made once for its rows. */
@@ -591,12 +585,7 @@ static void rb_addr_pair(struct exporter *x, struct rb *w, const uint8_t *addrs,
 		m->len = (uint8_t)len;
 		m->rb_len = (uint8_t)(t.p - m->rb);
 	}
-	if ((size_t)(w->end - w->p) >= sizeof(m->rb)) {
-		memcpy(w->p, m->rb, sizeof(m->rb));
-		w->p += m->rb_len;
-	} else {
-		rb_raw(w, m->rb, m->rb_len);
-	}
+	rb_raw_span(w, m->rb, m->rb_len, sizeof(m->rb));
 }
 
 /* The frame's source and destination addresses; empty Strings when it has none, or p is NULL
@@ -635,9 +624,8 @@ static void row_of_frame(struct exporter *x, struct rb *w, const struct frame *f
 	rb_datetime(w, ns);
 	rb_ns(w, ns);
 	size_t n = x->row_head_len[table];
-	if (n && n <= HEAD_COPY && w->end - w->p >= HEAD_COPY) {  /* one fixed-size move, only its own kept */
-		memcpy(w->p, x->row_head[table], HEAD_COPY);
-		w->p += n;
+	if (n && n <= HEAD_COPY) {
+		rb_raw_span(w, x->row_head[table], n, HEAD_COPY);
 	} else if (n) {
 		rb_raw(w, x->row_head[table], n);
 	} else {

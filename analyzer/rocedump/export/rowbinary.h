@@ -69,6 +69,19 @@ static inline void rb_raw(struct rb *w, const void *s, size_t n)
 	}
 }
 
+/* n bytes as they are, from src readable for span bytes (n <= span): where the room allows, all
+ * span bytes moved at once (span a constant: a few fixed-size moves rather than a call), only
+ * the n kept. For values made once in RowBinary and copied into many rows. */
+static inline void rb_raw_span(struct rb *w, const void *src, size_t n, size_t span)
+{
+	if ((size_t)(w->end - w->p) >= span) {
+		memcpy(w->p, src, span);
+		w->p += n;
+	} else {
+		rb_raw(w, src, n);
+	}
+}
+
 /* A String of n bytes (any bytes: nothing is escaped). */
 static inline void rb_strn(struct rb *w, const char *s, size_t n)
 {
