@@ -68,18 +68,20 @@ make_cap() {  # make_cap FILE GENCAPS-ARGS...: gencaps makes FILE unless it is t
 	{ "$gencaps" "$1" "$f.tmp" "${@:2}" && mv "$f.tmp" "$f"; } || die "gencaps $1 failed"
 }
 
-# Wall time from bash's EPOCHREALTIME (microseconds, no fork); every run's time is kept
-# (times[KEY]: a list), stat_of gives the fastest and the median.
+# Wall time from bash's EPOCHREALTIME (microseconds; nothing forked, so that children_ms around
+# a call counts the command alone); every run's time is kept (times[KEY]: a list), stat_of gives
+# the fastest and the median.
 declare -A times rss cpu
 seconds() {  # seconds KEY OUT CMD...: run CMD with stdout to OUT, add its wall time to times[KEY]
-	local key=$1 out=$2 t0 t1 rc
+	local key=$1 out=$2 t0 t1 rc us
 	shift 2
 	t0=$EPOCHREALTIME
 	"$@" >"$out" 2>>"$work/stderr"
 	rc=$?
 	t1=$EPOCHREALTIME
 	[ $rc -eq 0 ] || die "failed (exit $rc): $* (stderr: $(tail -3 "$work/stderr"))"
-	times[$key]+=" $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
+	us=$((10#${t1/./} - 10#${t0/./}))  # SECONDS.MICROSECONDS (LC_ALL=C), as one number
+	printf -v "times[$key]" '%s %d.%06d' "${times[$key]:-}" $((us / 1000000)) $((us % 1000000))
 }
 stat_of() {  # stat_of KEY best|median
 	echo "${times[$1]}" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk -v w="$2" '{ t[NR] = $1 }

@@ -115,16 +115,13 @@ server_ticks() {  # the local server's CPU time so far (user + system, clock tic
 	sed 's/.*) //' "/proc/$spid/stat" | awk '{ print $12 + $13 }'
 }
 timed() {  # timed KEY CMD...: wall time into times[KEY], its CPU time (user + system) into cpus[KEY], the server's into scpus[KEY]
-	local key=$1 c0 c1 s0 s1 t0 t1
+	local key=$1 c0 c1 s0 s1
 	shift
 	s0=$(server_ticks)
-	children_ms c0  # nothing forked from here to c1 but the command
-	t0=$EPOCHREALTIME
-	"$@" >/dev/null 2>>"$work/stderr" || die "failed: $* (stderr: $(tail -3 "$work/stderr"))"
-	t1=$EPOCHREALTIME
+	children_ms c0  # nothing forked from here to c1 but the command (seconds forks nothing)
+	seconds "$key" /dev/null "$@"
 	children_ms c1
 	s1=$(server_ticks)
-	times[$key]+=" $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
 	cpus[$key]+=" $(awk -v a="$c0" -v b="$c1" 'BEGIN { print (b - a) / 1000 }')"
 	[ -z "$s0" ] || scpus[$key]+=" $(awk -v a="$s0" -v b="$s1" -v hz="$hz" 'BEGIN { print (b - a) / hz }')"
 }
