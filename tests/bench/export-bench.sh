@@ -24,7 +24,8 @@
 # run lasts is read from /proc, with the wall time no run can beat when the two share the CPUs
 # ((rocedump's + the server's) / CPUs). The lossy pairs are run once more with the server's
 # scheduling group at nice 19 (/proc/PID/autogroup, put back after), the server yielding the
-# CPUs to rocedump, for what the capture box alone pays. --callgrind: the instructions of one run
+# CPUs to rocedump, and once with a receiver that reads the rows and drops them (http-discard.py)
+# in the server's stead, for what the capture box alone pays. --callgrind: the instructions of one run
 # of each on the lossy capture, with one decoding thread (valgrind; the same count whatever the
 # machine is doing), and their ratio. Then one run with --export-all-frames: its time, the rows it sent a
 # second, and the bytes a frames row takes on disk (system.parts: compressed, all columns). The
@@ -135,8 +136,9 @@ server_pid() {
 	command -v ss >/dev/null || return
 	ss -ltnpH "sport = :$port" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1
 }
-lossy_pairs() {  # lossy_pairs TAG: the pairs on the lossy capture, timed, into times/cpus[cq|cx TAG]
+lossy_pairs() {  # lossy_pairs TAG URL: the pairs on the lossy capture, timed, into times/cpus[cq|cx TAG]
 	local tag=$1
+	local -a cx=("$rocedump" -q -r "$cong" --export "$2" --export-host bench)
 	empty
 	for ((i = 0; i < runs; i++)); do
 		if ((i % 2)); then timed "cx$tag" "${cx[@]}"; timed "cq$tag" "${cq[@]}"; else timed "cq$tag" "${cq[@]}"; timed "cx$tag" "${cx[@]}"; fi
@@ -156,8 +158,8 @@ lossy_pairs() {  # lossy_pairs TAG: the pairs on the lossy capture, timed, into 
 	local srv floor
 	srv=$(tr ' ' '\n' <<<"${scpus[cx$tag]}" | sed '/^$/d' | median)
 	floor=$(awk -v a="$cx_cpu" -v b="$srv" -v n="$ncpu" 'BEGIN { print (a + b) / n }')
-	printf '  server CPU    median %.3f s a run with --export: on %s CPUs shared, no run ends before %.3f s (ratio %.3f)\n' \
-		"$srv" "$ncpu" "$floor" "$(awk -v f="$floor" -v q="$(stat_of "cq$tag" median)" 'BEGIN { print f / q }')"
+	printf '  %-13s median %.3f s a run with --export: on %s CPUs shared, no run ends before %.3f s (ratio %.3f)\n' \
+		"${3:-server} CPU" "$srv" "$ncpu" "$floor" "$(awk -v f="$floor" -v q="$(stat_of "cq$tag" median)" 'BEGIN { print f / q }')"
 }
 make_cap "$cong" --bench-cong "$packets" "$qps" 1
 cat "$cong" >/dev/null
@@ -169,16 +171,32 @@ timed warm "${cx[@]}"
 rows=$(ch "SELECT (SELECT count() FROM frames) + (SELECT count() FROM findings) + (SELECT count() FROM streams)")
 printf 'lossy, CE-marked: %s packets, one in ten CE-marked and answered by a CNP (%s rows a run)\n' "$packets" "$rows"
 echo " the server at the same priority as rocedump:"
-lossy_pairs ''
+lossy_pairs '' "$url"
 if [ -n "$spid" ] && [ -w "/proc/$spid/autogroup" ]; then
 	nice0=$(sed -n 's/.* nice \(-\?[0-9]*\)$/\1/p' "/proc/$spid/autogroup")
 	trap 'echo "${nice0:-0}" >"/proc/$spid/autogroup" 2>/dev/null; bench_cleanup "$cap" "$cong"' EXIT
 	echo 19 >"/proc/$spid/autogroup"
 	echo " the server (pid $spid) yielding the CPUs to rocedump (its scheduling group at nice 19):"
-	lossy_pairs y
+	lossy_pairs y "$url"
 	echo "${nice0:-0}" >"/proc/$spid/autogroup"
 else
 	echo " the server yielding the CPUs: skipped (no local server's process found, or not ours to renice)"
+fi
+# The rows sent to a receiver that reads and drops them (http-discard.py), its CPU time a
+# sixteenth of the server's: rocedump's CPU time with no server's work beside it on the CPUs, as
+# a capture box whose server is elsewhere (the receiving on loopback is still charged in part to
+# the sender).
+if command -v python3 >/dev/null; then
+	python3 "$here/http-discard.py" >"$work/discard.port" &
+	dpid=$!
+	trap 'kill "$dpid" 2>/dev/null; bench_cleanup "$cap" "$cong"' EXIT
+	for _ in $(seq 50); do [ -s "$work/discard.port" ] && break; sleep 0.1; done
+	[ -s "$work/discard.port" ] || die "http-discard.py did not start"
+	echo " a receiver that reads the rows and drops them (http-discard.py), as a server elsewhere costs the box nothing:"
+	spid=$dpid
+	lossy_pairs d "http://127.0.0.1:$(head -1 "$work/discard.port")/bench" receiver
+	kill "$dpid"
+	spid=$(server_pid)
 fi
 if ((callgrind)) && command -v valgrind >/dev/null; then
 	declare -A ir
