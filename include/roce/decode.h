@@ -146,9 +146,12 @@ ROCE_API const char *roce_icrc_status_name(enum roce_icrc_status s); /* "uncheck
 
 /* One decoded frame. Offsets index the caller's frame bytes. The fields up to `vlan` are always
  * set; vlan[] holds n_vlan tags, wrap is valid when wrap.kind is not NONE, and h.bth when op is
- * not NULL (and each extended header when its ROCE_HDR_* bit is in h.hdrs). */
+ * not NULL (and each extended header when its ROCE_HDR_* bit is in h.hdrs). It starts a cache
+ * line, and an array's records do too: rocedump's decoding threads stream records into such
+ * arrays, and a line shared by two records was written in two halves, a record apart. */
 struct roce_pkt {
-	uint32_t caplen, wirelen;
+	_Alignas(64) uint32_t caplen;
+	uint32_t wirelen;
 	uint16_t linktype;
 	uint8_t version;          /* 0: not RoCE; 1: RoCEv1; 2: RoCEv2 */
 	uint8_t trunc_layer;      /* enum roce_layer where the captured bytes ran out, or 0 */
