@@ -27,6 +27,7 @@
 #include "export/rowbinary.h"
 #include "export/spool.h"
 #include "export_schema.h"
+#include "pages.h"
 #include "output/fmt.h"
 
 enum { T_FRAMES, T_FINDINGS, T_STREAMS, T_CAPTURES };
@@ -34,6 +35,8 @@ _Static_assert(EXPORT_QUEUE >= EXPORT_QUEUE_FILE + EXPORT_TABLES, "a file's last
 
 #define SPARE_BUFS 4
 #define BUF_STEP ((size_t)64 * 1024)  /* batch buffers' sizes: multiples of this */
+#define BUF_HUGE ((size_t)2 << 20)    /* ... and of a huge page's from one on (batch_mem_grow) */
+#define FIRST_ROW_GUESS 160           /* a frames or findings row's bytes, for a run's first batch */
 #define ROW_MAX ((size_t)16 * 1024)  /* a row's room: a longer one (a run's source naming many files) is dropped */
 #define ADDR_MEMO 64         /* pairs of addresses kept as text, by a hash of their bytes */
 #define ADDR_RB 48           /* an address's text as a String: its length's byte, FMT_ADDR_MAX - 1 bytes at most */
@@ -160,6 +163,58 @@ static void make_ids(struct exporter *x, unsigned table)
 	const char *v[] = {x->run_id, id};
 	x->ids_rb_len[table] = make_strings(x->ids_rb[table], sizeof(x->ids_rb[table]), v, 2);
 	x->row_head_len[table] = 0;
+}
+
+/* ---- batch buffers ---- */
+
+/* The sink thread writes a batch's rows once, into memory the kernel must fault in first: page by
+ * page, that cost about as much CPU time as making the rows (a lossy 1M-frame capture's 29 MB of
+ * rows, some 7,000 faults). So a batch's buffer is pages of its own (pages.h), a large one (half
+ * a huge page or more) in whole huge pages, which the kernel faults in 2 MiB at a time where
+ * transparent huge pages are allowed (madvise); it grows by moving its pages, not copying them;
+ * and a sent one is kept for a next batch (recycle). */
+static size_t batch_mem_size(size_t want)
+{
+	size_t step = want >= BUF_HUGE / 2 ? BUF_HUGE : BUF_STEP;
+	return (want + step - 1) / step * step;
+}
+
+/* A batch buffer of at least want bytes into *d (none before); false when out of memory. */
+static bool batch_mem_alloc(struct chbuf *d, size_t want)
+{
+	size_t cap = batch_mem_size(want);
+	*d = (struct chbuf){0};
+	if (!(d->p = pages_alloc(cap)))
+		return false;
+	d->cap = cap;
+	return true;
+}
+
+/* Room for n more bytes in batch buffer d; false when out of memory (d as it was). */
+static bool batch_mem_reserve(struct chbuf *d, size_t n)
+{
+	if (d->p && d->cap - d->len >= n)
+		return true;
+	if (!d->p)
+		return batch_mem_alloc(d, n);
+	size_t cap = batch_mem_size(d->len + n > 2 * d->cap ? d->len + n : 2 * d->cap);
+	char *p = pages_grow(d->p, d->cap, cap);
+	if (!p)
+		return false;
+	d->p = p;
+	d->cap = cap;
+	return true;
+}
+
+static void batch_mem_free(struct chbuf *d)
+{
+	pages_free(d->p, d->cap);
+	*d = (struct chbuf){0};
+}
+
+static unsigned batch_rows(const struct exporter *x)
+{
+	return x->cfg.live ? EXPORT_BATCH_ROWS_LIVE : EXPORT_BATCH_ROWS_FILE;
 }
 
 /* ---- the export thread ---- */
@@ -363,7 +418,7 @@ static void discard(struct exporter *x)
 	for (;;) {
 		while (x->n) {
 			drop(x, x->queue[x->head].rows, "the tables' check failed");
-			chbuf_free(&x->queue[x->head].data);
+			batch_mem_free(&x->queue[x->head].data);
 			x->head = (x->head + 1) % EXPORT_QUEUE;
 			x->n--;
 		}
@@ -383,7 +438,7 @@ static void recycle(struct exporter *x, struct chbuf *data)
 		x->spare[x->n_spare++] = *data;
 		*data = (struct chbuf){0};
 	} else {
-		chbuf_free(data);
+		batch_mem_free(data);
 	}
 }
 
@@ -461,9 +516,7 @@ static void batch_buffer(struct exporter *x, struct chbuf *d, size_t want)
 			x->spare[i] = x->spare[--x->n_spare];
 			return;
 		}
-	*d = (struct chbuf){0};
-	if ((d->p = malloc(want)))
-		d->cap = want;
+	batch_mem_alloc(d, want);
 }
 
 static void batch_open(struct exporter *x, unsigned table)
@@ -473,10 +526,13 @@ static void batch_open(struct exporter *x, unsigned table)
 	b->seq = ++x->seq;
 	b->rows = 0;
 	b->opened = x->now;
-	/* room for a batch as big as the last one and an eighth, and a row (no copy as it grows),
-	 * in 64 KiB steps, so that the table's next batches fit in this one's buffer */
+	/* room for a batch as big as the last one and an eighth, and a row, so that the table's next
+	 * batches fit in this one's buffer; a frames or findings table's first, room for a whole
+	 * batch of rows as long as most (the pages the rows do not reach are never faulted in) */
 	size_t want = x->last_len[table] + x->last_len[table] / 8 + ROW_MAX;
-	batch_buffer(x, &b->data, (want + BUF_STEP - 1) / BUF_STEP * BUF_STEP);
+	if (!x->last_len[table] && (table == T_FRAMES || table == T_FINDINGS))
+		want = (size_t)batch_rows(x) * FIRST_ROW_GUESS + ROW_MAX;
+	batch_buffer(x, &b->data, want);
 	make_ids(x, table);
 }
 
@@ -495,7 +551,7 @@ static void batch_queue(struct exporter *x, unsigned table, unsigned room)
 	x->last_len[table] = b->data.len;
 	if (x->n == EXPORT_QUEUE) {
 		drop(x, b->rows, "the export queue is full");
-		chbuf_free(&b->data);
+		batch_mem_free(&b->data);
 	} else {
 		x->queue[(x->head + x->n) % EXPORT_QUEUE] = *b;
 		x->n++;
@@ -517,7 +573,7 @@ static void batch_seal(struct exporter *x, unsigned table)
 static bool row_begin(struct exporter *x, unsigned table, struct rb *w)
 {
 	struct chbuf *d = &x->open[table].data;
-	if (!chbuf_reserve(d, ROW_MAX)) {
+	if (!batch_mem_reserve(d, ROW_MAX)) {
 		drop(x, 1, "out of memory");
 		return false;
 	}
@@ -538,7 +594,7 @@ static void row_end(struct exporter *x, unsigned table, const struct rb *w)
 		return;
 	}
 	b->data.len = (size_t)((char *)w->p - b->data.p);
-	if (++b->rows >= (x->cfg.live ? EXPORT_BATCH_ROWS_LIVE : EXPORT_BATCH_ROWS_FILE))
+	if (++b->rows >= batch_rows(x))
 		batch_seal(x, table);
 }
 
@@ -861,9 +917,9 @@ int export_finish(struct exporter *x, struct export_counts *out, char *err, size
 		err[0] = '\0';
 	}
 	for (unsigned t = 0; t < EXPORT_TABLES; t++)
-		chbuf_free(&x->open[t].data);
+		batch_mem_free(&x->open[t].data);
 	for (unsigned i = 0; i < x->n_spare; i++)
-		chbuf_free(&x->spare[i]);
+		batch_mem_free(&x->spare[i]);
 	pthread_mutex_destroy(&x->mu);
 	pthread_cond_destroy(&x->more);
 	pthread_cond_destroy(&x->room);
