@@ -35,7 +35,7 @@ _Static_assert(EXPORT_QUEUE >= EXPORT_QUEUE_FILE + EXPORT_TABLES, "a file's last
 
 #define SPARE_BUFS 4
 #define BUF_STEP ((size_t)64 * 1024)  /* batch buffers' sizes: multiples of this */
-#define BUF_HUGE ((size_t)2 << 20)    /* ... and of a huge page's from one on (batch_mem_grow) */
+#define BUF_HUGE ((size_t)2 << 20)    /* ... and of a huge page's from half of one on (batch_mem_size) */
 #define FIRST_ROW_GUESS 160           /* a frames or findings row's bytes, for a run's first batch */
 #define ROW_MAX ((size_t)16 * 1024)  /* a row's room: a longer one (a run's source naming many files) is dropped */
 #define ADDR_MEMO 64         /* pairs of addresses kept as text, by a hash of their bytes */
@@ -169,7 +169,7 @@ static void make_ids(struct exporter *x, unsigned table)
 
 /* The sink thread writes a batch's rows once, into memory the kernel must fault in first: page by
  * page, that cost about as much CPU time as making the rows (a lossy 1M-frame capture's 29 MB of
- * rows, some 7,000 faults). So a batch's buffer is pages of its own (pages.h), a large one (half
+ * rows, some 8,000 faults). So a batch's buffer is pages of its own (pages.h), a large one (half
  * a huge page or more) in whole huge pages, which the kernel faults in 2 MiB at a time where
  * transparent huge pages are allowed (madvise); it grows by moving its pages, not copying them;
  * and a sent one is kept for a next batch (recycle). */
