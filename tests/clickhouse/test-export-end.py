@@ -154,11 +154,13 @@ def main():
            f'the run\'s last four batches sent at once ({took:.2f} s); every table\'s rows as -T json counts them',
            f'in flight at most {fake.max_in_flight}; {count(fake, "a")} {want}; {r.stderr}')
 
-        # a file's rows go in batches of 50,000; the server slow to answer (0.3 s an INSERT), the
-        # reading waits for room in the queue
+        # a file's rows go in batches of 50,000; the server slow to answer (1.2 s an INSERT), the
+        # reading waits for room in the queue, longer than a batch's EXPORT_BATCH_S (1 s): the
+        # batch opened after the wait still takes 50,000 rows (its clock read after the wait, not
+        # the last tick's before it, which had the next tick seal a few hundred rows, over and over)
         big = f'{tmp}/small.pcap'  # 230,000 frames, 200 streams
         subprocess.run([GENCAPS, '--bench-small', big, '230000', '100'], check=True)
-        fake.delay = 0.3
+        fake.delay = 1.2
         r = subprocess.run([RD, '-q', '-r', big, '--export', url, '--export-host', 'w', '--export-all-frames'],
                            capture_output=True, text=True, timeout=60)
         fake.delay = 0

@@ -544,10 +544,17 @@ static void batch_queue(struct exporter *x, unsigned table, unsigned room)
 	struct batch *b = &x->open[table];
 	if (!b->rows)
 		return;
+	bool waited = false;
 	while (x->n >= room && !x->cfg.live) {
 		pthread_cond_signal(&x->more);  /* what it waits for is queued: the thread told */
 		pthread_cond_wait(&x->room, &x->mu);
+		waited = true;
 	}
+	/* the clock the next batch opens by (x->now, else the last tick's): after a wait longer
+	 * than EXPORT_BATCH_S, the next tick would seal that batch at once, and the next, each a
+	 * tick's few hundred rows waiting as long again (a slow server's INSERTs) */
+	if (waited)
+		x->now = mono();
 	x->last_len[table] = b->data.len;
 	if (x->n == EXPORT_QUEUE) {
 		drop(x, b->rows, "the export queue is full");
