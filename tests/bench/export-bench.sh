@@ -13,27 +13,28 @@
 #   rocedump -q -r FILE --export URL                    the frames with events, findings, streams
 # and prints the median of each and the median of the pairs' ratios, of the wall time and of
 # rocedump's own CPU time (target within 10 %: PASS/FAIL), and of the run's end
-# (ROCEDUMP_EXPORT_TIMES: from the streams rows' making to the server's last answer). Then the same pairs on a lossy, CE-marked capture (gencaps --bench-cong:
-# one packet in ten CE-marked and answered by a CNP, a PFC frame in 1,000: about a fifth of the
-# frames carry an event, so rows go out all through the run), each run timed: the
-# paired ratios of the wall time and of rocedump's own CPU time (user + system), the latter being
-# what a capture box pays when ClickHouse runs elsewhere (here the server takes the same two CPUs
-# to read the rows; the target, within 10 %, is held to it). A server on this machine (the URL's
-# host 127.0.0.1 or localhost, its process found by its port with ss) takes CPU time from rocedump
-# while it reads the rows, which a server on a machine of its own does not: its CPU time while each
-# run lasts is read from /proc, with the wall time no run can beat when the two share the CPUs
-# ((rocedump's + the server's) / CPUs). The lossy pairs are run once more with the server's
-# scheduling group at nice 19 (/proc/PID/autogroup, put back after), the server yielding the
-# CPUs to rocedump, and once with a receiver that reads the rows and drops them (http-discard.py)
-# in the server's stead, for what the capture box alone pays. --callgrind: the instructions of one run
-# of each on the lossy capture, with one decoding thread (valgrind; the same count whatever the
-# machine is doing), and their ratio. Then one run with --export-all-frames: its time, the rows it sent a
-# second, and the bytes a frames row takes on disk (system.parts: compressed, all columns). On
-# the clean capture the export's cost is a run's, in wall time more than CPU time: the server
-# taking the last batches at the end (at once, a connection each), libcurl's loading before the
-# reading, and the tables' check, which overlaps the reading on the export thread. On the lossy
-# one it is the rows': their making, their memory and their sending, in CPU time. Exit status: 0 when everything ran (whatever PASS/FAIL says), 1 when a program failed, 2
-# on a usage error.
+# (ROCEDUMP_EXPORT_TIMES: from the streams rows' making to the server's last answer). Then the
+# same pairs on a lossy, CE-marked capture (gencaps --bench-cong: one packet in ten CE-marked and
+# answered by a CNP, a PFC frame in 1,000: about a fifth of the frames carry an event, so rows go
+# out all through the run), each run timed: the paired ratios of the wall time and of rocedump's
+# own CPU time (user + system), the latter being what a capture box pays when ClickHouse runs
+# elsewhere (here the server takes the same two CPUs to read the rows; the target, within 10 %, is
+# held to it). A server on this machine (the URL's host 127.0.0.1 or localhost, its process found
+# by its port with ss) takes CPU time from rocedump while it reads the rows, which a server on a
+# machine of its own does not: its CPU time while each run lasts is read from /proc, with the wall
+# time no run can beat when the two share the CPUs ((rocedump's + the server's) / CPUs). The lossy
+# pairs are run once more with the server's scheduling group at nice 19 (/proc/PID/autogroup, put
+# back after), the server yielding the CPUs to rocedump, and once with a receiver that reads the
+# rows and drops them (http-discard.py) in the server's stead, for what the capture box alone
+# pays. --callgrind: the instructions of one run of each on the lossy capture, with one decoding
+# thread (valgrind; the same count whatever the machine is doing), and their ratio. Then one run
+# with --export-all-frames: its time, the rows it sent a second, and the bytes a frames row takes
+# on disk (system.parts: compressed, all columns). On the clean capture the export's cost is a
+# run's, in wall time more than CPU time: the server taking the last batches at the end (at once,
+# a connection each), libcurl's loading before the reading, and the tables' check, which overlaps
+# the reading on the export thread. On the lossy one it is the rows': their making, their memory
+# and their sending, in CPU time. Exit status: 0 when everything ran (whatever PASS/FAIL says), 1
+# when a program failed, 2 on a usage error.
 set -u
 export LC_ALL=C
 
@@ -114,17 +115,17 @@ paired() {  # paired "A..." "B...": the median of the runs' ratios a/b
 	read -r -a b <<<"$2"
 	for ((i = 0; i < ${#a[@]}; i++)); do awk -v a="${a[i]}" -v b="${b[i]}" 'BEGIN { print a / b }'; done | median
 }
+median_of() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | median; }  # median_of "A...": the median of a list
+verdict() { awk -v r="$1" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }'; }  # verdict RATIO: against the target
 ratio=$(paired "${tx[*]}" "${tq[*]}")
 rows=$(ch "SELECT (SELECT count() FROM frames) + (SELECT count() FROM findings) + (SELECT count() FROM streams)")
 printf '%s packets, %s QPs, %s pairs of runs\n' "$packets" "$qps" "$runs"
 printf '  rocedump -q                 median %8.3f s\n' "$(stat_of q median)"
 printf '  rocedump -q --export        median %8.3f s   (%s rows a run)\n' "$(stat_of x median)" $((rows / runs))
-verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')
-printf '  paired median ratio  %.3f  (wall time; target <= 1.10: %s)\n' "$ratio" "$verdict"
+printf '  paired median ratio  %.3f  (wall time; target <= 1.10: %s)\n' "$ratio" "$(verdict "$ratio")"
 cpu_ratio=$(paired "${cpus[x]}" "${cpus[q]}")
 printf '  rocedump CPU  median %.3f s without, %.3f s with --export: paired median ratio %.3f (target <= 1.10: %s)\n' \
-	"$(tr ' ' '\n' <<<"${cpus[q]}" | sed '/^$/d' | median)" "$(tr ' ' '\n' <<<"${cpus[x]}" | sed '/^$/d' | median)" \
-	"$cpu_ratio" "$(awk -v r="$cpu_ratio" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')"
+	"$(median_of "${cpus[q]}")" "$(median_of "${cpus[x]}")" "$cpu_ratio" "$(verdict "$cpu_ratio")"
 printf "  the run's end (--export)   median %6.1f ms\n" "$(sed -n "s/^rocedump: export: the run's end took \([0-9.]*\) ms$/\1/p" "$work/stderr" |
 	sort -g | awk '{ t[NR] = $1 } END { print NR ? ((NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2) : 0 }')"
 
@@ -148,17 +149,17 @@ lossy_pairs() {  # lossy_pairs TAG URL: the pairs on the lossy capture, timed, i
 	printf '  wall time     median %.3f s without, %.3f s with --export: paired median ratio %.3f\n' \
 		"$(stat_of "cq$tag" median)" "$(stat_of "cx$tag" median)" "$(paired "${times[cx$tag]}" "${times[cq$tag]}")"
 	local cq_cpu cx_cpu ratio
-	cq_cpu=$(tr ' ' '\n' <<<"${cpus[cq$tag]}" | sed '/^$/d' | median)
-	cx_cpu=$(tr ' ' '\n' <<<"${cpus[cx$tag]}" | sed '/^$/d' | median)
+	cq_cpu=$(median_of "${cpus[cq$tag]}")
+	cx_cpu=$(median_of "${cpus[cx$tag]}")
 	ratio=$(paired "${cpus[cx$tag]}" "${cpus[cq$tag]}")
 	printf '  rocedump CPU  median %.3f s without, %.3f s with --export: paired median ratio %.3f (target <= 1.10: %s)\n' \
-		"$cq_cpu" "$cx_cpu" "$ratio" "$(awk -v r="$ratio" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')"
+		"$cq_cpu" "$cx_cpu" "$ratio" "$(verdict "$ratio")"
 	[ -n "${scpus[cx$tag]:-}" ] || return 0
 	# The server's CPU time while each run lasted: the rows' parsing and MergeTree parts. On the
 	# same CPUs as rocedump, a run cannot end before both have had their CPU time: the wall
 	# time's floor, and its ratio to the run without --export.
 	local srv floor
-	srv=$(tr ' ' '\n' <<<"${scpus[cx$tag]}" | sed '/^$/d' | median)
+	srv=$(median_of "${scpus[cx$tag]}")
 	floor=$(awk -v a="$cx_cpu" -v b="$srv" -v n="$ncpu" 'BEGIN { print (a + b) / n }')
 	printf '  %-13s median %.3f s a run with --export: on %s CPUs shared, no run ends before %.3f s (ratio %.3f)\n' \
 		"${3:-server} CPU" "$srv" "$ncpu" "$floor" "$(awk -v f="$floor" -v q="$(stat_of "cq$tag" median)" 'BEGIN { print f / q }')"
