@@ -4,7 +4,8 @@
 private ports, configured in a temporary directory; skipped when clickhouse-server is absent.
 What the tables hold is compared with rocedump's own JSON (-T json frames, --summary), exactly; then
 a server killed in the middle of an export and restarted (every row once, the spool drained), a
-batch resent after a lost reply (not doubled), a full spool (drops counted exactly), a table that
+batch resent after a lost reply (not doubled), a server away when rocedump starts (its batches
+spooled, the check tried again), a full spool (drops counted exactly), a table that
 differs from the schema (refused), libcurl absent (refused before a frame is read), the run's last
 batches sent at once (1,000 streams; one of them refused), the shipped queries' answers, and the
 cluster schema over two servers as two shards."""
@@ -297,13 +298,54 @@ def check_restart(srv, tmp):
     srv.start()
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'k2',
                  '--export-spool', spool)
-    n_find = sum(len(f.get('findings', [])) for f in e['all'])
-    got = [count(srv, 'frames', "box = 'k'"), int(srv.q("SELECT uniqExact(frame) FROM frames WHERE box = 'k'")),
-           count(srv, 'findings', "box = 'k'"), count(srv, 'streams', "box = 'k'"), count(srv, 'captures', "box = 'k'")]
-    want = [len(e['frames']), len(e['frames']), n_find, len(e['streams']['rows']), 1]
+    got, want = box_counts(srv, 'k'), want_counts(e)
     ok(r.returncode == 0 and got == want and not os.listdir(spool),
        'server restarted: the next run drains the spool first, every row once', f'{got} {want} {r.stderr}')
     return spool
+
+
+def box_counts(srv, box):
+    """A box's rows in each table, and its distinct frames."""
+    return [count(srv, 'frames', f"box = '{box}'"), int(srv.q(f"SELECT uniqExact(frame) FROM frames WHERE box = '{box}'")),
+            count(srv, 'findings', f"box = '{box}'"), count(srv, 'streams', f"box = '{box}'"),
+            count(srv, 'captures', f"box = '{box}'")]
+
+
+def want_counts(e):
+    """What box_counts finds of a run, by rocedump's JSON."""
+    return [len(e['frames']), len(e['frames']), sum(len(f.get('findings', [])) for f in e['all']),
+            len(e['streams']['rows']), 1]
+
+
+def check_away_at_start(srv, tmp):
+    """The server away when rocedump starts (a box that boots first): the tables' check is tried
+    again, the batches meanwhile spooled; a run that ends before the server is back leaves them
+    to the next; one that sees it come back sends them within the run. Every row once."""
+    first, second = f'{CAPS}/gen/cnp_ecn.pcap', f'{CAPS}/derived/rc_pingpong_loss_stuck.pcap'
+    spool = f'{tmp}/spool-away'
+    srv.kill()
+    r = rocedump('-q', '-r', first, '--export', srv.url(), '--export-host', 'w1', '--export-spool', spool)
+    left = sorted(os.listdir(spool))
+    ok(r.returncode == 0 and len(left) == 4 and 'left in the spool' in r.stderr and "Couldn't connect" in r.stderr,
+       'server away at the start: the run\'s batches spooled (one a table), exit 0, the reason said',
+       f'{r.returncode} {left} {r.stderr}')
+    parts = pcap_thirds(second)
+    p = subprocess.Popen([RD, '-q', '-r', '-', '--export', srv.url(), '--export-host', 'w2', '--export-spool', spool],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p.stdin.write(parts[0])
+    p.stdin.flush()
+    spooled = wait_for(lambda: len(os.listdir(spool)) > len(left))  # its first batch, a second old
+    srv.start()
+    drained = wait_for(lambda: not os.listdir(spool))  # the check tried again, then the spool sent
+    p.stdin.write(parts[1] + parts[2])
+    p.stdin.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    got = [box_counts(srv, 'w1'), box_counts(srv, 'w2')]
+    want = [want_counts(expected(first)), want_counts(expected(second))]
+    ok(spooled and drained and p.returncode == 0 and ' 0 dropped' in err and got == want and not os.listdir(spool),
+       'the server back during the next run: the check tried again, the spool sent within the run, every row once',
+       f'{spooled} {drained} {p.returncode} {err} {got} {want}')
 
 
 def columns(srv, table):
@@ -633,6 +675,7 @@ def main():
         check_frame_fields(srv, tmp)
         check_end(srv, tmp)
         check_spool_full(srv, tmp)
+        check_away_at_start(srv, tmp)
         spool = check_restart(srv, tmp)
         check_lost_reply(srv, spool)
         srv2.start()

@@ -8,8 +8,10 @@ rather than one after the other. A file's frames rows go in batches of 50,000, e
 while the server is slow to answer (the reading waiting for room). Then, at a run's end, one
 INSERT refused and one whose answer is lost (the rows taken, the connection cut in the answer):
 both spooled, the others taken; the spool's retry at the run's end finds the lost answer's batch
-by its id (not sent again), and the next run sends the refused one: every row once. An INSERT taken whose reused connection closes with no
-answer at all is not sent again by libcurl on a new one: its rows arrive once."""
+by its id (not sent again), and the next run sends the refused one: every row once. The tables'
+check answered 503 (a proxy whose servers are away): the run's batches spooled, not dropped. An
+INSERT taken whose reused connection closes with no answer at all is not sent again by libcurl
+on a new one: its rows arrive once."""
 import json
 import os
 import re
@@ -57,6 +59,7 @@ class Fake:
         self.refuse = self.lose = None  # a table whose INSERT is refused, or its answer lost
         self.silent = None      # a table whose INSERT is taken and its connection closed, no answer
         self.delay = 0          # seconds every INSERT's answer waits (a slow server)
+        self.check_status = None  # the tables' check answered with this status (a proxy's 503)
 
 
 def table_rows(table, fmt, body):
@@ -90,6 +93,8 @@ class Handler(BaseHTTPRequestHandler):
             if m:
                 return self.answer(200, f"{fake.rows.get((m.group(1), m.group(2)), ['', 0])[1]}\n")
             if 'system.columns' in query:
+                if fake.check_status:
+                    return self.answer(fake.check_status, 'no server is available\n')
                 return self.answer(200, self.server.columns)
             return self.answer(200, '1\n')
         table = m.group(1)
@@ -188,6 +193,21 @@ def main():
         ok(r.returncode == 0 and not os.listdir(spool) and count(fake, 'b') == want and count(fake, 'c') == want,
            'the next run sends the refused batch first: every row once',
            f'{os.listdir(spool)} {count(fake, "b")} {count(fake, "c")} {want} {r.stderr}')
+
+        # a proxy before the servers (chproxy) answers 503 while they are away: the server is away,
+        # not refusing; the run's batches spooled (before, they were counted dropped: exit 2)
+        fake.check_status = 503
+        r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'p', '--export-spool', spool],
+                           capture_output=True, text=True, timeout=60)
+        files = sorted(n.split('.')[-2] for n in os.listdir(spool))
+        fake.check_status = None
+        r2 = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'q', '--export-spool', spool],
+                            capture_output=True, text=True, timeout=60)
+        ok(r.returncode == 0 and files == ['captures', 'findings', 'frames', 'streams'] and 'HTTP 503' in r.stderr and
+           f'0 rows sent, {sum(want)} spooled, 0 dropped' in r.stderr and count(fake, 'p') == want and
+           count(fake, 'q') == want and r2.returncode == 0 and not os.listdir(spool),
+           'the tables\' check answered 503 (a proxy, its servers away): the batches spooled, exit 0; the next run '
+           'sends them', f'{files} {count(fake, "p")} {count(fake, "q")} {want} {r.stderr} {r2.stderr}')
 
         # libcurl sends a request again by itself when a reused connection closes with no answer:
         # an INSERT the server took would be taken twice

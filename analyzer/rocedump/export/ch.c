@@ -279,11 +279,11 @@ int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, 
 	int ret = 0;
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "ClickHouse %s: %s", c->base, cu.easy_strerror(rc));
-		ret = -1;
+		ret = rc == CURLE_OUT_OF_MEMORY ? CH_REFUSED : CH_NO_ANSWER;
 	} else if (status != 200) {  /* the server's "Code: N, e.displayText() = ...": its first line */
 		const char *msg = body.p ? body.p : "";
 		snprintf(err, errlen, "ClickHouse %s: HTTP %ld: %.*s", c->base, status, (int)strcspn(msg, "\n"), msg);
-		ret = -1;
+		ret = status >= 502 && status <= 504 ? CH_NO_ANSWER : CH_REFUSED;
 	}
 	if (out && ret == 0) {
 		chbuf_free(out);
@@ -334,8 +334,7 @@ static int check_table(struct ch_conn *c, const struct export_table *t, const ch
 	}
 	int ret = 0;
 	if (!cols.len) {
-		if (ch_post(c, t->create, NULL, 0, NULL, err, errlen) < 0)
-			ret = -1;
+		ret = ch_post(c, t->create, NULL, 0, NULL, err, errlen);
 	} else if (strcmp(cols.p, t->columns) != 0) {
 		first_difference(t->columns, cols.p, e, sizeof(e));
 		snprintf(err, errlen, "table %s.%s differs from rocedump's schema (rocedump --export-schema): %s", c->db,
@@ -357,9 +356,9 @@ int ch_check_tables(struct ch_conn *c, char *err, size_t errlen)
 	if (n > 0 && (size_t)n < sizeof(q))
 		snprintf(q + n, sizeof(q) - (size_t)n, ") FORMAT TabSeparated");
 	struct chbuf all = {0};
-	if (ch_post(c, q, NULL, 0, &all, err, errlen) < 0)
-		return -1;
-	int ret = 0;
+	int ret = ch_post(c, q, NULL, 0, &all, err, errlen);
+	if (ret < 0)
+		return ret;
 	for (unsigned i = 0; i < EXPORT_TABLES && ret == 0; i++)
 		ret = check_table(c, &export_tables[i], all.p ? all.p : "", err, errlen);
 	chbuf_free(&all);

@@ -44,14 +44,21 @@ int ch_connect(struct ch_conn *c, char *err, size_t errlen);
 int ch_clone(struct ch_conn *dst, const struct ch_conn *src, char *err, size_t errlen);
 void ch_close(struct ch_conn *c);
 
+/* ch_post's and ch_check_tables's failures: the server (or a proxy before it) answered no, or
+ * nothing answered: no connection, no answer in time, a connection cut, a proxy's 502, 503 or
+ * 504 (chproxy's when its servers are away), which a later attempt may get past. */
+enum { CH_REFUSED = -1, CH_NO_ANSWER = -2 };
+
 /* Run query; with rows (len bytes), the query is the INSERT ... FORMAT they follow.
- * The answer's body into out (may be NULL). 0 on HTTP 200; -1 with the message in err: libcurl's
- * error, or the server's ("Code: N, ..." first line) and its HTTP status. */
+ * The answer's body into out (may be NULL). 0 on HTTP 200; else CH_NO_ANSWER or CH_REFUSED with
+ * the message in err: libcurl's error, or the server's ("Code: N, ..." first line) and its HTTP
+ * status. */
 int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, struct chbuf *out, char *err,
 	    size_t errlen);
 
 /* Every table of the schema: created when absent, else its columns compared with the schema's.
- * 0, or -1 with the message in err (a table that differs is named, with its first difference). */
+ * 0, or CH_NO_ANSWER or CH_REFUSED with the message in err (a table that differs is named, with
+ * its first difference). */
 int ch_check_tables(struct ch_conn *c, char *err, size_t errlen);
 
 #endif

@@ -93,7 +93,8 @@ struct exporter {
 	struct batch queue[EXPORT_QUEUE];
 	unsigned head, n;
 	bool stop;
-	bool failed;  /* the connection or the tables' check failed: nothing sent, the batches let go */
+	bool checked;  /* the tables made or checked: batches may be sent */
+	bool failed;   /* the server refused the tables' check: nothing sent, the batches let go */
 	pthread_t thread;
 	double backoff, retry_at;
 	_Atomic uint64_t sent, spooled, dropped, batches;
@@ -365,7 +366,12 @@ static void *post_thread(void *arg)
 static void ship(struct exporter *x, struct batch *b, unsigned n)
 {
 	x->batches += n;
-	if (x->spool.files || (x->backoff && mono() < x->retry_at)) {
+	if (x->failed) {
+		for (unsigned i = 0; i < n; i++)
+			drop(x, b[i].rows, "the tables' check failed");
+		return;
+	}
+	if (!x->checked || x->spool.files || (x->backoff && mono() < x->retry_at)) {
 		for (unsigned i = 0; i < n; i++)
 			spool_batch(x, &b[i]);
 		return;
@@ -409,8 +415,41 @@ static void connect_more(struct exporter *x)
 	}
 }
 
-/* The connection or the tables' check failed: the queued batches let go unsent, their rows
- * counted as dropped, until the run's end (export_finish gives the error). */
+/* The tables made or checked, once the server has answered: true when they are. Refused (a
+ * table that differs, a database or user it does not know): x->failed, for the run. No answer
+ * (the server away, as a box may start before it): tried again after a pause; meanwhile the
+ * batches go to the spool, as an INSERT's that fails do, and so are not lost. */
+static bool tables_ready(struct exporter *x)
+{
+	if (x->checked)
+		return true;
+	int rc = ch_check_tables(&x->conn[0], x->err, sizeof(x->err));
+	if (rc == 0) {
+		x->checked = true;
+		connect_more(x);
+	} else if (rc == CH_REFUSED) {
+		x->failed = true;
+	}
+	backoff(x, rc != 0);
+	return rc == 0;
+}
+
+/* The tables' check not yet answered, or batches in the spool: the server is tried again once
+ * the pause is over (x->retry_at). */
+static bool retry_pending(const struct exporter *x)
+{
+	return !x->checked || x->spool.files;
+}
+
+/* The server tried again: the tables' check until it answers, then the spool's batches. */
+static void retry(struct exporter *x)
+{
+	if (tables_ready(x) && x->spool.files)
+		backoff(x, !drain_spool(x));
+}
+
+/* The tables' check refused: the queued batches let go unsent, their rows counted as dropped,
+ * until the run's end (export_finish gives the error). */
 static void discard(struct exporter *x)
 {
 	pthread_mutex_lock(&x->mu);
@@ -448,17 +487,16 @@ static void *run(void *arg)
 {
 	struct exporter *x = arg;
 	pthread_setname_np(pthread_self(), "rocedump-export");
-	if (ch_connect(&x->conn[0], x->err, sizeof(x->err)) < 0 || ch_check_tables(&x->conn[0], x->err, sizeof(x->err)) < 0) {
+	x->n_conn = 1;
+	if (ch_connect(&x->conn[0], x->err, sizeof(x->err)) < 0) {
 		discard(x);
 		return NULL;
 	}
-	connect_more(x);
-	if (x->spool.files)
-		backoff(x, !drain_spool(x));
+	retry(x);
 	pthread_mutex_lock(&x->mu);
-	for (;;) {
-		while (!x->n && !x->stop && !(x->spool.files && mono() >= x->retry_at)) {
-			if (x->spool.files) {
+	while (!x->failed) {
+		while (!x->n && !x->stop && !(retry_pending(x) && mono() >= x->retry_at)) {
+			if (retry_pending(x)) {
 				struct timespec ts;
 				clock_gettime(CLOCK_REALTIME, &ts);
 				double wait = x->retry_at - mono();
@@ -475,9 +513,9 @@ static void *run(void *arg)
 		}
 		if (!x->n && x->stop)
 			break;
-		if (!x->n) {  /* the spool's turn */
+		if (!x->n) {  /* the check's or the spool's turn */
 			pthread_mutex_unlock(&x->mu);
-			backoff(x, !drain_spool(x));
+			retry(x);
 			pthread_mutex_lock(&x->mu);
 			continue;
 		}
@@ -490,16 +528,20 @@ static void *run(void *arg)
 		}
 		pthread_cond_signal(&x->room);
 		pthread_mutex_unlock(&x->mu);
-		if (x->spool.files && mono() >= x->retry_at)
-			backoff(x, !drain_spool(x));
+		/* once the run ends, the check is not tried again (a server that hangs would hold the
+		 * end for its time limit at every try): the last batches go to the spool */
+		if (retry_pending(x) && mono() >= x->retry_at && (x->checked || !x->stop))
+			retry(x);
 		ship(x, b, n);
 		pthread_mutex_lock(&x->mu);
 		for (unsigned i = 0; i < n; i++)
 			recycle(x, &b[i].data);
 	}
 	pthread_mutex_unlock(&x->mu);
-	if (x->spool.files)  /* what the spool holds, once more; the next run sends what stays */
+	if (x->checked && x->spool.files)  /* what the spool holds, once more; the next run sends what stays */
 		drain_spool(x);
+	if (x->failed)
+		discard(x);
 	return NULL;
 }
 

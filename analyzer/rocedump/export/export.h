@@ -48,8 +48,8 @@ struct export_counts {
 struct exporter;
 
 /* The URL and password read, the spool opened, the thread started: it connects and makes or
- * checks the tables while the capture is read (a failure is export_finish's error, nothing sent),
- * then sends the spool's batches first.
+ * checks the tables while the capture is read (refused: export_finish's error, nothing sent; no
+ * answer: tried again, the batches spooled meanwhile), then sends the spool's batches first.
  * NULL with the message in err. */
 struct exporter *export_start(const struct export_config *cfg, char *err, size_t errlen);
 void export_frame(struct exporter *x, const struct frame *f, const struct roce_pkt *p,
