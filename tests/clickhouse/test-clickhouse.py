@@ -4,7 +4,8 @@
 private ports, configured in a temporary directory; skipped when clickhouse-server is absent.
 What the tables hold is compared with rocedump's own JSON (-T json frames, --summary), exactly; then
 a server killed in the middle of an export and restarted (every row once, the spool drained), a
-batch resent after a lost reply (not doubled), a server away when rocedump starts (its batches
+batch resent after a lost reply (not doubled), frames over 120 days (batches of 50 days at most:
+a newer server refuses more than 100 partitions an INSERT), a server away when rocedump starts (its batches
 spooled, the check tried again), a full spool (drops counted exactly), a table that
 differs from the schema (refused), libcurl absent (refused before a frame is read), the run's last
 batches sent at once (1,000 streams; one of them refused), the shipped queries' answers, and the
@@ -348,6 +349,35 @@ def check_away_at_start(srv, tmp):
        f'{spooled} {drained} {p.returncode} {err} {got} {want}')
 
 
+def check_many_days(srv, tmp):
+    """A file whose frames span 120 days: no batch holds rows of more than 50 (the partitions are
+    days; ClickHouse from 19.x refuses an INSERT of more than 100 for ever, and a server in another
+    timezone than UTC may see a UTC day as two). 18.16 takes any number: what is checked is the
+    batches' days, and every row once."""
+    data = open(f'{CAPS}/gen/cnp_ecn.pcap', 'rb').read()
+    out, off, day = [data[:24]], 24, 0
+    recs = []
+    while off + 16 <= len(data):
+        n = int.from_bytes(data[off + 8:off + 12], 'little')
+        recs.append(data[off + 16:off + 16 + n])
+        off += 16 + n
+    for day in range(120):
+        for i, r in enumerate(recs):
+            out.append(struct.pack('<IIII', 1700000000 + day * 86400, i, len(r), len(r)) + r)
+    cap = f'{tmp}/days.pcap'
+    with open(cap, 'wb') as f:
+        f.write(b''.join(out))
+    r = rocedump('-q', '-r', cap, '--export', srv.url(), '--export-host', 'days')
+    got = {t: srv.rows(f"SELECT count() AS batches, max(d) AS days, sum(n) AS rows FROM (SELECT batch_id, "
+                       f"uniqExact(toYYYYMMDD(time)) AS d, count() AS n FROM {t} WHERE box = 'days' GROUP BY batch_id)")[0]
+           for t in ('frames', 'findings')}
+    e = expected(cap)
+    want = {'frames': len(e['frames']), 'findings': sum(len(f.get('findings', [])) for f in e['all'])}
+    ok(r.returncode == 0 and all(int(got[t]['days']) == 50 and int(got[t]['rows']) == want[t] and
+                                 int(got[t]['batches']) == 3 for t in got),
+       'frames over 120 days: batches of 50 days at most (3 a table), every row once', f'{got} {want} {r.stderr}')
+
+
 def columns(srv, table):
     """The table's (name, type) pairs, in its order."""
     return [(c['name'], c['type']) for c in
@@ -672,6 +702,7 @@ def main():
         check_spool_links(srv, tmp)
         check_box_names(srv)
         check_all_frames(srv)
+        check_many_days(srv, tmp)
         check_frame_fields(srv, tmp)
         check_end(srv, tmp)
         check_spool_full(srv, tmp)

@@ -45,6 +45,7 @@ _Static_assert(EXPORT_QUEUE >= EXPORT_QUEUE_FILE + EXPORT_TABLES, "a file's last
 #define NAME_RB 32           /* an event's or ICRC status's name as a String (events.def: 26 bytes at most) */
 #define ICRC_OTHER (ROCE_ICRC_UNVERIFIABLE + 1)  /* icrc_rb: a status beyond the names ("?") */
 #define ICRC_NONE (ROCE_ICRC_UNVERIFIABLE + 2)   /* icrc_rb: "", a frame with no BTH or no ICRC */
+#define BATCH_DAYS 50        /* a frames or findings batch's days at most (batch_day) */
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0
 
@@ -83,6 +84,9 @@ struct exporter {
 	/* the events' and ICRC statuses' names as RowBinary Strings, made once (make_names) */
 	unsigned char event_rb[ROCE_EV_COUNT][NAME_RB], icrc_rb[ICRC_NONE + 1][NAME_RB];
 	size_t last_len[EXPORT_TABLES];  /* the last batch's bytes: the next one's room at once */
+	/* the days (UTC) of the open batch's rows, the last row's first (batch_day) */
+	uint32_t days[EXPORT_TABLES][BATCH_DAYS];
+	unsigned n_days[EXPORT_TABLES];
 	/* sent batches' buffers, for the next batches (x->mu): fresh memory would be faulted in
 	 * page by page for every batch, as much CPU time as the rows' making */
 	struct chbuf spare[SPARE_BUFS];
@@ -576,6 +580,7 @@ static void batch_open(struct exporter *x, unsigned table)
 		want = (size_t)batch_rows(x) * FIRST_ROW_GUESS + ROW_MAX;
 	batch_buffer(x, &b->data, want);
 	make_ids(x, table);
+	x->n_days[table] = 0;
 }
 
 /* The open batch of table, if it has rows, queued (x->mu held), and a new one opened. A live
@@ -715,6 +720,32 @@ static void put_head(struct exporter *x, struct rb *w, unsigned table, const cha
 	rb_raw(w, x->ids_rb[table], x->ids_rb_len[table]);
 }
 
+/* The open batch of table sealed before a row of a day it would be the (BATCH_DAYS + 1)th of.
+ * The tables' partitions are days (toYYYYMMDD(time)), and ClickHouse from 19.x refuses an INSERT
+ * of rows of more than 100 partitions (max_partitions_per_insert_block), for ever: such a batch
+ * would hold the spool up at every try. A file whose frames span months makes such batches; the
+ * days are UTC's, and a server in another timezone may see a UTC day as two, hence 50. */
+static void batch_day(struct exporter *x, unsigned table, int64_t ns)
+{
+	uint32_t day = ns > 0 ? (uint32_t)((uint64_t)ns / 86400000000000u) : 0, *days = x->days[table];
+	unsigned n = x->n_days[table];
+	if (n && days[0] == day)
+		return;
+	for (unsigned i = 1; i < n; i++)
+		if (days[i] == day) {  /* known: the last row's day now first */
+			days[i] = days[0];
+			days[0] = day;
+			return;
+		}
+	if (n == BATCH_DAYS) {
+		batch_seal(x, table);
+		n = 0;
+	}
+	days[n] = days[0];
+	days[0] = day;
+	x->n_days[table] = n + 1;
+}
+
 /* A frames or findings row begun: the frame's time, the head, the frame. */
 static void row_of_frame(struct exporter *x, struct rb *w, const struct frame *f, unsigned table)
 {
@@ -748,6 +779,7 @@ static void frame_row(struct exporter *x, const struct frame *f, const struct ro
 	bool bth = p->version && p->op;
 	bool net = p->net.kind == ROCE_NET_IPV4 || p->net.kind == ROCE_NET_IPV6 || p->net.kind == ROCE_NET_GRH;
 	struct rb w;
+	batch_day(x, T_FRAMES, frame_ts_ns(f));
 	if (!row_begin(x, T_FRAMES, &w))
 		return;
 	row_of_frame(x, &w, f, T_FRAMES);
@@ -779,6 +811,7 @@ static void finding_row(struct exporter *x, const struct frame *f, const struct 
 	bool pfc = g->event == ROCE_EV_PFC_PAUSE || g->event == ROCE_EV_PFC_RESUME || g->event == ROCE_EV_PFC_STORM ||
 		   g->event == ROCE_EV_PFC_TRAFFIC_WHILE_PAUSED;
 	struct rb w;
+	batch_day(x, T_FINDINGS, frame_ts_ns(f));
 	if (!row_begin(x, T_FINDINGS, &w))
 		return;
 	row_of_frame(x, &w, f, T_FINDINGS);
