@@ -640,19 +640,32 @@ def check_box_names(srv):
 
 def check_spool_links(srv, tmp):
     """The spool in a directory others may write to: a link planted under a batch's name is not
-    read through (nor its target sent) when the batches around it are sent; a spool that is itself a link is refused."""
+    read through (nor its target sent), a FIFO not opened (the run would wait for ever), a file
+    larger than any batch not read (a sparse one costs its planter nothing), and the batches
+    around them are sent; a spool that is itself a link is refused."""
     spool, secret = f'{tmp}/spool-links', f'{tmp}/secret'
     os.makedirs(spool)
     planted = '0\t0\t0\t0\tplanted\t20000101T000000Z-1-0000\t20000101T000000Z-1-0000:0000000001\t\t0\t0\t0\tx\n'
     with open(secret, 'w') as f:  # a captures row, TabSeparated as rocedump spools them
         f.write(planted)
     os.symlink(secret, f'{spool}/20000101T000000Z-1-0000.0000000001.captures.rows')
+    # a FIFO (its open would wait for a writer for ever) and a sparse file of 2 GiB (read, it would
+    # take 2 GiB of memory), both before the batch: neither read, both let go
+    os.mkfifo(f'{spool}/19990101T000000Z-1-0000.0000000001.frames.rowbinary')
+    with open(f'{spool}/19990101T000000Z-1-0000.0000000002.frames.rowbinary', 'wb') as f:
+        f.truncate(2 << 30)
     with open(f'{spool}/20000101T000000Z-1-0000.0000000002.captures.rows', 'w') as f:  # a batch, after it
         f.write('0\t0\t0\t0\tspooled\t20000101T000000Z-1-0000\t20000101T000000Z-1-0000:0000000002\t\t0\t0\t0\tx\n')
-    r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'l',
-                 '--export-spool', spool)
+    try:
+        r = subprocess.run([RD, '-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'l',
+                            '--export-spool', spool], capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:  # waiting on the FIFO: killed
+        r = subprocess.CompletedProcess([], -1, '', 'still running after 20 s')
+        os.unlink(f'{spool}/19990101T000000Z-1-0000.0000000001.frames.rowbinary')
     ok(r.returncode == 0 and count(srv, 'captures', "box = 'planted'") == 0 and
-       count(srv, 'captures', "box = 'spooled'") == 1 and not os.listdir(spool) and open(secret).read() == planted, 'a link planted in the spool is not followed', r.stderr)
+       count(srv, 'captures', "box = 'spooled'") == 1 and not os.listdir(spool) and open(secret).read() == planted,
+       'a link, a FIFO and a 2 GiB sparse file planted in the spool: the link not followed, the FIFO not opened, '
+       'the big file not read; the batch after them sent', r.stderr)
     for name in ('20000101T000000Z-1-0000.0000000003.nosuch.rows',  # no table of rocedump's
                  "20000101T000000Z-1-0'00.0000000004.captures.rows"):  # a quote in the run id
         with open(f'{spool}/{name}', 'w') as f:

@@ -45,6 +45,7 @@ _Static_assert(EXPORT_QUEUE >= EXPORT_QUEUE_FILE + EXPORT_TABLES, "a file's last
 #define NAME_RB 32           /* an event's or ICRC status's name as a String (events.def: 26 bytes at most) */
 #define ICRC_OTHER (ROCE_ICRC_UNVERIFIABLE + 1)  /* icrc_rb: a status beyond the names ("?") */
 #define ICRC_NONE (ROCE_ICRC_UNVERIFIABLE + 2)   /* icrc_rb: "", a frame with no BTH or no ICRC */
+_Static_assert((uint64_t)EXPORT_BATCH_ROWS_FILE * ROW_MAX <= SPOOL_FILE_MAX, "a spooled batch is read back");
 #define BATCH_DAYS 50        /* a frames or findings batch's days at most (batch_day) */
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0

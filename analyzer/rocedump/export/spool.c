@@ -134,25 +134,53 @@ bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX])
 	return found;
 }
 
+/* A regular file before it is opened (a FIFO's open would wait for a writer for ever, a device's
+ * may act), opened without following a link or waiting, and the same file after. */
+static int open_regular(const struct spool *s, const char *name, struct stat *st, const char **why)
+{
+	struct stat before;
+	*why = "not a regular file";
+	if (fstatat(s->dirfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (!S_ISREG(before.st_mode))
+		return -1;
+	int fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_dev != before.st_dev || st->st_ino != before.st_ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int spool_read(const struct spool *s, const char *name, struct chbuf *out, char *err, size_t errlen)
 {
-	int fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "--export-spool: %s: %s", name, fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
+	const char *why;
+	int fd = open_regular(s, name, &st, &why);
+	if (fd < 0) {
+		snprintf(err, errlen, "--export-spool: %s: %s", name, why);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > SPOOL_FILE_MAX) {
+		snprintf(err, errlen, "--export-spool: %s: larger than any batch (%zu bytes)", name, SPOOL_FILE_MAX);
+		close(fd);
 		return -1;
 	}
 	out->len = 0;
 	char buf[65536];
 	ssize_t r;
 	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		if (!chbuf_add(out, buf, (size_t)r))
+		if (out->len + (size_t)r > SPOOL_FILE_MAX || !chbuf_add(out, buf, (size_t)r))  /* grown since */
 			break;
 	close(fd);
 	if (r != 0) {
-		snprintf(err, errlen, "--export-spool: %s: read error", name);
+		snprintf(err, errlen, "--export-spool: %s: read error, or larger than any batch", name);
 		return -1;
 	}
 	return 0;

@@ -14,6 +14,9 @@
 #include "export/ch.h"
 
 #define SPOOL_NAME_MAX 160
+/* A spooled file's bytes at most: more than any batch rocedump makes (export.c asserts it), so
+ * that a file planted in a shared spool cannot have a run read gigabytes into memory. */
+#define SPOOL_FILE_MAX ((size_t)1 << 30)
 #define SPOOL_SUFFIX ".rowbinary"  /* the batches this rocedump spools */
 
 struct spool {
@@ -30,7 +33,8 @@ void spool_close(struct spool *s);
 int spool_put(struct spool *s, const char *name, const char *data, size_t len, char *err, size_t errlen);
 /* The oldest batch's name into name; false when there is none. */
 bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX]);
-/* Its rows into out: 0, or -1 (not a regular file, unreadable: err). */
+/* Its rows into out: 0, or -1 (not a regular file, unreadable, larger than SPOOL_FILE_MAX:
+ * err). */
 int spool_read(const struct spool *s, const char *name, struct chbuf *out, char *err, size_t errlen);
 void spool_remove(struct spool *s, const char *name);
 /* A name's table, batch id ("RUN_ID:SEQUENCE") and rows' format (RowBinary, else TabSeparated);
