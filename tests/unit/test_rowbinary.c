@@ -123,6 +123,28 @@ Test(rowbinary, a_batch_counted_by_its_layout_and_refused_when_cut)
 	}
 }
 
+Test(rowbinary, a_batch_scanned_for_its_box_and_time_range)
+{
+	const char *layout = layout_of("captures");
+	unsigned char batch[2048];
+	size_t len = captures_row(batch, sizeof(batch), 10);
+	size_t first = len;
+	len += captures_row(batch + len, sizeof(batch) - len, 200);
+	static const unsigned char late[4] = {0, 0, 0, 0x80};  /* the second row's time: 0x80000000 */
+	memcpy(batch + first, late, sizeof(late));
+	struct rowbinary_scan scan;
+	cr_assert(rowbinary_scan(layout, batch, len, &scan));
+	cr_assert_eq(scan.rows, 2);
+	cr_assert_eq(scan.first_min, 1);
+	cr_assert_eq(scan.first_max, 0x80000000u);
+	cr_assert_eq(scan.str_len, 3);
+	cr_assert_eq(memcmp(scan.str, "box", 3), 0);
+	cr_assert(rowbinary_scan(layout, batch, 0, &scan));
+	cr_assert(scan.first_min > scan.first_max && !scan.str, "an empty batch: no range, no box");
+	cr_assert(rowbinary_scan("s1", (const unsigned char *)"\x00\x07", 2, &scan));  /* no time column */
+	cr_assert(scan.first_min > scan.first_max && scan.str && scan.str_len == 0);
+}
+
 Test(rowbinary, an_array_of_strings)
 {
 	const char *layout = "a1";

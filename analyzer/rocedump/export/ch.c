@@ -262,7 +262,7 @@ int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, 
 	cu.easy_setopt(h, CURLOPT_MAXAGE_CONN, 2L);
 	cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	cu.easy_setopt(h, CURLOPT_WRITEDATA, &body);
-	cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+	cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, rows ? c->timeout_ms : CH_QUERY_TIMEOUT_MS);
 	cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
 	cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	if (c->user[0])

@@ -26,7 +26,7 @@ struct ch_conn {
 	char *password;       /* NULL: none */
 	void *curl;           /* the easy handle, kept (and its connection) for every request: one thread at a time */
 	void *headers;        /* the request headers (a curl_slist) */
-	long timeout_ms;      /* a request's whole time */
+	long timeout_ms;      /* an INSERT's whole time (a query's: CH_QUERY_TIMEOUT_MS) */
 };
 
 /* http[s]://[USER@]HOST[:PORT]/DATABASE into c (port 8123 for http, 8443 for https). The password
@@ -43,6 +43,11 @@ int ch_connect(struct ch_conn *c, char *err, size_t errlen);
  * requests sent at the same time as src's. 0, or -1 with the message in err. */
 int ch_clone(struct ch_conn *dst, const struct ch_conn *src, char *err, size_t errlen);
 void ch_close(struct ch_conn *c);
+
+/* A query's whole time (the tables' check, a spooled batch looked for): they read little, and
+ * one that takes longer finds the server hung. The export thread then spools the batches rather
+ * than wait, while a live capture's queue fills behind it. */
+#define CH_QUERY_TIMEOUT_MS 3000L
 
 /* ch_post's and ch_check_tables's failures: the server (or a proxy before it) answered no, or
  * nothing answered: no connection, no answer in time, a connection cut, a proxy's 502, 503 or

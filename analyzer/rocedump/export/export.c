@@ -251,25 +251,62 @@ static void drop(struct exporter *x, uint64_t rows, const char *why)
 		fprintf(stderr, "rocedump: warning: export: rows dropped (%s); the run's end counts them\n", why);
 }
 
-/* A spooled batch's rows counted into *n: false when its RowBinary is not whole rows of the
- * table (a TabSeparated batch's rows are its lines). */
-static bool rows_of(unsigned table, bool rowbinary, const struct chbuf *rows, uint64_t *n)
+/* A spooled batch's rows walked: false when its RowBinary is not whole rows of the table (a
+ * TabSeparated batch's rows are its lines, and give no box or times). */
+static bool rows_of(unsigned table, bool rowbinary, const struct chbuf *rows, struct rowbinary_scan *scan)
 {
-	if (rowbinary)
-		return rowbinary_count(export_tables[table].layout, (const unsigned char *)rows->p, rows->len, n);
-	*n = 0;
+	if (table < EXPORT_TABLES && rowbinary)
+		return rowbinary_scan(export_tables[table].layout, (const unsigned char *)rows->p, rows->len, scan);
+	*scan = (struct rowbinary_scan){.first_min = UINT32_MAX};
 	for (size_t i = 0; i < rows->len; i++)
-		*n += rows->p[i] == '\n';
+		scan->rows += rows->p[i] == '\n';
 	return true;
+}
+
+/* s (n bytes) into a ClickHouse string literal's quotes at q: a quote and a backslash escaped,
+ * any other byte below 0x20 as \xHH. False when it does not fit in len. */
+static bool sql_string(char *q, size_t len, const unsigned char *s, size_t n)
+{
+	size_t at = 0;
+	if (!len)
+		return false;
+	q[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		int k = s[i] == '\'' || s[i] == '\\' ? snprintf(q + at, len - at, "\\%c", s[i])
+			: s[i] < 0x20 ? snprintf(q + at, len - at, "\\x%02x", s[i]) : snprintf(q + at, len - at, "%c", s[i]);
+		if (k < 0 || (size_t)k >= len - at)
+			return false;
+		at += (size_t)k;
+	}
+	return true;
+}
+
+/* The query that counts a batch's rows in its table: by its batch id and, where its rows give
+ * them, its box and time range, with which the server reads the few granules of that box and
+ * those days (the tables are ordered by box first, then, but for findings, by time; their
+ * partitions are days) rather than the whole table's batch ids, which on a fleet's tables takes
+ * seconds a batch, and there may be thousands after an outage. */
+static void found_query(char *q, size_t len, unsigned t, const char *batch, const struct rowbinary_scan *s)
+{
+	const char *cols = export_tables[t].columns;  /* "name\ttype\n" lines: the first is the time */
+	int n = snprintf(q, len, "SELECT count() FROM %s WHERE batch_id = '%s'", export_tables[t].name, batch);
+	char box[1024];
+	if (n < 0 || (size_t)n >= len || !s->str || s->first_min > s->first_max ||
+	    !sql_string(box, sizeof(box), s->str, s->str_len))
+		return;
+	int k = snprintf(q + n, len - (size_t)n, " AND box = '%s' AND %.*s >= toDateTime(%" PRIu32 ") AND %.*s <= toDateTime(%" PRIu32 ")",
+			 box, (int)strcspn(cols, "\t"), cols, s->first_min, (int)strcspn(cols, "\t"), cols, s->first_max);
+	if (k < 0 || (size_t)k >= len - (size_t)n)  /* cut: the batch id alone */
+		q[n] = '\0';
 }
 
 /* A spooled batch: sent unless the table has rows of its batch id already. */
 static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows)
 {
-	char table[64], batch[SPOOL_NAME_MAX], q[SPOOL_NAME_MAX + 128];
+	char table[64], batch[SPOOL_NAME_MAX], q[SPOOL_NAME_MAX + 1536];
 	struct chbuf ans = {0};
+	struct rowbinary_scan scan;
 	bool rowbinary;
-	uint64_t n = 0;
 	if (!spool_parse(name, table, sizeof(table), batch, sizeof(batch), &rowbinary))
 		return -1;
 	unsigned t = table_of(table);
@@ -277,29 +314,31 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 		/* no table of ours, or not a run id of ours: no query made of the name, its rows dropped
 		 * (counted as lines: no table, no layout) */
 		if (spool_read(&x->spool, name, rows, x->err, sizeof(x->err)) == 0)
-			rows_of(t, false, rows, &n);
+			rows_of(EXPORT_TABLES, false, rows, &scan);
+		else
+			scan.rows = 0;
 		snprintf(x->err, sizeof(x->err), "spooled batch %s is not rocedump's", name);
-		drop(x, n, x->err);
+		drop(x, scan.rows, x->err);
 		return 1;
 	}
-	snprintf(q, sizeof(q), "SELECT count() FROM %s WHERE batch_id = '%s'", table, batch);
+	if (spool_read(&x->spool, name, rows, x->err, sizeof(x->err)) < 0)
+		return 1;  /* unreadable: dropped below */
+	if (!rows_of(t, rowbinary, rows, &scan)) {  /* cut short: the server would refuse it for ever */
+		snprintf(x->err, sizeof(x->err), "spooled batch %s is not whole rows of %s", name, table);
+		drop(x, scan.rows, x->err);
+		return 1;
+	}
+	found_query(q, sizeof(q), t, batch, &scan);
 	if (ch_post(&x->conn[0], q, NULL, 0, &ans, x->err, sizeof(x->err)) < 0)
 		return -1;
 	bool there = ans.p && strtoull(ans.p, NULL, 10) > 0;
 	chbuf_free(&ans);
 	if (there)
 		return 0;
-	if (spool_read(&x->spool, name, rows, x->err, sizeof(x->err)) < 0)
-		return 1;  /* unreadable: dropped below */
-	if (!rows_of(t, rowbinary, rows, &n)) {  /* cut short: the server would refuse it for ever */
-		snprintf(x->err, sizeof(x->err), "spooled batch %s is not whole rows of %s", name, table);
-		drop(x, n, x->err);
-		return 1;
-	}
 	insert_query(q, sizeof(q), t, rowbinary);
 	if (ch_post(&x->conn[0], q, rows->p ? rows->p : "", rows->len, NULL, x->err, sizeof(x->err)) < 0)
 		return -1;
-	x->sent += n;
+	x->sent += scan.rows;
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* rowbinary.c: a RowBinary batch's rows counted, by its table's layout (see rowbinary.h): the
- * spool's batches, read back by a later run, are checked whole before they are sent. */
+ * spool's batches, read back by a later run, are checked whole before they are sent, and what
+ * finds them in their table (their box and times) read. */
 #include "export/rowbinary.h"
 
 /* A varint at *at (advanced past it) into *v; false when it runs past end or past 64 bits. */
@@ -25,15 +26,27 @@ static bool skip_string(const unsigned char **at, const unsigned char *end)
 	return true;
 }
 
-bool rowbinary_count(const char *layout, const unsigned char *data, size_t len, uint64_t *rows)
+bool rowbinary_scan(const char *layout, const unsigned char *data, size_t len, struct rowbinary_scan *out)
 {
 	const unsigned char *at = data, *end = data + len;
-	*rows = 0;
+	*out = (struct rowbinary_scan){.first_min = UINT32_MAX};
 	while (at < end) {
+		if (layout[0] == '4' && end - at >= 4) {  /* the first column, a UInt32 (a DateTime) */
+			uint32_t v = (uint32_t)at[0] | (uint32_t)at[1] << 8 | (uint32_t)at[2] << 16 | (uint32_t)at[3] << 24;
+			out->first_min = v < out->first_min ? v : out->first_min;
+			out->first_max = v > out->first_max ? v : out->first_max;
+		}
 		for (const char *c = layout; *c; c++) {
 			uint64_t n;
 			switch (*c) {
 			case 's':
+				if (!out->rows && !out->str) {  /* the first row's first String */
+					const unsigned char *s = at;
+					if (!get_varint(&s, end, &n) || n > (uint64_t)(end - s))
+						return false;
+					out->str = s;
+					out->str_len = (size_t)n;
+				}
 				if (!skip_string(&at, end))
 					return false;
 				break;
@@ -50,7 +63,15 @@ bool rowbinary_count(const char *layout, const unsigned char *data, size_t len, 
 				at += *c - '0';
 			}
 		}
-		++*rows;
+		++out->rows;
 	}
 	return true;
+}
+
+bool rowbinary_count(const char *layout, const unsigned char *data, size_t len, uint64_t *rows)
+{
+	struct rowbinary_scan scan;
+	bool whole = rowbinary_scan(layout, data, len, &scan);
+	*rows = scan.rows;
+	return whole;
 }

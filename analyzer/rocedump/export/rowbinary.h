@@ -98,4 +98,15 @@ static inline void rb_str(struct rb *w, const char *s)
  * whole rows, false when it ends inside a row or a length runs past its end. */
 bool rowbinary_count(const char *layout, const unsigned char *data, size_t len, uint64_t *rows);
 
+/* rowbinary_count's walk, and what a batch is found by in its table: the least and most values
+ * of its first column when that is a UInt32 (every table's first column is its time, a
+ * DateTime; first_min > first_max: none), and its first row's first String (every table's box). */
+struct rowbinary_scan {
+	uint64_t rows;
+	uint32_t first_min, first_max;
+	const unsigned char *str;  /* NULL: none */
+	size_t str_len;
+};
+bool rowbinary_scan(const char *layout, const unsigned char *data, size_t len, struct rowbinary_scan *out);
+
 #endif
