@@ -99,6 +99,7 @@ struct exporter {
 	unsigned head, n;
 	bool stop;
 	bool checked;  /* the tables made or checked: batches may be sent */
+	bool away;     /* batches spooled since the server last took one (said: spool_batch) */
 	bool failed;   /* the server refused the tables' check: nothing sent, the batches let go */
 	pthread_t thread;
 	double backoff, retry_at;
@@ -342,6 +343,15 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 	return 0;
 }
 
+/* The server took a batch: if batches had gone to the spool and it is empty again, said. */
+static void server_back(struct exporter *x)
+{
+	if (x->away && !x->spool.files) {
+		x->away = false;
+		fprintf(stderr, "rocedump: export: the server takes batches again; the spool is sent\n");
+	}
+}
+
 /* The spool's batches, oldest first, while the server takes them. False: one failed. */
 static bool drain_spool(struct exporter *x)
 {
@@ -355,6 +365,8 @@ static bool drain_spool(struct exporter *x)
 		ok = rc >= 0;
 	}
 	chbuf_free(&rows);
+	if (ok)
+		server_back(x);
 	return ok;
 }
 
@@ -363,9 +375,13 @@ static void spool_batch(struct exporter *x, struct batch *b)
 	char name[SPOOL_NAME_MAX], err[256];
 	spool_name(x, b, name);
 	int rc = spool_put(&x->spool, name, b->data.p, b->data.len, err, sizeof(err));
-	if (rc > 0)
+	if (rc > 0 && !x->away)  /* an operator watching a live capture is told at once, and once */
+		fprintf(stderr, "rocedump: warning: export: %s; batches go to the spool until the server takes them\n",
+			x->err[0] ? x->err : "the server is away");
+	if (rc > 0) {
 		x->spooled += b->rows;
-	else
+		x->away = true;
+	} else
 		drop(x, b->rows, rc < 0 ? err : x->spool.dirfd < 0 ? "no --export-spool" : "spool full");
 }
 
@@ -436,6 +452,7 @@ static void ship(struct exporter *x, struct batch *b, unsigned n)
 			pthread_join(t[i], NULL);
 		if (p[i].rc == 0) {
 			x->sent += b[i].rows;
+			server_back(x);
 		} else {
 			snprintf(x->err, sizeof(x->err), "%s", p[i].err);
 			spool_batch(x, &b[i]);
