@@ -3,7 +3,8 @@
 (TAP). The server runs as the clickhouse user (when run as root) on a private data directory and
 private ports, configured in a temporary directory; skipped when clickhouse-server is absent.
 What the tables hold is compared with rocedump's own JSON (-T json frames, --summary), exactly; then
-a server killed in the middle of an export and restarted (every row once, the spool drained), a
+a server killed in the middle of an export and restarted (every row once, the spool drained; a
+file streamed on standard input, and a live capture on a veth pair fed by tcpreplay, as root), a
 batch resent after a lost reply (not doubled), frames over 120 days (batches of 50 days at most:
 a newer server refuses more than 100 partitions an INSERT), a server away when rocedump starts (its batches
 spooled, the check tried again), a full spool (drops counted exactly), a table that
@@ -383,6 +384,59 @@ def check_many_days(srv, tmp):
        'frames over 120 days: batches of 50 days at most (3 a table), every row once', f'{got} {want} {r.stderr}')
 
 
+def check_live_restart(srv, tmp):
+    """A live capture (rocedump -i on the root namespace's end of a veth pair, tcpreplay sending
+    from a network namespace of its own at 1,000 frames a second for 14 s), the server killed 3 s
+    in and started again 4 s later: the capture goes on, its batches spooled meanwhile and sent
+    within the run once the server is back; every row once (the frames it wrote with -w, read
+    back with -T json, make the rows it must have sent)."""
+    if os.geteuid() != 0 or not shutil.which('tcpreplay') or not shutil.which('ip'):
+        skip('a live capture while the server restarts: needs root, ip and tcpreplay')
+        return
+    ns, a, b = f'rocedump-chl-{os.getpid()}', f'rdch{os.getpid() % 100000}a', f'rdch{os.getpid() % 100000}b'
+    spool, written = f'{tmp}/spool-live', f'{tmp}/live.pcapng'
+
+    def sh(*cmd):
+        return subprocess.run(cmd, capture_output=True, timeout=30).returncode == 0
+    try:
+        if not (sh('ip', 'netns', 'add', ns) and sh('ip', 'link', 'add', a, 'type', 'veth', 'peer', 'name', b) and
+                sh('ip', 'link', 'set', a, 'netns', ns) and sh('sysctl', '-qw', f'net.ipv6.conf.{b}.disable_ipv6=1') and
+                sh('ip', 'link', 'set', b, 'mtu', '9000', 'up') and
+                sh('ip', 'netns', 'exec', ns, 'ip', 'link', 'set', a, 'mtu', '9000', 'up')):
+            skip('a live capture while the server restarts: cannot make a network namespace and a veth pair here')
+            return
+        p = subprocess.Popen([RD, '-i', b, '-q', '-w', written, '--export', srv.url(), '--export-host', 'live',
+                              '--export-spool', spool], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        err = ''
+        while 'listening on' not in err and p.poll() is None:
+            err += p.stderr.readline()
+        time.sleep(0.3)  # a fresh ring's start-up (tests/live/test-live.sh)
+        replay = subprocess.Popen(['ip', 'netns', 'exec', ns, 'tcpreplay', '-q', '--pps=1000', '--duration=14',
+                                   '--loop=0', '-i', a, f'{CAPS}/rxe/write_bw_loss.pcap'],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(3)
+        srv.kill()
+        time.sleep(4)
+        spooled = bool(os.listdir(spool))  # the batches of those 4 s
+        srv.start()
+        replay.wait(timeout=60)
+        drained = wait_for(lambda: not os.listdir(spool), timeout=15)
+        time.sleep(1.5)  # the last frames' batches sealed
+        p.send_signal(signal.SIGINT)
+        err += p.stderr.read()
+        p.wait(timeout=60)
+    finally:
+        subprocess.run(['ip', 'netns', 'del', ns], capture_output=True)
+        subprocess.run(['ip', 'link', 'del', b], capture_output=True)
+    e = expected(written)
+    got, want = box_counts(srv, 'live'), want_counts(e)
+    ok(p.returncode == 0 and spooled and drained and got == want and len(e['all']) > 10000 and
+       ' 0 dropped' in err and 'the server takes batches again' in err and not os.listdir(spool),
+       f'a live capture, the server killed and restarted during it: the spool sent within the run, every row once '
+       f'({len(e["all"])} frames; frames, distinct frames, findings, streams, captures {got})',
+       f'exit {p.returncode} spooled {spooled} drained {drained} got {got} want {want} {err}')
+
+
 def columns(srv, table):
     """The table's (name, type) pairs, in its order."""
     return [(c['name'], c['type']) for c in
@@ -726,6 +780,7 @@ def main():
         check_spool_full(srv, tmp)
         check_away_at_start(srv, tmp)
         spool = check_restart(srv, tmp)
+        check_live_restart(srv, tmp)
         check_lost_reply(srv, spool)
         srv2.start()
         check_cluster(srv, srv2)
