@@ -480,6 +480,11 @@ def check_spool_full(srv, tmp):
        m == [f'rocedump_export_rows_total{{outcome="dropped"}} {dropped}\n'],
        f'spool full: {dropped} of {total} rows dropped and counted exactly (stderr, metric, exit 2)',
        f'{r.returncode} {r.stderr} {m} spooled {spooled}')
+    files = os.listdir(spool)
+    gauges = [line for line in open(metrics) if line.startswith('rocedump_export_spool_')]
+    want = [f'rocedump_export_spool_batches {len(files)}\n',
+            f'rocedump_export_spool_bytes {sum(os.path.getsize(f"{spool}/{n}") for n in files)}\n']
+    ok(gauges == want, f'the spool\'s gauges: its {len(files)} batches and their bytes', f'{gauges} {want}')
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'f2',
                  '--export-spool', spool)
     ok(r.returncode == 0 and count(srv, 'frames', "box = 'f'") + count(srv, 'findings', "box = 'f'") +

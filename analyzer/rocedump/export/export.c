@@ -104,6 +104,7 @@ struct exporter {
 	pthread_t thread;
 	double backoff, retry_at;
 	_Atomic uint64_t sent, spooled, dropped, batches;
+	_Atomic uint64_t spool_files, spool_bytes;  /* x->spool's, for other threads (spool_seen) */
 	atomic_bool warned;  /* the first drop's warning given (by either thread) */
 	char err[512];  /* the thread's last error */
 };
@@ -343,6 +344,13 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 	return 0;
 }
 
+/* The spool's batches and bytes, where export_counts reads them from another thread. */
+static void spool_seen(struct exporter *x)
+{
+	x->spool_files = x->spool.files;
+	x->spool_bytes = x->spool.bytes;
+}
+
 /* The server took a batch: if batches had gone to the spool and it is empty again, said. */
 static void server_back(struct exporter *x)
 {
@@ -362,6 +370,7 @@ static bool drain_spool(struct exporter *x)
 		int rc = send_spooled(x, name, &rows);
 		if (rc >= 0)
 			spool_remove(&x->spool, name);
+		spool_seen(x);
 		ok = rc >= 0;
 	}
 	chbuf_free(&rows);
@@ -375,6 +384,7 @@ static void spool_batch(struct exporter *x, struct batch *b)
 	char name[SPOOL_NAME_MAX], err[256];
 	spool_name(x, b, name);
 	int rc = spool_put(&x->spool, name, b->data.p, b->data.len, err, sizeof(err));
+	spool_seen(x);
 	if (rc > 0 && !x->away)  /* an operator watching a live capture is told at once, and once */
 		fprintf(stderr, "rocedump: warning: export: %s; batches go to the spool until the server takes them\n",
 			x->err[0] ? x->err : "the server is away");
@@ -1003,6 +1013,7 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 		free(x);
 		return NULL;
 	}
+	spool_seen(x);  /* what an earlier run left */
 	x->now = mono();
 	for (unsigned t = 0; t < EXPORT_TABLES; t++)
 		batch_open(x, t);
@@ -1022,7 +1033,8 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 void export_counts(const struct exporter *x, struct export_counts *out)
 {
 	*out = (struct export_counts){.sent = x->sent, .spooled = x->spooled, .dropped = x->dropped,
-				      .batches = x->batches};
+				      .batches = x->batches, .spool_batches = x->spool_files,
+				      .spool_bytes = x->spool_bytes};
 }
 
 void export_end(struct exporter *x, const struct export_capture *cap)

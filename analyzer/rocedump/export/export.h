@@ -43,6 +43,7 @@ struct export_config {
 /* What became of the rows so far (read from any thread). */
 struct export_counts {
 	uint64_t sent, spooled, dropped, batches;
+	uint64_t spool_batches, spool_bytes;  /* waiting in --export-spool now */
 };
 
 struct exporter;

@@ -406,6 +406,11 @@ static void exported(FILE *f, const struct export_counts *x)
 	fprintf(f, "rocedump_export_rows_total{outcome=\"sent\"} %" PRIu64 "\n", x->sent);
 	fprintf(f, "rocedump_export_rows_total{outcome=\"spooled\"} %" PRIu64 "\n", x->spooled);
 	fprintf(f, "rocedump_export_rows_total{outcome=\"dropped\"} %" PRIu64 "\n", x->dropped);
+	head(f, "rocedump_export_spool_batches", "gauge",
+	     "Batches waiting in --export-spool for the server (an alert's figure: the server away).");
+	fprintf(f, "rocedump_export_spool_batches %" PRIu64 "\n", x->spool_batches);
+	head(f, "rocedump_export_spool_bytes", "gauge", "The bytes of the batches waiting in --export-spool.");
+	fprintf(f, "rocedump_export_spool_bytes %" PRIu64 "\n", x->spool_bytes);
 }
 
 char *metrics_render(const struct metrics_view *v, size_t *len)
