@@ -109,17 +109,17 @@ Test(rowbinary, a_batch_counted_by_its_layout_and_refused_when_cut)
 	unsigned char batch[2048];
 	size_t len = captures_row(batch, sizeof(batch), 10);
 	len += captures_row(batch + len, sizeof(batch) - len, 200);  /* a two-byte length */
-	uint64_t rows;
-	cr_assert(rowbinary_count(layout, batch, len, &rows));
-	cr_assert_eq(rows, 2);
-	cr_assert(rowbinary_count(layout, batch, 0, &rows));
-	cr_assert_eq(rows, 0);
+	struct rowbinary_scan scan;
+	cr_assert(rowbinary_scan(layout, batch, len, &scan));
+	cr_assert_eq(scan.rows, 2);
+	cr_assert(rowbinary_scan(layout, batch, 0, &scan));
+	cr_assert_eq(scan.rows, 0);
 	size_t first = captures_row(batch, sizeof(batch), 10);
 	for (size_t cut = 1; cut < len; cut++) {
 		if (cut == first)
 			continue;
-		cr_assert_not(rowbinary_count(layout, batch, cut, &rows), "cut at %zu", cut);
-		cr_assert_eq(rows, cut > first, "cut at %zu: %llu whole rows", cut, (unsigned long long)rows);
+		cr_assert_not(rowbinary_scan(layout, batch, cut, &scan), "cut at %zu", cut);
+		cr_assert_eq(scan.rows, cut > first, "cut at %zu: %llu whole rows", cut, (unsigned long long)scan.rows);
 	}
 }
 
@@ -156,9 +156,9 @@ Test(rowbinary, an_array_of_strings)
 	rb_u8(&w, 9);
 	rb_varint(&w, 0);
 	rb_u8(&w, 9);
-	uint64_t rows;
-	cr_assert(rowbinary_count(layout, buf, (size_t)(w.p - buf), &rows));
-	cr_assert_eq(rows, 2);
+	struct rowbinary_scan scan;
+	cr_assert(rowbinary_scan(layout, buf, (size_t)(w.p - buf), &scan));
+	cr_assert_eq(scan.rows, 2);
 	buf[0] = 3;  /* one String more than the row has */
-	cr_assert_not(rowbinary_count(layout, buf, (size_t)(w.p - buf), &rows));
+	cr_assert_not(rowbinary_scan(layout, buf, (size_t)(w.p - buf), &scan));
 }

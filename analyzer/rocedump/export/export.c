@@ -104,7 +104,6 @@ struct exporter {
 	pthread_t thread;
 	double backoff, retry_at;
 	_Atomic uint64_t sent, spooled, dropped, batches;
-	_Atomic uint64_t spool_files, spool_bytes;  /* x->spool's, for other threads (spool_seen) */
 	atomic_bool warned;  /* the first drop's warning given (by either thread) */
 	char err[512];  /* the thread's last error */
 };
@@ -291,13 +290,14 @@ static bool sql_string(char *q, size_t len, const unsigned char *s, size_t n)
 static void found_query(char *q, size_t len, unsigned t, const char *batch, const struct rowbinary_scan *s)
 {
 	const char *cols = export_tables[t].columns;  /* "name\ttype\n" lines: the first is the time */
+	int time_len = (int)strcspn(cols, "\t");
 	int n = snprintf(q, len, "SELECT count() FROM %s WHERE batch_id = '%s'", export_tables[t].name, batch);
 	char box[1024];
 	if (n < 0 || (size_t)n >= len || !s->str || s->first_min > s->first_max ||
 	    !sql_string(box, sizeof(box), s->str, s->str_len))
 		return;
 	int k = snprintf(q + n, len - (size_t)n, " AND box = '%s' AND %.*s >= toDateTime(%" PRIu32 ") AND %.*s <= toDateTime(%" PRIu32 ")",
-			 box, (int)strcspn(cols, "\t"), cols, s->first_min, (int)strcspn(cols, "\t"), cols, s->first_max);
+			 box, time_len, cols, s->first_min, time_len, cols, s->first_max);
 	if (k < 0 || (size_t)k >= len - (size_t)n)  /* cut: the batch id alone */
 		q[n] = '\0';
 }
@@ -344,13 +344,6 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 	return 0;
 }
 
-/* The spool's batches and bytes, where export_counts reads them from another thread. */
-static void spool_seen(struct exporter *x)
-{
-	x->spool_files = x->spool.files;
-	x->spool_bytes = x->spool.bytes;
-}
-
 /* The server took a batch: if batches had gone to the spool and it is empty again, said. */
 static void server_back(struct exporter *x)
 {
@@ -370,7 +363,6 @@ static bool drain_spool(struct exporter *x)
 		int rc = send_spooled(x, name, &rows);
 		if (rc >= 0)
 			spool_remove(&x->spool, name);
-		spool_seen(x);
 		ok = rc >= 0;
 	}
 	chbuf_free(&rows);
@@ -384,11 +376,10 @@ static void spool_batch(struct exporter *x, struct batch *b)
 	char name[SPOOL_NAME_MAX], err[256];
 	spool_name(x, b, name);
 	int rc = spool_put(&x->spool, name, b->data.p, b->data.len, err, sizeof(err));
-	spool_seen(x);
-	if (rc > 0 && !x->away)  /* an operator watching a live capture is told at once, and once */
-		fprintf(stderr, "rocedump: warning: export: %s; batches go to the spool until the server takes them\n",
-			x->err[0] ? x->err : "the server is away");
 	if (rc > 0) {
+		if (!x->away)  /* an operator watching a live capture is told at once, and once */
+			fprintf(stderr, "rocedump: warning: export: %s; batches go to the spool until the server takes them\n",
+				x->err[0] ? x->err : "the server is away");
 		x->spooled += b->rows;
 		x->away = true;
 	} else
@@ -505,11 +496,16 @@ static bool tables_ready(struct exporter *x)
 	return rc == 0;
 }
 
-/* The tables' check not yet answered, or batches in the spool: the server is tried again once
- * the pause is over (x->retry_at). */
+/* The tables' check not yet answered, or batches in the spool: the server is to be tried again. */
 static bool retry_pending(const struct exporter *x)
 {
 	return !x->checked || x->spool.files;
+}
+
+/* ... and the pause after the last try (x->retry_at) is over. */
+static bool retry_due(const struct exporter *x)
+{
+	return retry_pending(x) && mono() >= x->retry_at;
 }
 
 /* The server tried again: the tables' check until it answers, then the spool's batches. */
@@ -566,7 +562,7 @@ static void *run(void *arg)
 	retry(x);
 	pthread_mutex_lock(&x->mu);
 	while (!x->failed) {
-		while (!x->n && !x->stop && !(retry_pending(x) && mono() >= x->retry_at)) {
+		while (!x->n && !x->stop && !retry_due(x)) {
 			if (retry_pending(x)) {
 				struct timespec ts;
 				clock_gettime(CLOCK_REALTIME, &ts);
@@ -601,7 +597,7 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&x->mu);
 		/* once the run ends, the check is not tried again (a server that hangs would hold the
 		 * end for its time limit at every try): the last batches go to the spool */
-		if (retry_pending(x) && mono() >= x->retry_at && (x->checked || !x->stop))
+		if (retry_due(x) && (x->checked || !x->stop))
 			retry(x);
 		ship(x, b, n);
 		pthread_mutex_lock(&x->mu);
@@ -1013,7 +1009,6 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 		free(x);
 		return NULL;
 	}
-	spool_seen(x);  /* what an earlier run left */
 	x->now = mono();
 	for (unsigned t = 0; t < EXPORT_TABLES; t++)
 		batch_open(x, t);
@@ -1033,8 +1028,8 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 void export_counts(const struct exporter *x, struct export_counts *out)
 {
 	*out = (struct export_counts){.sent = x->sent, .spooled = x->spooled, .dropped = x->dropped,
-				      .batches = x->batches, .spool_batches = x->spool_files,
-				      .spool_bytes = x->spool_bytes};
+				      .batches = x->batches, .spool_batches = x->spool.files,
+				      .spool_bytes = x->spool.bytes};
 }
 
 void export_end(struct exporter *x, const struct export_capture *cap)

@@ -67,11 +67,3 @@ bool rowbinary_scan(const char *layout, const unsigned char *data, size_t len, s
 	}
 	return true;
 }
-
-bool rowbinary_count(const char *layout, const unsigned char *data, size_t len, uint64_t *rows)
-{
-	struct rowbinary_scan scan;
-	bool whole = rowbinary_scan(layout, data, len, &scan);
-	*rows = scan.rows;
-	return whole;
-}

@@ -3,7 +3,7 @@
  * (DateTime: UInt32 seconds), a String as its length (an unsigned LEB128 varint) then its bytes,
  * an Array as its length then its elements. A row is written straight into a batch's free room
  * (no copy); a value that does not fit marks the row full and is not written. The table's layout
- * (export_schema.h: a character a column) is what rowbinary_count() checks a batch against. */
+ * (export_schema.h: a character a column) is what rowbinary_scan() checks a batch against. */
 #ifndef ROCEDUMP_EXPORT_ROWBINARY_H
 #define ROCEDUMP_EXPORT_ROWBINARY_H
 
@@ -94,13 +94,11 @@ static inline void rb_str(struct rb *w, const char *s)
 	rb_strn(w, s, strlen(s));
 }
 
-/* The rows of a batch of len bytes in the table's layout, into *rows: true when the batch is
- * whole rows, false when it ends inside a row or a length runs past its end. */
-bool rowbinary_count(const char *layout, const unsigned char *data, size_t len, uint64_t *rows);
-
-/* rowbinary_count's walk, and what a batch is found by in its table: the least and most values
- * of its first column when that is a UInt32 (every table's first column is its time, a
- * DateTime; first_min > first_max: none), and its first row's first String (every table's box). */
+/* A batch of len bytes walked by the table's layout: true when it is whole rows, false when it
+ * ends inside a row or a length runs past its end. Into *out: its (whole) rows, and what the
+ * batch is found by in its table: the least and most values of its first column when that is a
+ * UInt32 (every table's first column is its time, a DateTime; first_min > first_max: none), and
+ * its first row's first String (every table's box). */
 struct rowbinary_scan {
 	uint64_t rows;
 	uint32_t first_min, first_max;

@@ -19,11 +19,12 @@
 #define SPOOL_FILE_MAX ((size_t)1 << 30)
 #define SPOOL_SUFFIX ".rowbinary"  /* the batches this rocedump spools */
 
+/* Its counts are changed by one thread (the export thread) and read by any (the metrics). */
 struct spool {
-	int dirfd;        /* -1: no spool */
-	uint64_t bytes;   /* the files' total size */
+	int dirfd;                /* -1: no spool */
+	_Atomic uint64_t bytes;   /* the files' total size */
 	uint64_t max;
-	unsigned files;
+	_Atomic unsigned files;
 };
 
 /* Open (make, mode 0700) dir and count what it holds. 0, or -1 with the message in err. */
