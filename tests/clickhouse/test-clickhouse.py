@@ -245,15 +245,22 @@ def check_queries(srv, exp):
     ok(got == want and want, 'pfc_paused_time.sql: the JSON pfc.pause findings\' quanta', f'{got}\n{want}')
 
 
+def pcap_records(data):
+    """A pcap's records after its 24-byte file header, each its 16-byte header and its bytes."""
+    off, recs = 24, []
+    while off + 16 <= len(data):
+        end = off + 16 + int.from_bytes(data[off + 8:off + 12], 'little')
+        recs.append(data[off:end])
+        off = end
+    return recs
+
+
 def pcap_thirds(path):
     """A pcap's file header with its first third of records, the second third, the rest."""
     data = open(path, 'rb').read()
-    off, offs = 24, []
-    while off + 16 <= len(data):
-        offs.append(off)
-        off += 16 + int.from_bytes(data[off + 8:off + 12], 'little')
-    a, b = offs[len(offs) // 3], offs[2 * len(offs) // 3]
-    return data[:a], data[a:b], data[b:]
+    recs = pcap_records(data)
+    a, b = len(recs) // 3, 2 * len(recs) // 3
+    return data[:24] + b''.join(recs[:a]), b''.join(recs[a:b]), b''.join(recs[b:])
 
 
 def wait_for(cond, timeout=15):
@@ -361,14 +368,10 @@ def check_many_days(srv, tmp):
     timezone than UTC may see a UTC day as two). 18.16 takes any number: what is checked is the
     batches' days, and every row once."""
     data = open(f'{CAPS}/gen/cnp_ecn.pcap', 'rb').read()
-    out, off, day = [data[:24]], 24, 0
-    recs = []
-    while off + 16 <= len(data):
-        n = int.from_bytes(data[off + 8:off + 12], 'little')
-        recs.append(data[off + 16:off + 16 + n])
-        off += 16 + n
+    frames = [r[16:] for r in pcap_records(data)]
+    out = [data[:24]]
     for day in range(120):
-        for i, r in enumerate(recs):
+        for i, r in enumerate(frames):
             out.append(struct.pack('<IIII', 1700000000 + day * 86400, i, len(r), len(r)) + r)
     cap = f'{tmp}/days.pcap'
     with open(cap, 'wb') as f:
