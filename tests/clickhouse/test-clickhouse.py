@@ -737,6 +737,10 @@ def check_spool_links(srv, tmp):
                  "20000101T000000Z-1-0'00.0000000004.captures.rows"):  # a quote in the run id
         with open(f'{spool}/{name}', 'w') as f:
             f.write('{"box":"foreign"}\n')
+    # a name with a terminal's escape in its run id: not a batch's name (names are printed), left alone
+    evil = '20000101T000000Z-1-\x1b]0;owned\x07.0000000006.captures.rows'
+    with open(f'{spool}/{evil}', 'w') as f:
+        f.write('{"box":"foreign"}\n')
     # a RowBinary batch cut short: its whole row and half of the next
     row = urllib.request.urlopen(urllib.request.Request(
         f'http://127.0.0.1:{srv.http}/?database=rd',
@@ -746,11 +750,13 @@ def check_spool_links(srv, tmp):
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'l2',
                  '--export-spool', spool)
     ok(r.returncode == 2 and ' 3 dropped' in r.stderr and 'is not rocedump\'s' in r.stderr and
-       'is not whole rows of captures' in r.stderr and not os.listdir(spool) and
+       'is not whole rows of captures' in r.stderr and os.listdir(spool) == [evil] and '\x1b' not in r.stderr and
        count(srv, 'captures', "box = 'foreign'") == 0 and count(srv, 'captures', "box = 'l2'") == 1 and
        count(srv, 'captures', "box = 'l'") == 1,
        'spooled files not named as rocedump names its batches, or cut inside a row: no query made of the name, '
-       'nothing sent, their rows dropped and counted (exit 2)', r.stderr)
+       'nothing sent, their rows dropped and counted (exit 2); a name with a control byte left alone, '
+       'not printed', r.stderr)
+    os.unlink(f'{spool}/{evil}')
     os.symlink(spool, f'{tmp}/spool-link')
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-spool', f'{tmp}/spool-link')
     ok(r.returncode == 2 and 'spool-link' in r.stderr, 'a spool that is a link is refused (exit 2)', r.stderr)

@@ -60,6 +60,7 @@ class Fake:
         self.silent = None      # a table whose INSERT is taken and its connection closed, no answer
         self.delay = 0          # seconds every INSERT's answer waits (a slow server)
         self.check_status = None  # the tables' check answered with this status (a proxy's 503)
+        self.check_answer = None  # the tables' check answered with this (status, body)
 
 
 def table_rows(table, fmt, body):
@@ -93,6 +94,8 @@ class Handler(BaseHTTPRequestHandler):
             if m:
                 return self.answer(200, f"{fake.rows.get((m.group(1), m.group(2)), ['', 0])[1]}\n")
             if 'system.columns' in query:
+                if fake.check_answer:
+                    return self.answer(*fake.check_answer)
                 if fake.check_status:
                     return self.answer(fake.check_status, 'no server is available\n')
                 return self.answer(200, self.server.columns)
@@ -208,6 +211,23 @@ def main():
            count(fake, 'q') == want and r2.returncode == 0 and not os.listdir(spool),
            'the tables\' check answered 503 (a proxy, its servers away): the batches spooled, exit 0; the next run '
            'sends them', f'{files} {count(fake, "p")} {count(fake, "q")} {want} {r.stderr} {r2.stderr}')
+
+        # what the server (or whatever answers in its place) says reaches the operator's terminal in
+        # rocedump's message: its control bytes (an escape sequence retitling or clearing the
+        # terminal, a bell) are shown as spaces, in an error's first line and in a differing column
+        evil = '\x1b]0;owned\x07\x1b[2J\x1b[31m'
+        for status, body, what in (
+                (500, f'Code: 1001, e.displayText() = {evil}refused\n', 'an error'),
+                (200, srv.columns.replace('frames\ttime\tDateTime\n', f'frames\ttime\tDateTime{evil}\n', 1),
+                 'a differing column')):
+            fake.check_answer = (status, body)
+            r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'e'],
+                               capture_output=True, text=True, timeout=60)
+            fake.check_answer = None
+            bad = sorted({f'{ord(c):#04x}' for c in r.stderr if ord(c) < 0x20 and c != '\n' or c == '\x7f'})
+            ok(r.returncode == 2 and ('Code: 1001' in r.stderr if status == 500 else 'differs' in r.stderr) and
+               not bad,
+               f'the server\'s control bytes in {what} are not written to the terminal', f'{bad} {r.stderr!r}')
 
         # libcurl sends a request again by itself when a reused connection closes with no answer:
         # an INSERT the server took would be taken twice

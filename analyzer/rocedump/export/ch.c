@@ -197,6 +197,16 @@ void ch_close(struct ch_conn *c)
 	*c = (struct ch_conn){0};
 }
 
+/* The server's text in a message (its error's first line, a column's type) with each control
+ * byte (a tab, a terminal's escape) shown as a space: a server, or whatever answers in its place,
+ * does not write to the operator's terminal. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = ' ';
+}
+
 static size_t on_body(char *data, size_t size, size_t n, void *user)
 {
 	struct chbuf *b = user;
@@ -283,6 +293,7 @@ int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, 
 	} else if (status != 200) {  /* the server's "Code: N, e.displayText() = ...": its first line */
 		const char *msg = body.p ? body.p : "";
 		snprintf(err, errlen, "ClickHouse %s: HTTP %ld: %.*s", c->base, status, (int)strcspn(msg, "\n"), msg);
+		printable(err);
 		ret = status >= 502 && status <= 504 ? CH_NO_ANSWER : CH_REFUSED;
 	}
 	if (out && ret == 0) {
@@ -292,6 +303,22 @@ int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, 
 		chbuf_free(&body);
 	}
 	return ret;
+}
+
+bool ch_sql_string(char *q, size_t len, const unsigned char *s, size_t n)
+{
+	size_t at = 0;
+	if (!len)
+		return false;
+	q[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		int k = s[i] == '\'' || s[i] == '\\' ? snprintf(q + at, len - at, "\\%c", s[i])
+			: s[i] < 0x20 ? snprintf(q + at, len - at, "\\x%02x", s[i]) : snprintf(q + at, len - at, "%c", s[i]);
+		if (k < 0 || (size_t)k >= len - at)
+			return false;
+		at += (size_t)k;
+	}
+	return true;
 }
 
 /* The first line where two column lists differ, for the message. */
@@ -305,9 +332,7 @@ static void first_difference(const char *want, const char *have, char *buf, size
 	}
 	const char *w = want + line, *h = have + line;
 	snprintf(buf, len, "schema has '%.*s', table has '%.*s'", (int)strcspn(w, "\n"), w, (int)strcspn(h, "\n"), h);
-	for (char *p = buf; *p; p++)
-		if (*p == '\t')
-			*p = ' ';
+	printable(buf);
 }
 
 /* t's lines of an answer of "table\tname\ttype" lines, as "name\ttype" lines into cols. */
@@ -323,26 +348,36 @@ static bool columns_of(const char *all, const char *table, struct chbuf *cols)
 	return true;
 }
 
-static int check_table(struct ch_conn *c, const struct export_table *t, const char *all, char *err, size_t errlen)
+int ch_table_columns(const char *all, const struct export_table *t, char *diff, size_t difflen)
 {
-	char e[400];
 	struct chbuf cols = {0};
-	if (!columns_of(all, t->name, &cols)) {
-		snprintf(err, errlen, "out of memory");
-		chbuf_free(&cols);
-		return -1;
-	}
-	int ret = 0;
-	if (!cols.len) {
-		ret = ch_post(c, t->create, NULL, 0, NULL, err, errlen);
-	} else if (strcmp(cols.p, t->columns) != 0) {
-		first_difference(t->columns, cols.p, e, sizeof(e));
-		snprintf(err, errlen, "table %s.%s differs from rocedump's schema (rocedump --export-schema): %s", c->db,
-			 t->name, e);
-		ret = -1;
+	int ret = columns_of(all, t->name, &cols) ? TABLE_SAME : -1;
+	if (ret == TABLE_SAME && !cols.len) {
+		ret = TABLE_ABSENT;
+	} else if (ret == TABLE_SAME && strcmp(cols.p, t->columns) != 0) {
+		first_difference(t->columns, cols.p, diff, difflen);
+		ret = TABLE_DIFFERS;
 	}
 	chbuf_free(&cols);
 	return ret;
+}
+
+static int check_table(struct ch_conn *c, const struct export_table *t, const char *all, char *err, size_t errlen)
+{
+	char e[400];
+	switch (ch_table_columns(all, t, e, sizeof(e))) {
+	case TABLE_SAME:
+		return 0;
+	case TABLE_ABSENT:
+		return ch_post(c, t->create, NULL, 0, NULL, err, errlen);
+	case TABLE_DIFFERS:
+		snprintf(err, errlen, "table %s.%s differs from rocedump's schema (rocedump --export-schema): %s", c->db,
+			 t->name, e);
+		return CH_REFUSED;
+	default:
+		snprintf(err, errlen, "out of memory");
+		return CH_REFUSED;
+	}
 }
 
 /* The columns of all the tables in one query (one round trip), then each table checked. */

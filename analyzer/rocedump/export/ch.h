@@ -61,6 +61,19 @@ enum { CH_REFUSED = -1, CH_NO_ANSWER = -2 };
 int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, struct chbuf *out, char *err,
 	    size_t errlen);
 
+/* s (n bytes, any bytes: a name read back from a spooled batch) as a ClickHouse string literal's
+ * text, to go between its quotes, into q: a quote and a backslash escaped, any other byte below
+ * 0x20 as \xHH, the rest as they are. False when it does not fit in len (q is then cut). */
+bool ch_sql_string(char *q, size_t len, const unsigned char *s, size_t n);
+
+/* Table t's columns in the server's answer all ("table\tname\ttype" lines, TabSeparated, as
+ * ch_check_tables asks system.columns for them) against the schema's: TABLE_SAME, TABLE_ABSENT
+ * (no line of t), TABLE_DIFFERS (the first line that differs, both sides, into diff), or -1 when
+ * out of memory. */
+enum { TABLE_SAME, TABLE_ABSENT, TABLE_DIFFERS };
+struct export_table;
+int ch_table_columns(const char *all, const struct export_table *t, char *diff, size_t difflen);
+
 /* Every table of the schema: created when absent, else its columns compared with the schema's.
  * 0, or CH_NO_ANSWER or CH_REFUSED with the message in err (a table that differs is named, with
  * its first difference). */

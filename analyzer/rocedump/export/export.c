@@ -264,24 +264,6 @@ static bool rows_of(unsigned table, bool rowbinary, const struct chbuf *rows, st
 	return true;
 }
 
-/* s (n bytes) into a ClickHouse string literal's quotes at q: a quote and a backslash escaped,
- * any other byte below 0x20 as \xHH. False when it does not fit in len. */
-static bool sql_string(char *q, size_t len, const unsigned char *s, size_t n)
-{
-	size_t at = 0;
-	if (!len)
-		return false;
-	q[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		int k = s[i] == '\'' || s[i] == '\\' ? snprintf(q + at, len - at, "\\%c", s[i])
-			: s[i] < 0x20 ? snprintf(q + at, len - at, "\\x%02x", s[i]) : snprintf(q + at, len - at, "%c", s[i]);
-		if (k < 0 || (size_t)k >= len - at)
-			return false;
-		at += (size_t)k;
-	}
-	return true;
-}
-
 /* The query that counts a batch's rows in its table: by its batch id and, where its rows give
  * them, its box and time range, with which the server reads the few granules of that box and
  * those days (the tables are ordered by box first, then, but for findings, by time; their
@@ -294,7 +276,7 @@ static void found_query(char *q, size_t len, unsigned t, const char *batch, cons
 	int n = snprintf(q, len, "SELECT count() FROM %s WHERE batch_id = '%s'", export_tables[t].name, batch);
 	char box[1024];
 	if (n < 0 || (size_t)n >= len || !s->str || s->first_min > s->first_max ||
-	    !sql_string(box, sizeof(box), s->str, s->str_len))
+	    !ch_sql_string(box, sizeof(box), s->str, s->str_len))
 		return;
 	int k = snprintf(q + n, len - (size_t)n, " AND box = '%s' AND %.*s >= toDateTime(%" PRIu32 ") AND %.*s <= toDateTime(%" PRIu32 ")",
 			 box, time_len, cols, s->first_min, time_len, cols, s->first_max);

@@ -29,6 +29,9 @@ bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t
 	}
 	if (!sl || n >= SPOOL_NAME_MAX || name[0] == '.')
 		return false;
+	for (const char *p = name; *p; p++)  /* a name is printed in messages: no terminal's escape */
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
 	const char *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
 	if (!d2 || d2 - d1 != 11 || (size_t)(name + n - sl - d2 - 1) >= tlen || (size_t)(d2 - name) >= blen)
 		return false;

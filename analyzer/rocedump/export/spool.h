@@ -39,7 +39,8 @@ bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX]);
 int spool_read(const struct spool *s, const char *name, struct chbuf *out, char *err, size_t errlen);
 void spool_remove(struct spool *s, const char *name);
 /* A name's table, batch id ("RUN_ID:SEQUENCE") and rows' format (RowBinary, else TabSeparated);
- * false when it is not a batch's name. */
+ * false when it is not a batch's name (nor is a name with a control byte: names are printed in
+ * messages, and a file planted in a shared spool does not write to the operator's terminal). */
 bool spool_parse(const char *name, char *table, size_t tlen, char *batch, size_t blen, bool *rowbinary);
 
 #endif
