@@ -486,7 +486,8 @@ def check_spool_full(srv, tmp):
     files = os.listdir(spool)
     gauges = [line for line in open(metrics) if line.startswith('rocedump_export_spool_')]
     want = [f'rocedump_export_spool_batches {len(files)}\n',
-            f'rocedump_export_spool_bytes {sum(os.path.getsize(f"{spool}/{n}") for n in files)}\n']
+            f'rocedump_export_spool_bytes {sum(os.path.getsize(f"{spool}/{n}") for n in files)}\n',
+            'rocedump_export_spool_refused_batches 0\n']  # a read-only user refuses every batch: none set aside
     ok(gauges == want, f'the spool\'s gauges: its {len(files)} batches and their bytes', f'{gauges} {want}')
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-host', 'f2',
                  '--export-spool', spool)
@@ -705,6 +706,35 @@ def check_box_names(srv):
        f'{got} {r.stderr}')
 
 
+def check_refused_batch(srv, tmp):
+    """A spooled batch the real server refuses for ever (a TabSeparated batch an earlier rocedump
+    might have left, its time not a time: Code 27, cannot parse) while it takes the others: passed
+    over, the run's own batches sent behind it, then set aside as NAME.refused (exit 2)."""
+    spool = f'{tmp}/spool-refused'
+    os.makedirs(spool)
+    bad = '20000101T000000Z-1-0000.0000000001.captures.rows'
+    with open(f'{spool}/{bad}', 'w') as f:
+        f.write('not a time\t0\t0\t0\trefused\t20000101T000000Z-1-0000\t20000101T000000Z-1-0000:0000000001\t\t0\t0\t0\tx\n')
+    cap = f'{CAPS}/derived/rc_pingpong_loss_stuck.pcap'
+    data = open(cap, 'rb').read()
+    recs = pcap_records(data)
+    p = subprocess.Popen([RD, '-q', '-r', '-', '--export', srv.url(), '--export-host', 'r', '--export-spool', spool],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p.stdin.write(data[:24])
+    for i in range(12):  # over 6 s: a batch a second goes out behind the refused one
+        p.stdin.write(b''.join(recs[i * len(recs) // 12:(i + 1) * len(recs) // 12]))
+        p.stdin.flush()
+        time.sleep(0.5)
+    p.stdin.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    got, want = box_counts(srv, 'r'), want_counts(expected(cap))
+    ok(p.returncode == 2 and os.listdir(spool) == [bad + '.refused'] and 'Code: 27' in err and
+       f'set aside as {bad}.refused' in err and got == want and count(srv, 'captures', "box = 'refused'") == 0,
+       'a spooled batch the server refuses for ever: the run\'s batches sent past it (every row once), '
+       'it set aside as NAME.refused (exit 2)', f'{p.returncode} {os.listdir(spool)} {got} {want} {err}')
+
+
 def check_spool_links(srv, tmp):
     """The spool in a directory others may write to: a link planted under a batch's name is not
     read through (nor its target sent), a FIFO not opened (the run would wait for ever), a file
@@ -756,7 +786,8 @@ def check_spool_links(srv, tmp):
        'spooled files not named as rocedump names its batches, or cut inside a row: no query made of the name, '
        'nothing sent, their rows dropped and counted (exit 2); a name with a control byte left alone, '
        'not printed', r.stderr)
-    os.unlink(f'{spool}/{evil}')
+    if os.path.exists(f'{spool}/{evil}'):
+        os.unlink(f'{spool}/{evil}')
     os.symlink(spool, f'{tmp}/spool-link')
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url(), '--export-spool', f'{tmp}/spool-link')
     ok(r.returncode == 2 and 'spool-link' in r.stderr, 'a spool that is a link is refused (exit 2)', r.stderr)
@@ -786,6 +817,7 @@ def main():
         check_refusals(srv)
         check_evicted(srv)
         check_spool_links(srv, tmp)
+        check_refused_batch(srv, tmp)
         check_box_names(srv)
         check_all_frames(srv)
         check_many_days(srv, tmp)

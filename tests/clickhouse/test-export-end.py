@@ -11,7 +11,8 @@ both spooled, the others taken; the spool's retry at the run's end finds the los
 by its id (not sent again), and the next run sends the refused one: every row once. The tables'
 check answered 503 (a proxy whose servers are away): the run's batches spooled, not dropped. An
 INSERT taken whose reused connection closes with no answer at all is not sent again by libcurl
-on a new one: its rows arrive once."""
+on a new one: its rows arrive once. Spooled batches the server refuses while it takes others are
+passed over, then set aside; a server that refuses every batch has none set aside."""
 import json
 import os
 import re
@@ -61,6 +62,8 @@ class Fake:
         self.delay = 0          # seconds every INSERT's answer waits (a slow server)
         self.check_status = None  # the tables' check answered with this status (a proxy's 503)
         self.check_answer = None  # the tables' check answered with this (status, body)
+        self.refuse_box = None    # INSERTs holding a row of this box refused (a batch refused for ever)
+        self.refuse_all = False   # every INSERT refused (a table changed by hand)
 
 
 def table_rows(table, fmt, body):
@@ -110,6 +113,9 @@ class Handler(BaseHTTPRequestHandler):
         time.sleep(fake.delay)
         if table == fake.refuse:
             return self.answer(500, 'Code: 1000, e.displayText() = refused by the test\n')
+        if fake.refuse_all or (fake.refuse_box and
+                               any(row['box'] == fake.refuse_box for row in table_rows(table, m.group(2), body))):
+            return self.answer(500, 'Code: 27, e.displayText() = DB::Exception: Cannot parse input\n')
         with fake.mu:
             for row in table_rows(table, m.group(2), body):
                 fake.rows.setdefault((table, row['batch_id']), [row['box'], 0])[1] += 1
@@ -126,6 +132,26 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)
             return None
         return self.answer(200, '')
+
+
+def streamed(cmd, cap, seconds, parts=12):
+    """cmd reading the pcap cap on its standard input, its records written in parts over about
+    seconds (a capture that lasts: its batches sealed a second old go out all through the run)."""
+    data = open(cap, 'rb').read()
+    off, recs = 24, []
+    while off + 16 <= len(data):
+        end = off + 16 + int.from_bytes(data[off + 8:off + 12], 'little')
+        recs.append(data[off:end])
+        off = end
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p.stdin.write(data[:24])
+    for i in range(parts):
+        p.stdin.write(b''.join(recs[i * len(recs) // parts:(i + 1) * len(recs) // parts]))
+        p.stdin.flush()
+        time.sleep(seconds / parts)
+    p.stdin.close()
+    err = p.stderr.read().decode()
+    return subprocess.CompletedProcess(cmd, p.wait(timeout=60), '', err)
 
 
 def count(fake, box):
@@ -196,6 +222,40 @@ def main():
         ok(r.returncode == 0 and not os.listdir(spool) and count(fake, 'b') == want and count(fake, 'c') == want,
            'the next run sends the refused batch first: every row once',
            f'{os.listdir(spool)} {count(fake, "b")} {count(fake, "c")} {want} {r.stderr}')
+
+        # a batch the server refuses for ever (here: its rows' box) while it takes others: passed over
+        # for those after it, then set aside (NAME.refused, kept, not sent again) once refused three
+        # times while others were taken; before, it held up every batch behind it for ever
+        fake.refuse_box = 'poison'
+        r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'poison', '--export-spool', spool],
+                           capture_output=True, text=True, timeout=60)
+        poisoned = sorted(os.listdir(spool))
+        metrics = f'{tmp}/export.prom'
+        r2 = streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'good', '--export-spool', spool,
+                       '--metrics-file', metrics], cap, 6)
+        left = sorted(os.listdir(spool))
+        prom = open(metrics).read() if os.path.exists(metrics) else ''
+        ok(r.returncode == 0 and len(poisoned) == 4 and r2.returncode == 2 and
+           left == sorted(n + '.refused' for n in poisoned) and r2.stderr.count('set aside as') == 4 and
+           'Cannot parse input' in r2.stderr and count(fake, 'good') == want and count(fake, 'poison') == [0] * 4 and
+           'rocedump_export_spool_refused_batches 4\n' in prom and 'rocedump_export_spool_batches 0\n' in prom,
+           'batches the server refuses while it takes others: passed over, the others sent (every row once), '
+           'then set aside as NAME.refused and counted (metric, exit 2)',
+           f'{poisoned} {left} {count(fake, "good")} {want} {r.stderr} {r2.stderr}')
+        # a server that refuses every batch sets none aside: the spool keeps them, in order, for later
+        for n in left:
+            os.unlink(f'{spool}/{n}')
+        fake.refuse_box, fake.refuse_all = None, True
+        r = streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'all', '--export-spool', spool], cap, 4)
+        held = sorted(os.listdir(spool))
+        fake.refuse_all = False
+        r2 = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'after', '--export-spool', spool],
+                            capture_output=True, text=True, timeout=60)
+        ok(r.returncode == 0 and held and not [n for n in held if n.endswith('.refused')] and
+           'set aside' not in r.stderr and 'left in the spool' in r.stderr and r2.returncode == 0 and
+           not os.listdir(spool) and count(fake, 'all') == want and count(fake, 'after') == want,
+           'a server that refuses every batch: none set aside, all kept in the spool and sent once it takes them',
+           f'{held} {os.listdir(spool)} {count(fake, "all")} {count(fake, "after")} {want} {r.stderr} {r2.stderr}')
 
         # a proxy before the servers (chproxy) answers 503 while they are away: the server is away,
         # not refusing; the run's batches spooled (before, they were counted dropped: exit 2)

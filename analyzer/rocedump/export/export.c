@@ -49,6 +49,8 @@ _Static_assert((uint64_t)EXPORT_BATCH_ROWS_FILE * ROW_MAX <= SPOOL_FILE_MAX, "a 
 #define BATCH_DAYS 50        /* a frames or findings batch's days at most (batch_day) */
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0
+#define REFUSED_MAX 8        /* batches refused in a row in a pass of the spool: the server refuses all */
+#define REFUSED_TRIES 3      /* a batch refused this many times while later ones were taken: set aside */
 
 struct batch {
 	unsigned table;
@@ -101,6 +103,13 @@ struct exporter {
 	bool checked;  /* the tables made or checked: batches may be sent */
 	bool away;     /* batches spooled since the server last took one (said: spool_batch) */
 	bool failed;   /* the server refused the tables' check: nothing sent, the batches let go */
+	/* spooled batches the server refused while it took later ones: how many times (drain_spool) */
+	struct refusal {
+		char name[SPOOL_NAME_MAX];
+		unsigned tries;
+		char why[240];  /* the server's answer */
+	} refusals[REFUSED_MAX];
+	unsigned n_refusals, set_aside;  /* set_aside: batches this run set aside */
 	pthread_t thread;
 	double backoff, retry_at;
 	_Atomic uint64_t sent, spooled, dropped, batches;
@@ -284,7 +293,9 @@ static void found_query(char *q, size_t len, unsigned t, const char *batch, cons
 		q[n] = '\0';
 }
 
-/* A spooled batch: sent unless the table has rows of its batch id already. */
+/* A spooled batch: sent unless the table has rows of its batch id already. 0: taken (or there
+ * already), 1: let go (not a batch of rocedump's, cut short, unreadable: its rows counted
+ * dropped), else ch_post's CH_REFUSED or CH_NO_ANSWER. */
 static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows)
 {
 	char table[64], batch[SPOOL_NAME_MAX], q[SPOOL_NAME_MAX + 1536];
@@ -313,15 +324,17 @@ static int send_spooled(struct exporter *x, const char *name, struct chbuf *rows
 		return 1;
 	}
 	found_query(q, sizeof(q), t, batch, &scan);
-	if (ch_post(&x->conn[0], q, NULL, 0, &ans, x->err, sizeof(x->err)) < 0)
-		return -1;
+	int rc = ch_post(&x->conn[0], q, NULL, 0, &ans, x->err, sizeof(x->err));
+	if (rc < 0)
+		return rc;
 	bool there = ans.p && strtoull(ans.p, NULL, 10) > 0;
 	chbuf_free(&ans);
 	if (there)
 		return 0;
 	insert_query(q, sizeof(q), t, rowbinary);
-	if (ch_post(&x->conn[0], q, rows->p ? rows->p : "", rows->len, NULL, x->err, sizeof(x->err)) < 0)
-		return -1;
+	rc = ch_post(&x->conn[0], q, rows->p ? rows->p : "", rows->len, NULL, x->err, sizeof(x->err));
+	if (rc < 0)
+		return rc;
 	x->sent += scan.rows;
 	return 0;
 }
@@ -335,22 +348,72 @@ static void server_back(struct exporter *x)
 	}
 }
 
-/* The spool's batches, oldest first, while the server takes them. False: one failed. */
+/* The batches refused in a pass of the spool (pass[], their names and the server's answers),
+ * kept for the next pass: each counted once more when the server took another batch in that
+ * pass (it refuses the batch, not every batch), and set aside at REFUSED_TRIES; a batch the pass
+ * did not refuse is forgotten. */
+static void count_refusals(struct exporter *x, struct refusal *pass, unsigned n, bool other_taken)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned j = 0; j < x->n_refusals; j++)
+			if (strcmp(x->refusals[j].name, pass[i].name) == 0)
+				pass[i].tries = x->refusals[j].tries;
+		pass[i].tries += other_taken;
+		if (pass[i].tries < REFUSED_TRIES) {
+			pass[k++] = pass[i];
+			continue;
+		}
+		char err[256];
+		if (spool_set_aside(&x->spool, pass[i].name, err, sizeof(err)) < 0) {
+			fprintf(stderr, "rocedump: warning: export: %s\n", err);
+			continue;
+		}
+		x->set_aside++;
+		fprintf(stderr, "rocedump: warning: export: the server refused spooled batch %s %u times while it took "
+			"others (%s): set aside as %s%s, not sent again\n", pass[i].name, pass[i].tries, pass[i].why,
+			pass[i].name, SPOOL_REFUSED);
+	}
+	memcpy(x->refusals, pass, sizeof(pass[0]) * k);
+	x->n_refusals = k;
+}
+
+/* The spool's batches, oldest first, while the server takes them. A batch it refuses is passed
+ * over (in this pass) for the ones after it, so that one batch it will never take (a value it
+ * cannot read, a limit of its own) does not hold the others up for ever; REFUSED_MAX refusals
+ * end the pass (the server refuses them all: a table changed, a user's rights), as does no
+ * answer. False: a batch was refused, or the server did not answer. */
 static bool drain_spool(struct exporter *x)
 {
-	char name[SPOOL_NAME_MAX];
+	char name[SPOOL_NAME_MAX] = "";
+	struct refusal pass[REFUSED_MAX] = {{{0}}};
 	struct chbuf rows = {0};
-	bool ok = true;
-	while (ok && spool_oldest(&x->spool, name)) {
+	unsigned n_refused = 0;
+	bool answered = true, taken = false;
+	while (spool_next(&x->spool, name, name)) {
 		int rc = send_spooled(x, name, &rows);
-		if (rc >= 0)
-			spool_remove(&x->spool, name);
-		ok = rc >= 0;
+		if (rc == CH_REFUSED) {
+			memcpy(pass[n_refused].name, name, SPOOL_NAME_MAX);
+			snprintf(pass[n_refused].why, sizeof(pass[n_refused].why), "%.*s", (int)sizeof(pass[n_refused].why) - 1,
+				 x->err);  /* the server's answer, cut */
+			if (++n_refused == REFUSED_MAX)
+				break;
+			continue;
+		}
+		if (rc < 0) {
+			answered = false;
+			break;
+		}
+		spool_remove(&x->spool, name);
+		taken |= rc == 0;
 	}
 	chbuf_free(&rows);
-	if (ok)
+	count_refusals(x, pass, n_refused, taken);
+	if (answered && !n_refused)
 		server_back(x);
-	return ok;
+	else if (answered && taken)  /* the server takes batches: the next pass after the shortest pause */
+		x->backoff = 0;
+	return answered && !n_refused;
 }
 
 static void spool_batch(struct exporter *x, struct batch *b)
@@ -1011,7 +1074,7 @@ void export_counts(const struct exporter *x, struct export_counts *out)
 {
 	*out = (struct export_counts){.sent = x->sent, .spooled = x->spooled, .dropped = x->dropped,
 				      .batches = x->batches, .spool_batches = x->spool.files,
-				      .spool_bytes = x->spool.bytes};
+				      .spool_bytes = x->spool.bytes, .spool_refused = x->spool.refused};
 }
 
 void export_end(struct exporter *x, const struct export_capture *cap)
@@ -1037,6 +1100,10 @@ int export_finish(struct exporter *x, struct export_counts *out, char *err, size
 	} else if (x->dropped) {
 		snprintf(err, errlen, "export: %" PRIu64 " rows dropped%s%s", (uint64_t)x->dropped, x->err[0] ? "; last error: " : "",
 			 x->err);
+		rc = -1;
+	} else if (x->set_aside) {
+		snprintf(err, errlen, "export: %u spooled batches the server refuses set aside in the spool (*%s), not sent",
+			 x->set_aside, SPOOL_REFUSED);
 		rc = -1;
 	} else if (x->spool.files) {
 		snprintf(err, errlen, "export: %u batches left in the spool for the next run; last error: %s", x->spool.files,

@@ -43,7 +43,8 @@ struct export_config {
 /* What became of the rows so far (read from any thread). */
 struct export_counts {
 	uint64_t sent, spooled, dropped, batches;
-	uint64_t spool_batches, spool_bytes;  /* waiting in --export-spool now */
+	uint64_t spool_batches, spool_bytes;  /* waiting in --export-spool now (the bytes: with those set aside) */
+	uint64_t spool_refused;               /* set aside there: refused by the server while it took others */
 };
 
 struct exporter;
@@ -68,7 +69,7 @@ struct export_capture {
 };
 void export_end(struct exporter *x, const struct export_capture *cap);
 /* After export_end: everything sent (or spooled), the thread stopped and x freed. The counts
- * into *out. 0, or -1 with the message in err when rows were dropped. */
+ * into *out. 0, or -1 with the message in err when rows were dropped or batches set aside. */
 int export_finish(struct exporter *x, struct export_counts *out, char *err, size_t errlen);
 void export_counts(const struct exporter *x, struct export_counts *out);
 

@@ -47,6 +47,18 @@ static bool is_batch(const char *name)
 	return spool_parse(name, t, sizeof(t), b, sizeof(b), &rowbinary);
 }
 
+/* A batch set aside: a batch's name and SPOOL_REFUSED. */
+static bool is_set_aside(const char *name)
+{
+	char b[SPOOL_NAME_MAX];
+	size_t n = strlen(name), l = strlen(SPOOL_REFUSED);
+	if (n <= l || n - l >= sizeof(b) || strcmp(name + n - l, SPOOL_REFUSED) != 0)
+		return false;
+	memcpy(b, name, n - l);
+	b[n - l] = '\0';
+	return is_batch(b);
+}
+
 int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen)
 {
 	*s = (struct spool){.dirfd = -1, .max = max};
@@ -63,12 +75,17 @@ int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t
 	}
 	struct dirent *e;
 	struct stat st;
-	while ((e = readdir(d)))
-		if (is_batch(e->d_name) && fstatat(s->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	while ((e = readdir(d))) {
+		bool batch = is_batch(e->d_name), refused = !batch && is_set_aside(e->d_name);
+		if ((batch || refused) && fstatat(s->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(st.st_mode)) {
 			s->bytes += (uint64_t)st.st_size;
-			s->files++;
+			if (batch)
+				s->files++;
+			else
+				s->refused++;
 		}
+	}
 	closedir(d);
 	return 0;
 }
@@ -115,7 +132,7 @@ int spool_put(struct spool *s, const char *name, const char *data, size_t len, c
 	return 1;
 }
 
-bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX])
+bool spool_next(const struct spool *s, const char *after, char name[SPOOL_NAME_MAX])
 {
 	if (s->dirfd < 0 || !s->files)
 		return false;
@@ -123,18 +140,32 @@ bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX])
 	if (!d)
 		return false;
 	rewinddir(d);
-	bool found = false;
+	char found[SPOOL_NAME_MAX] = "";
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (is_batch(e->d_name) && (!found || strcmp(e->d_name, name) < 0)) {
+		if (is_batch(e->d_name) && strcmp(e->d_name, after) > 0 && (!found[0] || strcmp(e->d_name, found) < 0)) {
 			size_t n = strnlen(e->d_name, SPOOL_NAME_MAX);  /* is_batch: shorter than that */
-			if (n == SPOOL_NAME_MAX)
-				continue;
-			memcpy(name, e->d_name, n + 1);
-			found = true;
+			if (n < SPOOL_NAME_MAX)
+				memcpy(found, e->d_name, n + 1);
 		}
 	closedir(d);
-	return found;
+	if (found[0])
+		memcpy(name, found, strlen(found) + 1);
+	return found[0] != '\0';
+}
+
+int spool_set_aside(struct spool *s, const char *name, char *err, size_t errlen)
+{
+	char to[SPOOL_NAME_MAX + sizeof(SPOOL_REFUSED)];
+	snprintf(to, sizeof(to), "%s%s", name, SPOOL_REFUSED);
+	/* over a link planted at the new name, not through it */
+	if (renameat(s->dirfd, name, s->dirfd, to) < 0) {
+		snprintf(err, errlen, "--export-spool: %s: %s", name, strerror(errno));
+		return -1;
+	}
+	s->files--;
+	s->refused++;
+	return 0;
 }
 
 /* A regular file before it is opened (a FIFO's open would wait for a writer for ever, a device's

@@ -19,12 +19,15 @@
 #define SPOOL_FILE_MAX ((size_t)1 << 30)
 #define SPOOL_SUFFIX ".rowbinary"  /* the batches this rocedump spools */
 
+#define SPOOL_REFUSED ".refused"  /* appended to a batch's name when it is set aside */
+
 /* Its counts are changed by one thread (the export thread) and read by any (the metrics). */
 struct spool {
 	int dirfd;                /* -1: no spool */
-	_Atomic uint64_t bytes;   /* the files' total size */
+	_Atomic uint64_t bytes;   /* the files' total size, batches set aside included (the cap holds them too) */
 	uint64_t max;
-	_Atomic unsigned files;
+	_Atomic unsigned files;   /* batches waiting to be sent */
+	_Atomic unsigned refused; /* batches set aside (spool_set_aside): kept, not sent again */
 };
 
 /* Open (make, mode 0700) dir and count what it holds. 0, or -1 with the message in err. */
@@ -32,8 +35,12 @@ int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t
 void spool_close(struct spool *s);
 /* The batch under its name: 1 written, 0 no room (or no spool), -1 a write error (err). */
 int spool_put(struct spool *s, const char *name, const char *data, size_t len, char *err, size_t errlen);
-/* The oldest batch's name into name; false when there is none. */
-bool spool_oldest(const struct spool *s, char name[SPOOL_NAME_MAX]);
+/* The oldest batch's name after `after` (in the names' order: "" for the oldest of all) into
+ * name (which may be after); false when there is none. */
+bool spool_next(const struct spool *s, const char *after, char name[SPOOL_NAME_MAX]);
+/* The batch renamed NAME.refused: no longer sent, kept (and counted in the cap) for the operator
+ * to look at or insert by hand. 0, or -1 (err). */
+int spool_set_aside(struct spool *s, const char *name, char *err, size_t errlen);
 /* Its rows into out: 0, or -1 (not a regular file, unreadable, larger than SPOOL_FILE_MAX:
  * err). */
 int spool_read(const struct spool *s, const char *name, struct chbuf *out, char *err, size_t errlen);

@@ -409,8 +409,12 @@ static void exported(FILE *f, const struct export_counts *x)
 	head(f, "rocedump_export_spool_batches", "gauge",
 	     "Batches waiting in --export-spool for the server (an alert's figure: the server away).");
 	fprintf(f, "rocedump_export_spool_batches %" PRIu64 "\n", x->spool_batches);
-	head(f, "rocedump_export_spool_bytes", "gauge", "The bytes of the batches waiting in --export-spool.");
+	head(f, "rocedump_export_spool_bytes", "gauge",
+	     "The bytes of the batches in --export-spool, waiting or set aside (the --export-spool-max cap holds both).");
 	fprintf(f, "rocedump_export_spool_bytes %" PRIu64 "\n", x->spool_bytes);
+	head(f, "rocedump_export_spool_refused_batches", "gauge",
+	     "Spooled batches set aside in --export-spool (*.refused): the server refused each while it took others.");
+	fprintf(f, "rocedump_export_spool_refused_batches %" PRIu64 "\n", x->spool_refused);
 }
 
 char *metrics_render(const struct metrics_view *v, size_t *len)
