@@ -12,7 +12,8 @@ by its id (not sent again), and the next run sends the refused one: every row on
 check answered 503 (a proxy whose servers are away): the run's batches spooled, not dropped. An
 INSERT taken whose reused connection closes with no answer at all is not sent again by libcurl
 on a new one: its rows arrive once. Spooled batches the server refuses while it takes others are
-passed over, then set aside; a server that refuses every batch has none set aside."""
+passed over, then set aside; a server that refuses every batch, or answers "too many parts"
+(which passes), has none set aside."""
 import json
 import os
 import re
@@ -63,6 +64,7 @@ class Fake:
         self.check_status = None  # the tables' check answered with this status (a proxy's 503)
         self.check_answer = None  # the tables' check answered with this (status, body)
         self.refuse_box = None    # INSERTs holding a row of this box refused (a batch refused for ever)
+        self.refuse_code = 27     # ... with this code (27: cannot parse; 252: too many parts, which passes)
         self.refuse_all = False   # every INSERT refused (a table changed by hand)
 
 
@@ -115,7 +117,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(500, 'Code: 1000, e.displayText() = refused by the test\n')
         if fake.refuse_all or (fake.refuse_box and
                                any(row['box'] == fake.refuse_box for row in table_rows(table, m.group(2), body))):
-            return self.answer(500, 'Code: 27, e.displayText() = DB::Exception: Cannot parse input\n')
+            return self.answer(500, f'Code: {fake.refuse_code}, e.displayText() = DB::Exception: '
+                               f'{"Too many parts (300)" if fake.refuse_code == 252 else "Cannot parse input"}\n')
         with fake.mu:
             for row in table_rows(table, m.group(2), body):
                 fake.rows.setdefault((table, row['batch_id']), [row['box'], 0])[1] += 1
@@ -242,9 +245,26 @@ def main():
            'batches the server refuses while it takes others: passed over, the others sent (every row once), '
            'then set aside as NAME.refused and counted (metric, exit 2)',
            f'{poisoned} {left} {count(fake, "good")} {want} {r.stderr} {r2.stderr}')
-        # a server that refuses every batch sets none aside: the spool keeps them, in order, for later
+        # "too many parts" (Code 252) passes once the server has merged them: a batch so refused is
+        # tried again later, as if nothing had answered, never set aside, and the spool keeps its order
         for n in left:
             os.unlink(f'{spool}/{n}')
+        fake.refuse_box, fake.refuse_code = 'busy', 252
+        r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'busy', '--export-spool', spool],
+                           capture_output=True, text=True, timeout=60)
+        r2 = streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'behind', '--export-spool', spool],
+                      cap, 6)
+        held = sorted(os.listdir(spool))
+        fake.refuse_box, fake.refuse_code = None, 27
+        r3 = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'later', '--export-spool', spool],
+                            capture_output=True, text=True, timeout=60)
+        ok(r.returncode == 0 and r2.returncode == 0 and len(held) >= 8 and
+           not [n for n in held if n.endswith('.refused')] and 'set aside' not in r2.stderr and
+           'Too many parts' in r2.stderr and r3.returncode == 0 and not os.listdir(spool) and
+           count(fake, 'busy') == want and count(fake, 'behind') == want and count(fake, 'later') == want,
+           'batches refused with "too many parts" (Code 252, which passes): none set aside, the spool in its '
+           'order, all sent once the server takes them', f'{held} {os.listdir(spool)} {r2.stderr} {r3.stderr}')
+        # a server that refuses every batch sets none aside: the spool keeps them, in order, for later
         fake.refuse_box, fake.refuse_all = None, True
         r = streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'all', '--export-spool', spool], cap, 4)
         held = sorted(os.listdir(spool))

@@ -249,6 +249,38 @@ static char *request_url(struct ch_conn *c, const char *query, bool in_url)
 	return url;
 }
 
+/* An error of the server's that says not now rather than no (its "Code: N"): a limit that passes
+ * (too many parts to merge, memory, a quota, simultaneous queries), a replicated table or a
+ * Distributed table's shards without ZooKeeper or replicas for a while, no room on its disk. A
+ * batch refused so is tried again later, as if nothing had answered, and never set aside
+ * (export.c); the tables' check so answered is asked again. */
+static bool busy(const char *msg)
+{
+	static const int later[] = {
+		159, /* TIMEOUT_EXCEEDED */          173, /* CANNOT_ALLOCATE_MEMORY */
+		201, /* QUOTA_EXPIRED */             202, /* TOO_MANY_SIMULTANEOUS_QUERIES */
+		203, /* NO_FREE_CONNECTION */        209, /* SOCKET_TIMEOUT */
+		210, /* NETWORK_ERROR */             225, /* NO_ZOOKEEPER */
+		236, /* ABORTED */                   241, /* MEMORY_LIMIT_EXCEEDED */
+		242, /* TABLE_IS_READ_ONLY */        243, /* NOT_ENOUGH_SPACE */
+		252, /* TOO_MANY_PARTS */            279, /* ALL_CONNECTION_TRIES_FAILED */
+		285, /* TOO_FEW_LIVE_REPLICAS */     286, /* UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE */
+		319, /* UNKNOWN_STATUS_OF_INSERT */  364, /* RECEIVED_ERROR_TOO_MANY_REQUESTS */
+		394, /* QUERY_WAS_CANCELLED */       425, /* SYSTEM_ERROR */
+		999, /* KEEPER_EXCEPTION */
+	};
+	char *end;
+	if (strncmp(msg, "Code: ", 6) != 0)
+		return false;
+	long code = strtol(msg + 6, &end, 10);
+	if (end == msg + 6)
+		return false;
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+		if (code == later[i])
+			return true;
+	return false;
+}
+
 int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, struct chbuf *out, char *err,
 	    size_t errlen)
 {
@@ -294,7 +326,7 @@ int ch_post(struct ch_conn *c, const char *query, const char *rows, size_t len, 
 		const char *msg = body.p ? body.p : "";
 		snprintf(err, errlen, "ClickHouse %s: HTTP %ld: %.*s", c->base, status, (int)strcspn(msg, "\n"), msg);
 		printable(err);
-		ret = status >= 502 && status <= 504 ? CH_NO_ANSWER : CH_REFUSED;
+		ret = (status >= 502 && status <= 504) || busy(msg) ? CH_NO_ANSWER : CH_REFUSED;
 	}
 	if (out && ret == 0) {
 		chbuf_free(out);

@@ -50,8 +50,10 @@ void ch_close(struct ch_conn *c);
 #define CH_QUERY_TIMEOUT_MS 3000L
 
 /* ch_post's and ch_check_tables's failures: the server (or a proxy before it) answered no, or
- * nothing answered: no connection, no answer in time, a connection cut, a proxy's 502, 503 or
- * 504 (chproxy's when its servers are away), which a later attempt may get past. */
+ * nothing answered, or not now: no connection, no answer in time, a connection cut, a proxy's
+ * 502, 503 or 504 (chproxy's when its servers are away), an error of the server's that passes
+ * (too many parts, memory, a quota, ZooKeeper away: ch.c's busy()), which a later attempt may
+ * get past. */
 enum { CH_REFUSED = -1, CH_NO_ANSWER = -2 };
 
 /* Run query; with rows (len bytes), the query is the INSERT ... FORMAT they follow.
