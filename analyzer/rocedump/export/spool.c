@@ -92,6 +92,9 @@ int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t
 
 void spool_close(struct spool *s)
 {
+	free(s->scan);
+	s->scan = NULL;
+	s->n_scan = s->at_scan = 0;
 	if (s->dirfd >= 0)
 		close(s->dirfd);
 	s->dirfd = -1;
@@ -132,26 +135,81 @@ int spool_put(struct spool *s, const char *name, const char *data, size_t len, c
 	return 1;
 }
 
-bool spool_next(const struct spool *s, const char *after, char name[SPOOL_NAME_MAX])
+/* The heap of names h[0 .. n): each no later than its parent (the latest at the top). */
+static void heap_down(char (*h)[SPOOL_NAME_MAX], unsigned n, unsigned i)
 {
-	if (s->dirfd < 0 || !s->files)
+	for (;;) {
+		unsigned top = i, l = 2 * i + 1, r = l + 1;
+		if (l < n && strcmp(h[l], h[top]) > 0)
+			top = l;
+		if (r < n && strcmp(h[r], h[top]) > 0)
+			top = r;
+		if (top == i)
+			return;
+		char t[SPOOL_NAME_MAX];
+		memcpy(t, h[i], SPOOL_NAME_MAX);
+		memcpy(h[i], h[top], SPOOL_NAME_MAX);
+		memcpy(h[top], t, SPOOL_NAME_MAX);
+		i = top;
+	}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The directory read once: its SPOOL_SCAN oldest batches after `after`, in order, into s->scan. */
+static bool scan_spool(struct spool *s, const char *after)
+{
+	s->n_scan = s->at_scan = 0;
+	if (!s->scan && !(s->scan = malloc(SPOOL_SCAN * sizeof(*s->scan))))
 		return false;
 	DIR *d = fdopendir(dup(s->dirfd));
 	if (!d)
 		return false;
 	rewinddir(d);
-	char found[SPOOL_NAME_MAX] = "";
 	struct dirent *e;
-	while ((e = readdir(d)))
-		if (is_batch(e->d_name) && strcmp(e->d_name, after) > 0 && (!found[0] || strcmp(e->d_name, found) < 0)) {
-			size_t n = strnlen(e->d_name, SPOOL_NAME_MAX);  /* is_batch: shorter than that */
-			if (n < SPOOL_NAME_MAX)
-				memcpy(found, e->d_name, n + 1);
+	while ((e = readdir(d))) {
+		size_t n = strnlen(e->d_name, SPOOL_NAME_MAX);  /* is_batch: shorter than that */
+		if (n == SPOOL_NAME_MAX || !is_batch(e->d_name) || strcmp(e->d_name, after) <= 0)
+			continue;
+		if (s->n_scan < SPOOL_SCAN) {  /* the heap not full: added, moved up */
+			unsigned i = s->n_scan++;
+			memcpy(s->scan[i], e->d_name, n + 1);
+			for (; i && strcmp(s->scan[(i - 1) / 2], s->scan[i]) < 0; i = (i - 1) / 2) {
+				char t[SPOOL_NAME_MAX];
+				memcpy(t, s->scan[i], SPOOL_NAME_MAX);
+				memcpy(s->scan[i], s->scan[(i - 1) / 2], SPOOL_NAME_MAX);
+				memcpy(s->scan[(i - 1) / 2], t, SPOOL_NAME_MAX);
+			}
+		} else if (strcmp(e->d_name, s->scan[0]) < 0) {  /* older than the latest kept: in its place */
+			memcpy(s->scan[0], e->d_name, n + 1);
+			heap_down(s->scan, s->n_scan, 0);
 		}
+	}
 	closedir(d);
-	if (found[0])
-		memcpy(name, found, strlen(found) + 1);
-	return found[0] != '\0';
+	qsort(s->scan, s->n_scan, sizeof(*s->scan), by_name);
+	return true;
+}
+
+bool spool_next(struct spool *s, const char *after, char name[SPOOL_NAME_MAX])
+{
+	if (s->dirfd < 0 || !s->files)
+		return false;
+	for (bool scanned = false;; scanned = true) {
+		if (!after[0] && !scanned)
+			s->at_scan = s->n_scan;  /* a new pass: the directory read again */
+		while (s->at_scan < s->n_scan && strcmp(s->scan[s->at_scan], after) <= 0)
+			s->at_scan++;
+		for (struct stat st; s->at_scan < s->n_scan; s->at_scan++)  /* still there */
+			if (fstatat(s->dirfd, s->scan[s->at_scan], &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				memmove(name, s->scan[s->at_scan], strlen(s->scan[s->at_scan]) + 1);
+				return true;
+			}
+		if (scanned || !scan_spool(s, after))
+			return false;
+	}
 }
 
 int spool_set_aside(struct spool *s, const char *name, char *err, size_t errlen)

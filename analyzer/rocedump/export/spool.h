@@ -28,7 +28,12 @@ struct spool {
 	uint64_t max;
 	_Atomic unsigned files;   /* batches waiting to be sent */
 	_Atomic unsigned refused; /* batches set aside (spool_set_aside): kept, not sent again */
+	/* spool_next's names: the SPOOL_SCAN oldest after the last scan's start, in order, so that a
+	 * spool of many batches is not read whole for each one sent (the export thread's alone) */
+	char (*scan)[SPOOL_NAME_MAX];
+	unsigned n_scan, at_scan;
 };
+#define SPOOL_SCAN 1024
 
 /* Open (make, mode 0700) dir and count what it holds. 0, or -1 with the message in err. */
 int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen);
@@ -36,8 +41,11 @@ void spool_close(struct spool *s);
 /* The batch under its name: 1 written, 0 no room (or no spool), -1 a write error (err). */
 int spool_put(struct spool *s, const char *name, const char *data, size_t len, char *err, size_t errlen);
 /* The oldest batch's name after `after` (in the names' order: "" for the oldest of all) into
- * name (which may be after); false when there is none. */
-bool spool_next(const struct spool *s, const char *after, char name[SPOOL_NAME_MAX]);
+ * name (which may be after); false when there is none. From the names of the last scan of the
+ * directory while they last (after "", or past them, it is read again: one scan for SPOOL_SCAN
+ * batches, in a heap of that many names); a batch spooled since, its name after them, is found
+ * by the next scan. */
+bool spool_next(struct spool *s, const char *after, char name[SPOOL_NAME_MAX]);
 /* The batch renamed NAME.refused: no longer sent, kept (and counted in the cap) for the operator
  * to look at or insert by hand. 0, or -1 (err). */
 int spool_set_aside(struct spool *s, const char *name, char *err, size_t errlen);
