@@ -150,7 +150,7 @@ Test(spool, batches_spooled_or_gone_during_a_pass)
 }
 
 /* A pass that ends early (the server stopped answering) leaves its batches; the next pass starts
- * again at the oldest, not where the last one stopped. */
+ * again at the oldest, not where the last one stopped. The newest batch after a name. */
 Test(spool, a_new_pass_starts_at_the_oldest)
 {
 	struct spool s;
@@ -163,6 +163,12 @@ Test(spool, a_new_pass_starts_at_the_oldest)
 	cr_assert(spool_next(&s, name, name));
 	name_of(oldest, 2, 1);
 	cr_assert_str_eq(name, oldest);
+	/* the newest, tried when a pass's oldest batches are all refused */
+	char newest[SPOOL_NAME_MAX];
+	name_of(newest, 2, 20);
+	cr_assert(spool_last(&s, name, name));
+	cr_assert_str_eq(name, newest);
+	cr_assert_not(spool_last(&s, newest, name));
 	spool_close(&s);
 }
 

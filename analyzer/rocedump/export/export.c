@@ -381,8 +381,9 @@ static void count_refusals(struct exporter *x, struct refusal *pass, unsigned n,
 /* The spool's batches, oldest first, while the server takes them. A batch it refuses is passed
  * over (in this pass) for the ones after it, so that one batch it will never take (a value it
  * cannot read, a limit of its own) does not hold the others up for ever; REFUSED_MAX refusals
- * end the pass (the server refuses them all: a table changed, a user's rights), as does no
- * answer. False: a batch was refused, or the server did not answer. */
+ * end the pass, as does no answer: if none was taken, the newest batch is tried, which the
+ * server takes unless it refuses them all (a table changed, a user's rights). False: a batch was
+ * refused, or the server did not answer. */
 static bool drain_spool(struct exporter *x)
 {
 	char name[SPOOL_NAME_MAX] = "";
@@ -406,6 +407,15 @@ static bool drain_spool(struct exporter *x)
 		}
 		spool_remove(&x->spool, name);
 		taken |= rc == 0;
+	}
+	/* as many refused as a pass tries and none taken: the server refuses every batch, or the
+	 * oldest are all batches it will never take; the newest batch tells which */
+	if (n_refused == REFUSED_MAX && !taken && spool_last(&x->spool, name, name)) {
+		int rc = send_spooled(x, name, &rows);
+		if (rc >= 0)
+			spool_remove(&x->spool, name);
+		taken = rc == 0;
+		answered = rc != CH_NO_ANSWER;
 	}
 	chbuf_free(&rows);
 	count_refusals(x, pass, n_refused, taken);

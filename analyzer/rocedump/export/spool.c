@@ -212,6 +212,26 @@ bool spool_next(struct spool *s, const char *after, char name[SPOOL_NAME_MAX])
 	}
 }
 
+bool spool_last(const struct spool *s, const char *after, char name[SPOOL_NAME_MAX])
+{
+	if (s->dirfd < 0 || !s->files)
+		return false;
+	DIR *d = fdopendir(dup(s->dirfd));
+	if (!d)
+		return false;
+	rewinddir(d);
+	char last[SPOOL_NAME_MAX] = "";
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t n = strnlen(e->d_name, SPOOL_NAME_MAX);
+		if (n < SPOOL_NAME_MAX && is_batch(e->d_name) && strcmp(e->d_name, after) > 0 && strcmp(e->d_name, last) > 0)
+			memcpy(last, e->d_name, n + 1);
+	}
+	closedir(d);
+	if (last[0])
+		memcpy(name, last, strlen(last) + 1);
+	return last[0] != '\0';
+}
+
 int spool_set_aside(struct spool *s, const char *name, char *err, size_t errlen)
 {
 	char to[SPOOL_NAME_MAX + sizeof(SPOOL_REFUSED)];

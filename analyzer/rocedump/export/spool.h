@@ -46,6 +46,9 @@ int spool_put(struct spool *s, const char *name, const char *data, size_t len, c
  * batches, in a heap of that many names); a batch spooled since, its name after them, is found
  * by the next scan. */
 bool spool_next(struct spool *s, const char *after, char name[SPOOL_NAME_MAX]);
+/* The newest batch's name, if it comes after `after`, into name (which may be after); false when
+ * there is none. */
+bool spool_last(const struct spool *s, const char *after, char name[SPOOL_NAME_MAX]);
 /* The batch renamed NAME.refused: no longer sent, kept (and counted in the cap) for the operator
  * to look at or insert by hand. 0, or -1 (err). */
 int spool_set_aside(struct spool *s, const char *name, char *err, size_t errlen);
