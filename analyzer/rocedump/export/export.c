@@ -49,8 +49,8 @@ _Static_assert((uint64_t)EXPORT_BATCH_ROWS_FILE * ROW_MAX <= SPOOL_FILE_MAX, "a 
 #define BATCH_DAYS 50        /* a frames or findings batch's days at most (batch_day) */
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0
-#define REFUSED_MAX 8        /* batches refused in a row in a pass of the spool: the server refuses all */
-#define REFUSED_TRIES 3      /* a batch refused this many times while later ones were taken: set aside */
+#define REFUSED_MAX 8        /* refusals that end a pass of the spool (the newest batch then tried) */
+#define REFUSED_TRIES 3      /* a batch refused this many times while others were taken: set aside */
 
 struct batch {
 	unsigned table;
@@ -103,7 +103,7 @@ struct exporter {
 	bool checked;  /* the tables made or checked: batches may be sent */
 	bool away;     /* batches spooled since the server last took one (said: spool_batch) */
 	bool failed;   /* the server refused the tables' check: nothing sent, the batches let go */
-	/* spooled batches the server refused while it took later ones: how many times (drain_spool) */
+	/* spooled batches the server refused while it took others: how many times (drain_spool) */
 	struct refusal {
 		char name[SPOOL_NAME_MAX];
 		unsigned tries;

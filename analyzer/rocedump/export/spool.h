@@ -1,9 +1,11 @@
 /* spool.h: --export-spool DIR: batches the server did not take, one file each, named so that
  * their names sort in the order they were made ("RUN_ID.SEQUENCE.TABLE.rowbinary": RowBinary
- * rows; ".rows" for the TabSeparated rows an earlier rocedump spooled), up to a total size. Files are made safely in a directory that may be shared: created new (O_EXCL,
- * O_NOFOLLOW) under a temporary name, written, synced, then renamed over the final name (which
- * replaces a link planted there rather than following it); read only when they are regular files
- * opened without following links. */
+ * rows; ".rows" for the TabSeparated rows an earlier rocedump spooled), up to a total size.
+ * Files are made safely in a directory that may be shared: created new (O_EXCL, O_NOFOLLOW)
+ * under a temporary name, written, synced, then renamed over the final name (which replaces a
+ * link planted there rather than following it); read only when they are regular files opened
+ * without following links. A batch the server will not take is set aside under its name and
+ * ".refused" (export.c decides when), kept for the operator and still within the size cap. */
 #ifndef ROCEDUMP_EXPORT_SPOOL_H
 #define ROCEDUMP_EXPORT_SPOOL_H
 
