@@ -3,8 +3,9 @@
  * not a batch's (others' files, temporary ones, a control byte, a batch set aside) never found;
  * a batch spooled during a pass found by it when its name comes later, by the next pass when it
  * comes earlier; a batch gone before its turn passed over; a new pass from the oldest again; a
- * batch spooled synced, then its directory; a batch set aside renamed, counted apart and still in
- * the spool's bytes, also when the spool is opened again. */
+ * batch spooled synced, then its directory; a batch's temporary file a crash left removed; a batch
+ * set aside renamed, counted apart and still in the spool's bytes, also when the spool is opened
+ * again. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "export/spool.h"
@@ -71,6 +73,15 @@ static void plant(const char *name, const char *text)
 	cr_assert_not_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* The spool's file name last written seconds ago. */
+static void age(const char *name, time_t seconds)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	struct timespec then[2] = {{.tv_sec = time(NULL) - seconds}, {.tv_sec = time(NULL) - seconds}};
+	cr_assert_eq(utimensat(AT_FDCWD, path, then, 0), 0);
 }
 
 /* batches seq 1 .. n of run, written straight into the spool */
@@ -196,6 +207,32 @@ Test(spool, a_batch_spooled_is_synced_and_so_is_its_name)
 	cr_assert_eq(n_synced, 2);
 	cr_assert_neq(synced[0], s.dirfd);
 	cr_assert_eq(synced[1], s.dirfd);
+	spool_close(&s);
+}
+
+/* A batch's temporary file a crash left (untouched for longer than SPOOL_TMP_STALE_S) removed when
+ * the spool is opened; a fresh one (a run writing it now) and others' files kept. */
+Test(spool, temporary_files_a_crash_left_removed)
+{
+	struct spool s;
+	char err[256], path[512];
+	const char *old = ".20261201T000000Z-1-0000.0000000001.frames.rowbinary.tmp",
+		   *fresh = ".20261201T000000Z-1-0000.0000000002.frames.rowbinary.tmp", *theirs = ".notes.tmp";
+	plant(old, "rows");
+	plant(fresh, "rows");
+	plant(theirs, "notes");
+	age(old, SPOOL_TMP_STALE_S + 60);
+	age(theirs, SPOOL_TMP_STALE_S + 60);
+	cr_assert_eq(spool_open(&s, dir, 1 << 30, err, sizeof(err)), 0, "%s", err);
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", dir, old);
+	cr_assert_neq(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, fresh);
+	cr_assert_eq(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, theirs);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(s.files, 0);
+	cr_assert_eq(s.bytes, 0);
 	spool_close(&s);
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A name's suffix: its rows' format (an earlier rocedump spooled TabSeparated rows). */
@@ -59,6 +60,22 @@ static bool is_set_aside(const char *name)
 	return is_batch(b);
 }
 
+/* A batch's temporary file (".NAME.tmp", spool_put) that a run stopped before its rename (a crash,
+ * a power cut) left, untouched for SPOOL_TMP_STALE_S: no writer holds one that long (a batch is
+ * written in well under a second), so it is no other running rocedump's. */
+static bool is_stale_tmp(int dirfd, const char *name, time_t now)
+{
+	char b[SPOOL_NAME_MAX];
+	size_t n = strlen(name);
+	struct stat st;
+	if (name[0] != '.' || n < 6 || n - 5 >= sizeof(b) || strcmp(name + n - 4, ".tmp") != 0)
+		return false;
+	memcpy(b, name + 1, n - 5);
+	b[n - 5] = '\0';
+	return is_batch(b) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       now - st.st_mtime > SPOOL_TMP_STALE_S;
+}
+
 int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen)
 {
 	*s = (struct spool){.dirfd = -1, .max = max};
@@ -75,7 +92,12 @@ int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t
 	}
 	struct dirent *e;
 	struct stat st;
+	time_t now = time(NULL);
 	while ((e = readdir(d))) {
+		if (is_stale_tmp(s->dirfd, e->d_name, now)) {
+			unlinkat(s->dirfd, e->d_name, 0);
+			continue;
+		}
 		bool batch = is_batch(e->d_name), refused = !batch && is_set_aside(e->d_name);
 		if ((batch || refused) && fstatat(s->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(st.st_mode)) {
