@@ -48,16 +48,22 @@ static bool is_batch(const char *name)
 	return spool_parse(name, t, sizeof(t), b, sizeof(b), &rowbinary);
 }
 
+/* name is pre, a batch's name, then suf. */
+static bool batch_inside(const char *name, const char *pre, const char *suf)
+{
+	char b[SPOOL_NAME_MAX];
+	size_t n = strlen(name), p = strlen(pre), l = strlen(suf);
+	if (n <= p + l || n - p - l >= sizeof(b) || strncmp(name, pre, p) != 0 || strcmp(name + n - l, suf) != 0)
+		return false;
+	memcpy(b, name + p, n - p - l);
+	b[n - p - l] = '\0';
+	return is_batch(b);
+}
+
 /* A batch set aside: a batch's name and SPOOL_REFUSED. */
 static bool is_set_aside(const char *name)
 {
-	char b[SPOOL_NAME_MAX];
-	size_t n = strlen(name), l = strlen(SPOOL_REFUSED);
-	if (n <= l || n - l >= sizeof(b) || strcmp(name + n - l, SPOOL_REFUSED) != 0)
-		return false;
-	memcpy(b, name, n - l);
-	b[n - l] = '\0';
-	return is_batch(b);
+	return batch_inside(name, "", SPOOL_REFUSED);
 }
 
 /* A batch's temporary file (".NAME.tmp", spool_put) that a run stopped before its rename (a crash,
@@ -65,15 +71,9 @@ static bool is_set_aside(const char *name)
  * written in well under a second), so it is no other running rocedump's. */
 static bool is_stale_tmp(int dirfd, const char *name, time_t now)
 {
-	char b[SPOOL_NAME_MAX];
-	size_t n = strlen(name);
 	struct stat st;
-	if (name[0] != '.' || n < 6 || n - 5 >= sizeof(b) || strcmp(name + n - 4, ".tmp") != 0)
-		return false;
-	memcpy(b, name + 1, n - 5);
-	b[n - 5] = '\0';
-	return is_batch(b) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	       now - st.st_mtime > SPOOL_TMP_STALE_S;
+	return batch_inside(name, ".", ".tmp") && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode) && now - st.st_mtime > SPOOL_TMP_STALE_S;
 }
 
 int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen)
@@ -160,7 +160,22 @@ int spool_put(struct spool *s, const char *name, const char *data, size_t len, c
 	return 1;
 }
 
-/* The heap of names h[0 .. n): each no later than its parent (the latest at the top). */
+static void swap_names(char *a, char *b)
+{
+	char t[SPOOL_NAME_MAX];
+	memcpy(t, a, SPOOL_NAME_MAX);
+	memcpy(a, b, SPOOL_NAME_MAX);
+	memcpy(b, t, SPOOL_NAME_MAX);
+}
+
+/* The heap of names h[0 .. n), each no later than its parent (the latest at the top), with h[i]
+ * moved up or down to its place. */
+static void heap_up(char (*h)[SPOOL_NAME_MAX], unsigned i)
+{
+	for (; i && strcmp(h[(i - 1) / 2], h[i]) < 0; i = (i - 1) / 2)
+		swap_names(h[i], h[(i - 1) / 2]);
+}
+
 static void heap_down(char (*h)[SPOOL_NAME_MAX], unsigned n, unsigned i)
 {
 	for (;;) {
@@ -171,10 +186,7 @@ static void heap_down(char (*h)[SPOOL_NAME_MAX], unsigned n, unsigned i)
 			top = r;
 		if (top == i)
 			return;
-		char t[SPOOL_NAME_MAX];
-		memcpy(t, h[i], SPOOL_NAME_MAX);
-		memcpy(h[i], h[top], SPOOL_NAME_MAX);
-		memcpy(h[top], t, SPOOL_NAME_MAX);
+		swap_names(h[i], h[top]);
 		i = top;
 	}
 }
@@ -184,36 +196,45 @@ static int by_name(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
+/* Each batch's name (n bytes) in the spool that comes after `after`, to visit(); false when the
+ * directory cannot be read. */
+static bool each_batch(const struct spool *s, const char *after, void (*visit)(const char *name, size_t n, void *ctx),
+		       void *ctx)
+{
+	DIR *d = fdopendir(dup(s->dirfd));
+	if (!d)
+		return false;
+	rewinddir(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t n = strnlen(e->d_name, SPOOL_NAME_MAX);  /* is_batch: shorter than that */
+		if (n < SPOOL_NAME_MAX && is_batch(e->d_name) && strcmp(e->d_name, after) > 0)
+			visit(e->d_name, n, ctx);
+	}
+	closedir(d);
+	return true;
+}
+
+/* A name into the heap of the SPOOL_SCAN oldest (scan_spool). */
+static void keep_oldest(const char *name, size_t n, void *ctx)
+{
+	struct spool *s = ctx;
+	if (s->n_scan < SPOOL_SCAN) {  /* the heap not full: added */
+		memcpy(s->scan[s->n_scan], name, n + 1);
+		heap_up(s->scan, s->n_scan++);
+	} else if (strcmp(name, s->scan[0]) < 0) {  /* older than the latest kept: in its place */
+		memcpy(s->scan[0], name, n + 1);
+		heap_down(s->scan, s->n_scan, 0);
+	}
+}
+
 /* The directory read once: its SPOOL_SCAN oldest batches after `after`, in order, into s->scan. */
 static bool scan_spool(struct spool *s, const char *after)
 {
 	s->n_scan = s->at_scan = 0;
 	if (!s->scan && !(s->scan = malloc(SPOOL_SCAN * sizeof(*s->scan))))
 		return false;
-	DIR *d = fdopendir(dup(s->dirfd));
-	if (!d)
+	if (!each_batch(s, after, keep_oldest, s))
 		return false;
-	rewinddir(d);
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t n = strnlen(e->d_name, SPOOL_NAME_MAX);  /* is_batch: shorter than that */
-		if (n == SPOOL_NAME_MAX || !is_batch(e->d_name) || strcmp(e->d_name, after) <= 0)
-			continue;
-		if (s->n_scan < SPOOL_SCAN) {  /* the heap not full: added, moved up */
-			unsigned i = s->n_scan++;
-			memcpy(s->scan[i], e->d_name, n + 1);
-			for (; i && strcmp(s->scan[(i - 1) / 2], s->scan[i]) < 0; i = (i - 1) / 2) {
-				char t[SPOOL_NAME_MAX];
-				memcpy(t, s->scan[i], SPOOL_NAME_MAX);
-				memcpy(s->scan[i], s->scan[(i - 1) / 2], SPOOL_NAME_MAX);
-				memcpy(s->scan[(i - 1) / 2], t, SPOOL_NAME_MAX);
-			}
-		} else if (strcmp(e->d_name, s->scan[0]) < 0) {  /* older than the latest kept: in its place */
-			memcpy(s->scan[0], e->d_name, n + 1);
-			heap_down(s->scan, s->n_scan, 0);
-		}
-	}
-	closedir(d);
 	qsort(s->scan, s->n_scan, sizeof(*s->scan), by_name);
 	return true;
 }
@@ -237,24 +258,21 @@ bool spool_next(struct spool *s, const char *after, char name[SPOOL_NAME_MAX])
 	}
 }
 
+/* A name kept if it is the latest yet (spool_last). */
+static void keep_latest(const char *name, size_t n, void *ctx)
+{
+	char *last = ctx;
+	if (strcmp(name, last) > 0)
+		memcpy(last, name, n + 1);
+}
+
 bool spool_last(const struct spool *s, const char *after, char name[SPOOL_NAME_MAX])
 {
-	if (s->dirfd < 0 || !s->files)
-		return false;
-	DIR *d = fdopendir(dup(s->dirfd));
-	if (!d)
-		return false;
-	rewinddir(d);
 	char last[SPOOL_NAME_MAX] = "";
-	for (struct dirent *e; (e = readdir(d));) {
-		size_t n = strnlen(e->d_name, SPOOL_NAME_MAX);
-		if (n < SPOOL_NAME_MAX && is_batch(e->d_name) && strcmp(e->d_name, after) > 0 && strcmp(e->d_name, last) > 0)
-			memcpy(last, e->d_name, n + 1);
-	}
-	closedir(d);
-	if (last[0])
-		memcpy(name, last, strlen(last) + 1);
-	return last[0] != '\0';
+	if (s->dirfd < 0 || !s->files || !each_batch(s, after, keep_latest, last) || !last[0])
+		return false;
+	memcpy(name, last, strlen(last) + 1);
+	return true;
 }
 
 int spool_set_aside(struct spool *s, const char *name, char *err, size_t errlen)
