@@ -27,6 +27,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import pcapfeed
 import rowbinary
 from tap import ok, plan, skip
 
@@ -245,20 +246,10 @@ def check_queries(srv, exp):
     ok(got == want and want, 'pfc_paused_time.sql: the JSON pfc.pause findings\' quanta', f'{got}\n{want}')
 
 
-def pcap_records(data):
-    """A pcap's records after its 24-byte file header, each its 16-byte header and its bytes."""
-    off, recs = 24, []
-    while off + 16 <= len(data):
-        end = off + 16 + int.from_bytes(data[off + 8:off + 12], 'little')
-        recs.append(data[off:end])
-        off = end
-    return recs
-
-
 def pcap_thirds(path):
     """A pcap's file header with its first third of records, the second third, the rest."""
     data = open(path, 'rb').read()
-    recs = pcap_records(data)
+    recs = pcapfeed.records(data)
     a, b = len(recs) // 3, 2 * len(recs) // 3
     return data[:24] + b''.join(recs[:a]), b''.join(recs[a:b]), b''.join(recs[b:])
 
@@ -368,7 +359,7 @@ def check_many_days(srv, tmp):
     timezone than UTC may see a UTC day as two). 18.16 takes any number: what is checked is the
     batches' days, and every row once."""
     data = open(f'{CAPS}/gen/cnp_ecn.pcap', 'rb').read()
-    frames = [r[16:] for r in pcap_records(data)]
+    frames = [r[16:] for r in pcapfeed.records(data)]
     out = [data[:24]]
     for day in range(120):
         for i, r in enumerate(frames):
@@ -716,23 +707,14 @@ def check_refused_batch(srv, tmp):
     with open(f'{spool}/{bad}', 'w') as f:
         f.write('not a time\t0\t0\t0\trefused\t20000101T000000Z-1-0000\t20000101T000000Z-1-0000:0000000001\t\t0\t0\t0\tx\n')
     cap = f'{CAPS}/derived/rc_pingpong_loss_stuck.pcap'
-    data = open(cap, 'rb').read()
-    recs = pcap_records(data)
-    p = subprocess.Popen([RD, '-q', '-r', '-', '--export', srv.url(), '--export-host', 'r', '--export-spool', spool],
-                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    p.stdin.write(data[:24])
-    for i in range(12):  # over 6 s: a batch a second goes out behind the refused one
-        p.stdin.write(b''.join(recs[i * len(recs) // 12:(i + 1) * len(recs) // 12]))
-        p.stdin.flush()
-        time.sleep(0.5)
-    p.stdin.close()
-    err = p.stderr.read().decode()
-    p.wait(timeout=60)
+    # over 6 s: a batch a second goes out behind the refused one
+    r = pcapfeed.streamed([RD, '-q', '-r', '-', '--export', srv.url(), '--export-host', 'r', '--export-spool', spool],
+                          cap, 6)
     got, want = box_counts(srv, 'r'), want_counts(expected(cap))
-    ok(p.returncode == 2 and os.listdir(spool) == [bad + '.refused'] and 'Code: 27' in err and
-       f'set aside as {bad}.refused' in err and got == want and count(srv, 'captures', "box = 'refused'") == 0,
+    ok(r.returncode == 2 and os.listdir(spool) == [bad + '.refused'] and 'Code: 27' in r.stderr and
+       f'set aside as {bad}.refused' in r.stderr and got == want and count(srv, 'captures', "box = 'refused'") == 0,
        'a spooled batch the server refuses for ever: the run\'s batches sent past it (every row once), '
-       'it set aside as NAME.refused (exit 2)', f'{p.returncode} {os.listdir(spool)} {got} {want} {err}')
+       'it set aside as NAME.refused (exit 2)', f'{r.returncode} {os.listdir(spool)} {got} {want} {r.stderr}')
 
 
 def check_spool_links(srv, tmp):

@@ -26,6 +26,7 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pcapfeed
 import rowbinary
 from tap import ok, plan
 
@@ -137,26 +138,6 @@ class Handler(BaseHTTPRequestHandler):
         return self.answer(200, '')
 
 
-def streamed(cmd, cap, seconds, parts=12):
-    """cmd reading the pcap cap on its standard input, its records written in parts over about
-    seconds (a capture that lasts: its batches sealed a second old go out all through the run)."""
-    data = open(cap, 'rb').read()
-    off, recs = 24, []
-    while off + 16 <= len(data):
-        end = off + 16 + int.from_bytes(data[off + 8:off + 12], 'little')
-        recs.append(data[off:end])
-        off = end
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    p.stdin.write(data[:24])
-    for i in range(parts):
-        p.stdin.write(b''.join(recs[i * len(recs) // parts:(i + 1) * len(recs) // parts]))
-        p.stdin.flush()
-        time.sleep(seconds / parts)
-    p.stdin.close()
-    err = p.stderr.read().decode()
-    return subprocess.CompletedProcess(cmd, p.wait(timeout=60), '', err)
-
-
 def count(fake, box):
     n = {}
     for (table, _), (b, rows) in fake.rows.items():
@@ -235,8 +216,8 @@ def main():
                              capture_output=True, text=True, timeout=60) for _ in range(3)]
         poisoned = sorted(os.listdir(spool))
         metrics = f'{tmp}/export.prom'
-        r2 = streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'good', '--export-spool', spool,
-                       '--metrics-file', metrics], cap, 10, 20)
+        r2 = pcapfeed.streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'good', '--export-spool', spool,
+                                '--metrics-file', metrics], cap, 10, 20)
         left = sorted(os.listdir(spool))
         prom = open(metrics).read() if os.path.exists(metrics) else ''
         ok(all(r.returncode == 0 for r in rs) and len(poisoned) == 12 and r2.returncode == 2 and
@@ -253,8 +234,8 @@ def main():
         fake.refuse_box, fake.refuse_code = 'busy', 252
         r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'busy', '--export-spool', spool],
                            capture_output=True, text=True, timeout=60)
-        r2 = streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'behind', '--export-spool', spool],
-                      cap, 6)
+        r2 = pcapfeed.streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'behind', '--export-spool',
+                                spool], cap, 6)
         held = sorted(os.listdir(spool))
         fake.refuse_box, fake.refuse_code = None, 27
         r3 = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'later', '--export-spool', spool],
@@ -267,7 +248,8 @@ def main():
            'order, all sent once the server takes them', f'{held} {os.listdir(spool)} {r2.stderr} {r3.stderr}')
         # a server that refuses every batch sets none aside: the spool keeps them, in order, for later
         fake.refuse_box, fake.refuse_all = None, True
-        r = streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'all', '--export-spool', spool], cap, 4)
+        r = pcapfeed.streamed([RD, '-q', '-r', '-', '--export', url, '--export-host', 'all', '--export-spool', spool],
+                              cap, 4)
         held = sorted(os.listdir(spool))
         fake.refuse_all = False
         r2 = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', 'after', '--export-spool', spool],
