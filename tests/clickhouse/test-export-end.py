@@ -4,7 +4,7 @@ ClickHouse's HTTP interface (TAP; no server needed). The stand-in answers the ta
 from rocedump --export-schema, keeps the rows it is sent by batch id, and holds every INSERT's
 answer until four are in flight at once (or a second has passed): the run's last batches
 (frames, findings, streams, captures) must reach it together, over connections of their own,
-rather than one after the other. A file's frames rows go in batches of 50,000, every one once,
+rather than one after the other; with the longest box (255 bytes), every row whole. A file's frames rows go in batches of 50,000, every one once,
 while the server is slow to answer (the reading waiting for room). Then, at a run's end, one
 INSERT refused and one whose answer is lost (the rows taken, the connection cut in the answer):
 both spooled, the others taken; the spool's retry at the run's end finds the lost answer's batch
@@ -171,6 +171,15 @@ def main():
            f'{sum(want)} rows sent, 0 spooled, 0 dropped, in 4 batches' in r.stderr,
            f'the run\'s last four batches sent at once ({took:.2f} s); every table\'s rows as -T json counts them',
            f'in flight at most {fake.max_in_flight}; {count(fake, "a")} {want}; {r.stderr}')
+
+        # the longest box kept (255 bytes): a frames or findings row's head longer than the part
+        # copied in one move (row_of_frame), every row whole (the stand-in reads each column)
+        box = 'L' * 255
+        r = subprocess.run([RD, '-q', '-r', cap, '--export', url, '--export-host', box + 'cut'],
+                           capture_output=True, text=True, timeout=60)
+        ok(r.returncode == 0 and count(fake, box) == want and ', 0 dropped' in r.stderr,
+           'a box of 255 bytes (a longer one cut there): every row whole, as -T json counts them',
+           f'{count(fake, box)} {want} {r.stderr}')
 
         # a file's rows go in batches of 50,000; the server slow to answer (1.2 s an INSERT), the
         # reading waits for room in the queue, longer than a batch's EXPORT_BATCH_S (1 s): the

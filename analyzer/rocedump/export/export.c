@@ -46,6 +46,13 @@ _Static_assert(EXPORT_QUEUE >= EXPORT_QUEUE_FILE + EXPORT_TABLES, "a file's last
 #define ICRC_OTHER (ROCE_ICRC_UNVERIFIABLE + 1)  /* icrc_rb: a status beyond the names ("?") */
 #define ICRC_NONE (ROCE_ICRC_UNVERIFIABLE + 2)   /* icrc_rb: "", a frame with no BTH or no ICRC */
 _Static_assert((uint64_t)EXPORT_BATCH_ROWS_FILE * ROW_MAX <= SPOOL_FILE_MAX, "a spooled batch is read back");
+/* the most a frames and a findings row take after row_of_frame's part, each value's room
+ * (put_name's and put_addr_pair's moves: NAME_RB and 2 * ADDR_RB); row_of_frame's part with a
+ * head made once (HEAD_MAX at most) and either fits in a row's room (ROW_MAX) */
+#define FRAME_TAIL (2 * ADDR_RB + 4 + 2 + 4 + NAME_RB + 1 + 1 + ROCE_EV_COUNT * NAME_RB + 4 + 8 + 8)
+#define FINDING_TAIL (8 + NAME_RB + 4 + 4 + 2 * ADDR_RB + 4 + 4 + 4 + 8 + 2 + 4 + 4)
+_Static_assert(4 + 8 + HEAD_MAX + 8 + FRAME_TAIL <= ROW_MAX && 4 + 8 + HEAD_MAX + 8 + FINDING_TAIL <= ROW_MAX,
+	       "a frames or findings row fits in a row's room");
 #define BATCH_DAYS 50        /* a frames or findings batch's days at most (batch_day) */
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 5.0
@@ -85,7 +92,7 @@ struct exporter {
 		unsigned char rb[2 * ADDR_RB];   /* their texts as two RowBinary Strings, rb_len bytes */
 	} addr_memo[ADDR_MEMO];
 	/* the events' and ICRC statuses' names as RowBinary Strings, made once (make_names) */
-	unsigned char event_rb[ROCE_EV_COUNT][NAME_RB], icrc_rb[ICRC_NONE + 1][NAME_RB];
+	unsigned char event_rb[ROCE_EV_COUNT + 1][NAME_RB], icrc_rb[ICRC_NONE + 1][NAME_RB];  /* [ROCE_EV_COUNT]: "?" */
 	size_t last_len[EXPORT_TABLES];  /* the last batch's bytes: the next one's room at once */
 	/* the days (UTC) of the open batch's rows, the last row's first (batch_day) */
 	uint32_t days[EXPORT_TABLES][BATCH_DAYS];
@@ -158,17 +165,17 @@ static void name_rb(unsigned char rb[NAME_RB], const char *name)
 /* The events' and ICRC statuses' names, made once for every row. */
 static void make_names(struct exporter *x)
 {
-	for (unsigned e = 0; e < ROCE_EV_COUNT; e++)
+	for (unsigned e = 0; e <= ROCE_EV_COUNT; e++)  /* ROCE_EV_COUNT: beyond the names, "?" */
 		name_rb(x->event_rb[e], roce_event_name((enum roce_event)e));
 	for (unsigned i = 0; i <= ICRC_OTHER; i++)  /* ICRC_OTHER: beyond the names, "?" */
 		name_rb(x->icrc_rb[i], roce_icrc_status_name((enum roce_icrc_status)i));
 	name_rb(x->icrc_rb[ICRC_NONE], "");
 }
 
-/* A name made by name_rb: its length's byte and its bytes. */
-static void rb_name(struct rb *w, const unsigned char rb[NAME_RB])
+/* A name made by name_rb at o (room for NAME_RB): its length's byte and its bytes; the next byte. */
+static unsigned char *put_name(unsigned char *o, const unsigned char rb[NAME_RB])
 {
-	rb_raw_span(w, rb, 1u + rb[0], NAME_RB);
+	return rb_put_span(o, rb, 1u + rb[0], NAME_RB);
 }
 
 /* The open batch's run and batch ids, made once for its rows. */
@@ -796,9 +803,9 @@ static const char *point_of(const struct exporter *x, const struct frame *f)
 }
 
 /* The frame's source and destination addresses (len bytes each, 4 or 16, one after the other)
- * as two Strings of their text, the texts made once for each pair met; copied 2 * ADDR_RB bytes
- * at once (a few moves) where the room allows, only their own kept. */
-static void rb_addr_pair(struct exporter *x, struct rb *w, const uint8_t *addrs, unsigned len)
+ * as two Strings of their text at o (room for 2 * ADDR_RB), the texts made once for each pair
+ * met; the next byte. */
+static unsigned char *put_addr_pair(struct exporter *x, unsigned char *o, const uint8_t *addrs, unsigned len)
 {
 	const uint8_t *d = addrs + len;
 	struct addr_memo *m = &x->addr_memo[(d[len - 1] ^ d[len - 2] * 7u ^ addrs[len - 1] * 31u ^ addrs[len - 2] * 131u) % ADDR_MEMO];
@@ -813,21 +820,20 @@ static void rb_addr_pair(struct exporter *x, struct rb *w, const uint8_t *addrs,
 		m->len = (uint8_t)len;
 		m->rb_len = (uint8_t)(t.p - m->rb);
 	}
-	rb_raw_span(w, m->rb, m->rb_len, sizeof(m->rb));
+	return rb_put_span(o, m->rb, m->rb_len, sizeof(m->rb));
 }
 
-/* The frame's source and destination addresses; empty Strings when it has none, or p is NULL
- * (a row that gives none). */
-static void rb_addrs(struct exporter *x, struct rb *w, const struct frame *f, const struct roce_pkt *p)
+/* The frame's source and destination addresses at o (room for 2 * ADDR_RB); empty Strings when
+ * it has none, or p is NULL (a row that gives none); the next byte. */
+static unsigned char *put_addrs(struct exporter *x, unsigned char *o, const struct frame *f, const struct roce_pkt *p)
 {
 	unsigned len = 0;
 	const uint8_t *src = p ? fmt_net_src(p, f->data, &len) : NULL;
 	if (!src || (len != 4 && len != 16)) {
-		rb_strn(w, "", 0);
-		rb_strn(w, "", 0);
-		return;
+		o[0] = o[1] = 0;
+		return o + 2;
 	}
-	rb_addr_pair(x, w, src, len);
+	return put_addr_pair(x, o, src, len);
 }
 
 /* The row's head for the point into w: the box, the point, the run and batch ids. */
@@ -864,8 +870,12 @@ static void batch_day(struct exporter *x, unsigned table, int64_t ns)
 	x->n_days[table] = n + 1;
 }
 
-/* A frames or findings row begun: the frame's time, the head, the frame. */
-static void row_of_frame(struct exporter *x, struct rb *w, const struct frame *f, unsigned table)
+/* A frames or findings row begun in w (row_begin's room): the frame's time, the head, the frame
+ * number. Returns where the rest of the row goes, with room for its most (tail: FRAME_TAIL or
+ * FINDING_TAIL bytes), which it is written into with no further check; NULL, w marked full, when
+ * the head (longer than HEAD_MAX, made for each row) leaves less room than that: the row is
+ * dropped. */
+static unsigned char *row_of_frame(struct exporter *x, struct rb *w, const struct frame *f, unsigned table, size_t tail)
 {
 	const char *point = point_of(x, f);
 	if (!x->row_head_len[table] || strcmp(point, x->row_head_point[table]) != 0) {
@@ -878,14 +888,14 @@ static void row_of_frame(struct exporter *x, struct rb *w, const struct frame *f
 	rb_datetime(w, ns);
 	rb_ns(w, ns);
 	size_t n = x->row_head_len[table];
-	if (n && n <= HEAD_COPY) {
+	if (n && n <= HEAD_COPY)
 		rb_raw_span(w, x->row_head[table], n, HEAD_COPY);
-	} else if (n) {
+	else if (n)
 		rb_raw(w, x->row_head[table], n);
-	} else {
+	else
 		put_head(x, w, table, point);
-	}
 	rb_u64(w, f->number);
+	return rb_room(w, tail) ? w->p : NULL;
 }
 
 /* A frames row, in the table's column order. */
@@ -900,25 +910,25 @@ static void frame_row(struct exporter *x, const struct frame *f, const struct ro
 	batch_day(x, T_FRAMES, frame_ts_ns(f));
 	if (!row_begin(x, T_FRAMES, &w))
 		return;
-	row_of_frame(x, &w, f, T_FRAMES);
-	rb_addrs(x, &w, f, p);
-	rb_u32(&w, bth ? p->h.bth.dqpn : 0);
-	rb_u16(&w, bth ? p->h.bth.opcode : 256);
-	rb_u32(&w, bth ? p->h.bth.psn : 0);
-	rb_name(&w, x->icrc_rb[!(bth && p->icrc_off) ? ICRC_NONE : p->icrc_status < ICRC_OTHER ? p->icrc_status : ICRC_OTHER]);
-	rb_u8(&w, (uint8_t)(net ? roce_ecn(&p->net) : 0));
-	/* events: Array(String), its length (fewer than 128: a varint of one byte) put before the
-	 * names once they are counted */
-	unsigned char *count = w.p;
-	unsigned n = 0;
-	rb_u8(&w, 0);
-	for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1), n++)
-		rb_name(&w, x->event_rb[e]);
-	if (!w.full)
+	unsigned char *o = row_of_frame(x, &w, f, T_FRAMES, FRAME_TAIL);
+	if (o) {
+		o = put_addrs(x, o, f, p);
+		o = rb_put_le(o, bth ? p->h.bth.dqpn : 0, 4);
+		o = rb_put_le(o, bth ? p->h.bth.opcode : 256, 2);
+		o = rb_put_le(o, bth ? p->h.bth.psn : 0, 4);
+		o = put_name(o, x->icrc_rb[!(bth && p->icrc_off) ? ICRC_NONE : p->icrc_status < ICRC_OTHER ? p->icrc_status : ICRC_OTHER]);
+		*o++ = (uint8_t)(net ? roce_ecn(&p->net) : 0);
+		/* events: Array(String), its length (fewer than 128: a varint of one byte) put before
+		 * the names once they are counted */
+		unsigned char *count = o++;
+		unsigned n = 0;
+		for (unsigned e = roce_evset_next(&p->events, 0); e < ROCE_EV_COUNT; e = roce_evset_next(&p->events, e + 1), n++)
+			o = put_name(o, x->event_rb[e]);
 		*count = (unsigned char)n;
-	rb_u32(&w, fi ? fi->n : 0);
-	rb_u64(&w, fi ? fi->cnp_ce_frame : 0);
-	rb_i64(&w, fi && fi->cnp_ce_frame ? fi->cnp_ce_ns : 0);
+		o = rb_put_le(o, fi ? fi->n : 0, 4);
+		o = rb_put_le(o, fi ? fi->cnp_ce_frame : 0, 8);
+		w.p = rb_put_le(o, fi && fi->cnp_ce_frame ? (uint64_t)fi->cnp_ce_ns : 0, 8);
+	}
 	row_end(x, T_FRAMES, &w);
 }
 
@@ -932,22 +942,21 @@ static void finding_row(struct exporter *x, const struct frame *f, const struct 
 	batch_day(x, T_FINDINGS, frame_ts_ns(f));
 	if (!row_begin(x, T_FINDINGS, &w))
 		return;
-	row_of_frame(x, &w, f, T_FINDINGS);
-	rb_u64(&w, g->ref_frame);
-	if (g->event < ROCE_EV_COUNT)
-		rb_name(&w, x->event_rb[g->event]);
-	else
-		rb_str(&w, roce_event_name((enum roce_event)g->event));
-	rb_u32(&w, gap ? 0 : g->stream);
-	rb_u32(&w, gap ? 0 : g->pair);
-	rb_addrs(x, &w, f, gap || cong ? NULL : p);
-	rb_u32(&w, gap ? 0 : g->qpn);
-	rb_u32(&w, gap || g->has_psn ? g->expected_psn : 0);
-	rb_u32(&w, gap || g->has_psn ? g->seen_psn : 0);
-	rb_i64(&w, gap ? -1 : g->delta_ns);
-	rb_i16(&w, (int16_t)(pfc && g->priority >= 0 ? g->priority : -1));
-	rb_u32(&w, g->event == ROCE_EV_PFC_PAUSE ? g->quanta : 0);
-	rb_u32(&w, gap ? (uint32_t)(g->seen_psn - g->expected_psn) : 0);
+	unsigned char *o = row_of_frame(x, &w, f, T_FINDINGS, FINDING_TAIL);
+	if (o) {
+		o = rb_put_le(o, g->ref_frame, 8);
+		o = put_name(o, x->event_rb[g->event < ROCE_EV_COUNT ? g->event : ROCE_EV_COUNT]);
+		o = rb_put_le(o, gap ? 0 : g->stream, 4);
+		o = rb_put_le(o, gap ? 0 : g->pair, 4);
+		o = put_addrs(x, o, f, gap || cong ? NULL : p);
+		o = rb_put_le(o, gap ? 0 : g->qpn, 4);
+		o = rb_put_le(o, gap || g->has_psn ? g->expected_psn : 0, 4);
+		o = rb_put_le(o, gap || g->has_psn ? g->seen_psn : 0, 4);
+		o = rb_put_le(o, (uint64_t)(gap ? -1 : g->delta_ns), 8);
+		o = rb_put_le(o, (uint16_t)(int16_t)(pfc && g->priority >= 0 ? g->priority : -1), 2);
+		o = rb_put_le(o, g->event == ROCE_EV_PFC_PAUSE ? g->quanta : 0, 4);
+		w.p = rb_put_le(o, gap ? (uint32_t)(g->seen_psn - g->expected_psn) : 0, 4);
+	}
 	row_end(x, T_FINDINGS, &w);
 }
 

@@ -27,20 +27,35 @@ static inline bool rb_room(struct rb *w, size_t n)
 	return false;
 }
 
-/* An unsigned number of width bytes (1, 2, 4 or 8), little-endian: on a little-endian machine a
- * single store (through a local pointer: stores through w->p could alias w itself). */
-static inline void rb_le(struct rb *w, uint64_t v, unsigned width)
+/* An unsigned number of width bytes (1, 2, 4 or 8) at p, little-endian, with no check of the room
+ * (a row's writer that checked the room for its most once: rb_room); the next byte. On a
+ * little-endian machine a single store. */
+static inline unsigned char *rb_put_le(unsigned char *p, uint64_t v, unsigned width)
 {
-	if (!rb_room(w, width))
-		return;
-	unsigned char *p = w->p;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(p, &v, width);
 #else
 	for (unsigned i = 0; i < width; i++)
 		p[i] = (unsigned char)(v >> (8 * i));
 #endif
-	w->p = p + width;
+	return p + width;
+}
+
+/* n bytes from src, readable for span bytes (n <= span), at p with room for span: all span bytes
+ * moved at once (span a constant: a few fixed-size moves rather than a call), only the n kept;
+ * the next byte. For values made once in RowBinary and copied into many rows. */
+static inline unsigned char *rb_put_span(unsigned char *p, const void *src, size_t n, size_t span)
+{
+	memcpy(p, src, span);
+	return p + n;
+}
+
+/* An unsigned number of width bytes, little-endian (the pointer kept in a local: stores through
+ * w->p could alias w itself). */
+static inline void rb_le(struct rb *w, uint64_t v, unsigned width)
+{
+	if (rb_room(w, width))
+		w->p = rb_put_le(w->p, v, width);
 }
 
 static inline void rb_u8(struct rb *w, uint8_t v) { rb_le(w, v, 1); }
@@ -69,17 +84,14 @@ static inline void rb_raw(struct rb *w, const void *s, size_t n)
 	}
 }
 
-/* n bytes as they are, from src readable for span bytes (n <= span): where the room allows, all
- * span bytes moved at once (span a constant: a few fixed-size moves rather than a call), only
- * the n kept. For values made once in RowBinary and copied into many rows. */
+/* n bytes as they are, from src readable for span bytes (n <= span): rb_put_span where the room
+ * allows, else only the n bytes. */
 static inline void rb_raw_span(struct rb *w, const void *src, size_t n, size_t span)
 {
-	if ((size_t)(w->end - w->p) >= span) {
-		memcpy(w->p, src, span);
-		w->p += n;
-	} else {
+	if ((size_t)(w->end - w->p) >= span)
+		w->p = rb_put_span(w->p, src, n, span);
+	else
 		rb_raw(w, src, n);
-	}
 }
 
 /* A String of n bytes (any bytes: nothing is escaped). */
