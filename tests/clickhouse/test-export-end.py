@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
 """test-export-end.py ROCEDUMP GENCAPS: the end of a run's --export against a stand-in for
-ClickHouse's HTTP interface (TAP; no server needed). The stand-in answers the tables' check
-from rocedump --export-schema, keeps the rows it is sent by batch id, and holds every INSERT's
-answer until four are in flight at once (or a second has passed): the run's last batches
-(frames, findings, streams, captures) must reach it together, over connections of their own,
-rather than one after the other; with the longest box (255 bytes), every row whole. A file's frames rows go in batches of 50,000, every one once,
-while the server is slow to answer (the reading waiting for room). Then, at a run's end, one
-INSERT refused and one whose answer is lost (the rows taken, the connection cut in the answer):
-both spooled, the others taken; the spool's retry at the run's end finds the lost answer's batch
-by its id (not sent again), and the next run sends the refused one: every row once. The tables'
-check answered 503 (a proxy whose servers are away): the run's batches spooled, not dropped. An
-INSERT taken whose reused connection closes with no answer at all is not sent again by libcurl
-on a new one: its rows arrive once. Spooled batches the server refuses while it takes others are
-passed over, then set aside; a server that refuses every batch, or answers "too many parts"
-(which passes), has none set aside."""
+ClickHouse's HTTP interface (TAP; no server needed). The stand-in answers the tables' check from
+rocedump --export-schema, keeps the rows it is sent by batch id, and holds every INSERT's answer
+until four are in flight at once (or a second has passed): the run's last batches (frames,
+findings, streams, captures) must reach it together, over connections of their own, rather than
+one after the other; with the longest box (255 bytes), every row whole. A file's frames rows go
+in batches of 50,000, every one once, while the server is slow to answer (the reading waiting
+for room). Then, at a run's end, one INSERT refused and one whose answer is lost (the rows
+taken, the connection cut in the answer): both spooled, the others taken; the spool's retry at
+the run's end finds the lost answer's batch by its id (not sent again), and the next run sends
+the refused one: every row once. The spool's disk full (root): the batches that do not fit
+dropped, counted exactly, the disk's error named. The tables' check answered 503 (a proxy whose
+servers are away): the run's batches spooled, not dropped. An INSERT taken whose reused
+connection closes with no answer at all is not sent again by libcurl on a new one: its rows
+arrive once. Spooled batches the server refuses while it takes others are passed over, then set
+aside; a server that refuses every batch, or answers "too many parts" (which passes), has none
+set aside."""
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -28,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pcapfeed
 import rowbinary
-from tap import ok, plan
+from tap import ok, plan, skip
 
 RD, GENCAPS = sys.argv[1:3]
 HOLD_S = 1.0  # an INSERT's answer held at most this long, waiting for the others
@@ -283,6 +287,37 @@ def main():
            count(fake, 'q') == want and r2.returncode == 0 and not os.listdir(spool),
            'the tables\' check answered 503 (a proxy, its servers away): the batches spooled, exit 0; the next run '
            'sends them', f'{files} {count(fake, "p")} {count(fake, "q")} {want} {r.stderr} {r2.stderr}')
+
+        # the spool's disk full, the server away: a batch that does not fit is dropped and counted
+        # exactly, none left half written, and the run's end names the disk's error, not only the
+        # server's (a tmpfs of 256 KiB in a mount namespace of its own, root only: the frames and the
+        # streams batches do not fit, the findings and captures ones do)
+        if os.geteuid() == 0 and shutil.which('unshare'):
+            full = f'{tmp}/full'
+            os.mkdir(full)
+            fake.check_status = 503
+            r = subprocess.run(['unshare', '-m', 'sh', '-c', 'mount -t tmpfs -o size=256k tmpfs "$1" || exit 9; '
+                                '"$2" -q -r "$3" --export "$4" --export-host full --export-spool "$1" >/dev/null; rc=$?; '
+                                'tar -C "$1" -cf - . || exit 9; exit $rc', 'sh', full, RD, cap, url],
+                               capture_output=True, timeout=60)
+            fake.check_status = None
+            err = r.stderr.decode(errors='replace')
+            kept = {}
+            with tarfile.open(fileobj=io.BytesIO(r.stdout)) as t:
+                for m in t.getmembers():
+                    if m.isfile():
+                        table = m.name.split('.')[-2]
+                        kept[m.name] = len(table_rows(table, 'RowBinary', t.extractfile(m).read()))
+            m = re.search(r'(\d+) rows sent, (\d+) spooled, (\d+) dropped', err)
+            end = [line for line in err.splitlines() if line.startswith('rocedump: export: ') and 'rows dropped (' in line]
+            ok(r.returncode == 2 and m and int(m[1]) == 0 and int(m[2]) == sum(kept.values()) and
+               int(m[2]) + int(m[3]) == sum(want) and int(m[3]) == want[0] + want[2] and
+               sorted(n.split('.')[-2] for n in kept) == ['captures', 'findings'] and
+               end and 'No space left on device' in end[0],
+               'the spool\'s disk full: the batches that do not fit dropped and counted exactly, none half written; '
+               'the end line names the disk\'s error (exit 2)', f'{kept} {want} {err}')
+        else:
+            skip('the spool\'s disk full: needs root and unshare (a tmpfs in a mount namespace)')
 
         # what the server (or whatever answers in its place) says reaches the operator's terminal in
         # rocedump's message: its control bytes (an escape sequence retitling or clearing the

@@ -121,6 +121,8 @@ struct exporter {
 	double backoff, retry_at;
 	_Atomic uint64_t sent, spooled, dropped, batches;
 	atomic_bool warned;  /* the first drop's warning given (by either thread) */
+	pthread_mutex_t drop_mu;  /* drop_why (either thread; taken with x->mu held or not, none after) */
+	char drop_why[256];       /* the last drop's cause, for the run's end */
 	char err[512];  /* the thread's last error */
 };
 
@@ -264,6 +266,9 @@ static unsigned table_of(const char *name)
 static void drop(struct exporter *x, uint64_t rows, const char *why)
 {
 	x->dropped += rows;
+	pthread_mutex_lock(&x->drop_mu);
+	snprintf(x->drop_why, sizeof(x->drop_why), "%s", why);
+	pthread_mutex_unlock(&x->drop_mu);
 	if (!atomic_exchange(&x->warned, true))
 		fprintf(stderr, "rocedump: warning: export: rows dropped (%s); the run's end counts them\n", why);
 }
@@ -1077,6 +1082,7 @@ struct exporter *export_start(const struct export_config *cfg, char *err, size_t
 	for (unsigned t = 0; t < EXPORT_TABLES; t++)
 		batch_open(x, t);
 	pthread_mutex_init(&x->mu, NULL);
+	pthread_mutex_init(&x->drop_mu, NULL);
 	pthread_cond_init(&x->more, NULL);
 	pthread_cond_init(&x->room, NULL);
 	if (pthread_create(&x->thread, NULL, run, x) != 0) {
@@ -1117,8 +1123,8 @@ int export_finish(struct exporter *x, struct export_counts *out, char *err, size
 		snprintf(err, errlen, "%s", x->err);
 		rc = -1;
 	} else if (x->dropped) {
-		snprintf(err, errlen, "export: %" PRIu64 " rows dropped%s%s", (uint64_t)x->dropped, x->err[0] ? "; last error: " : "",
-			 x->err);
+		snprintf(err, errlen, "export: %" PRIu64 " rows dropped (the last: %s)%s%s", (uint64_t)x->dropped, x->drop_why,
+			 x->err[0] ? "; last error: " : "", x->err);
 		rc = -1;
 	} else if (x->set_aside) {
 		snprintf(err, errlen, "export: %u spooled batches the server refuses set aside in the spool (*%s), not sent",
@@ -1135,6 +1141,7 @@ int export_finish(struct exporter *x, struct export_counts *out, char *err, size
 	for (unsigned i = 0; i < x->n_spare; i++)
 		batch_mem_free(&x->spare[i]);
 	pthread_mutex_destroy(&x->mu);
+	pthread_mutex_destroy(&x->drop_mu);
 	pthread_cond_destroy(&x->more);
 	pthread_cond_destroy(&x->room);
 	spool_close(&x->spool);
