@@ -500,8 +500,8 @@ def check_refusals(srv):
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', 'https://127.0.0.1/rd')
     ok(r.returncode == 2 and 'https://127.0.0.1:8443/' in r.stderr, 'https: port 8443 by default', r.stderr)
     r = rocedump('-q', '-r', f'{CAPS}/gen/cnp_ecn.pcap', '--export', srv.url().replace('://', '://ro:secret@'))
-    ok(r.returncode == 2 and 'invalid --export URL' in r.stderr and 'secret' not in r.stderr.split("'")[0],
-       'a password in the URL is refused', r.stderr)
+    ok(r.returncode == 2 and 'invalid --export URL' in r.stderr and 'secret' not in r.stderr,
+       'a password in the URL is refused, and not shown', r.stderr)
     pw = f'{os.path.dirname(srv.dir)}/pw'
     with open(pw, 'w') as f:
         f.write('wrong\n')

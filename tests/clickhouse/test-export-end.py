@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
 """test-export-end.py ROCEDUMP GENCAPS: the end of a run's --export against a stand-in for
-ClickHouse's HTTP interface (TAP; no server needed). The stand-in answers the tables' check from
-rocedump --export-schema, keeps the rows it is sent by batch id, and holds every INSERT's answer
-until four are in flight at once (or a second has passed): the run's last batches (frames,
-findings, streams, captures) must reach it together, over connections of their own, rather than
-one after the other; with the longest box (255 bytes), every row whole. A file's frames rows go
-in batches of 50,000, every one once, while the server is slow to answer (the reading waiting
-for room). Then, at a run's end, one INSERT refused and one whose answer is lost (the rows
-taken, the connection cut in the answer): both spooled, the others taken; the spool's retry at
-the run's end finds the lost answer's batch by its id (not sent again), and the next run sends
-the refused one: every row once. The spool's disk full (root): the batches that do not fit
-dropped, counted exactly, the disk's error named. The tables' check answered 503 (a proxy whose
-servers are away): the run's batches spooled, not dropped. An INSERT taken whose reused
-connection closes with no answer at all is not sent again by libcurl on a new one: its rows
-arrive once. Spooled batches the server refuses while it takes others are passed over, then set
-aside; a server that refuses every batch, or answers "too many parts" (which passes), has none
-set aside."""
+ClickHouse's HTTP interface (TAP; no server needed). Malformed URLs are refused at the start (a
+port out of 1-65535, an IPv6 host not in brackets, a password, not shown). The stand-in answers
+the tables' check from rocedump --export-schema, keeps the rows it is sent by batch id, and
+holds every INSERT's answer until four are in flight at once (or a second has passed): the run's
+last batches (frames, findings, streams, captures) must reach it together, over connections of
+their own, rather than one after the other; with the longest box (255 bytes), every row whole. A
+file's frames rows go in batches of 50,000, every one once, while the server is slow to answer
+(the reading waiting for room). Then, at a run's end, one INSERT refused and one whose answer is
+lost (the rows taken, the connection cut in the answer): both spooled, the others taken; the
+spool's retry at the run's end finds the lost answer's batch by its id (not sent again), and the
+next run sends the refused one: every row once. The spool's disk full (root): the batches that
+do not fit dropped, counted exactly, the disk's error named. The tables' check answered 503 (a
+proxy whose servers are away): the run's batches spooled, not dropped. An INSERT taken whose
+reused connection closes with no answer at all is not sent again by libcurl on a new one: its
+rows arrive once. Spooled batches the server refuses while it takes others are passed over, then
+set aside; a server that refuses every batch, or answers "too many parts" (which passes), has
+none set aside."""
 import io
 import json
 import os
@@ -175,6 +176,22 @@ def main():
            f'{sum(want)} rows sent, 0 spooled, 0 dropped, in 4 batches' in r.stderr,
            f'the run\'s last four batches sent at once ({took:.2f} s); every table\'s rows as -T json counts them',
            f'in flight at most {fake.max_in_flight}; {count(fake, "a")} {want}; {r.stderr}')
+
+        # URLs refused before anything is read (exit 2): a port out of 1-65535 or not a number (one
+        # passed libcurl's "bad/illegal format" at the first request, the rows dropped), an IPv6
+        # address not in brackets, a password in the URL (not repeated in the message, a '/' in it
+        # too), another scheme
+        bad = ['http://127.0.0.1:0/rd', 'http://127.0.0.1:65536/rd', 'http://127.0.0.1:99999/rd', 'http://h:/rd',
+               'http://h:8a/rd', 'http://::1/rd', 'http://[]/rd', 'http://[::1/rd', 'http://[::1]x/rd',
+               'http://u:secret@127.0.0.1/rd', 'http://u:sec/ret@127.0.0.1/rd', 'ftp://u:secret@h/rd', 'http:///rd']
+        wrong = []
+        for u in bad:
+            r = subprocess.run([RD, '-q', '-r', cap, '--export', u], capture_output=True, text=True, timeout=60)
+            if r.returncode != 2 or 'invalid --export URL' not in r.stderr or 'secret' in r.stderr or \
+                    'sec/ret' in r.stderr or 'rows sent' in r.stderr:
+                wrong.append(f'{u}: {r.returncode} {r.stderr}')
+        ok(not wrong, f'{len(bad)} malformed URLs refused at the start (exit 2), a password in one not shown',
+           '\n'.join(wrong))
 
         # the longest box kept (255 bytes): a frames or findings row's head longer than the part
         # copied in one move (row_of_frame), every row whole (the stand-in reads each column)

@@ -125,7 +125,35 @@ static int read_password(struct ch_conn *c, const char *file, char *err, size_t 
 	return 0;
 }
 
-/* The URL's parts into c; -1 with the message when it is not http[s]://[USER@]HOST[:PORT]/DB. */
+/* Whether the n characters at p are a TCP port: 1 to 65535, in digits. */
+static bool is_port(const char *p, size_t n)
+{
+	unsigned long v = 0;
+	if (!n || n > 5)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (unsigned long)(p[i] - '0');
+	}
+	return v >= 1 && v <= 65535;
+}
+
+/* The message for a URL that is not http[s]://[USER@]HOST[:PORT]/DATABASE. The URL is shown with
+ * what may be a password in it as "***" (from its first ':' to its last '@', as a password may
+ * hold a '/'): a password is refused in the URL, where ps shows it, but an operator's mistyped one
+ * is not to be copied into every log that keeps the message. */
+static void url_refused(const char *url, char *err, size_t errlen)
+{
+	const char *auth = strstr(url, "://"), *at = auth ? strrchr(auth + 3, '@') : NULL;
+	const char *pw = at ? memchr(auth + 3, ':', (size_t)(at - (auth + 3))) : NULL;
+	snprintf(err, errlen, "invalid --export URL '%.*s%s%s' (http[s]://[USER@]HOST[:PORT]/DATABASE; no password in "
+			      "it, where ps shows it: it comes from --export-password-file or CLICKHOUSE_PASSWORD)",
+		 pw ? (int)(pw - url) : (int)strlen(url), url, pw ? ":***" : "", pw ? at : "");
+}
+
+/* The URL's parts into c; -1 with the message when it is not http[s]://[USER@]HOST[:PORT]/DB
+ * (HOST a name, an IPv4 address, or an IPv6 one in brackets; PORT 1 to 65535). */
 static int parse_url(struct ch_conn *c, const char *url, char *err, size_t errlen)
 {
 	bool tls = strncmp(url, "https://", 8) == 0;
@@ -137,14 +165,25 @@ static int parse_url(struct ch_conn *c, const char *url, char *err, size_t errle
 	const char *at = memchr(host, '@', (size_t)(slash - host));
 	if (at) {
 		if (at == host || (size_t)(at - host) >= sizeof(c->user) || memchr(host, ':', (size_t)(at - host)))
-			goto bad;  /* a password in the URL is refused: it would show in ps */
+			goto bad;
 		memcpy(c->user, host, (size_t)(at - host));
 		host = at + 1;
 	}
-	size_t hlen = (size_t)(slash - host);
-	if (!hlen)
+	/* HOST: up to the port's ':', or an IPv6 address in brackets */
+	const char *end = slash, *name_end;
+	if (host[0] == '[') {
+		const char *close = memchr(host, ']', (size_t)(end - host));
+		name_end = close && close > host + 1 ? close + 1 : NULL;
+	} else {
+		const char *colon = memchr(host, ':', (size_t)(end - host));
+		name_end = colon ? colon : end;
+	}
+	if (!name_end || name_end == host)
 		goto bad;
-	bool has_port = memchr(host, ':', hlen) && host[hlen - 1] != ']';
+	bool has_port = name_end < end;
+	if (has_port && (*name_end != ':' || !is_port(name_end + 1, (size_t)(end - name_end - 1))))
+		goto bad;
+	size_t hlen = (size_t)(end - host);
 	int n = snprintf(c->base, sizeof(c->base), "%s://%.*s%s/", tls ? "https" : "http", (int)hlen, host,
 			 has_port ? "" : tls ? ":8443" : ":8123");
 	if (n < 0 || (size_t)n >= sizeof(c->base))
@@ -152,8 +191,7 @@ static int parse_url(struct ch_conn *c, const char *url, char *err, size_t errle
 	snprintf(c->db, sizeof(c->db), "%s", slash + 1);
 	return 0;
 bad:
-	snprintf(err, errlen, "invalid --export URL '%s' (http[s]://[USER@]HOST[:PORT]/DATABASE; the password "
-			      "from --export-password-file or CLICKHOUSE_PASSWORD)", url);
+	url_refused(url, err, errlen);
 	return -1;
 }
 
