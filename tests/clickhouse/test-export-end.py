@@ -11,12 +11,12 @@ file's frames rows go in batches of 50,000, every one once, while the server is 
 lost (the rows taken, the connection cut in the answer): both spooled, the others taken; the
 spool's retry at the run's end finds the lost answer's batch by its id (not sent again), and the
 next run sends the refused one: every row once. The spool's disk full (root): the batches that
-do not fit dropped, counted exactly, the disk's error named. The tables' check answered 503 (a
-proxy whose servers are away): the run's batches spooled, not dropped. An INSERT taken whose
-reused connection closes with no answer at all is not sent again by libcurl on a new one: its
-rows arrive once. Spooled batches the server refuses while it takes others are passed over, then
-set aside; a server that refuses every batch, or answers "too many parts" (which passes), has
-none set aside."""
+do not fit dropped, counted exactly, the disk's error named; a spool on a read-only mount
+refused at the start. The tables' check answered 503 (a proxy whose servers are away): the run's
+batches spooled, not dropped. An INSERT taken whose reused connection closes with no answer at
+all is not sent again by libcurl on a new one: its rows arrive once. Spooled batches the server
+refuses while it takes others are passed over, then set aside; a server that refuses every
+batch, or answers "too many parts" (which passes), has none set aside."""
 import io
 import json
 import os
@@ -333,8 +333,17 @@ def main():
                end and 'No space left on device' in end[0],
                'the spool\'s disk full: the batches that do not fit dropped and counted exactly, none half written; '
                'the end line names the disk\'s error (exit 2)', f'{kept} {want} {err}')
+            # a spool where no file can be made (a read-only mount): refused at the start, nothing
+            # read or sent, rather than found out by dropping the batches of the first outage
+            r = subprocess.run(['unshare', '-m', 'sh', '-c', 'mount -t tmpfs -o ro tmpfs "$1" || exit 9; '
+                                'exec "$2" -q -r "$3" --export "$4" --export-host ro --export-spool "$1"', 'sh',
+                                full, RD, cap, url], capture_output=True, text=True, timeout=60)
+            ok(r.returncode == 2 and 'no file can be made there: Read-only file system' in r.stderr and
+               count(fake, 'ro') == [0] * 4 and 'frames' not in r.stdout,
+               'a spool on a read-only mount: refused at the start (exit 2), nothing read or sent', r.stderr)
         else:
             skip('the spool\'s disk full: needs root and unshare (a tmpfs in a mount namespace)')
+            skip('a spool on a read-only mount: needs root and unshare (a tmpfs in a mount namespace)')
 
         # what the server (or whatever answers in its place) says reaches the operator's terminal in
         # rocedump's message: its control bytes (an escape sequence retitling or clearing the

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +77,30 @@ static bool is_stale_tmp(int dirfd, const char *name, time_t now)
 	       S_ISREG(st.st_mode) && now - st.st_mtime > SPOOL_TMP_STALE_S;
 }
 
+/* 0 when a file can be made in the spool, else the errno: a directory where none can (a read-only
+ * mount, one of /proc) is refused at the start, rather than found out by dropping the batches of
+ * the first outage. The file is made exclusively under a random name and removed; a name taken
+ * already (planted) is tried again under another, and after four the spool is taken. */
+static int create_error(int dirfd)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		uint64_t r = 0;
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+			r = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ (uint64_t)tries;
+		char name[48];
+		snprintf(name, sizeof(name), ".probe-%016llx.tmp", (unsigned long long)r);
+		int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close(fd);
+			unlinkat(dirfd, name, 0);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return errno;
+	}
+	return 0;
+}
+
 int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen)
 {
 	*s = (struct spool){.dirfd = -1, .max = max};
@@ -87,6 +112,13 @@ int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t
 	DIR *d = s->dirfd >= 0 ? fdopendir(dup(s->dirfd)) : NULL;
 	if (!d) {
 		snprintf(err, errlen, "--export-spool %s: %s", dir, strerror(errno));
+		spool_close(s);
+		return -1;
+	}
+	int e_create = create_error(s->dirfd);
+	if (e_create) {
+		snprintf(err, errlen, "--export-spool %s: no file can be made there: %s", dir, strerror(e_create));
+		closedir(d);
 		spool_close(s);
 		return -1;
 	}

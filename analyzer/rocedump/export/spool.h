@@ -40,7 +40,8 @@ struct spool {
 #define SPOOL_TMP_STALE_S 600  /* a batch's temporary file untouched this long: left by a crash */
 
 /* Open (make, mode 0700) dir and count what it holds; the temporary files of batches a crash left
- * (older than SPOOL_TMP_STALE_S) removed. 0, or -1 with the message in err. */
+ * (older than SPOOL_TMP_STALE_S) removed. 0, or -1 with the message in err (also when no file can
+ * be made in dir: a read-only mount). */
 int spool_open(struct spool *s, const char *dir, uint64_t max, char *err, size_t errlen);
 void spool_close(struct spool *s);
 /* The batch under its name: 1 written, 0 no room (or no spool), -1 a write error (err). */
