@@ -77,6 +77,13 @@ static bool is_stale_tmp(int dirfd, const char *name, time_t now)
 	       S_ISREG(st.st_mode) && now - st.st_mtime > SPOOL_TMP_STALE_S;
 }
 
+/* A new file name in dirfd, for writing, mode 600: never one that is there already, nor through a
+ * link planted under its name. The fd, or -1 (errno). */
+static int create_new(int dirfd, const char *name)
+{
+	return openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
 /* 0 when a file can be made in the spool, else the errno: a directory where none can (a read-only
  * mount, one of /proc) is refused at the start, rather than found out by dropping the batches of
  * the first outage. The file is made exclusively under a random name and removed; a name taken
@@ -89,7 +96,7 @@ static int create_error(int dirfd)
 			r = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ (uint64_t)tries;
 		char name[48];
 		snprintf(name, sizeof(name), ".probe-%016llx.tmp", (unsigned long long)r);
-		int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int fd = create_new(dirfd, name);
 		if (fd >= 0) {
 			close(fd);
 			unlinkat(dirfd, name, 0);
@@ -174,7 +181,7 @@ int spool_put(struct spool *s, const char *name, const char *data, size_t len, c
 		return 0;
 	char tmp[SPOOL_NAME_MAX + 16];
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	int fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = create_new(s->dirfd, tmp);
 	if (fd < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0 || renameat(s->dirfd, tmp, s->dirfd, name) < 0) {
 		snprintf(err, errlen, "--export-spool: %s: %s", name, strerror(errno));
 		if (fd >= 0) {
