@@ -143,6 +143,13 @@ class Handler(BaseHTTPRequestHandler):
         return self.answer(200, '')
 
 
+def on_tmpfs(opts, where, script, *args):
+    """The shell script run in a mount namespace of its own with a tmpfs (mount options opts)
+    over the directory where ($1; args are $2 on), root only: its completed process, in bytes."""
+    return subprocess.run(['unshare', '-m', 'sh', '-c', f'mount -t tmpfs -o {opts} tmpfs "$1" || exit 9; {script}',
+                           'sh', where, *args], capture_output=True, timeout=60)
+
+
 def count(fake, box):
     n = {}
     for (table, _), (b, rows) in fake.rows.items():
@@ -313,10 +320,8 @@ def main():
             full = f'{tmp}/full'
             os.mkdir(full)
             fake.check_status = 503
-            r = subprocess.run(['unshare', '-m', 'sh', '-c', 'mount -t tmpfs -o size=256k tmpfs "$1" || exit 9; '
-                                '"$2" -q -r "$3" --export "$4" --export-host full --export-spool "$1" >/dev/null; rc=$?; '
-                                'tar -C "$1" -cf - . || exit 9; exit $rc', 'sh', full, RD, cap, url],
-                               capture_output=True, timeout=60)
+            r = on_tmpfs('size=256k', full, '"$2" -q -r "$3" --export "$4" --export-host full --export-spool "$1" '
+                         '>/dev/null; rc=$?; tar -C "$1" -cf - . || exit 9; exit $rc', RD, cap, url)
             fake.check_status = None
             err = r.stderr.decode(errors='replace')
             kept = {}
@@ -335,12 +340,12 @@ def main():
                'the end line names the disk\'s error (exit 2)', f'{kept} {want} {err}')
             # a spool where no file can be made (a read-only mount): refused at the start, nothing
             # read or sent, rather than found out by dropping the batches of the first outage
-            r = subprocess.run(['unshare', '-m', 'sh', '-c', 'mount -t tmpfs -o ro tmpfs "$1" || exit 9; '
-                                'exec "$2" -q -r "$3" --export "$4" --export-host ro --export-spool "$1"', 'sh',
-                                full, RD, cap, url], capture_output=True, text=True, timeout=60)
-            ok(r.returncode == 2 and 'no file can be made there: Read-only file system' in r.stderr and
-               count(fake, 'ro') == [0] * 4 and 'frames' not in r.stdout,
-               'a spool on a read-only mount: refused at the start (exit 2), nothing read or sent', r.stderr)
+            r = on_tmpfs('ro', full, 'exec "$2" -q -r "$3" --export "$4" --export-host ro --export-spool "$1"', RD,
+                         cap, url)
+            err = r.stderr.decode(errors='replace')
+            ok(r.returncode == 2 and 'no file can be made there: Read-only file system' in err and
+               count(fake, 'ro') == [0] * 4 and b'frames' not in r.stdout,
+               'a spool on a read-only mount: refused at the start (exit 2), nothing read or sent', err)
         else:
             skip('the spool\'s disk full: needs root and unshare (a tmpfs in a mount namespace)')
             skip('a spool on a read-only mount: needs root and unshare (a tmpfs in a mount namespace)')
