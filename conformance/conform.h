@@ -46,6 +46,7 @@ struct conf_opts {
 	unsigned tolerance_pct;     /* timing verdicts: how far late a timer may fire */
 	const char *tests;          /* --tests list of IDs and prefixes */
 	unsigned repeat;
+	bool no_rerun;              /* --no-rerun: a FAIL on answers not seen stands (main.c rerun()) */
 	bool list;
 	bool list_markdown;         /* --format markdown: --list as a document */
 	const char *dry_run;        /* FILE.pcap */
@@ -94,6 +95,8 @@ struct conf_result {
 	double measured_ms;         /* a timing the test measured, or -1 */
 	double tolerance_pct;       /* its tolerance, or -1 */
 	int64_t t_ref;              /* the test's first stimulus: response times are given from it */
+	bool missing;               /* a FAIL resting only on answers not seen (every one seen was right):
+				     * lost on the path, or never sent; the run asks again (main.c) */
 	bool expected_deviation;    /* --expect listed this verdict for this test */
 	bool unexpected_pass;       /* --expect listed FAIL or INCONCLUSIVE and the test passed */
 	enum conf_verdict expect_v; /* the verdict --expect listed (with either flag) */

@@ -263,7 +263,11 @@ void list_markdown(FILE *f, const struct expect_list *ex, const char *expect_pat
 		   "specification's C9-n, the RoCEv2 annex A17's CA17-n; otherwise the section of the base "
 		   "specification, IBTA Vol 1, or of the annex, marked \"no ID confirmed\"), what it sends "
 		   "and what counts as each verdict. Every test runs on a fresh queue pair; ePSN is the PSN the DUT "
-		   "expects next, tol the timing tolerance (--tolerance, 25 %% by default).\n");
+		   "expects next, tol the timing tolerance (--tolerance, 25 %% by default). A FAIL that rests only on "
+		   "an answer not seen (every answer seen right: no acknowledgement, a READ response packet or an "
+		   "ATOMIC_ACK missing) is not taken at once: the test runs again on a fresh queue pair, and a pass "
+		   "then makes it INCONCLUSIVE (the answer was lost on the path, or the DUT does not always send it), "
+		   "a second FAIL stands (--no-rerun: the first FAIL stands).\n");
 	if (ex)
 		fprintf(f, "\nThe Linux Soft-RoCE column: the verdict rdma_rxe (Linux 6.1) earns: as `%s` lists its "
 			   "known deviations, N/A where it is not declared to do what the test needs (ECN -> CNP, PFC), "

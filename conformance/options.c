@@ -44,6 +44,8 @@ void options_usage(FILE *f)
 		"selection and timing:\n"
 		"  --tests LIST          IDs and prefixes, comma-separated (A1,A5,C or B1)\n"
 		"  --repeat N            run each test N times (default 1)\n"
+		"  --no-rerun            a FAIL resting only on answers not seen stands (default: the test is run\n"
+		"                        once more, and a pass then makes it INCONCLUSIVE: lost on the path)\n"
 		"  --pps N               send at most N packets a second (default %d, at most %d)\n"
 		"  --test-timeout S      per test (default 30)   --timeout S  whole run (default 1800)\n"
 		"  --setup-timeout S     for the DUT's server to answer, per test (default 40)\n"
@@ -179,6 +181,7 @@ enum {
 	O_IFACE = 256, O_DUT, O_DUT_MAC, O_LOCAL_IP, O_LOCAL_MAC, O_SETUP, O_PMTU, O_RECV, O_DUT_SIZE, O_VLAN,
 	O_PCP, O_DSCP, O_PPS, O_TTIME, O_TIME, O_STIME, O_TOL, O_TESTS, O_REPEAT, O_LIST, O_FORMAT, O_DRY, O_JSON, O_JUNIT,
 	O_PCAPDIR, O_EXPECT, O_FILTER, O_ECN, O_PFC, O_FAULT, O_HOST, O_HELP, O_VERSION, O_SSH, O_SSH_KEY, O_SSH_OPT, O_DUT_CC,
+	O_NO_RERUN,
 };
 
 int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRLEN])
@@ -190,6 +193,7 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 		{"vlan", 1, 0, O_VLAN}, {"pcp", 1, 0, O_PCP}, {"dscp", 1, 0, O_DSCP}, {"pps", 1, 0, O_PPS},
 		{"test-timeout", 1, 0, O_TTIME}, {"timeout", 1, 0, O_TIME}, {"setup-timeout", 1, 0, O_STIME},
 		{"tolerance", 1, 0, O_TOL}, {"tests", 1, 0, O_TESTS}, {"repeat", 1, 0, O_REPEAT},
+		{"no-rerun", 0, 0, O_NO_RERUN},
 		{"list", 0, 0, O_LIST}, {"format", 1, 0, O_FORMAT}, {"dry-run", 1, 0, O_DRY}, {"json", 1, 0, O_JSON}, {"junit", 1, 0, O_JUNIT},
 		{"pcap-dir", 1, 0, O_PCAPDIR}, {"expect", 1, 0, O_EXPECT}, {"capture-filter", 1, 0, O_FILTER},
 		{"ecn", 0, 0, O_ECN}, {"dut-cc", 0, 0, O_DUT_CC}, {"pfc", 1, 0, O_PFC}, {"fault", 1, 0, O_FAULT},
@@ -298,6 +302,7 @@ int options_parse(int argc, char **argv, struct conf_opts *o, char err[CONF_ERRL
 			o->fault = FAULT_PSN;
 			break;
 		case O_HOST: o->allow_host_stack = true; break;
+		case O_NO_RERUN: o->no_rerun = true; break;
 		case O_SSH: o->dut_ssh = a; break;
 		case O_SSH_KEY: o->dut_ssh_key = a; break;
 		case O_SSH_OPT:

@@ -56,6 +56,11 @@ void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose)
 			if (x->r.measured_ms >= 0)
 				fprintf(f, "%19s measured %.1f ms (tolerance %.0f %%)\n", "", x->r.measured_ms, x->r.tolerance_pct);
 		}
+		if (x->rerun) {
+			fprintf(f, "%19s first run: %s -- %s\n", "", verdict_name(x->first.v), x->first.reason);
+			if (x->first.observed[0])
+				fprintf(f, "%19s   observed: %s\n", "", x->first.observed);
+		}
 		if (x->r.expected_deviation)
 			fprintf(f, "%19s expected by --expect: %s\n", "", x->r.expect_reason);
 	}
@@ -115,18 +120,43 @@ static void json_dut(FILE *f, const struct run_info *info)
 	fprintf(f, "}, ");
 }
 
+/* Counter deltas as a JSON object's members "counters": {...}, . */
+static void json_deltas(FILE *f, const struct agent_delta *d, size_t n)
+{
+	fprintf(f, "\"counters\": {");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "\"");
+		esc(f, d[i].name, false);
+		fprintf(f, "\": %lld%s", (long long)d[i].delta, i + 1 < n ? ", " : "");
+	}
+	fprintf(f, "}, ");
+}
+
 /* A test's counter evidence: the non-zero deltas, whether they contradict its verdict. */
 static void json_counters(FILE *f, const struct run_result *x)
 {
 	if (!x->counters_read)
 		return;
-	fprintf(f, "\"counters\": {");
-	for (size_t i = 0; i < x->n_counters; i++) {
-		fprintf(f, "\"");
-		esc(f, x->counters[i].name, false);
-		fprintf(f, "\": %lld%s", (long long)x->counters[i].delta, i + 1 < x->n_counters ? ", " : "");
+	json_deltas(f, x->counters, x->n_counters);
+	fprintf(f, "\"counters_contradict\": %s, ", x->counters_contradict ? "true" : "false");
+}
+
+/* "first_run": the first run of a test run again (its verdict, evidence, counters, pcapng). */
+static void json_first_run(FILE *f, const struct run_info *info, const struct run_result *x)
+{
+	fprintf(f, "\"first_run\": {");
+	jstr(f, "verdict", verdict_name(x->first.v), true);
+	jstr(f, "expected", x->first.expected, true);
+	jstr(f, "observed", x->first.observed, true);
+	jstr(f, "reason", x->first.reason, true);
+	if (info->agent && x->first_counters_read)
+		json_deltas(f, x->first_counters, x->n_first_counters);
+	if (x->first_pcap_written && info->pcap_dir) {
+		char path[4096];
+		report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat, true);
+		jstr(f, "pcap", path, true);
 	}
-	fprintf(f, "}, \"counters_contradict\": %s, ", x->counters_contradict ? "true" : "false");
+	fprintf(f, "\"seconds\": %.3f}, ", x->first_seconds);
 }
 
 void report_json_to(FILE *f, const struct run_info *info, const struct run_result *rs, size_t n)
@@ -168,6 +198,10 @@ void report_json_to(FILE *f, const struct run_info *info, const struct run_resul
 			jstr(f, "expected_verdict", verdict_name(x->r.expect_v), true);
 			jstr(f, "expected_reason", x->r.expect_reason, true);
 		}
+		if (x->r.v == V_FAIL)
+			fprintf(f, "\"answer_not_seen\": %s, ", x->r.missing ? "true" : "false");
+		if (x->rerun)
+			json_first_run(f, info, x);
 		if (info->agent)
 			json_counters(f, x);
 		fprintf(f, "\"seconds\": %.3f}%s\n", x->seconds, i + 1 < n ? "," : "");
@@ -243,12 +277,13 @@ static void junit_outcome(FILE *f, const struct run_result *x, enum junit_kind k
 	fprintf(f, "</%s>\n", tag[k]);
 }
 
-void report_pcap_path(char *buf, size_t n, const char *dir, const char *id, unsigned run, unsigned repeat)
+void report_pcap_path(char *buf, size_t n, const char *dir, const char *id, unsigned run, unsigned repeat, bool first)
 {
+	const char *ext = first ? ".first.pcapng" : ".pcapng";
 	if (repeat > 1)
-		snprintf(buf, n, "%s/%s-%u.pcapng", dir, id, run);
+		snprintf(buf, n, "%s/%s-%u%s", dir, id, run, ext);
 	else
-		snprintf(buf, n, "%s/%s.pcapng", dir, id);
+		snprintf(buf, n, "%s/%s%s", dir, id, ext);
 }
 
 /* The counter deltas, one "counter NAME +N (meaning)" line each, for <system-out>. */
@@ -288,13 +323,39 @@ static void junit_properties(FILE *f, const struct run_info *info)
 	fprintf(f, "    </properties>\n");
 }
 
+/* The first run of a test run again: its verdict, evidence, counters and pcapng. */
+static void junit_first_run(FILE *f, const struct run_info *info, const struct run_result *x)
+{
+	fprintf(f, "first run (answers not seen, run again): %s", verdict_name(x->first.v));
+	const char *label[3] = {"\n  reason: ", "\n  expected: ", "\n  observed: "};
+	const char *text[3] = {x->first.reason, x->first.expected, x->first.observed};
+	for (int i = 0; i < 3; i++)
+		if (text[i][0]) {
+			fprintf(f, "%s", label[i]);
+			esc(f, text[i], true);
+		}
+	fprintf(f, "\n");
+	if (info->agent && x->first_counters_read) {
+		struct run_result c = {.t = x->t, .counters = x->first_counters, .n_counters = x->n_first_counters};
+		fprintf(f, "first run's counters:\n");
+		junit_counters(f, info, &c);
+	}
+	if (x->first_pcap_written && info->pcap_dir) {
+		char path[4096];
+		report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat, true);
+		fprintf(f, "[[ATTACHMENT|");
+		esc(f, path, true);
+		fprintf(f, "]]\n");
+	}
+}
+
 /* <system-out>: a pass's evidence, and the test's pcapng as an attachment (the
  * [[ATTACHMENT|path]] line of the Jenkins JUnit attachments plugin and GitLab). */
 static void junit_system_out(FILE *f, const struct run_info *info, const struct run_result *x)
 {
 	bool evidence = x->r.v == V_PASS && x->r.expected[0], attach = x->pcap_written && info->pcap_dir;
 	bool counters = info->agent && x->counters_read;
-	if (!evidence && !attach && !counters)
+	if (!evidence && !attach && !counters && !x->rerun)
 		return;
 	fprintf(f, "      <system-out>");
 	if (evidence) {
@@ -308,11 +369,13 @@ static void junit_system_out(FILE *f, const struct run_info *info, const struct 
 		junit_counters(f, info, x);
 	if (attach) {
 		char path[4096];
-		report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat);
+		report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat, false);
 		fprintf(f, "[[ATTACHMENT|");
 		esc(f, path, true);
 		fprintf(f, "]]\n");
 	}
+	if (x->rerun)
+		junit_first_run(f, info, x);
 	fprintf(f, "</system-out>\n");
 }
 

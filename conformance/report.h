@@ -19,6 +19,15 @@ struct run_result {
 	bool pcap_written;          /* its pcapng is in info->pcap_dir */
 	bool counters_read;         /* the DUT agent read its counters before and after the test */
 	bool counters_contradict;   /* they contradict the verdict (the note is in r.reason) */
+	/* the test's first run, when it FAILed only on answers not seen and was run again (main.c
+	 * rerun()): its result, seconds, counter deltas and pcapng (ID[-RUN].first.pcapng); r, seconds
+	 * and counters above are then the second run's */
+	bool rerun;
+	struct conf_result first;
+	double first_seconds;
+	struct agent_delta *first_counters;
+	size_t n_first_counters;
+	bool first_counters_read, first_pcap_written;
 };
 
 struct run_info {
@@ -32,8 +41,9 @@ struct run_info {
 	const char *agent_target;   /* --dut-ssh as given */
 };
 
-/* The pcapng file of a test run in dir: DIR/ID.pcapng, or DIR/ID-RUN.pcapng with --repeat. */
-void report_pcap_path(char *buf, size_t n, const char *dir, const char *id, unsigned run, unsigned repeat);
+/* The pcapng file of a test run in dir: DIR/ID.pcapng, or DIR/ID-RUN.pcapng with --repeat; the
+ * first run of a test run again: DIR/ID.first.pcapng, DIR/ID-RUN.first.pcapng. */
+void report_pcap_path(char *buf, size_t n, const char *dir, const char *id, unsigned run, unsigned repeat, bool first);
 
 /* The exit status of the results (README "Exit status"): EXIT_CONF_FAIL when a test failed or
  * passed unexpectedly (strict XPASS), else EXIT_CONF_INCONCLUSIVE when one was inconclusive, else

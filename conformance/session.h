@@ -63,6 +63,7 @@ struct session {
 	struct conf_qp qp;
 	bool qp_up;                /* the setup brought the QP up */
 	bool qp_dead;              /* a test put it in the error state on purpose */
+	bool probe_unanswered;     /* probe_ok's last probe got no response at all (not a NAK: none) */
 	uint32_t epsn;             /* the PSN the DUT expects from us next */
 	uint32_t accepted;         /* messages the DUT acknowledged (its MSN) */
 	uint32_t dut_msgs_acked;   /* DUT SENDs we acknowledged (our MSN) */

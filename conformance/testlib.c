@@ -1,6 +1,7 @@
 /* testlib.c: steps the catalogue's tests share (see testlib.h). */
 #include "testlib.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@ bool dut_alive(struct session *s, size_t m, int ms)
 bool probe_ok(struct session *s, const char *why)
 {
 	uint32_t psn = s->epsn;
+	size_t m = s->n_resps;
+	s->probe_unanswered = false;
 	if (sess_probe(s, psn, why) < 0)
 		return false;
 	if (!s->link) {   /* dry run: as if acknowledged */
@@ -22,10 +25,25 @@ bool probe_ok(struct session *s, const char *why)
 	}
 	long i = sess_wait(s, WAIT_MS, pred_psn, &psn);
 	if (i < 0 || !(s->resps[i].h.hdrs & ROCE_HDR_AETH) ||
-	    roce_aeth_kind(s->resps[i].h.aeth.syndrome) != ROCE_AETH_ACK)
+	    roce_aeth_kind(s->resps[i].h.aeth.syndrome) != ROCE_AETH_ACK) {
+		s->probe_unanswered = i < 0 && !count_responses(since(s, m), n_since(s, m));
 		return false;
+	}
 	accepted(s, psn, 1);
 	return true;
+}
+
+void probe_failed(struct session *s, struct conf_result *r, const char *fmt, ...)
+{
+	char why[EVIDENCE_LEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (s->probe_unanswered)
+		v_missing(r, "%s", why);
+	else
+		v_set(r, V_FAIL, "%s", why);
 }
 
 void judge_ack(struct session *s, size_t m, uint32_t psn, uint32_t psn_alt, long msn, struct conf_result *r)

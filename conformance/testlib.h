@@ -17,8 +17,12 @@ static inline size_t n_since(const struct session *s, size_t m) { return s->n_re
 bool dut_alive(struct session *s, size_t m, int ms);
 
 /* Send the setup's probe at ePSN and wait for its acknowledgement: true (ePSN and the message
- * count move on) or false. */
+ * count move on) or false (s->probe_unanswered: no response at all came). */
 bool probe_ok(struct session *s, const char *why);
+
+/* After probe_ok's false: FAIL with the reason, one resting on an answer not seen (v_missing) when
+ * no response came at all. */
+void probe_failed(struct session *s, struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The DUT accepted k more messages, the last one ending at PSN last: ePSN moves past it. */
 static inline void accepted(struct session *s, uint32_t last, uint32_t k)

@@ -24,7 +24,7 @@ void test_d1(struct session *s, struct conf_result *r)
 		s->epsn = psn_add(psn, 3);
 		s->accepted++;
 		if (!probe_ok(s, "D1: the next request at ePSN + 3"))
-			v_set(r, V_FAIL, "the request at ePSN + 3 (0x%06x) was not accepted", s->epsn);
+			probe_failed(s, r, "the request at ePSN + 3 (0x%06x) was not accepted", s->epsn);
 	}
 }
 
@@ -103,7 +103,7 @@ void test_d5(struct session *s, struct conf_result *r)
 		if (a < 0 && !dut_alive(s, m, 300))
 			v_set(r, V_INCONCLUSIVE, "the DUT sent nothing at all");
 		else
-			v_set(r, V_FAIL, "%s not answered", a < 0 ? "the FETCH_ADD was" : "the duplicate was");
+			v_missing(r, "%s not answered", a < 0 ? "the FETCH_ADD was" : "the duplicate was");
 		return;
 	}
 	const struct resp *x = &s->resps[a], *y = &s->resps[b];

@@ -59,6 +59,7 @@ void v_reason(struct conf_result *r, const char *fmt, ...)
 enum conf_verdict v_set(struct conf_result *r, enum conf_verdict v, const char *fmt, ...)
 {
 	r->v = v;
+	r->missing = false;
 	r->reason[0] = 0;
 	if (fmt) {
 		va_list ap;
@@ -67,6 +68,17 @@ enum conf_verdict v_set(struct conf_result *r, enum conf_verdict v, const char *
 		va_end(ap);
 	}
 	return v;
+}
+
+enum conf_verdict v_missing(struct conf_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vput(r->reason, fmt, ap);
+	va_end(ap);
+	r->v = V_FAIL;
+	r->missing = true;
+	return V_FAIL;
 }
 
 /* The separator before the next item: none at the start or after a label ending in ": ". */
@@ -115,7 +127,7 @@ bool resp_is_rnr(const struct resp *r)
 	return r->response && (r->h.hdrs & ROCE_HDR_AETH) && roce_aeth_kind(r->h.aeth.syndrome) == ROCE_AETH_RNR_NAK;
 }
 
-static size_t count_responses(const struct resp *rs, size_t n)
+size_t count_responses(const struct resp *rs, size_t n)
 {
 	size_t c = 0;
 	for (size_t i = 0; i < n; i++)
@@ -160,7 +172,11 @@ enum conf_verdict rule_ack(const struct resp *rs, size_t n, uint32_t psn, uint32
 	}
 	if (!count_responses(rs, n) && !alive)
 		return v_set(r, V_INCONCLUSIVE, "the DUT sent nothing at all: it stopped answering, or the capture does not see it");
-	return v_set(r, V_FAIL, NULL);
+	/* every answer an ACK of an earlier PSN (or none): the one due was not seen */
+	for (size_t i = 0; i < n; i++)
+		if (rs[i].response && (!resp_is_ack(&rs[i]) || psn_diff(rs[i].h.bth.psn, psn) >= 0))
+			return v_set(r, V_FAIL, NULL);
+	return v_missing(r, "no acknowledgement of PSN 0x%06x seen", psn);
 }
 
 enum conf_verdict rule_nak(const struct resp *rs, size_t n, unsigned codes, uint32_t psn, uint32_t psn_hi,
@@ -196,6 +212,8 @@ enum conf_verdict rule_nak(const struct resp *rs, size_t n, unsigned codes, uint
 		return v_set(r, V_INCONCLUSIVE, "the DUT sent nothing at all: it stopped answering, or the capture does not see it");
 	if (naks > 1 && good >= 1)
 		return v_set(r, V_FAIL, "%zu NAKs where one was expected", naks);
+	if (!naks && !acks_beyond)
+		return v_missing(r, "no NAK seen");
 	return v_set(r, V_FAIL, NULL);
 }
 
@@ -262,8 +280,10 @@ enum conf_verdict rule_acks_ordered(const struct resp *rs, size_t n, uint32_t la
 		last_ok = prev == last_psn && (msn < 0 || rs[i].h.aeth.msn == (uint32_t)msn);
 	}
 	if (!have)
-		return alive ? v_set(r, V_FAIL, NULL)
+		return alive ? v_missing(r, "no acknowledgement seen")
 			     : v_set(r, V_INCONCLUSIVE, "the DUT sent nothing at all: it stopped answering, or the capture does not see it");
+	if (!last_ok && psn_diff(prev, last_psn) < 0)  /* the ACKs seen in order, the last ones not seen */
+		return v_missing(r, "no acknowledgement of PSN 0x%06x seen (the last seen: 0x%06x)", last_psn, prev);
 	return v_set(r, last_ok ? V_PASS : V_FAIL, NULL);
 }
 
@@ -452,7 +472,9 @@ enum conf_verdict rule_read_response(const struct resp *rs, size_t n, uint32_t p
 		v_expected(r, "%u READ response packet%s, PSN 0x%06x..0x%06x, %s, %u bytes", n_pkts, n_pkts == 1 ? "" : "s",
 			   psn, psn_add(psn, (int32_t)n_pkts - 1), n_pkts == 1 ? "ONLY" : "FIRST, MIDDLE..., LAST", len);
 	observed_responses(r, rs, n);
-	unsigned k = 0;
+	/* k: the next packet's place; seen: the packets seen. A PSN ahead of the next one's is a
+	 * packet not seen (each one seen right at its place); one behind, or any other, is wrong. */
+	unsigned k = 0, seen = 0;
 	uint32_t bytes = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct resp *x = &rs[i];
@@ -461,22 +483,25 @@ enum conf_verdict rule_read_response(const struct resp *rs, size_t n, uint32_t p
 		const struct roce_opcode_info *op = roce_opcode_info(x->h.bth.opcode);
 		if (op->op != ROCE_OP_READ_RESP)
 			return v_set(r, V_FAIL, "a %s where READ responses were expected", op->name ? op->name : "reserved opcode");
+		int32_t at = psn_diff(x->h.bth.psn, psn);
 		if (k >= n_pkts)
 			return v_set(r, V_FAIL, "more response packets than the READ asked for");
+		if (at < (int32_t)k || at >= (int32_t)n_pkts)
+			return v_set(r, V_FAIL, "response %u has PSN 0x%06x", seen + 1, x->h.bth.psn);
+		k = (unsigned)at;
 		unsigned want = read_seg(skip + k, total);
-		if (x->h.bth.psn != psn_add(psn, (int32_t)k))
-			return v_set(r, V_FAIL, "response %u has PSN 0x%06x", k + 1, x->h.bth.psn);
 		if (op->seg != want)
-			return v_set(r, V_FAIL, "response %u is a %s", k + 1, op->name);
+			return v_set(r, V_FAIL, "response %u is a %s", seen + 1, op->name);
 		if (x->icrc_status == ROCE_ICRC_BAD)
-			return v_set(r, V_FAIL, "response %u has a wrong ICRC", k + 1);
+			return v_set(r, V_FAIL, "response %u has a wrong ICRC", seen + 1);
 		bytes += x->payload_len;
 		k++;
+		seen++;
 	}
-	if (k == 0 && !alive)
+	if (seen == 0 && !alive)
 		return v_set(r, V_INCONCLUSIVE, "the DUT sent nothing at all: it stopped answering, or the capture does not see it");
-	if (k < n_pkts)
-		return v_set(r, V_FAIL, "%u of %u response packets", k, n_pkts);
+	if (seen < n_pkts)
+		return v_missing(r, "%u of %u response packets", seen, n_pkts);
 	if (bytes != len)
 		return v_set(r, V_FAIL, "%u bytes returned for a %u-byte READ", bytes, len);
 	return v_set(r, V_PASS, NULL);
@@ -547,5 +572,7 @@ enum conf_verdict rule_cnp(const struct resp *rs, size_t n, const struct resp *o
 		return v_set(r, V_FAIL, "no CNP to this test's QP 0x%06x: the DUT sent its CNP to QP 0x%06x", my_qpn,
 			     o->h.bth.dqpn);
 	}
-	return v_set(r, alive ? V_FAIL : V_INCONCLUSIVE, n ? "no CNP" : "no packet from the DUT");
+	if (!alive)
+		return v_set(r, V_INCONCLUSIVE, n ? "no CNP" : "no packet from the DUT");
+	return v_missing(r, n ? "no CNP" : "no packet from the DUT");
 }

@@ -18,9 +18,14 @@ void v_observed_add(struct conf_result *r, const char *fmt, ...) __attribute__((
 /* Set the verdict (and the reason, for INCONCLUSIVE and N/A). */
 enum conf_verdict v_set(struct conf_result *r, enum conf_verdict v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A FAIL that rests only on answers not seen, every answer seen being right (r->missing; the
+ * reason says which were not seen): the run asks again before it is taken (main.c). */
+enum conf_verdict v_missing(struct conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append the list of the responses rs[0..n) to observed (times from t0). */
 void v_observed_resps(struct conf_result *r, const struct resp *rs, size_t n, int64_t t0);
 
+/* How many of rs[0..n) are responses (not the DUT's requests). */
+size_t count_responses(const struct resp *rs, size_t n);
 /* Append the responses (not the requests) among rs[0..n) to observed. */
 void observed_responses(struct conf_result *r, const struct resp *rs, size_t n);
 

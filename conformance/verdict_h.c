@@ -187,7 +187,7 @@ static int atomic_acks(const struct resp *rs, size_t n, const uint32_t *psn, uns
 		if (!(acks[i] = atomic_ack(rs, n, psn[i]))) {
 			if (!n && !alive)
 				return v_set(r, V_INCONCLUSIVE, "the DUT sent nothing at all");
-			return v_set(r, V_FAIL, "no ATOMIC_ACK for PSN 0x%06x", psn[i]);
+			return v_missing(r, "no ATOMIC_ACK for PSN 0x%06x seen", psn[i]);
 		}
 	return -1;
 }
@@ -228,8 +228,8 @@ enum conf_verdict rule_dup_atomic(const struct resp *rs, size_t n, uint32_t psn,
 		}
 	if (!a && !n && !alive)
 		return v_set(r, V_INCONCLUSIVE, "the DUT sent nothing at all");
-	if (!a || !b)
-		return v_set(r, V_FAIL, "%s not answered", a ? "the duplicate was" : "the atomic was");
+	if (!a || !b)  /* which of the two was not answered, the same PSN cannot tell */
+		return v_missing(r, "%s ATOMIC_ACK with PSN 0x%06x seen, for the atomic and its duplicate", a ? "one" : "no", psn);
 	if (a->h.atomicacketh.orig != b->h.atomicacketh.orig)
 		return v_set(r, V_FAIL, "the duplicate returned 0x%llx, the original 0x%llx: executed twice",
 			     (unsigned long long)b->h.atomicacketh.orig, (unsigned long long)a->h.atomicacketh.orig);

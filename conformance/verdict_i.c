@@ -40,8 +40,8 @@ enum conf_verdict rule_qp_isolation(const struct resp *a, size_t na, const struc
 		return v_set(r, V_PASS, NULL);
 	if (!na && !nb)
 		return v_set(r, V_INCONCLUSIVE, "the DUT sent nothing on either QP");
-	return v_set(r, V_FAIL, "QP b's in-order SEND was not acknowledged while QP a was answered: QP a's errors "
-		     "stopped QP b");
+	return v_missing(r, "QP b's in-order SEND was not acknowledged while QP a was answered: QP a's errors "
+			 "stopped QP b, or its ACK was lost");
 }
 
 /* A window's rate in packets per second (its packets less one over its span), or -1. */

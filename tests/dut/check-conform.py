@@ -166,6 +166,28 @@ def text(name):
         return f"unreadable: {e}"
 
 
+# 5. an answer lost on the path (the guest's iptables dropping READ_RESPONSE_LAST): D1 run again after its
+# first run FAILed on the answer not seen; a second run that has it is INCONCLUSIVE, one that misses it too
+# FAIL; the first run's evidence, counters and pcapng kept
+one, every = results("lossy-one").get("D1", {}), results("lossy-all").get("D1", {})
+f1, f2 = one.get("first_run", {}), every.get("first_run", {})
+check(status.get("lossy-one", (None,))[0] == 3 and one.get("verdict") == "INCONCLUSIVE"
+      and "the test passed" in one.get("reason", "") and f1.get("verdict") == "FAIL"
+      and "2 of 3 response packets" in f1.get("reason", ""),
+      f"lossy-one: D1's LAST lost once: run again, INCONCLUSIVE, exit 3 (got {one.get('verdict')}: {one.get('reason')}; "
+      f"first run {f1.get('verdict')}: {f1.get('reason')}; {status.get('lossy-one')})")
+check(f1.get("counters", {}).get("rdma:sent_pkts", 0) >= 3 and os.path.exists(f"{out}/pcap-lossy-one/D1.first.pcapng")
+      and f1.get("pcap", "").endswith("/pcap-lossy-one/D1.first.pcapng") and os.path.exists(f"{out}/pcap-lossy-one/D1.pcapng"),
+      f"lossy-one: the first run's counters (the DUT sent 3 responses, rdma:sent_pkts +"
+      f"{f1.get('counters', {}).get('rdma:sent_pkts')}) and its pcapng beside the second run's")
+check(status.get("lossy-all", (None,))[0] == 1 and every.get("verdict") == "FAIL" and every.get("answer_not_seen") is True
+      and f2.get("verdict") == "FAIL" and "the first run: FAIL (2 of 3 response packets)" in every.get("reason", ""),
+      f"lossy-all: every LAST lost: FAIL after two runs, exit 1 (got {every.get('verdict')}: {every.get('reason')}; "
+      f"{status.get('lossy-all')})")
+check("packets 1 " in text("lossy-one-nft.txt") and "packets 2 " in text("lossy-all-nft.txt"),
+      f"nft dropped one LAST in lossy-one, two in lossy-all ({text('lossy-one-nft.txt')!r}, {text('lossy-all-nft.txt')!r})")
+
+
 check(text("agent-left.txt") == "", f"no DUT server left running after the agent's runs ({text('agent-left.txt')!r})")
 check(status.get("agent-sigint", (None,))[0] == 130 and text("agent-sigint-before.txt") != ""
       and text("agent-sigint-left.txt") == "",

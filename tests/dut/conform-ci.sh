@@ -74,6 +74,25 @@ run agent-uc "${A[@]}" --setup uc-pingpong:$((DUT_PORT + 15)) --tests U
 run agent-ud "${A[@]}" --setup ud-pingpong:$((DUT_PORT + 16)) --tests Q
 # E7 on rping -s's RDMA-CM QP (the agent starts rping; --dut-size is its -S: a READ of 3 packets)
 run agent-cm "${A[@]}" --setup rdma-cm:7175 --dut-size 3000 --tests E7
+# an answer lost on the path: nft on the ingress of the guest's tap (before the bridge, and so the capture,
+# sees it) drops the READ_RESPONSE_LAST packets (BTH opcode 0x0f, the first byte after the UDP header):
+# every other one from the first (lossy-one: D1's first run misses its LAST, FAILs on an answer not seen
+# and is run again; the second run has its LAST, so INCONCLUSIVE), then every one (lossy-all: both runs
+# miss it, so FAIL). Not iptables in the guest: a packet its OUTPUT chain drops fails rxe's send, which
+# rxe answers with an RNR NAK (rxe_resp.c), a DUT that knows, not a path that loses.
+tap=$(ls "/sys/class/net/$IFACE/brif/" | head -1)
+lossy() {  # lossy RULE: the rule alone in the table rocelossy on the tap's ingress
+  nft delete table netdev rocelossy 2>/dev/null
+  printf 'table netdev rocelossy {\n chain in {\n  type filter hook ingress device %s priority 0;\n  %s\n }\n}\n' \
+    "$tap" "$1" | nft -f -
+}
+lossy 'udp dport 4791 @th,64,8 0x0f numgen inc mod 2 == 0 counter drop'
+run lossy-one "${A[@]}" --setup perftest-read:$((DUT_PORT + 17)) --tests D1
+nft list table netdev rocelossy > "$O/lossy-one-nft.txt" 2>&1
+lossy 'udp dport 4791 @th,64,8 0x0f counter drop'
+run lossy-all "${A[@]}" --setup perftest-read:$((DUT_PORT + 17)) --tests D1
+nft list table netdev rocelossy > "$O/lossy-all-nft.txt" 2>&1
+nft delete table netdev rocelossy
 servers > "$O/agent-left.txt" 2>&1
 # SIGINT while a test runs: the DUT's server it started is killed too. E1 (the DUT resends for a
 # second or two) twenty times over, a server started for each: one E1 could end before a look over

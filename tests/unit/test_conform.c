@@ -382,6 +382,7 @@ Test(rules, cnp_to_another_qp)
 	r = res();
 	cr_expect_eq(rule_cnp(&ack, 1, NULL, 0, 0x0c0042, 0xffff, true, 0, &r), V_FAIL);
 	cr_expect_str_eq(r.reason, "no CNP");
+	cr_expect(r.missing, "no CNP from a live DUT: not seen (lost, or not sent)");
 	r = res();
 	cr_expect_eq(rule_cnp(NULL, 0, NULL, 0, 0x0c0042, 0xffff, false, 0, &r), V_INCONCLUSIVE);
 	cr_expect_str_eq(r.reason, "no packet from the DUT");
@@ -1714,4 +1715,213 @@ Test(rules_h, cmp_swap_misaligned_recorded)
 	cr_expect_eq(rule_nak(&done, 1, codes, psn, psn, (long)psn_add(psn, -1), true, &r), V_FAIL, "executed: %s",
 		     r.reason);
 	sess_reset(&s);
+}
+
+/* ---- answers not seen (r.missing): what roceconform runs again (main.c rerun()) ---- */
+
+static struct resp aeth_of(uint32_t psn, uint8_t syndrome, uint32_t msn)
+{
+	struct resp a = {.response = true, .icrc_status = ROCE_ICRC_GOOD};
+	a.h.bth.opcode = ROCE_OPC_ACK;
+	a.h.bth.psn = psn;
+	a.h.hdrs = ROCE_HDR_AETH;
+	a.h.aeth.syndrome = syndrome;
+	a.h.aeth.msn = msn;
+	return a;
+}
+
+/* The FAIL of an answer due and not seen, every answer seen right, is marked missing; a FAIL on a
+ * wrong answer is not; a verdict set after clears the mark. */
+Test(missing, made_up_answers)
+{
+	struct resp older = aeth_of(9, 0x1f, 1), ahead = aeth_of(11, 0x1f, 2), wrong_msn = aeth_of(10, 0x1f, 7);
+	struct resp nak = aeth_of(10, 0x60, 1), ack = aeth_of(10, 0x1f, 2);
+	struct conf_result r = res();
+	cr_expect_eq(rule_ack(NULL, 0, 10, 10, 2, true, &r), V_FAIL);
+	cr_expect(r.missing, "no answer from a live DUT: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_ack(&older, 1, 10, 10, 2, true, &r), V_FAIL);
+	cr_expect(r.missing, "an ACK of an earlier PSN only: the one due not seen");
+	r = res();
+	cr_expect_eq(rule_ack(&ahead, 1, 10, 10, 2, true, &r), V_FAIL);
+	cr_expect(!r.missing, "an ACK of another PSN is wrong, not missing");
+	r = res();
+	cr_expect_eq(rule_ack(&wrong_msn, 1, 10, 10, 2, true, &r), V_FAIL);
+	cr_expect(!r.missing, "a wrong MSN");
+	r = res();
+	cr_expect_eq(rule_ack(&nak, 1, 10, 10, 2, true, &r), V_FAIL);
+	cr_expect(!r.missing, "a NAK");
+	r = res();
+	cr_expect_eq(rule_nak(NULL, 0, 1u << ROCE_NAK_PSN_SEQ_ERR, 10, 10, 9, true, &r), V_FAIL);
+	cr_expect(r.missing, "no NAK from a live DUT");
+	r = res();
+	cr_expect_eq(rule_nak(&ack, 1, 1u << ROCE_NAK_PSN_SEQ_ERR, 10, 10, 9, true, &r), V_FAIL);
+	cr_expect(!r.missing, "an ACK past what may be acknowledged where a NAK is due");
+	r = res();
+	cr_expect_eq(rule_acks_ordered(&older, 1, 10, -1, true, &r), V_FAIL);
+	cr_expect(r.missing && strstr(r.reason, "0x00000a"), "the last ACK not seen: %s", r.reason);
+	struct resp back[2] = {ack, older};
+	r = res();
+	cr_expect_eq(rule_acks_ordered(back, 2, 10, -1, true, &r), V_FAIL);
+	cr_expect(!r.missing, "backwards");
+	r = res();
+	cr_expect_eq(rule_acks_ordered(&wrong_msn, 1, 10, 2, true, &r), V_FAIL);
+	cr_expect(!r.missing, "the last ACK with a wrong MSN");
+	/* atomics: one ACK of two at the same PSN; a read-back not seen; a wrong value */
+	const uint32_t psn[3] = {10, 11, 12};
+	struct resp at[3] = {atomic_ack_of(10, 5), atomic_ack_of(11, 5), atomic_ack_of(12, 6)};
+	r = res();
+	cr_expect_eq(rule_dup_atomic(at + 1, 1, 11, true, &r), V_FAIL);
+	cr_expect(r.missing && strstr(r.reason, "one ATOMIC_ACK with PSN 0x00000b"), "%s", r.reason);
+	r = res();
+	cr_expect_eq(rule_cmp_swap(at, 2, psn, 5, 6, true, &r), V_FAIL);
+	cr_expect(r.missing, "the read-back's ATOMIC_ACK not seen: %s", r.reason);
+	at[2].h.atomicacketh.orig = 5;
+	r = res();
+	cr_expect_eq(rule_cmp_swap(at, 3, psn, 5, 6, true, &r), V_FAIL);
+	cr_expect(!r.missing, "not swapped: wrong");
+	v_missing(&r, "x");
+	cr_expect(r.missing && r.v == V_FAIL);
+	v_set(&r, V_INCONCLUSIVE, "later");
+	cr_expect(!r.missing, "v_set clears the mark");
+}
+
+/* READ responses: a packet not seen, at the end or in the middle (each one seen right at its
+ * PSN), is missing; a packet out of its place, a wrong opcode, one too many are wrong. */
+Test(missing, read_responses)
+{
+	struct session s;
+	load(&s, "D1");
+	const struct resp *f = first_response(&s);
+	cr_assert(f);
+	uint32_t p = f->h.bth.psn;
+	struct resp gap[2] = {f[0], f[2]}, swapped[3] = {f[0], f[2], f[1]}, extra[4] = {f[0], f[1], f[2], f[2]};
+	struct conf_result r = res();
+	cr_expect_eq(rule_read_response(f, 2, p, 0, 3, 3072, true, &r), V_FAIL);
+	cr_expect(r.missing && strstr(r.reason, "2 of 3"), "LAST not seen: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_response(gap, 2, p, 0, 3, 3072, true, &r), V_FAIL);
+	cr_expect(r.missing, "MIDDLE not seen: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_response(swapped, 3, p, 0, 3, 3072, true, &r), V_FAIL);
+	cr_expect(!r.missing, "out of order: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_response(extra, 4, p, 0, 3, 3072, true, &r), V_FAIL);
+	cr_expect(!r.missing, "one too many: %s", r.reason);
+	r = res();
+	cr_expect_eq(rule_read_response(f + 1, 2, psn_add(p, 1), 0, 3, 3072, true, &r), V_FAIL);
+	cr_expect(!r.missing, "FIRST not seen but MIDDLE at the first place: wrong (%s)", r.reason);
+	sess_reset(&s);
+}
+
+/* The answers of Soft-RoCE with 2 % of its packets dropped on its way out (netem in the guest;
+ * data/conform/lossy/, roceconform's own pcapng files of those runs): each FAIL is one that rests
+ * on an answer not seen, the DUT's counters showing it sent them. */
+Test(missing, lossy_recorded)
+{
+	struct session s;
+	struct conf_result r = res();
+	load(&s, "lossy/A7");  /* the wrap: the ACKs of 0xfffffe and 0xffffff, not 0x000000's */
+	cr_expect_eq(rule_acks_ordered(s.resps, s.n_resps, 0x000000, 3, true, &r), V_FAIL);
+	cr_expect(r.missing && strstr(r.reason, "0xffffff"), "%s", r.reason);
+	sess_reset(&s);
+	load(&s, "lossy/D1");  /* FIRST and MIDDLE, no LAST */
+	const struct resp *f = first_response(&s);
+	cr_assert(f);
+	r = res();
+	cr_expect_eq(rule_read_response(s.resps, s.n_resps, f->h.bth.psn, 0, 3, 3072, true, &r), V_FAIL);
+	cr_expect(r.missing, "%s", r.reason);
+	sess_reset(&s);
+	load(&s, "lossy/M2a");  /* 3 x 256: FIRST and LAST, no MIDDLE */
+	f = first_response(&s);
+	cr_assert(f);
+	r = res();
+	cr_expect_eq(rule_read_segments(s.resps, s.n_resps, f->h.bth.psn, 3, 256, true, &r), V_FAIL);
+	cr_expect(r.missing && strstr(r.reason, "2 of 3"), "%s", r.reason);
+	sess_reset(&s);
+	load(&s, "lossy/D7");  /* FETCH_ADD, CMP_SWAP answered; the read-back's ATOMIC_ACK not seen */
+	const struct resp *a[3];
+	uint32_t psn[3];
+	size_t n = recorded_atomic_acks(&s, a, psn);
+	cr_assert_eq(n, 2, "two ATOMIC_ACKs of three");
+	psn[2] = psn_add(psn[1], 1);
+	r = res();
+	cr_expect_eq(rule_cmp_swap(s.resps, s.n_resps, psn, 0, 1, true, &r), V_FAIL);
+	cr_expect(r.missing, "%s", r.reason);
+	sess_reset(&s);
+	load(&s, "lossy/D8");  /* a CMP_SWAP and its duplicate 1.5 s later: one ATOMIC_ACK */
+	n = recorded_atomic_acks(&s, a, psn);
+	cr_assert_eq(n, 2, "the FETCH_ADD's and one CMP_SWAP's");
+	r = res();
+	cr_expect_eq(rule_dup_atomic(s.resps, s.n_resps, psn[1], true, &r), V_FAIL);
+	cr_expect(r.missing && strstr(r.reason, "one ATOMIC_ACK"), "%s", r.reason);
+	sess_reset(&s);
+}
+
+/* A test run again after a FAIL on an answer not seen: the JSON (read back by python3's json) has
+ * its first run's verdict, evidence, counters and pcapng beside the final verdict; the JUnit file
+ * (read back by xml.etree) attaches both pcapng files; the table shows the first run. */
+Test(missing, reports_of_a_rerun)
+{
+	struct run_result rs[1];
+	struct agent ag = {.on = true};
+	struct agent_delta first_c[1] = {{"rdma:sent_pkts", 3}}, c[1] = {{"rdma:sent_pkts", 3}};
+	struct run_info info = {"eth0", "10.0.0.2", "10.0.0.9", "perftest-read", "live", 0, 1.5, 1000, "/var/tmp/p", 1,
+				&ag, "root@dut"};
+	char err[CONF_ERRLEN], dir[] = "/tmp/test_conformXXXXXX", path[256], got[8192], cmd[512];
+	cr_assert(mkdtemp(dir));
+	results_init(rs, 1);
+	rs[0].rerun = true;
+	rs[0].first = res();
+	rs[0].first.v = V_FAIL;
+	rs[0].first.missing = true;
+	snprintf(rs[0].first.reason, EVIDENCE_LEN, "2 of 3 response packets");
+	snprintf(rs[0].first.observed, EVIDENCE_LEN, "READ_RESPONSE_FIRST; READ_RESPONSE_MIDDLE");
+	rs[0].first_counters = first_c;
+	rs[0].n_first_counters = 1;
+	rs[0].first_counters_read = rs[0].first_pcap_written = rs[0].pcap_written = true;
+	rs[0].first_seconds = 0.25;
+	rs[0].counters = c;
+	rs[0].n_counters = 1;
+	rs[0].counters_read = true;
+	v_set(&rs[0].r, V_INCONCLUSIVE, "the first run FAILed on an answer not seen (2 of 3 response packets)");
+	char first_pcap[256];
+	report_pcap_path(first_pcap, sizeof(first_pcap), "/var/tmp/p", "D1", 2, 3, true);
+	cr_expect_str_eq(first_pcap, "/var/tmp/p/D1-2.first.pcapng");
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	cr_assert_eq(report_json(path, &info, rs, 1, err), 0, "%s", err);
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[\"results\"][0]; f=r[\"first_run\"]; "
+		 "print(r[\"verdict\"], f[\"verdict\"], f[\"reason\"], f[\"counters\"], f[\"pcap\"], f[\"seconds\"], "
+		 "\"answer_not_seen\" in r)' '%s'", path);
+	FILE *py = popen(cmd, "r");  // NOLINT(cert-env33-c): the test runs python3 on the report it wrote
+	cr_assert(py);
+	size_t n = fread(got, 1, sizeof(got) - 1, py);
+	got[n] = 0;
+	cr_assert_eq(pclose(py), 0, "%s", got);
+	snprintf(cmd, sizeof(cmd), "INCONCLUSIVE FAIL 2 of 3 response packets {'rdma:sent_pkts': 3} /var/tmp/p/%s.first.pcapng "
+		 "0.25 False\n", conf_tests[0].id);
+	cr_expect_str_eq(got, cmd);
+	snprintf(path, sizeof(path), "%s/r.xml", dir);
+	cr_assert_eq(report_junit(path, &info, rs, 1, err), 0, "%s", err);
+	junit_parsed(path, got, sizeof(got));
+	cr_expect(strstr(got, "|error|"), "%s", got);
+	slurp(path, got, sizeof(got));
+	cr_expect(strstr(got, "first run (answers not seen, run again): FAIL\n  reason: 2 of 3 response packets"), "%s", got);
+	snprintf(cmd, sizeof(cmd), "[[ATTACHMENT|/var/tmp/p/%s.first.pcapng]]", conf_tests[0].id);
+	cr_expect(strstr(got, cmd), "%s", got);
+	snprintf(cmd, sizeof(cmd), "[[ATTACHMENT|/var/tmp/p/%s.pcapng]]", conf_tests[0].id);
+	cr_expect(strstr(got, cmd), "%s", got);
+	snprintf(path, sizeof(path), "%s/t.txt", dir);
+	FILE *t = fopen(path, "w");
+	cr_assert(t);
+	report_table(t, rs, 1, false);
+	fclose(t);
+	slurp(path, got, sizeof(got));
+	cr_expect(strstr(got, "first run: FAIL -- 2 of 3 response packets"), "%s", got);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/r.xml", dir);
+	remove(path);
+	rmdir(dir);
 }
