@@ -9,8 +9,8 @@
 #define WAIT_MS 1500   /* for an answer that should come (TCG DUTs answer in ~10 ms) */
 #define QUIET_MS 300   /* silence that shows a packet was dropped */
 
-/* Responses recorded since mark m. */
-static inline const struct resp *since(const struct session *s, size_t m) { return s->resps + m; }
+/* Responses recorded since mark m (NULL while none was: no offset added to a null pointer). */
+static inline const struct resp *since(const struct session *s, size_t m) { return s->resps ? s->resps + m : NULL; }
 static inline size_t n_since(const struct session *s, size_t m) { return s->n_resps - m; }
 
 /* Whether the DUT sent anything since mark m; when not, listen ms more for anything at all. */
