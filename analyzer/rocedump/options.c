@@ -18,6 +18,7 @@
 #include "live/metrics_out.h"
 #include "pipeline.h"
 #include "report/report.h"
+#include "roce/path.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)  /* a number's macro as a string */
@@ -103,7 +104,7 @@ static void usage(FILE *f)
 		"                     capture point POINT's clock runs NS nanoseconds ahead (repeatable;\n"
 		"                     a name or number from the -q path table), taken off its time\n"
 		"                     stamps before matching; path delays use these offsets instead of\n"
-		"                     estimating them\n"
+		"                     estimating them (NS at most 86400000000000, a day, either way)\n"
 		"      --roce-port N  also decode UDP destination port N as RoCEv2 (repeatable)\n"
 		"      --link-speed S the link's speed for PFC/PAUSE quanta (512 bit times each): e.g.\n"
 		"                     10G, 25G, 100G (default), 400G; bits per second, K/M/G/T suffix\n"
@@ -138,6 +139,34 @@ static int fail_usage(const char *msg, const char *arg)
 	fprintf(stderr, "rocedump: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
 	fprintf(stderr, "Try 'rocedump --help' for more information.\n");
 	return EXIT_USAGE;
+}
+
+/* An output that is one of the capture files, which writing it would destroy: its name and
+ * which option's it is said, exit status 2. */
+static int fail_overwrite(const char *path, const char *what)
+{
+	fprintf(stderr, "rocedump: %s: %s would overwrite the capture\n", path, what);
+	return EXIT_USAGE;
+}
+
+/* The files the run would write that are capture files it reads: -w's (those its rotation can be
+ * known to write now; rotate.c checks each later one as it opens), --report's and
+ * --metrics-file's. 0, or EXIT_USAGE after the message: before anything is opened for writing. */
+static int check_overwrites(struct options *o)
+{
+	char name[PATH_MAX];
+	const char *const *in = o->read_files;
+	if (o->live.device)  /* interfaces: no file read */
+		return 0;
+	o->rotate.inputs = in;
+	o->rotate.n_inputs = o->n_read_files;
+	if (o->write_file && rotate_overwrites_input(&o->rotate, name, sizeof(name)))
+		return fail_overwrite(name, "-w");
+	if (o->report_file && out_overwrites_input(o->report_file, in, o->n_read_files))
+		return fail_overwrite(o->report_file, "the report");
+	if (o->metrics_file && out_overwrites_input(o->metrics_file, in, o->n_read_files))
+		return fail_overwrite(o->metrics_file, "--metrics-file");
+	return 0;
 }
 
 /* -i DEVICE: one more interface; a usage error when given twice, past LIVE_DEVICES_MAX, or when
@@ -222,8 +251,9 @@ struct num_opt {
 	const char *(*then)(struct options *o, unsigned long long v);
 };
 
-/* --roce-port: one more UDP destination port decoded as RoCEv2. */
-/* --point-offset POINT=NS: a name (anything up to the last '=') and a signed whole number. */
+/* --point-offset POINT=NS: a name (anything up to the last '=') and a signed whole number of at
+ * most ROCE_PATH_OFFSET_MAX_NS either way (a day: larger ones would take times out of the range
+ * the analysis can subtract them in). */
 static int add_point_offset(struct options *o, char *arg)
 {
 	char *eq = strrchr(arg, '='), *end;
@@ -231,13 +261,14 @@ static int add_point_offset(struct options *o, char *arg)
 		return -1;
 	errno = 0;
 	long long v = strtoll(eq + 1, &end, 10);
-	if (errno || *end)
+	if (errno || *end || v > ROCE_PATH_OFFSET_MAX_NS || v < -ROCE_PATH_OFFSET_MAX_NS)
 		return -1;
 	*eq = '\0';
 	o->point_offsets[o->n_point_offsets++] = (struct point_offset){arg, v};
 	return 0;
 }
 
+/* --roce-port: one more UDP destination port decoded as RoCEv2. */
 static const char *add_roce_port(struct options *o, unsigned long long v)
 {
 	if (o->decoder.n_extra_ports == ROCE_MAX_EXTRA_PORTS)
@@ -533,7 +564,8 @@ int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_POINT_OFFSET:
 			if (add_point_offset(o, optarg) < 0)
-				return fail_usage("invalid point offset (POINT=NANOSECONDS, at most 64)", optarg);
+				return fail_usage("invalid point offset (POINT=NANOSECONDS, -86400000000000 to "
+						  "86400000000000: a day either way; at most 64 of them)", optarg);
 			break;
 		case OPT_DSCP_PRIO:
 			if (!roce_parse_dscp_map(optarg, &o->congestion))
@@ -577,6 +609,9 @@ int parse_options(int argc, char **argv, struct options *o)
 	o->rotate.name = o->write_file;
 	if (o->write_file && strcmp(o->write_file, "-") == 0 && (o->quiet || o->streams))
 		return fail_usage("-w - writes the capture to standard output: no room for -q or --summary", NULL);
+	int rc = check_overwrites(o);
+	if (rc)
+		return rc;
 	if (optind < argc) {
 		o->filter = join_words(argc - optind, argv + optind);
 		if (!o->filter) {

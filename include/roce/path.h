@@ -106,6 +106,12 @@ ROCE_API uint32_t roce_analyzer_path_points(const struct roce_analyzer *a, const
 typedef bool (*roce_path_offset_fn)(void *user, uint32_t point, const struct roce_path_point *pt, int64_t *offset_ns,
 				    int64_t *uncertainty_ns, uint8_t *source);
 
+/* The largest clock offset, either way, a point should be given: a day. Capture times are held
+ * to +-(2^62 - 1) ns (roce_analyze); offsets this small keep a time with its offset taken off, the
+ * offsets' differences, and the differences of such times the analysis takes for times a clock
+ * gives (years 1824 to 2116), inside int64_t. rocedump's --point-offset refuses more. */
+#define ROCE_PATH_OFFSET_MAX_NS (INT64_C(86400) * 1000000000)
+
 /* Before the first frame: fn tells each new capture point's clock offset (NULL: none). spread_ns:
  * the largest offset fn gives less the smallest (0 counting as one): the copy table keeps the
  * packets the points it knows are done with that much longer, for a point whose clock runs ahead

@@ -1,7 +1,9 @@
 /* test_fmt.c: rocedump's text appenders (analyzer/rocedump/output/fmt.c, sb.c) against libc's own
  * formatting: IPv4 addresses against inet_ntop for every octet value in every position, MAC
  * addresses and decimal (plain and zero-padded) and hex against snprintf at the digit-count
- * boundaries, and truncation; time stamps in each of tcpdump's styles. */
+ * boundaries, and truncation; time stamps in each of tcpdump's styles; JSON strings (fmt_json_str)
+ * against hand-made escapes, and every string of up to three bytes of a set of edge bytes read
+ * back well-formed. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -180,4 +182,98 @@ Test(fmt, time_deltas)
 	/* the extremes of the int64 range do not overflow */
 	struct ts_clock far = {INT64_MIN, 0, true};
 	cr_assert_str_eq(stamp(TS_DELTA_FIRST, false, INT64_MAX, 999999999, &far), " 5124095576030431:00:15.999999");
+}
+
+/* ---- JSON strings (fmt_json_str) ---- */
+
+/* fmt_put_fn into a buffer of 256 bytes. */
+static void put_buf(void *ctx, const char *bytes, size_t n)
+{
+	char *b = ctx;
+	size_t len = strlen(b);
+	cr_assert_lt(len + n, 256);
+	memcpy(b + len, bytes, n);
+	b[len + n] = '\0';
+}
+
+static const char *json_of(const char *s, bool html)
+{
+	static char out[256];
+	out[0] = '\0';
+	fmt_json_str(s, html, put_buf, out);
+	return out;
+}
+
+Test(json, escapes)
+{
+	cr_assert_str_eq(json_of("", false), "");
+	cr_assert_str_eq(json_of("10.0.0.1", false), "10.0.0.1");
+	cr_assert_str_eq(json_of("we\"ird\\.pcapng", false), "we\\\"ird\\\\.pcapng");
+	cr_assert_str_eq(json_of("a\001b\tc\nd\037e\177f", false), "a\\u0001b\\u0009c\\u000ad\\u001fe\\u007ff");
+	cr_assert_str_eq(json_of("</script>&", false), "</script>&");
+	cr_assert_str_eq(json_of("</script>&", true), "\\u003c/script\\u003e\\u0026");
+}
+
+Test(json, utf8_kept_other_bytes_escaped)
+{
+	/* well-formed: 2, 3 and 4 bytes, the highest code point, the last before the surrogates */
+	cr_assert_str_eq(json_of("\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf \xed\x9f\xbf", false),
+			 "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf \xed\x9f\xbf");
+	/* a lone byte, overlong forms, a surrogate, past U+10FFFF, sequences cut by the end or by
+	 * another byte: each byte not part of a well-formed sequence as \u00XX, the rest kept */
+	cr_assert_str_eq(json_of("\xff", false), "\\u00ff");
+	cr_assert_str_eq(json_of("\xc0\x80", false), "\\u00c0\\u0080");
+	cr_assert_str_eq(json_of("\xe0\x80\xaf", false), "\\u00e0\\u0080\\u00af");
+	cr_assert_str_eq(json_of("\xed\xa0\x80", false), "\\u00ed\\u00a0\\u0080");
+	cr_assert_str_eq(json_of("\xf4\x90\x80\x80", false), "\\u00f4\\u0090\\u0080\\u0080");
+	cr_assert_str_eq(json_of("x\xe2\x82", false), "x\\u00e2\\u0082");
+	cr_assert_str_eq(json_of("\xc3" "A\xc3\xa9", false), "\\u00c3A\xc3\xa9");
+}
+
+/* Whether s is well-formed UTF-8 with no byte below 0x20 (as Unicode's table 3-7, written apart
+ * from fmt.c's: by code point). */
+static bool utf8_clean(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		unsigned len = c < 0x80 ? 1 : c >= 0xc0 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf8 ? 4 : 0;
+		if (!len || i + len > n || c < 0x20)
+			return false;
+		uint32_t cp = len == 1 ? c : c & (0xffu >> (len + 1));
+		for (unsigned k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3fu);
+		}
+		static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+		if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+Test(json, any_short_string_is_utf8_and_reads_back)
+{
+	/* every string of one to three bytes over edge values: the output is well-formed UTF-8 with
+	 * no control byte and no bare quote or backslash; and a string that is clean UTF-8 without a
+	 * quote, a backslash or DEL comes out as it is */
+	static const unsigned char edge[] = {0x01, 0x1f, ' ', '"', '\\', 'a', 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf,
+					     0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff};
+	const size_t m = sizeof(edge);
+	for (size_t a = 0; a < m; a++)
+		for (size_t b = 0; b <= m; b++)
+			for (size_t c = 0; c <= m && (b < m || c == m); c++) {
+				char s[4] = {(char)edge[a], (char)(b < m ? edge[b] : 0), (char)(c < m ? edge[c] : 0), '\0'};
+				const char *out = json_of(s, false);
+				cr_assert(utf8_clean((const unsigned char *)out, strlen(out)), "0x%02x 0x%02x 0x%02x: %s", edge[a],
+					  b < m ? edge[b] : 0, c < m ? edge[c] : 0, out);
+				for (const char *q = out; *q; q++)
+					if (*q == '\\')
+						q++;  /* an escape's second byte */
+					else
+						cr_assert(*q != '"', "a bare quote: %s", out);
+				if (utf8_clean((const unsigned char *)s, strlen(s)) && !strpbrk(s, "\"\\\177"))
+					cr_assert_str_eq(out, s);
+			}
 }

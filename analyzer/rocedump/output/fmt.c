@@ -116,3 +116,52 @@ void fmt_time(char out[FMT_TIME_MAX], enum ts_style style, bool nano, int64_t se
 	}
 	*p = '\0';
 }
+
+/* 1 when byte c (below 0x80) goes into a JSON string as it is, else 0. */
+static size_t json_plain(unsigned char c, bool html)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&'));
+}
+
+/* The length of the well-formed UTF-8 sequence of two to four bytes at s (Unicode's table 3-7: no
+ * overlong form, no surrogate, nothing past U+10FFFF), or 0. It stops at the first byte that does
+ * not fit, so it never reads past the string's end. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	if (!n)
+		return 0;
+	unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;  /* the second byte's range */
+	unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t k = 2; k < n; k++)
+		if (s[k] < 0x80 || s[k] > 0xbf)
+			return 0;
+	return n;
+}
+
+void fmt_json_str(const char *s, bool html, fmt_put_fn put, void *ctx)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		const unsigned char *run = p;  /* the bytes written as they are */
+		for (size_t n; *p; p += n)
+			if (!(n = *p < 0x80 ? json_plain(*p, html) : utf8_seq(p)))
+				break;
+		if (p > run)
+			put(ctx, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		char esc[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
+		if (*p == '"' || *p == '\\') {
+			esc[1] = (char)*p;
+			put(ctx, esc, 2);
+		} else {
+			put(ctx, esc, 6);
+		}
+		p++;
+	}
+}

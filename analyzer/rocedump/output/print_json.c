@@ -1,8 +1,9 @@
 /* print_json.c: one JSON object per frame (JSON Lines). The schema is documented in docs/reading-output.md
  * ("JSON output"); its names are stable. The frame's fields are those of the one field table
  * (include/roce/fields.def), printed in its order and nested by their dotted paths; the events and
- * the analyzer's findings follow. Every string written here is one of our own names or an
- * address, so no escaping is needed. 64-bit values are JSON numbers (exact in Python, jq 1.7+). */
+ * the analyzer's findings follow. The field table's strings are escaped (fmt_json_str: a file
+ * name may hold any byte); the other strings written here are our own names or addresses, which
+ * need none. 64-bit values are JSON numbers (exact in Python, jq 1.7+). */
 #include <inttypes.h>
 
 #include "output/fmt.h"
@@ -56,13 +57,26 @@ static void nest_to(struct sb *s, struct nest *n, const char *path, size_t plen)
 	}
 }
 
+/* fmt_put_fn over a string builder. */
+static void put_sb(void *ctx, const char *bytes, size_t n)
+{
+	sb_putn(ctx, bytes, n);
+}
+
+/* str as a JSON string, quotes and escapes included. */
+static void put_str(struct sb *s, const char *str)
+{
+	sb_putn(s, "\"", 1);
+	fmt_json_str(str, false, put_sb, s);
+	sb_putn(s, "\"", 1);
+}
+
+/* A field's value: a string, a time stamp (seconds, 9 decimals) or a number. */
 static void put_value(struct sb *s, enum roce_field_kind kind, const struct roce_field_val *v)
 {
 	switch (kind) {
 	case ROCE_FK_S:
-		sb_puts(s, "\"");
-		sb_puts(s, v->s);
-		sb_puts(s, "\"");
+		put_str(s, v->s);
 		break;
 	case ROCE_FK_T:
 		if (v->sec >= 0) {

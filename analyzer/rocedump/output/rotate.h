@@ -21,7 +21,21 @@ struct rotate_config {
 	unsigned max_files;        /* -W; 0: no limit */
 	bool packet_buffered;      /* -U: each frame written out as it comes */
 	const struct capstats *source;  /* a capture file's scanner (pcapng_out_open); NULL live */
+	const char *const *inputs; /* the capture files read (-r; "-": standard input; none live): */
+	unsigned n_inputs;         /* no file written may be one of them (out_overwrites_input) */
 };
+
+/* Whether writing the file at path (NULL: the one open as standard output) would write over one
+ * of the capture files inputs (n of them; "-": standard input): the same regular file, whatever
+ * names lead to it (symbolic or hard links). -w, --report and --metrics-file refuse such a file. */
+bool out_overwrites_input(const char *path, const char *const *inputs, unsigned n);
+
+/* Whether a file -w may write (cfg: its name, rotation and inputs) is one of the inputs, as far as
+ * its names can be known before the capture: the name; with -C the numbered names of the files in
+ * its directory now (name, name1, name2, ...; with -W name0 to the last number); with -G the
+ * names of the current period (the later periods' are checked as their files open). The name
+ * found into which (len bytes). */
+bool rotate_overwrites_input(const struct rotate_config *cfg, char *which, size_t len);
 
 #define ROTATE_IFACES_MAX 16  /* interfaces a live capture's counts are kept for */
 

@@ -14,22 +14,16 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "grow.h"
+#include "output/rotate.h"
 #include "output/streams.h"
 
-/* Whether the report's file is one of the capture files. */
+/* Whether the report's file is one of the capture files (rocedump refuses it before opening any
+ * output too: options.c). */
 static bool overwrites_capture(const struct report_config *cfg)
 {
-	struct stat in_st, out_st;
-	if (cfg->live || stat(cfg->path, &out_st) != 0)
-		return false;
-	for (unsigned i = 0; i < cfg->n_captures; i++)
-		if (stat(cfg->captures[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
-		    in_st.st_ino == out_st.st_ino)
-			return true;
-	return false;
+	return !cfg->live && out_overwrites_input(cfg->path, cfg->captures, cfg->n_captures);
 }
 
 struct report *report_new(const struct report_config *cfg, char *err, size_t errlen)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report_assets.h"
+#include "output/fmt.h"
 #include "output/sb.h"
 
 /* JSON text inside <script>: a '<' (only ever inside a string) as \u003c, so "</script>" in a
@@ -30,18 +31,17 @@ static void put_json_text(FILE *out, const char *s, size_t n)
 	}
 }
 
-/* A JSON string's characters, without the quotes. */
+/* fmt_put_fn over a file. */
+static void put_file(void *ctx, const char *bytes, size_t n)
+{
+	fwrite(bytes, 1, n, ctx);
+}
+
+/* A JSON string's characters, without the quotes ('<', '>' and '&' escaped too: it sits in a
+ * <script>). */
 static void put_str_body(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
+	fmt_json_str(s, true, put_file, out);
 }
 
 /* A JSON string. */
