@@ -506,7 +506,7 @@ int main(int argc, char **argv)
 	 * matching; --point-offset's taken off likewise (path_out.h) */
 	static struct path_probe wide;
 	static struct path_offsets offsets;
-	path_probe_run(&wide, &o, &pcfg);
+	path_probe_run(&wide, &o, &in, &pcfg);
 	offsets = (struct path_offsets){.cs = input_capstats(&in), .o = &o, .wide = &wide};
 	path_out_offsets(an, &offsets);
 
@@ -544,13 +544,15 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	input_update_stats(&in);
-	if (o.quiet || o.report_file) {  /* the paths across capture points, for the summary (path_out.h) */
+	if (o.quiet || o.report_file || o.n_point_offsets) {
+		/* the paths across capture points, for the summary (path_out.h); and --point-offset's
+		 * names checked, whatever the output: a point may first show at the capture's end */
 		int prc = path_out_finish(an, input_capstats(&in), &o);
 		if (prc < 0)
 			fprintf(stderr, "rocedump: warning: path analysis: out of memory\n");
 		else if (prc)
 			status = prc;
-		else
+		else if (o.quiet || o.report_file)
 			path_warn_unmatched(an, &o, stderr);
 	}
 	end_export(&sc);

@@ -53,7 +53,8 @@ static bool probe_frame(void *ctx, const struct frame *f, struct roce_pkt *pkt)
 		roce_analyze(c->an, pkt, f->number, f->data, ts, NULL);
 	if (c->n == PATH_PROBE_ALONE && probe_alone(c))
 		return false;
-	return c->n < PATH_PROBE_FRAMES && ts - c->first < PATH_PROBE_NS;
+	int64_t since;  /* hostile time stamps (years apart, either way): past the pass's time */
+	return c->n < PATH_PROBE_FRAMES && !__builtin_sub_overflow(ts, c->first, &since) && since < PATH_PROBE_NS;
 }
 
 static int open_files(struct input *in, const struct options *o, char *err, size_t len)
@@ -63,15 +64,28 @@ static int open_files(struct input *in, const struct options *o, char *err, size
 	return input_open_file(in, o->read_file, o->filter, err, len);
 }
 
-bool path_probe_run(struct path_probe *p, const struct options *o, const struct pipeline_config *pcfg)
+/* Whether every file of the main pass's input can be read again: a regular file, not standard
+ * input (whose offset the main pass shares), not a pipe or FIFO (whose bytes a second reader would
+ * take from the main pass, or wait for for ever). */
+static bool readable_twice(const struct options *o, const struct input *in)
 {
-	memset(p, 0, sizeof(*p));
-	if (o->live.device || !o->read_file || o->copy_window_us <= 0 || o->n_point_offsets)
-		return false;
 	for (unsigned k = 0; k < o->n_read_files; k++)
-		if (!strcmp(o->read_files[k], "-"))  /* stdin is read once */
+		if (!strcmp(o->read_files[k], "-"))
 			return false;
 	if (!strcmp(o->read_file, "-"))
+		return false;
+	for (unsigned i = 0; input_part(in, i); i++)
+		if (input_part(in, i)->poll)
+			return false;
+	return true;
+}
+
+bool path_probe_run(struct path_probe *p, const struct options *o, const struct input *main_in,
+		    const struct pipeline_config *pcfg)
+{
+	memset(p, 0, sizeof(*p));
+	if (o->live.device || !o->read_file || o->copy_window_us <= 0 || o->n_point_offsets ||
+	    !readable_twice(o, main_in))
 		return false;
 	struct roce_analyzer_config acfg = {.max_streams = o->max_streams, .pmtu = o->pmtu,
 					    .copy_window_us = PATH_PROBE_WINDOW_US};

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "input/input.h"
 #include "options.h"
 #include "pipeline.h"
 
@@ -25,14 +26,16 @@ struct path_probe {
 	bool applied;                             /* some offset is large enough to take off */
 };
 
-/* The first pass on o's -r files, when they are files (not stdin, not live) and copies are looked
- * for (left after PATH_PROBE_ALONE frames of a single file of one interface in which one capture
+/* The first pass on o's -r files, when each can be read twice (a regular file, not standard input,
+ * not a pipe or FIFO: in, the main pass's input, already open, tells) and copies are looked for
+ * (left after PATH_PROBE_ALONE frames of a single file of one interface in which one capture
  * point only showed: every frame of such a file has the one clock, and its points are mirror
  * sessions that appear together, as a rule): p filled, its offsets applied when one of them is
  * more than a quarter of the copy window (below that the end's estimate, from the tight window's
  * matches, serves as before). Returns
  * false when no pass was made (p->applied false), or on a read error (ignored: the main pass
  * reports it). */
-bool path_probe_run(struct path_probe *p, const struct options *o, const struct pipeline_config *pcfg);
+bool path_probe_run(struct path_probe *p, const struct options *o, const struct input *in,
+		    const struct pipeline_config *pcfg);
 
 #endif

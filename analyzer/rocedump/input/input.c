@@ -32,9 +32,16 @@
 #include "input/merge.h"
 #include "input/pcapngread.h"
 #include "input/reorder.h"
+#include "live/signals.h"
 #include "roce/common.h"
 
 #define IO_BUFFER (1u << 20)
+/* A pipe's first bytes are waited for this long at a time between looks for a stop signal. */
+#define FIRST_BYTES_POLL_MS 200
+/* A pipe's read-ahead (record_ready()): its first size, and the longest record read ahead,
+ * libpcap's longest (a pcapng block of a 128 MiB D-Bus frame and 128 KiB of options). */
+#define AHEAD_MIN ((size_t)64 << 10)
+#define AHEAD_MAX (((size_t)128 << 20) + ((size_t)256 << 10))
 
 struct input_source {
 	int fd;
@@ -44,6 +51,9 @@ struct input_source {
 	uint64_t bytes_read;      /* through the cookie stream: the file's offset after them */
 	uint8_t *prefix;          /* bytes the cookie stream gives before the file's (reopen_at()) */
 	size_t prefix_len, prefix_at;
+	/* a pipe's bytes read ahead of stdio (record_ready()), given to it before the pipe's next */
+	uint8_t *ahead;
+	size_t ahead_len, ahead_at, ahead_cap;
 	struct capstats stats;
 };
 
@@ -54,6 +64,14 @@ static ssize_t source_read(void *cookie, char *buf, size_t size)
 		size_t n = src->prefix_len - src->prefix_at < size ? src->prefix_len - src->prefix_at : size;
 		memcpy(buf, src->prefix + src->prefix_at, n);
 		src->prefix_at += n;
+		src->bytes_read += n;
+		return (ssize_t)n;
+	}
+	if (src->ahead_at < src->ahead_len) {  /* the file's, read ahead: shown to capstats now */
+		size_t n = src->ahead_len - src->ahead_at < size ? src->ahead_len - src->ahead_at : size;
+		memcpy(buf, src->ahead + src->ahead_at, n);
+		capstats_feed(&src->stats, src->ahead + src->ahead_at, n);
+		src->ahead_at += n;
 		src->bytes_read += n;
 		return (ssize_t)n;
 	}
@@ -84,6 +102,41 @@ static FILE *cookie_stream(struct input_source *src)
 	return fopencookie(src, "r", io);
 }
 
+/* A descriptor of path, open for reading. A FIFO is opened without waiting for a writer (open()
+ * would wait, and a signal would only restart it), then its reads block as any file's. -1 with
+ * errno on failure. */
+static int open_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* A file that is not regular (a pipe, a FIFO, a terminal): wait until it has bytes to read or its
+ * writer is gone, so that libpcap's read of its header does not wait where no signal reaches it.
+ * 0; -1 when a stop signal (signals.h) came first. */
+static int wait_first_bytes(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || S_ISREG(st.st_mode))
+		return 0;
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	while (!signals_stop()) {
+		int rc = poll(&pfd, 1, FIRST_BYTES_POLL_MS);  /* a signal cuts it short, a timeout closes the race */
+		if (rc > 0 || (rc < 0 && errno != EINTR))
+			return 0;  /* readable, the writer gone, or cannot tell: libpcap reads */
+	}
+	return -1;
+}
+
 /* A read-only stdio stream over path ("-": standard input); *out receives the drop counts'
  * scanner, which the caller frees after closing the stream. */
 static FILE *open_source(const char *path, struct input_source **out, char *errbuf, size_t errlen)
@@ -95,16 +148,26 @@ static FILE *open_source(const char *path, struct input_source **out, char *errb
 	}
 	capstats_init(&src->stats);
 	FILE *fp = NULL;
-	if (strcmp(path, "-") == 0) {
+	bool is_stdin = strcmp(path, "-") == 0;
+	if (is_stdin) {
 		src->fd = STDIN_FILENO;
 	} else {
-		src->fd = open(path, O_RDONLY | O_CLOEXEC);
+		src->fd = open_path(path);
 		if (src->fd < 0) {
 			snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
 			free(src);
 			return NULL;
 		}
 		src->close_fd = true;
+	}
+	if (wait_first_bytes(src->fd) < 0) {
+		snprintf(errbuf, errlen, "%s: stopped before any data came", path);
+		source_close(src);
+		capstats_free(&src->stats);
+		free(src);
+		return NULL;
+	}
+	if (!is_stdin) {
 		uint8_t head[8];  /* the magic number, or a pcapng block's type and length */
 		if (pread(src->fd, head, sizeof(head), 0) == (ssize_t)sizeof(head)) {
 			/* pcapng: fed by pcapngread.c, or through a cookie stream (reopen_at()) */
@@ -294,31 +357,95 @@ static size_t stdio_buffered(FILE *fp)
 	return (size_t)(fp->_IO_read_end - fp->_IO_read_ptr);
 }
 
+/* The bytes libpcap can read without waiting: stdio's, then those read ahead. */
+static size_t bytes_held(const struct input *in)
+{
+	return stdio_buffered(in->fp) + (in->source->ahead_len - in->source->ahead_at);
+}
+
+/* The first n of the bytes held (bytes_held() at least n) copied to out. */
+static void peek_held(const struct input *in, uint8_t *out, size_t n)
+{
+	const struct input_source *src = in->source;
+	size_t b = stdio_buffered(in->fp) < n ? stdio_buffered(in->fp) : n;
+	if (b)
+		memcpy(out, in->fp->_IO_read_ptr, b);
+	if (n > b)
+		memcpy(out + b, src->ahead + src->ahead_at, n - b);
+}
+
+/* Up to want more bytes of the pipe read ahead, of those it holds now (no waiting): the pipe
+ * emptied, its writer can write on. -1 when the pipe cannot say what it holds, the read fails or
+ * memory is short. */
+static int read_ahead(struct input_source *src, size_t want)
+{
+	int avail = 0;
+	if (ioctl(src->fd, FIONREAD, &avail) < 0)
+		return -1;
+	size_t n = (size_t)avail < want ? (size_t)avail : want;
+	if (n == 0)
+		return 0;
+	if (src->ahead_at) {  /* what stdio took is dropped */
+		memmove(src->ahead, src->ahead + src->ahead_at, src->ahead_len - src->ahead_at);
+		src->ahead_len -= src->ahead_at;
+		src->ahead_at = 0;
+	}
+	if (src->ahead_len + n > src->ahead_cap) {
+		size_t cap = src->ahead_cap ? src->ahead_cap : AHEAD_MIN;
+		while (cap < src->ahead_len + n)
+			cap *= 2;
+		uint8_t *p = realloc(src->ahead, cap);
+		if (!p)
+			return -1;
+		src->ahead = p;
+		src->ahead_cap = cap;
+	}
+	ssize_t r;
+	do
+		r = read(src->fd, src->ahead + src->ahead_len, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	src->ahead_len += (size_t)r;
+	return 0;
+}
+
+/* Whether the held bytes and the pipe's reach need (the pipe's read ahead as far as need): -1
+ * when the pipe cannot be read ahead. */
+static int held_reach(struct input *in, size_t need)
+{
+	if (bytes_held(in) < need && read_ahead(in->source, need - bytes_held(in)) < 0)
+		return -1;
+	return bytes_held(in) >= need;
+}
+
 /* A file that is not regular (a pipe): whether a complete record (or the end of the data) can
- * be read without waiting. The record's length comes from its header when stdio holds it (pcap:
- * 16 bytes, the captured length at 8; pcapng: the block's length at 4); a header not yet whole
- * is taken as ready once its bytes are there (writers write records whole). */
+ * be read without waiting. The record's length comes from its header (pcap: 16 bytes, the
+ * captured length at 8; pcapng: the block's length at 4). What the pipe holds is read ahead up to
+ * the record's end (read_ahead): a record longer than the pipe holds comes whole, where its
+ * writer, held on the full pipe, would otherwise wait for it to be read, for ever. */
 static bool record_ready(struct input *in)
 {
 	bool pcapng = in->source->stats.format == CAPSTATS_PCAPNG;
-	size_t hdr = pcapng ? 8 : 16, need = hdr;
-	size_t buffered = stdio_buffered(in->fp);
-	if (buffered >= hdr) {
+	size_t hdr = pcapng ? 8 : 16;
+	int rc = held_reach(in, hdr);
+	if (rc > 0) {
+		uint8_t h[16];
 		uint32_t v;
-		memcpy(&v, in->fp->_IO_read_ptr + (pcapng ? 4 : 8), 4);
+		peek_held(in, h, hdr);
+		memcpy(&v, h + (pcapng ? 4 : 8), 4);
 		if (pcap_is_swapped(in->pcap))
 			v = __builtin_bswap32(v);
-		need = pcapng ? v : hdr + (size_t)v;
-		if (buffered >= need)
-			return true;
+		size_t need = pcapng ? v : hdr + (size_t)v;
+		if (need <= hdr || need > AHEAD_MAX)
+			return true;  /* libpcap reads it as it comes, or refuses it */
+		rc = held_reach(in, need);
 	}
-	int avail = 0;
-	if (ioctl(in->source->fd, FIONREAD, &avail) < 0)
-		return true;  /* cannot tell: read */
-	if (buffered + (size_t)avail >= need && avail > 0)
-		return true;
+	if (rc != 0)
+		return true;  /* the whole record, or cannot tell: read */
 	struct pollfd pfd = {.fd = in->source->fd, .events = POLLIN};
-	if (poll(&pfd, 1, 0) < 0)
+	int avail = 0;
+	if (poll(&pfd, 1, 0) < 0 || ioctl(in->source->fd, FIONREAD, &avail) < 0)
 		return false;
 	/* the writer is gone (the end, or a record cut short: libpcap says which), or readable
 	 * with nothing to read: the end */
@@ -613,6 +740,7 @@ void input_close(struct input *in)
 	if (in->source) {
 		capstats_free(&in->source->stats);
 		free(in->source->prefix);
+		free(in->source->ahead);
 	}
 	free(in->source);
 	free(in->iobuf);
