@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "jsonstr.h"
 #include "outfile.h"
 
 int report_status(const struct run_result *rs, size_t n)
@@ -68,22 +69,32 @@ void report_table(FILE *f, const struct run_result *rs, size_t n, bool verbose)
 		count[V_INCONCLUSIVE], count[V_NA]);
 }
 
-/* Write s as a JSON or XML string body. */
+/* json_put_fn over a file. */
+static void put_file(void *ctx, const char *bytes, size_t n)
+{
+	fwrite(bytes, 1, n, ctx);
+}
+
+/* Write s as a JSON or XML string body. The text may come from the DUT (its facts, through the
+ * agent) and hold any byte: both stay UTF-8, a byte that is not part of well-formed UTF-8 given
+ * as the character of its value (JSON \u00XX, XML &#xXX;), as jsonstr.h does. */
 static void esc(FILE *f, const char *s, bool xml)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (xml) {
-			if (c == '<') fputs("&lt;", f);
-			else if (c == '>') fputs("&gt;", f);
-			else if (c == '&') fputs("&amp;", f);
-			else if (c == '"') fputs("&quot;", f);
-			else if (c < 0x20 && c != '\n' && c != '\t') fprintf(f, "&#%u;", c == 0 ? 0x20u : 0xfffdu);
-			else fputc(c, f);
-		} else {
-			if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-			else if (c < 0x20) fprintf(f, "\\u%04x", c);
-			else fputc(c, f);
+	if (!xml) {
+		json_escape(s, false, put_file, f);
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		size_t n = *p >= 0x80 ? utf8_seq_len(p) : 1;
+		if (*p == '<') fputs("&lt;", f);
+		else if (*p == '>') fputs("&gt;", f);
+		else if (*p == '&') fputs("&amp;", f);
+		else if (*p == '"') fputs("&quot;", f);
+		else if (*p < 0x20 && *p != '\n' && *p != '\t') fprintf(f, "&#%u;", 0xfffdu);
+		else if (!n) fprintf(f, "&#x%X;", (unsigned)*p);
+		else {
+			fwrite(p, 1, n, f);
+			p += n - 1;
 		}
 	}
 }

@@ -1925,3 +1925,35 @@ Test(missing, reports_of_a_rerun)
 	remove(path);
 	rmdir(dir);
 }
+
+/* A DUT's facts hold what its tools print (a firmware version, a driver name): any byte. The JSON
+ * and JUnit reports stay well formed and UTF-8, a byte that is not UTF-8 read back as the
+ * character of its value, a control byte as itself in JSON and as U+FFFD in XML. */
+Test(writers, dut_facts_of_any_bytes)
+{
+	struct run_result rs[1];
+	struct agent ag = {.on = true, .n_facts = 1};
+	snprintf(ag.facts[0].key, sizeof(ag.facts[0].key), "ibv.fw_ver");
+	snprintf(ag.facts[0].value, sizeof(ag.facts[0].value), "16.\xff\x01\"<x>\xc3\xa9");
+	struct run_info info = {"eth0", "10.0.0.2", "10.0.0.9", "rc-pingpong", "live", 0, 1.5, 1000, NULL, 1, &ag, "root@dut"};
+	char err[CONF_ERRLEN], dir[] = "/tmp/test_conformXXXXXX", json[256], xml[256], cmd[1024], got[512];
+	cr_assert(mkdtemp(dir));
+	results_init(rs, 1);
+	snprintf(json, sizeof(json), "%s/r.json", dir);
+	snprintf(xml, sizeof(xml), "%s/r.xml", dir);
+	cr_assert_eq(report_json(json, &info, rs, 1, err), 0, "%s", err);
+	cr_assert_eq(report_junit(xml, &info, rs, 1, err), 0, "%s", err);
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys, xml.etree.ElementTree as E\n"
+		 "j = json.load(open(sys.argv[1], encoding=\"utf-8\"))[\"dut\"][\"ibv.fw_ver\"]\n"
+		 "x = [p.get(\"value\") for p in E.parse(sys.argv[2]).iter(\"property\") if p.get(\"name\") == \"dut.ibv.fw_ver\"][0]\n"
+		 "print(ascii(j), ascii(x))' '%s' '%s'", json, xml);
+	FILE *py = popen(cmd, "r");  // NOLINT(cert-env33-c): the test runs python3 on the reports it wrote
+	cr_assert(py);
+	size_t n = fread(got, 1, sizeof(got) - 1, py);
+	got[n] = 0;
+	cr_assert_eq(pclose(py), 0, "the reports do not parse: %s", got);
+	cr_expect_str_eq(got, "'16.\\xff\\x01\"<x>\\xe9' '16.\\xff\\ufffd\"<x>\\xe9'\n");
+	remove(json);
+	remove(xml);
+	rmdir(dir);
+}

@@ -1,7 +1,8 @@
-/* test_fmt.c: rocedump's text appenders (analyzer/rocedump/output/fmt.c, sb.c) against libc's own
+/* test_fmt.c: rocedump's text appenders (analyzer/rocedump/output/fmt.c, sb.c; the JSON string escaper
+ * of analyzer/util/jsonstr.c) against libc's own
  * formatting: IPv4 addresses against inet_ntop for every octet value in every position, MAC
  * addresses and decimal (plain and zero-padded) and hex against snprintf at the digit-count
- * boundaries, and truncation; time stamps in each of tcpdump's styles; JSON strings (fmt_json_str)
+ * boundaries, and truncation; time stamps in each of tcpdump's styles; JSON strings (json_escape)
  * against hand-made escapes, and every string of up to three bytes of a set of edge bytes read
  * back well-formed. */
 #include <arpa/inet.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonstr.h"
 #include "output/fmt.h"
 #include "output/sb.h"
 
@@ -184,9 +186,9 @@ Test(fmt, time_deltas)
 	cr_assert_str_eq(stamp(TS_DELTA_FIRST, false, INT64_MAX, 999999999, &far), " 5124095576030431:00:15.999999");
 }
 
-/* ---- JSON strings (fmt_json_str) ---- */
+/* ---- JSON strings (json_escape) ---- */
 
-/* fmt_put_fn into a buffer of 256 bytes. */
+/* json_put_fn into a buffer of 256 bytes. */
 static void put_buf(void *ctx, const char *bytes, size_t n)
 {
 	char *b = ctx;
@@ -200,7 +202,7 @@ static const char *json_of(const char *s, bool html)
 {
 	static char out[256];
 	out[0] = '\0';
-	fmt_json_str(s, html, put_buf, out);
+	json_escape(s, html, put_buf, out);
 	return out;
 }
 
@@ -231,7 +233,7 @@ Test(json, utf8_kept_other_bytes_escaped)
 }
 
 /* Whether s is well-formed UTF-8 with no byte below 0x20 (as Unicode's table 3-7, written apart
- * from fmt.c's: by code point). */
+ * from jsonstr.c's: by code point). */
 static bool utf8_clean(const unsigned char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {

@@ -54,15 +54,4 @@ static inline void fmt_duration(char out[FMT_DUR_MAX], double ns) { roce_fmt_dur
 void fmt_time(char out[FMT_TIME_MAX], enum ts_style style, bool nano, int64_t sec, uint32_t nsec,
 	      struct ts_clock *clock);
 
-/* The writer fmt_json_str() hands the escaped text to, n bytes at a time. */
-typedef void (*fmt_put_fn)(void *ctx, const char *bytes, size_t n);
-
-/* s as the characters of a JSON string (RFC 8259), without the quotes, handed to put in pieces.
- * Well-formed UTF-8 is written as it is; the quote and the backslash as \" and \\; a control
- * byte (below 0x20) and DEL as \u00XX; a byte that is not part of well-formed UTF-8 (a file name
- * in another encoding) as \u00XX of its value, so that the text stays UTF-8 and the byte reads
- * back as the character U+0080 to U+00FF of that number (as Latin-1 would read it). With html,
- * '<', '>' and '&' as \u003c, \u003e and \u0026 too: the string can sit in a page's <script>. */
-void fmt_json_str(const char *s, bool html, fmt_put_fn put, void *ctx);
-
 #endif

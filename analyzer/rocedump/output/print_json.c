@@ -1,11 +1,12 @@
 /* print_json.c: one JSON object per frame (JSON Lines). The schema is documented in docs/reading-output.md
  * ("JSON output"); its names are stable. The frame's fields are those of the one field table
  * (include/roce/fields.def), printed in its order and nested by their dotted paths; the events and
- * the analyzer's findings follow. The field table's strings are escaped (fmt_json_str: a file
+ * the analyzer's findings follow. The field table's strings are escaped (json_escape: a file
  * name may hold any byte); the other strings written here are our own names or addresses, which
  * need none. 64-bit values are JSON numbers (exact in Python, jq 1.7+). */
 #include <inttypes.h>
 
+#include "jsonstr.h"
 #include "output/fmt.h"
 #include "output/print.h"
 #include "roce/mirror.h"
@@ -57,7 +58,7 @@ static void nest_to(struct sb *s, struct nest *n, const char *path, size_t plen)
 	}
 }
 
-/* fmt_put_fn over a string builder. */
+/* json_put_fn over a string builder. */
 static void put_sb(void *ctx, const char *bytes, size_t n)
 {
 	sb_putn(ctx, bytes, n);
@@ -67,7 +68,7 @@ static void put_sb(void *ctx, const char *bytes, size_t n)
 static void put_str(struct sb *s, const char *str)
 {
 	sb_putn(s, "\"", 1);
-	fmt_json_str(str, false, put_sb, s);
+	json_escape(str, false, put_sb, s);
 	sb_putn(s, "\"", 1);
 }
 

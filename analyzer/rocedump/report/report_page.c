@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "report_assets.h"
-#include "output/fmt.h"
+#include "jsonstr.h"
 #include "output/sb.h"
 
 /* JSON text inside <script>: a '<' (only ever inside a string) as \u003c, so "</script>" in a
@@ -31,7 +31,7 @@ static void put_json_text(FILE *out, const char *s, size_t n)
 	}
 }
 
-/* fmt_put_fn over a file. */
+/* json_put_fn over a file. */
 static void put_file(void *ctx, const char *bytes, size_t n)
 {
 	fwrite(bytes, 1, n, ctx);
@@ -41,7 +41,7 @@ static void put_file(void *ctx, const char *bytes, size_t n)
  * <script>). */
 static void put_str_body(FILE *out, const char *s)
 {
-	fmt_json_str(s, true, put_file, out);
+	json_escape(s, true, put_file, out);
 }
 
 /* A JSON string. */
