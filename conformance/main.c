@@ -470,7 +470,7 @@ static void rerun(const struct conf_opts *o, const struct setup_method *m, uint1
 	if (setup_ok)
 		note_qp_port(&held.s);
 	char was[400];
-	snprintf(was, sizeof(was), "%s", x->first.reason);
+	snprintf(was, sizeof(was), "%.*s", (int)sizeof(was) - 1, x->first.reason);
 	size_t len = strlen(x->r.reason);
 	if (x->r.v == V_PASS)
 		v_set(&x->r, V_INCONCLUSIVE, "the first run FAILed on an answer not seen (%s); run again on a fresh QP, the "

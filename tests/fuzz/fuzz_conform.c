@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct conf_result r;
 	r = fresh(), rule_ack(rs, n, psn, psn_add(psn, 1), n ? (long)rs[0].h.aeth.msn : -1, n > 1, &r), check(&r);
 	r = fresh(), rule_nak(rs, n, 0x1f, psn, psn_add(psn, 3), (long)psn_add(psn, -1), true, &r), check(&r);
-	r = fresh(), rule_silent(rs, n / 2, rs ? rs + n / 2 : NULL, n - n / 2, psn, &r), check(&r);
+	r = fresh(), rule_silent(rs, n / 2, n ? rs + n / 2 : NULL, n - n / 2, psn, &r), check(&r);  /* no rs + 0 on NULL */
 	r = fresh(), rule_ghost_ack(rs, n, ts - 500000000, psn_add(psn, 1000), psn, psn_add(psn, 3), &r), check(&r);
 	r = fresh(), rule_fatal_nak(rs, n, ts - 500000000, psn, 300, "fuzz", &r), check(&r);
 	r = fresh(), rule_acks_ordered(rs, n, psn, -1, false, &r), check(&r);

@@ -125,10 +125,11 @@ Test(rotate, numbered_names_as_the_rotor_makes_them)
 
 Test(rotate, later_period_file_refused_when_due)
 {
-	char cap[256], pattern[256], first[256], err[256];
+	char cap[256], pattern[256], err[256];
 	const char *in[] = {cap};
 	struct rotate_config cfg = {.name = at(pattern, "out-%s"), .seconds = 60, .inputs = in, .n_inputs = 1};
 	struct rotor r;
+	char first[sizeof(r.path)];
 	at(cap, "nothing-yet");
 	cr_assert_eq(rotor_open(&r, &cfg, 1, NULL, NULL, err, sizeof(err)), 0, "%s", err);
 	snprintf(first, sizeof(first), "%s", r.path);
