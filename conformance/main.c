@@ -37,6 +37,16 @@ static struct {
 	struct agent agent;         /* --dut-ssh */
 } held = {.hold = -1};
 
+/* The session of the test that ran let go: its exchange's TCP connection closed, its frames and
+ * responses freed. */
+static void session_end(void)
+{
+	if (held.s.tcp_fd > 0)
+		close(held.s.tcp_fd);
+	held.s.tcp_fd = -1;
+	sess_reset(&held.s);
+}
+
 static void run_free(void)
 {
 	outfile_discard(&held.json);
@@ -45,10 +55,7 @@ static void run_free(void)
 	if (held.hold >= 0)
 		close(held.hold);
 	held.hold = -1;
-	if (held.s.tcp_fd > 0)
-		close(held.s.tcp_fd);
-	held.s.tcp_fd = -1;
-	sess_reset(&held.s);
+	session_end();
 	expect_free(&held.ex);
 	agent_close(&held.agent);
 	for (size_t i = 0; held.rs && i < held.n_rs; i++) {
@@ -435,6 +442,19 @@ static int results_status(size_t n)
 	return report_status(held.rs, n);
 }
 
+/* One run of x's test on a fresh QP into x->r, the DUT agent around it (its server started, its
+ * counters read); whether the setup came up. */
+static bool run_attempt(const struct conf_opts *o, const struct setup_method *m, uint16_t port, struct run_result *x)
+{
+	bool setup_ok = false;
+	agent_before(o, m, port, x);
+	run_one(o, &held.link, m, port, x->t, &held.s, &x->r, &setup_ok);
+	agent_after(x);
+	if (setup_ok)
+		note_qp_port(&held.s);   /* (H6 judges the run's QPs) */
+	return setup_ok;
+}
+
 /* A test that FAILed only on answers not seen (r.missing: every answer seen was right, one due was
  * not seen), run once more on a fresh QP: the answer may have been lost on the path (a lossy link,
  * a switch dropping, a mirror), which no capture at the tester tells from a DUT that did not send
@@ -445,7 +465,6 @@ static void rerun(const struct conf_opts *o, const struct setup_method *m, uint1
 		  struct run_result *x, int64_t ts)
 {
 	const struct conf_test *t = x->t;
-	bool setup_ok = false;
 	x->rerun = true;
 	x->first = x->r;
 	x->first_seconds = (double)(now_ns() - ts) / 1e9;
@@ -459,16 +478,9 @@ static void rerun(const struct conf_opts *o, const struct setup_method *m, uint1
 		x->first_pcap_written = write_test_pcapng(o, &held.s, t, rn, &x->first, true) == 0;
 	printf("%-4s %-12s %s -- %s; run again\n", t->id, "(first run)", verdict_name(x->first.v), x->first.reason);
 	fflush(stdout);
-	if (held.s.tcp_fd > 0)
-		close(held.s.tcp_fd);
-	held.s.tcp_fd = -1;
-	sess_reset(&held.s);
+	session_end();
 	x->r = (struct conf_result){.measured_ms = -1, .tolerance_pct = -1, .rule = t->rule};
-	agent_before(o, m, port, x);
-	run_one(o, &held.link, m, port, t, &held.s, &x->r, &setup_ok);
-	agent_after(x);
-	if (setup_ok)
-		note_qp_port(&held.s);
+	run_attempt(o, m, port, x);
 	char was[400];
 	snprintf(was, sizeof(was), "%.*s", (int)sizeof(was) - 1, x->first.reason);
 	size_t len = strlen(x->r.reason);
@@ -568,7 +580,6 @@ int main(int argc, char **argv)
 		for (unsigned rn = 1; rn <= o.repeat; rn++) {
 			struct run_result *x = &held.rs[n++];
 			held.n_rs = n;
-			bool setup_ok = false;
 			x->t = t;
 			x->run = rn;
 			x->r.measured_ms = -1;
@@ -582,11 +593,7 @@ int main(int argc, char **argv)
 			} else if (now_ns() > total_deadline) {
 				v_set(&x->r, V_INCONCLUSIVE, "the whole run's time limit (--timeout %u s) was reached", o.total_timeout_s);
 			} else {
-				agent_before(&o, m, port, x);
-				run_one(&o, &held.link, m, port, t, &held.s, &x->r, &setup_ok);
-				agent_after(x);
-				if (setup_ok)
-					note_qp_port(&held.s);   /* (H6 judges the run's QPs) */
+				bool setup_ok = run_attempt(&o, m, port, x);
 				if (!setup_ok && !any_setup)   /* the DUT never answered the setup */
 					die(EXIT_CONF_USAGE, "%s: %s", t->id, x->r.reason);
 				any_setup |= setup_ok;
@@ -597,10 +604,7 @@ int main(int argc, char **argv)
 			expect_apply(expect_find(&held.ex, t->id), &x->r);
 			if (o.pcap_dir && held.s.n_frames)
 				x->pcap_written = write_test_pcapng(&o, &held.s, t, rn, &x->r, false) == 0;
-			if (held.s.tcp_fd > 0)
-				close(held.s.tcp_fd);
-			held.s.tcp_fd = -1;
-			sess_reset(&held.s);
+			session_end();
 			printf("%-4s %-12s %s%s%s\n", t->id, verdict_name(x->r.v), t->title, x->r.reason[0] ? " -- " : "",
 			       x->r.reason);
 			fflush(stdout);

@@ -334,6 +334,16 @@ static void junit_properties(FILE *f, const struct run_info *info)
 	fprintf(f, "    </properties>\n");
 }
 
+/* The test run's pcapng (first: its first run's) as an [[ATTACHMENT|path]] line. */
+static void junit_attachment(FILE *f, const struct run_info *info, const struct run_result *x, bool first)
+{
+	char path[4096];
+	report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat, first);
+	fprintf(f, "[[ATTACHMENT|");
+	esc(f, path, true);
+	fprintf(f, "]]\n");
+}
+
 /* The first run of a test run again: its verdict, evidence, counters and pcapng. */
 static void junit_first_run(FILE *f, const struct run_info *info, const struct run_result *x)
 {
@@ -351,13 +361,8 @@ static void junit_first_run(FILE *f, const struct run_info *info, const struct r
 		fprintf(f, "first run's counters:\n");
 		junit_counters(f, info, &c);
 	}
-	if (x->first_pcap_written && info->pcap_dir) {
-		char path[4096];
-		report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat, true);
-		fprintf(f, "[[ATTACHMENT|");
-		esc(f, path, true);
-		fprintf(f, "]]\n");
-	}
+	if (x->first_pcap_written && info->pcap_dir)
+		junit_attachment(f, info, x, true);
 }
 
 /* <system-out>: a pass's evidence, and the test's pcapng as an attachment (the
@@ -378,13 +383,8 @@ static void junit_system_out(FILE *f, const struct run_info *info, const struct 
 	}
 	if (counters)
 		junit_counters(f, info, x);
-	if (attach) {
-		char path[4096];
-		report_pcap_path(path, sizeof(path), info->pcap_dir, x->t->id, x->run, info->repeat, false);
-		fprintf(f, "[[ATTACHMENT|");
-		esc(f, path, true);
-		fprintf(f, "]]\n");
-	}
+	if (attach)
+		junit_attachment(f, info, x, false);
 	if (x->rerun)
 		junit_first_run(f, info, x);
 	fprintf(f, "</system-out>\n");

@@ -1719,11 +1719,10 @@ Test(rules_h, cmp_swap_misaligned_recorded)
 
 /* ---- answers not seen (r.missing): what roceconform runs again (main.c rerun()) ---- */
 
+/* An ACK, NAK or RNR NAK (syndrome) with PSN psn and MSN msn. */
 static struct resp aeth_of(uint32_t psn, uint8_t syndrome, uint32_t msn)
 {
-	struct resp a = {.response = true, .icrc_status = ROCE_ICRC_GOOD};
-	a.h.bth.opcode = ROCE_OPC_ACK;
-	a.h.bth.psn = psn;
+	struct resp a = uc_resp(ROCE_OPC_ACK, psn, 0);
 	a.h.hdrs = ROCE_HDR_AETH;
 	a.h.aeth.syndrome = syndrome;
 	a.h.aeth.msn = msn;
